@@ -1,0 +1,42 @@
+# LeanMPI — two commands on a fresh machine:
+#   make demo    install what is missing, build, run the showcase
+#   make check   install what is missing, build, run the whole test suite
+BUILD ?= build
+PREFIX ?= /usr/local
+JOBS ?= $(shell nproc 2>/dev/null || echo 2)
+CTEST_ARGS ?=
+
+.PHONY: all deps build demo check install clean
+all: build
+
+# Build needs only a C compiler, CMake and a build tool; tests need Python 3.
+DEBIAN_PACKAGES = gcc make cmake ninja-build python3 python3-venv
+deps:
+	@missing=""; \
+	for p in $(DEBIAN_PACKAGES); do dpkg -s $$p >/dev/null 2>&1 || missing="$$missing $$p"; done; \
+	if [ -n "$$missing" ]; then \
+	  echo "Installing:$$missing"; \
+	  SUDO=$$( [ "$$(id -u)" = 0 ] || echo sudo ); \
+	  $$SUDO apt-get update -q && DEBIAN_FRONTEND=noninteractive $$SUDO apt-get install -y -q $$missing; \
+	fi
+
+$(BUILD)/build.ninja:
+	cmake -S . -B $(BUILD) -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo
+
+build: deps $(BUILD)/build.ninja
+	cmake --build $(BUILD) -j $(JOBS)
+
+demo: build
+	@sh tools/demo.sh $(BUILD)
+
+check: build
+	cd $(BUILD) && ctest --output-on-failure -j $(JOBS) $(CTEST_ARGS)
+
+install: build
+	cmake --install $(BUILD) --prefix $(PREFIX)
+
+clean:
+	rm -rf $(BUILD)
+
+-include mk/regen.mk
+-include mk/bench.mk

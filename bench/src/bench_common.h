@@ -1,0 +1,115 @@
+/* Shared helpers for the LeanMPI side-by-side benchmarks.
+ *
+ * The programs use only standard MPI so that the same source is compiled
+ * with every MPI under comparison.  Every result is printed by rank 0 as one
+ * line of space-separated key=value pairs; lines starting with '#' are
+ * comments.  bench/leanmpi_bench.py parses these lines.
+ *
+ * Common options:
+ *   -q          quick mode: fewer sizes (powers of 4, plus 8 B) and 10x
+ *               fewer iterations, for smoke runs
+ *   -m BYTES    largest message size (default 4 MiB)
+ */
+#ifndef LEANMPI_BENCH_COMMON_H
+#define LEANMPI_BENCH_COMMON_H
+
+#ifndef _POSIX_C_SOURCE
+#define _POSIX_C_SOURCE 200112L /* posix_memalign under -std=c11 */
+#endif
+
+#include <mpi.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define BENCH_MAX_SIZE_DEFAULT (4u << 20)
+#define BENCH_MAX_SIZES 64
+
+struct bench_opts {
+    int quick;
+    size_t max_size;
+};
+
+static inline void bench_parse_args(int argc, char **argv, struct bench_opts *o)
+{
+    o->quick = 0;
+    o->max_size = BENCH_MAX_SIZE_DEFAULT;
+    for (int i = 1; i < argc; i++) {
+        if (strcmp(argv[i], "-q") == 0)
+            o->quick = 1;
+        else if (strcmp(argv[i], "-m") == 0 && i + 1 < argc)
+            o->max_size = (size_t)strtoull(argv[++i], NULL, 0);
+    }
+}
+
+/* Message sizes: every power of two from 1 B to max_size (8 B is among them).
+ * Quick mode keeps powers of four plus 8 B, so that the sizes the targets
+ * are judged at (8 B and 1 MiB) are always measured. */
+static inline int bench_sizes(const struct bench_opts *o, size_t *sizes)
+{
+    int n = 0;
+    for (size_t s = 1; s <= o->max_size && n < BENCH_MAX_SIZES; s <<= 1) {
+        int log2 = 0;
+        for (size_t t = s; t > 1; t >>= 1)
+            log2++;
+        if (o->quick && (log2 % 2) != 0 && s != 8)
+            continue;
+        sizes[n++] = s;
+    }
+    return n;
+}
+
+/* Iterations so that each size moves about `budget` bytes, clamped. */
+static inline long bench_iters(size_t bytes_per_iter, double budget, long lo,
+                               long hi, int quick)
+{
+    double it = budget / (double)bytes_per_iter;
+    long n = it > (double)hi ? hi : (it < (double)lo ? lo : (long)it);
+    if (quick) {
+        n /= 10;
+        if (n < 3)
+            n = 3;
+    }
+    return n;
+}
+
+/* Page-aligned buffer, written once so that page faults are not timed. */
+static inline char *bench_alloc(size_t bytes)
+{
+    void *p = NULL;
+    if (bytes == 0)
+        bytes = 1;
+    if (posix_memalign(&p, 4096, bytes) != 0) {
+        fprintf(stderr, "bench: cannot allocate %zu bytes\n", bytes);
+        MPI_Abort(MPI_COMM_WORLD, 2);
+    }
+    memset(p, 'a', bytes);
+    return (char *)p;
+}
+
+/* Prints "# library=<first line of MPI_Get_library_version>" from rank 0. */
+static inline void bench_print_library(int rank)
+{
+    char v[MPI_MAX_LIBRARY_VERSION_STRING];
+    int len = 0;
+    MPI_Get_library_version(v, &len);
+    if (rank != 0)
+        return;
+    for (int i = 0; i < len && v[i]; i++)
+        if (v[i] == '\n' || v[i] == '\r') {
+            v[i] = '\0';
+            break;
+        }
+    printf("# library=%s\n", v);
+}
+
+static inline void bench_require_two(int size, int rank)
+{
+    if (size < 2) {
+        if (rank == 0)
+            fprintf(stderr, "bench: needs at least 2 ranks\n");
+        MPI_Abort(MPI_COMM_WORLD, 1);
+    }
+}
+
+#endif

@@ -1,0 +1,29 @@
+/* Error raising for the generated argument checks: route to the error
+ * handler of the object the call is about. */
+#include <stdarg.h>
+#include <stdio.h>
+#include "binding/validate.h"
+
+int lm_raise(const lm_errctx *ctx, int errclass, const char *fmt, ...)
+{
+    char msg[256];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(msg, sizeof msg, fmt, ap);
+    va_end(ap);
+    switch (ctx->kind) {
+    case LM_KIND_COMM: return lm_err_comm(ctx->handle, errclass, ctx->fn, "%s", msg);
+    case LM_KIND_WIN: return lm_err_win(ctx->handle, errclass, ctx->fn, "%s", msg);
+    case LM_KIND_FILE: return lm_err_file(ctx->handle, errclass, ctx->fn, "%s", msg);
+    case LM_KIND_SESSION: return lm_err_session(ctx->handle, errclass, ctx->fn, "%s", msg);
+    default: return lm_err_noobj(errclass, ctx->fn, "%s", msg);
+    }
+}
+
+int lm_check_init(const lm_errctx *ctx)
+{
+    int state = lm_initialized_state();
+    if (state == 1)
+        return MPI_SUCCESS;
+    return lm_raise(ctx, MPI_ERR_OTHER, "called %s", state == 0 ? "before MPI_Init" : "after MPI_Finalize");
+}

@@ -1,0 +1,35 @@
+/* Bootstrap: how a rank learns who it is and where its peers are. As small as
+ * possible: the native backend reads everything from the node segment. */
+#ifndef LM_BOOT_H
+#define LM_BOOT_H
+#include <stddef.h>
+#include "node_segment.h"
+
+typedef struct lm_boot_info {
+    int world_rank;
+    int world_size;          /* ranks that really run */
+    int reported_world_size; /* MPI_COMM_WORLD size (simulated jobs report more) */
+    int local_rank;
+    int local_size;
+    int singleton;           /* started without a launcher */
+    lm_node_segment *segment;
+} lm_boot_info;
+
+/* Native backend when LEANMPI_NODE_FD and LEANMPI_RANK are set, else singleton. */
+int lm_boot_init(lm_boot_info *info);
+void lm_boot_set_state(int state); /* enum lm_rank_state of this rank */
+void lm_boot_finalize(void);
+const lm_boot_info *lm_boot(void);
+
+int lm_boot_put(const char *key, const void *value, size_t len);
+long lm_boot_get(int world_rank, const char *key, void *value, size_t cap);
+
+int lm_boot_is_local(int world_rank);
+int lm_boot_local_rank_of(int world_rank);
+int lm_boot_pid_of(int world_rank); /* 0 if not (yet) known */
+
+/* Record the abort in the segment (rank, code, message) and end this process;
+ * the launcher sees it and ends every other rank. */
+void lm_boot_abort(int errorcode, const char *message) __attribute__((noreturn));
+
+#endif

@@ -1,0 +1,222 @@
+/* Native bootstrap: everything a rank needs comes from the node segment the
+ * launcher created and passed down as an inherited descriptor
+ * (LEANMPI_NODE_FD). Without a launcher the process is a singleton with a
+ * private segment of the same layout, so the layers above never need to know
+ * which case they are in.
+ *
+ * Nothing here allocates: the state is one static struct and the segment. */
+#include "boot/boot.h"
+#include "boot/kvs.h"
+
+#include <errno.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+static lm_boot_info g_info;
+static lm_kvs *g_kvs;
+static int g_ready;
+
+static int env_int(const char *name, int *out)
+{
+    const char *s = getenv(name);
+    if (!s || !*s)
+        return 0;
+    char *end;
+    errno = 0;
+    long v = strtol(s, &end, 10);
+    if (*end != '\0' || errno || v < 0 || v > 0x7fffffff)
+        return -1;
+    *out = (int)v;
+    return 1;
+}
+
+static lm_rank_block *my_block(void)
+{
+    return lm_node_segment_rank(g_info.segment, g_info.local_rank);
+}
+
+static int init_native(int fd, int rank)
+{
+    lm_node_segment *seg;
+    if (lm_node_segment_attach(fd, &seg) != 0) {
+        fprintf(stderr, "LeanMPI: cannot attach the node segment (LEANMPI_NODE_FD=%d): %s\n", fd,
+                strerror(errno));
+        return -1;
+    }
+    const char *job = getenv("LEANMPI_JOB_ID");
+    if (job && strncmp(job, seg->job_id, sizeof seg->job_id) != 0) {
+        fprintf(stderr, "LeanMPI: LEANMPI_NODE_FD belongs to job '%s', not '%s'\n", seg->job_id, job);
+        lm_node_segment_detach(seg);
+        return -1;
+    }
+    const lm_layout *l = &seg->layout;
+    if (rank >= l->world_size || lm_layout_node_of(l, rank) != l->node_id ||
+        lm_layout_local_rank_of(l, rank) >= l->local_size) {
+        fprintf(stderr, "LeanMPI: LEANMPI_RANK=%d does not belong to this node's segment\n", rank);
+        lm_node_segment_detach(seg);
+        return -1;
+    }
+    /* The mapping keeps the segment alive; closing the descriptor keeps it
+     * out of processes this rank may start. */
+    close(fd);
+    g_info.segment = seg;
+    g_info.world_rank = rank;
+    g_info.world_size = l->world_size;
+    g_info.reported_world_size = l->reported_world_size;
+    g_info.local_rank = lm_layout_local_rank_of(l, rank);
+    g_info.local_size = l->local_size;
+    g_info.singleton = 0;
+    return 0;
+}
+
+static int init_singleton(void)
+{
+    lm_node_segment *seg;
+    if (lm_node_segment_create_private(&seg) != 0) {
+        fprintf(stderr, "LeanMPI: cannot create a private segment: %s\n", strerror(errno));
+        return -1;
+    }
+    g_info = (lm_boot_info){.world_rank = 0, .world_size = 1, .reported_world_size = 1,
+                            .local_rank = 0, .local_size = 1, .singleton = 1, .segment = seg};
+    return 0;
+}
+
+int lm_boot_init(lm_boot_info *info)
+{
+    if (!g_ready) {
+        int fd = -1, rank = -1;
+        int has_fd = env_int("LEANMPI_NODE_FD", &fd);
+        int has_rank = env_int("LEANMPI_RANK", &rank);
+        int rc;
+        if (has_fd < 0 || has_rank < 0) {
+            fprintf(stderr, "LeanMPI: LEANMPI_NODE_FD / LEANMPI_RANK are not valid numbers\n");
+            return -1;
+        }
+        if (has_fd && has_rank)
+            rc = init_native(fd, rank);
+        else
+            rc = init_singleton();
+        if (rc != 0)
+            return -1;
+        g_kvs = lm_kvs_from(lm_node_segment_at(g_info.segment, g_info.segment->kvs_offset));
+        lm_rank_block *rb = my_block();
+        atomic_store(&rb->pid, (int32_t)getpid());
+        /* The launcher reads this state when the rank exits: INITIALIZED at
+         * a clean exit means the program forgot MPI_Finalize. */
+        atomic_store(&rb->state, LM_RANK_INITIALIZED);
+        g_ready = 1;
+    }
+    if (info)
+        *info = g_info;
+    return 0;
+}
+
+void lm_boot_set_state(int state)
+{
+    if (g_ready)
+        atomic_store(&my_block()->state, state);
+}
+
+/* The segment stays mapped: the shm transport area lives inside it and other
+ * layers may still touch it during their own teardown; the mapping goes away
+ * with the process. */
+void lm_boot_finalize(void)
+{
+    lm_boot_set_state(LM_RANK_FINALIZED);
+}
+
+const lm_boot_info *lm_boot(void)
+{
+    return g_ready ? &g_info : NULL;
+}
+
+/* Keys are stored as "<world rank>:<key>" so get(rank, key) names exactly the
+ * entry that rank put. */
+static int make_key(char *buf, int world_rank, const char *key)
+{
+    int n = snprintf(buf, LM_KVS_KEY_MAX, "%d:%s", world_rank, key);
+    return (n < 0 || n >= LM_KVS_KEY_MAX) ? -EINVAL : 0;
+}
+
+int lm_boot_put(const char *key, const void *value, size_t len)
+{
+    char k[LM_KVS_KEY_MAX];
+    if (!g_ready || !g_kvs)
+        return -EINVAL;
+    int rc = make_key(k, g_info.world_rank, key);
+    return rc ? rc : lm_kvs_put(g_kvs, k, value, len);
+}
+
+long lm_boot_get(int world_rank, const char *key, void *value, size_t cap)
+{
+    char k[LM_KVS_KEY_MAX];
+    /* One node today: a rank elsewhere has no entry in this node's store. */
+    if (!g_ready || !g_kvs || !lm_boot_is_local(world_rank))
+        return -ENOENT;
+    if (make_key(k, world_rank, key))
+        return -ENOENT;
+    return lm_kvs_get(g_kvs, k, value, cap);
+}
+
+int lm_boot_is_local(int world_rank)
+{
+    if (!g_ready || world_rank < 0 || world_rank >= g_info.world_size)
+        return 0;
+    return lm_layout_node_of(&g_info.segment->layout, world_rank) == g_info.segment->layout.node_id;
+}
+
+int lm_boot_local_rank_of(int world_rank)
+{
+    if (!lm_boot_is_local(world_rank))
+        return -1;
+    return lm_layout_local_rank_of(&g_info.segment->layout, world_rank);
+}
+
+int lm_boot_pid_of(int world_rank)
+{
+    int lr = lm_boot_local_rank_of(world_rank);
+    if (lr < 0)
+        return 0;
+    return atomic_load(&lm_node_segment_rank(g_info.segment, lr)->pid);
+}
+
+/* Exit status of an aborting rank, the same value the launcher exits with:
+ * the error code when it fits 1..255, 255 above, and 1 for codes <= 0 so an
+ * aborted job never looks successful to a shell. */
+static int abort_status(int errorcode)
+{
+    if (errorcode <= 0)
+        return 1;
+    return errorcode > 255 ? 255 : errorcode;
+}
+
+void lm_boot_abort(int errorcode, const char *message)
+{
+    if (!message)
+        message = "";
+    fflush(stdout);
+    fflush(stderr);
+    if (!g_ready || g_info.singleton) {
+        fprintf(stderr, "LeanMPI: MPI_Abort was called with error code %d%s%s\n", errorcode,
+                *message ? ": " : "", message);
+        _exit(abort_status(errorcode));
+    }
+    lm_node_segment *seg = g_info.segment;
+    lm_abort_record *ar = &seg->abort_record;
+    /* claimed: 0 free, 1 being written, 2 complete. Only the first aborting
+     * rank writes the record; the launcher waits for 2 before reading it. */
+    int32_t expected = 0;
+    if (atomic_compare_exchange_strong(&ar->claimed, &expected, 1)) {
+        ar->world_rank = g_info.world_rank;
+        ar->errorcode = errorcode;
+        snprintf(ar->message, sizeof ar->message, "%s", message);
+        atomic_store_explicit(&ar->claimed, 2, memory_order_release);
+    }
+    atomic_store(&my_block()->state, LM_RANK_ABORTED);
+    /* Exiting is the notification: the launcher reaps this process, finds
+     * the record and ends the other ranks. */
+    _exit(abort_status(errorcode));
+}

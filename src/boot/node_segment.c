@@ -1,0 +1,205 @@
+/* Node segment creation, attachment and layout evaluation.
+ *
+ * Layout of the segment (every area starts on a page boundary so that each
+ * area's pages are only ever touched by the code that uses them; pages no one
+ * touches are never allocated, which keeps an idle segment nearly free):
+ *
+ *   [ header | rank blocks (local_size) | KVS | shm transport area ]
+ *
+ * The memfd has no file-system name and is sealed against resizing once
+ * sized, so a rank can neither leave a file behind nor make its peers fault
+ * by shrinking the mapping under them. */
+#define _GNU_SOURCE /* memfd_create, pipe2, memrchr */
+#include "boot/node_segment.h"
+#include "boot/kvs.h"
+#include "transport/shm_layout.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#define LM_SEG_ALIGN 4096u
+#define LM_KVS_DEFAULT_SLOTS 1024u
+
+static size_t align_up(size_t n)
+{
+    return (n + LM_SEG_ALIGN - 1) & ~(size_t)(LM_SEG_ALIGN - 1);
+}
+
+/* The creator decides the slot count; attachers read the offsets from the
+ * header, so a differing environment in a rank cannot break the layout. */
+static unsigned kvs_slots(void)
+{
+    const char *s = getenv("LEANMPI_KVS_SLOTS");
+    if (s && *s) {
+        char *end;
+        unsigned long v = strtoul(s, &end, 10);
+        if (*end == '\0' && v >= 16 && v <= (1ul << 24))
+            return (unsigned)v;
+    }
+    return LM_KVS_DEFAULT_SLOTS;
+}
+
+struct seg_plan {
+    size_t ranks_offset, kvs_offset, kvs_size, transport_offset, transport_size, total;
+};
+
+static struct seg_plan plan(int local_size, unsigned nslots)
+{
+    struct seg_plan p;
+    p.ranks_offset = align_up(sizeof(lm_node_segment));
+    p.kvs_offset = p.ranks_offset + align_up((size_t)local_size * sizeof(lm_rank_block));
+    p.kvs_size = lm_kvs_size(nslots);
+    p.transport_offset = p.kvs_offset + align_up(p.kvs_size);
+    p.transport_size = lm_shm_area_size(local_size);
+    p.total = p.transport_offset + align_up(p.transport_size);
+    return p;
+}
+
+size_t lm_node_segment_size(int local_size)
+{
+    return plan(local_size, kvs_slots()).total;
+}
+
+/* Fill a zero-filled mapping of plan p: header, rank blocks, KVS, transport. */
+static void format(lm_node_segment *seg, const struct seg_plan *p, unsigned nslots,
+                   const char *job_id, const lm_layout *layout)
+{
+    seg->version = LM_NODE_SEGMENT_VERSION;
+    seg->header_size = sizeof(lm_node_segment);
+    seg->total_size = p->total;
+    snprintf(seg->job_id, sizeof seg->job_id, "%s", job_id);
+    seg->launcher_pid = (int32_t)getpid();
+    seg->layout = *layout;
+    seg->ranks_offset = p->ranks_offset;
+    seg->kvs_offset = p->kvs_offset;
+    seg->kvs_size = p->kvs_size;
+    seg->transport_offset = p->transport_offset;
+    seg->transport_size = p->transport_size;
+    for (int i = 0; i < layout->local_size; i++) {
+        lm_rank_block *rb = lm_node_segment_rank(seg, i);
+        rb->world_rank = lm_layout_world_rank_of(layout, layout->node_id, i);
+    }
+    lm_kvs_format(lm_node_segment_at(seg, seg->kvs_offset), nslots);
+    lm_shm_area_format(lm_node_segment_at(seg, seg->transport_offset), layout->local_size);
+    /* Magic last: an attacher that sees it sees a fully formatted segment. */
+    atomic_thread_fence(memory_order_release);
+    seg->magic = LM_NODE_SEGMENT_MAGIC;
+}
+
+static int valid_layout(const lm_layout *l)
+{
+    return l && l->world_size > 0 && l->local_size > 0 && l->node_count > 0 &&
+           l->node_id >= 0 && l->node_id < l->node_count && l->local_size <= l->world_size &&
+           l->reported_world_size >= l->world_size &&
+           (l->kind == LM_LAYOUT_CYCLIC || (l->kind == LM_LAYOUT_BLOCK && l->ranks_per_node > 0));
+}
+
+int lm_node_segment_create(const char *job_id, const lm_layout *layout, lm_node_segment **out)
+{
+    if (!job_id || !out || !valid_layout(layout)) {
+        errno = EINVAL;
+        return -1;
+    }
+    unsigned nslots = kvs_slots();
+    struct seg_plan p = plan(layout->local_size, nslots);
+    char name[64];
+    snprintf(name, sizeof name, "leanmpi-%s", job_id);
+
+    int fd = memfd_create(name, MFD_ALLOW_SEALING);
+    if (fd < 0)
+        return -1;
+    int saved;
+    if (fchmod(fd, 0600) != 0 || ftruncate(fd, (off_t)p.total) != 0)
+        goto fail;
+    /* Sealing is a safety net, not a requirement: ignore kernels without it. */
+    (void)fcntl(fd, F_ADD_SEALS, F_SEAL_SHRINK | F_SEAL_GROW | F_SEAL_SEAL);
+    void *m = mmap(NULL, p.total, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+    if (m == MAP_FAILED)
+        goto fail;
+    format(m, &p, nslots, job_id, layout);
+    *out = m;
+    return fd;
+fail:
+    saved = errno;
+    close(fd);
+    errno = saved;
+    return -1;
+}
+
+int lm_node_segment_attach(int fd, lm_node_segment **out)
+{
+    struct stat st;
+    if (!out || fstat(fd, &st) != 0)
+        return -1;
+    if ((size_t)st.st_size < sizeof(lm_node_segment)) {
+        errno = EINVAL;
+        return -1;
+    }
+    void *m = mmap(NULL, (size_t)st.st_size, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+    if (m == MAP_FAILED)
+        return -1;
+    lm_node_segment *seg = m;
+    if (seg->magic != LM_NODE_SEGMENT_MAGIC || seg->version != LM_NODE_SEGMENT_VERSION ||
+        seg->header_size != sizeof(lm_node_segment) || seg->total_size != (uint64_t)st.st_size ||
+        seg->transport_offset + seg->transport_size > seg->total_size ||
+        seg->kvs_offset + seg->kvs_size > seg->total_size) {
+        munmap(m, (size_t)st.st_size);
+        errno = EPROTO;
+        return -1;
+    }
+    atomic_thread_fence(memory_order_acquire);
+    *out = seg;
+    return 0;
+}
+
+int lm_node_segment_create_private(lm_node_segment **out)
+{
+    lm_layout l = {.world_size = 1, .reported_world_size = 1, .node_count = 1, .node_id = 0,
+                   .local_size = 1, .kind = LM_LAYOUT_BLOCK, .ranks_per_node = 1, .appnum = 0};
+    unsigned nslots = kvs_slots();
+    struct seg_plan p = plan(1, nslots);
+    /* Anonymous shared memory: same layout as a launcher's segment, no name,
+     * gone with the process. Shared (not private) so a fork()ed helper of the
+     * singleton sees the same segment. */
+    void *m = mmap(NULL, p.total, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+    if (m == MAP_FAILED)
+        return -1;
+    char job[32];
+    snprintf(job, sizeof job, "singleton-%d", (int)getpid());
+    format(m, &p, nslots, job, &l);
+    *out = m;
+    return 0;
+}
+
+void lm_node_segment_detach(lm_node_segment *seg)
+{
+    if (seg)
+        munmap(seg, (size_t)seg->total_size);
+}
+
+int lm_layout_node_of(const lm_layout *l, int world_rank)
+{
+    if (l->kind == LM_LAYOUT_CYCLIC)
+        return world_rank % l->node_count;
+    return world_rank / l->ranks_per_node;
+}
+
+int lm_layout_local_rank_of(const lm_layout *l, int world_rank)
+{
+    if (l->kind == LM_LAYOUT_CYCLIC)
+        return world_rank / l->node_count;
+    return world_rank % l->ranks_per_node;
+}
+
+int lm_layout_world_rank_of(const lm_layout *l, int node, int local_rank)
+{
+    if (l->kind == LM_LAYOUT_CYCLIC)
+        return local_rank * l->node_count + node;
+    return node * l->ranks_per_node + local_rank;
+}

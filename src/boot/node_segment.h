@@ -1,0 +1,98 @@
+/* The node segment: one shared-memory region per node per job, created by the
+ * launcher (memfd, mode 0600, named "leanmpi-<job>"; being a memfd it has no
+ * file-system name and disappears with the last process that maps it, so no
+ * file is ever left behind). Ranks inherit the descriptor (LEANMPI_NODE_FD)
+ * and map it. It holds:
+ *   - the job layout descriptor (R2: compact, evaluated on demand),
+ *   - job control (abort record) and one control block per local rank,
+ *   - the node key-value store (R3: kept once per node),
+ *   - the shm transport's area (queues, cells, fast boxes).
+ * Its size depends on the number of ranks on the node, never on the job. */
+#ifndef LM_NODE_SEGMENT_H
+#define LM_NODE_SEGMENT_H
+#include <stdatomic.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/types.h>
+
+#define LM_NODE_SEGMENT_MAGIC 0x4c65616e4d504931ull /* "LeanMPI1" */
+#define LM_NODE_SEGMENT_VERSION 1u
+
+enum lm_layout_kind { LM_LAYOUT_BLOCK = 0, LM_LAYOUT_CYCLIC = 1 };
+
+/* Rank placement: world rank r lives on node node_of(r). With BLOCK, nodes
+ * hold ranks_per_node consecutive ranks; with CYCLIC, rank r is on node
+ * r % node_count. One node today: node_count = 1. */
+typedef struct lm_layout {
+    int32_t world_size;          /* ranks that really run */
+    int32_t reported_world_size; /* size MPI_COMM_WORLD reports (>= world_size; --simulate-world-size) */
+    int32_t node_count;
+    int32_t node_id;             /* this node */
+    int32_t local_size;          /* ranks on this node */
+    int32_t kind;                /* enum lm_layout_kind */
+    int32_t ranks_per_node;      /* BLOCK: ranks per node (last node may hold fewer) */
+    int32_t appnum;
+} lm_layout;
+
+enum lm_rank_state {
+    LM_RANK_NOT_STARTED = 0, LM_RANK_INITIALIZED = 1, LM_RANK_FINALIZED = 2, LM_RANK_ABORTED = 3
+};
+
+typedef struct lm_rank_block {
+    _Atomic int32_t state;       /* enum lm_rank_state */
+    _Atomic int32_t pid;         /* written by the rank at init */
+    int32_t world_rank;
+    int32_t pad;
+    _Atomic uint64_t unexpected_bytes; /* eager bytes this rank holds unmatched (flow control) */
+    char pad2[64 - 24];
+} lm_rank_block;
+
+typedef struct lm_abort_record {
+    _Atomic int32_t claimed;     /* first aborting rank wins */
+    int32_t world_rank;
+    int32_t errorcode;
+    int32_t pad;
+    char message[256];
+} lm_abort_record;
+
+typedef struct lm_node_segment {
+    uint64_t magic;
+    uint32_t version;
+    uint32_t header_size;
+    uint64_t total_size;
+    char job_id[32];
+    int32_t launcher_pid;
+    int32_t pad;
+    lm_layout layout;
+    lm_abort_record abort_record;
+    uint64_t ranks_offset;       /* lm_rank_block[local_size] */
+    uint64_t kvs_offset, kvs_size;
+    uint64_t transport_offset, transport_size;
+} lm_node_segment;
+
+/* Size of a segment for local_size ranks. */
+size_t lm_node_segment_size(int local_size);
+/* Launcher side: create the memfd, size it, map it, fill header and layout.
+ * Returns the fd (not close-on-exec) and the mapping, or -1 with errno. */
+int lm_node_segment_create(const char *job_id, const lm_layout *layout, lm_node_segment **out);
+/* Rank side: map an inherited descriptor and check magic/version/size. */
+int lm_node_segment_attach(int fd, lm_node_segment **out);
+/* Singleton: a private segment for a 1-rank job started without a launcher. */
+int lm_node_segment_create_private(lm_node_segment **out);
+void lm_node_segment_detach(lm_node_segment *seg);
+
+static inline void *lm_node_segment_at(lm_node_segment *seg, uint64_t offset)
+{
+    return (char *)seg + offset;
+}
+static inline lm_rank_block *lm_node_segment_rank(lm_node_segment *seg, int local_rank)
+{
+    return (lm_rank_block *)lm_node_segment_at(seg, seg->ranks_offset) + local_rank;
+}
+
+/* Layout evaluation (R2): no tables. */
+int lm_layout_node_of(const lm_layout *l, int world_rank);
+int lm_layout_local_rank_of(const lm_layout *l, int world_rank);
+int lm_layout_world_rank_of(const lm_layout *l, int node, int local_rank);
+
+#endif

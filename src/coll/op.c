@@ -1,0 +1,191 @@
+/* Predefined reductions, dispatched on (op, type class, size). MINLOC and
+ * MAXLOC work on the pair types: the value is compared, ties keep the lower
+ * index. */
+#include "coll/op.h"
+#include "datatype/builtin_types_gen.h"
+#include <complex.h>
+#include <stdbool.h>
+#include <stdint.h>
+#include <string.h>
+
+enum { OP_MAX, OP_MIN, OP_SUM, OP_PROD, OP_LAND, OP_BAND, OP_LOR, OP_BOR, OP_LXOR, OP_BXOR, OP_MINLOC, OP_MAXLOC,
+       OP_REPLACE, OP_NO_OP, OP_COUNT };
+
+int lm_op_valid(MPI_Op op)
+{
+    return LM_HANDLE_KIND(op) == LM_KIND_OP && LM_HANDLE_TIER(op) == LM_TIER_BUILTIN && LM_HANDLE_INDEX(op) < OP_COUNT;
+}
+
+#define ARITH(T)                                                                     \
+    static void arith_##T(int op, const T *a, T *b, size_t n)                        \
+    {                                                                                \
+        for (size_t i = 0; i < n; i++) switch (op) {                                 \
+            case OP_MAX: if (a[i] > b[i]) b[i] = a[i]; break;                        \
+            case OP_MIN: if (a[i] < b[i]) b[i] = a[i]; break;                        \
+            case OP_SUM: b[i] = a[i] + b[i]; break;                                  \
+            case OP_PROD: b[i] = a[i] * b[i]; break;                                 \
+            case OP_LAND: b[i] = (a[i] && b[i]); break;                              \
+            case OP_LOR: b[i] = (a[i] || b[i]); break;                               \
+            case OP_LXOR: b[i] = (!a[i] != !b[i]); break;                            \
+            }                                                                        \
+    }
+#define BITS(T)                                                                      \
+    static void bits_##T(int op, const T *a, T *b, size_t n)                         \
+    {                                                                                \
+        for (size_t i = 0; i < n; i++) switch (op) {                                 \
+            case OP_BAND: b[i] &= a[i]; break;                                       \
+            case OP_BOR: b[i] |= a[i]; break;                                        \
+            case OP_BXOR: b[i] ^= a[i]; break;                                       \
+            }                                                                        \
+    }
+#define CPLX(T)                                                                      \
+    static void cplx_##T(int op, const T *a, T *b, size_t n)                         \
+    {                                                                                \
+        for (size_t i = 0; i < n; i++) b[i] = op == OP_SUM ? a[i] + b[i] : a[i] * b[i]; \
+    }
+
+typedef long double ldouble;
+typedef float _Complex fcomplex;
+typedef double _Complex dcomplex;
+typedef long double _Complex lcomplex;
+ARITH(int8_t) ARITH(int16_t) ARITH(int32_t) ARITH(int64_t)
+ARITH(uint8_t) ARITH(uint16_t) ARITH(uint32_t) ARITH(uint64_t)
+ARITH(float) ARITH(double) ARITH(ldouble)
+BITS(uint8_t) BITS(uint16_t) BITS(uint32_t) BITS(uint64_t)
+CPLX(fcomplex) CPLX(dcomplex) CPLX(lcomplex)
+
+static int is_arith(int op) { return op <= OP_PROD || op == OP_LAND || op == OP_LOR || op == OP_LXOR; }
+static int is_bits(int op) { return op == OP_BAND || op == OP_BOR || op == OP_BXOR; }
+
+static int apply_basic(int op, int kind, int size, const void *a, void *b, size_t n)
+{
+    switch (kind) {
+    case LM_TK_INT:
+    case LM_TK_CHAR:
+        if (is_bits(op)) goto bits;
+        if (!is_arith(op)) return 0;
+        switch (size) {
+        case 1: arith_int8_t(op, a, b, n); return 1;
+        case 2: arith_int16_t(op, a, b, n); return 1;
+        case 4: arith_int32_t(op, a, b, n); return 1;
+        case 8: arith_int64_t(op, a, b, n); return 1;
+        }
+        return 0;
+    case LM_TK_UINT:
+        if (is_bits(op)) goto bits;
+        if (!is_arith(op)) return 0;
+        switch (size) {
+        case 1: arith_uint8_t(op, a, b, n); return 1;
+        case 2: arith_uint16_t(op, a, b, n); return 1;
+        case 4: arith_uint32_t(op, a, b, n); return 1;
+        case 8: arith_uint64_t(op, a, b, n); return 1;
+        }
+        return 0;
+    case LM_TK_BYTE:
+        if (is_bits(op)) goto bits;
+        return 0;
+    case LM_TK_FLOAT:
+        if (op > OP_PROD) return 0;
+        if (size == sizeof(float)) arith_float(op, a, b, n);
+        else if (size == sizeof(double)) arith_double(op, a, b, n);
+        else if (size == sizeof(ldouble)) arith_ldouble(op, a, b, n);
+        else return 0;
+        return 1;
+    case LM_TK_COMPLEX:
+        if (op != OP_SUM && op != OP_PROD) return 0;
+        if (size == sizeof(fcomplex)) cplx_fcomplex(op, a, b, n);
+        else if (size == sizeof(dcomplex)) cplx_dcomplex(op, a, b, n);
+        else if (size == sizeof(lcomplex)) cplx_lcomplex(op, a, b, n);
+        else return 0;
+        return 1;
+    case LM_TK_BOOL:
+    case LM_TK_LOGICAL:
+        if (op != OP_LAND && op != OP_LOR && op != OP_LXOR) return 0;
+        if (size == 1) arith_uint8_t(op, a, b, n);
+        else if (size == 4) arith_uint32_t(op, a, b, n);
+        else return 0;
+        return 1;
+    default:
+        return 0;
+    }
+bits:
+    switch (size) {
+    case 1: bits_uint8_t(op, a, b, n); return 1;
+    case 2: bits_uint16_t(op, a, b, n); return 1;
+    case 4: bits_uint32_t(op, a, b, n); return 1;
+    case 8: bits_uint64_t(op, a, b, n); return 1;
+    }
+    return 0;
+}
+
+/* -1, 0, 1 comparing two values of a basic type */
+static int compare(int kind, int size, const void *x, const void *y)
+{
+#define CMP(T) { T a, b; memcpy(&a, x, sizeof a); memcpy(&b, y, sizeof b); return a < b ? -1 : a > b; }
+    if (kind == LM_TK_FLOAT) {
+        if (size == sizeof(float)) CMP(float)
+        if (size == sizeof(double)) CMP(double)
+        CMP(ldouble)
+    }
+    if (kind == LM_TK_UINT) {
+        if (size == 8) CMP(uint64_t)
+        if (size == 4) CMP(uint32_t)
+        if (size == 2) CMP(uint16_t)
+        CMP(uint8_t)
+    }
+    if (size == 8) CMP(int64_t)
+    if (size == 4) CMP(int32_t)
+    if (size == 2) CMP(int16_t)
+    CMP(int8_t)
+#undef CMP
+}
+
+static int apply_loc(int op, const struct lm_builtin_type *p, const char *a, char *b, size_t n)
+{
+    const struct lm_builtin_type *v = &lm_builtin_types[p->pair_first];
+    for (size_t i = 0; i < n; i++, a += p->extent, b += p->extent) {
+        int c = compare(v->kind, v->size, a, b);
+        int ia, ib;
+        memcpy(&ia, a + p->pair_offset, sizeof ia);
+        memcpy(&ib, b + p->pair_offset, sizeof ib);
+        int take = op == OP_MINLOC ? c < 0 : c > 0;
+        if (take) memcpy(b, a, (size_t)p->extent);
+        else if (c == 0 && ia < ib) memcpy(b + p->pair_offset, &ia, sizeof ia);
+    }
+    return 1;
+}
+
+static int apply(int op, const void *in, void *inout, size_t count, const lm_datatype *t, int dry)
+{
+    if (!t->predefined && t->basic_id < 0) {
+        /* contiguous derivation of a predefined type */
+        return -1;
+    }
+    const struct lm_builtin_type *b = &lm_builtin_types[t->basic_id];
+    if (op == OP_REPLACE) {
+        if (!dry) memcpy(inout, in, count * (size_t)t->extent);
+        return 1;
+    }
+    if (op == OP_NO_OP) return 1;
+    if (b->kind == LM_TK_PAIR) {
+        if (op != OP_MINLOC && op != OP_MAXLOC) return 0;
+        return dry ? 1 : apply_loc(op, b, in, inout, count);
+    }
+    if (op == OP_MINLOC || op == OP_MAXLOC) return 0;
+    if (dry) {
+        char x[64] = {0}, y[64] = {0};
+        return b->size <= 32 ? apply_basic(op, b->kind, b->size, x, y, 1) : 0;
+    }
+    return apply_basic(op, b->kind, b->size, in, inout, count);
+}
+
+int lm_op_valid_for(MPI_Op op, const lm_datatype *t)
+{
+    return lm_op_valid(op) && apply((int)LM_HANDLE_INDEX(op), NULL, NULL, 0, t, 1) == 1;
+}
+
+int lm_op_apply(MPI_Op op, const void *in, void *inout, size_t count, const lm_datatype *t)
+{
+    if (!lm_op_valid(op)) return MPI_ERR_OP;
+    return apply((int)LM_HANDLE_INDEX(op), in, inout, count, t, 0) == 1 ? MPI_SUCCESS : MPI_ERR_OP;
+}

@@ -1,0 +1,295 @@
+/* Communicator management: the two predefined communicators, dup, split,
+ * free, compare, names, error handlers and the predefined attributes. */
+#include "comm/comm.h"
+#include "comm/context_id.h"
+#include "coll/coll_basic.h"
+#include "core/errhandler.h"
+#include "core/lm_error.h"
+#include "core/lm_mem.h"
+#include "core/lm_state.h"
+#include "boot/boot.h"
+#include "binding/impl_gen.h"
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define LM_TAG_UB_VALUE 1073741823
+
+static lm_comm world, self;
+static lm_group *world_group, *self_group;
+
+/* Predefined attribute values live here so that pointers to them stay valid. */
+static int attr_tag_ub = LM_TAG_UB_VALUE, attr_host = MPI_PROC_NULL, attr_io, attr_wtime_global = 0,
+           attr_universe, attr_appnum, attr_lastusedcode = MPI_ERR_LASTCODE;
+
+lm_comm *lm_comm_get(MPI_Comm h)
+{
+    if (h == MPI_COMM_WORLD) return world.group ? &world : NULL;
+    if (h == MPI_COMM_SELF) return self.group ? &self : NULL;
+    return lm_object_lookup(h, LM_KIND_COMM);
+}
+
+int lm_comm_world_rank(const lm_comm *c, int r)
+{
+    return lm_group_world_rank(c->is_inter ? c->remote_group : c->group, r);
+}
+
+int lm_comm_init_builtin(void)
+{
+    const lm_boot_info *b = lm_boot();
+    world_group = lm_group_new_range(0, 1, b->reported_world_size);
+    self_group = lm_group_new_range(b->world_rank, 1, 1);
+    if (!world_group || !self_group) return MPI_ERR_NO_MEM;
+    world = (lm_comm){.obj = {MPI_COMM_WORLD, 1}, .context_id = LM_CONTEXT_WORLD, .rank = b->world_rank,
+                      .size = b->reported_world_size, .group = world_group,
+                      .errhandler = MPI_ERRORS_ARE_FATAL};
+    strcpy(world.name, "MPI_COMM_WORLD");
+    self = (lm_comm){.obj = {MPI_COMM_SELF, 1}, .context_id = LM_CONTEXT_SELF, .rank = 0, .size = 1,
+                     .group = self_group, .errhandler = MPI_ERRORS_ARE_FATAL};
+    strcpy(self.name, "MPI_COMM_SELF");
+    attr_universe = b->reported_world_size;
+    attr_io = MPI_ANY_SOURCE; /* every rank can do I/O */
+    const char *app = getenv("LEANMPI_APPNUM");
+    attr_appnum = app ? atoi(app) : 0;
+    return MPI_SUCCESS;
+}
+
+void lm_comm_finalize(void)
+{
+    lm_group_release(world_group);
+    lm_group_release(self_group);
+    world.group = self.group = NULL;
+    world_group = self_group = NULL;
+}
+
+static lm_comm *get(MPI_Comm h, const char *fname, int *rc)
+{
+    lm_comm *c = lm_comm_get(h);
+    *rc = c ? MPI_SUCCESS : lm_err_comm(h, MPI_ERR_COMM, fname, "invalid communicator");
+    return c;
+}
+
+int impl_MPI_Comm_rank(MPI_Comm comm, int *rank)
+{
+    int rc;
+    lm_comm *c = get(comm, "MPI_Comm_rank", &rc);
+    if (!c) return rc;
+    *rank = c->rank;
+    return MPI_SUCCESS;
+}
+
+int impl_MPI_Comm_size(MPI_Comm comm, int *size)
+{
+    int rc;
+    lm_comm *c = get(comm, "MPI_Comm_size", &rc);
+    if (!c) return rc;
+    *size = c->size;
+    return MPI_SUCCESS;
+}
+
+int impl_MPI_Comm_test_inter(MPI_Comm comm, int *flag)
+{
+    int rc;
+    lm_comm *c = get(comm, "MPI_Comm_test_inter", &rc);
+    if (!c) return rc;
+    *flag = c->is_inter;
+    return MPI_SUCCESS;
+}
+
+/* A new intracommunicator over group g (retained), on context id. */
+static lm_comm *make_comm(lm_group *g, uint16_t id, lm_comm *parent)
+{
+    lm_comm *c = lm_object_alloc(LM_KIND_COMM, sizeof *c);
+    if (!c) return NULL;
+    c->context_id = id;
+    c->group = g;
+    c->size = g->size;
+    c->rank = g->my_rank;
+    c->errhandler = parent->errhandler;
+    lm_errhandler_retain(c->errhandler);
+    return c;
+}
+
+int impl_MPI_Comm_dup(MPI_Comm comm, MPI_Comm *newcomm)
+{
+    int rc;
+    lm_comm *p = get(comm, "MPI_Comm_dup", &rc);
+    if (!p) return rc;
+    if (p->is_inter) return lm_err_comm(comm, MPI_ERR_UNSUPPORTED_OPERATION, "MPI_Comm_dup",
+                                        "intercommunicators are not supported in this version");
+    uint16_t id;
+    rc = lm_context_id_allocate(p, &id);
+    if (rc) return lm_err_comm(comm, rc, "MPI_Comm_dup", "no free context id");
+    lm_group_retain(p->group);
+    lm_comm *c = make_comm(p->group, id, p);
+    if (!c) return lm_err_comm(comm, MPI_ERR_NO_MEM, "MPI_Comm_dup", "out of memory");
+    *newcomm = c->obj.handle;
+    return MPI_SUCCESS;
+}
+
+int impl_MPI_Comm_dup_with_info(MPI_Comm comm, MPI_Info info, MPI_Comm *newcomm)
+{
+    (void)info;
+    return impl_MPI_Comm_dup(comm, newcomm);
+}
+
+typedef struct { int color, key, rank, world; } split_entry;
+
+static int by_key(const void *a, const void *b)
+{
+    const split_entry *x = a, *y = b;
+    if (x->key != y->key) return x->key < y->key ? -1 : 1;
+    return x->rank < y->rank ? -1 : x->rank > y->rank;
+}
+
+int impl_MPI_Comm_split(MPI_Comm comm, int color, int key, MPI_Comm *newcomm)
+{
+    int rc;
+    lm_comm *p = get(comm, "MPI_Comm_split", &rc);
+    if (!p) return rc;
+    if (p->is_inter) return lm_err_comm(comm, MPI_ERR_UNSUPPORTED_OPERATION, "MPI_Comm_split",
+                                        "intercommunicators are not supported in this version");
+    if (color < 0 && color != MPI_UNDEFINED)
+        return lm_err_comm(comm, MPI_ERR_ARG, "MPI_Comm_split", "invalid color %d", color);
+    /* the table is temporary and proportional to the parent's size, as any
+     * split must be; it is freed before returning */
+    split_entry *all = lm_malloc(LM_MEM_COMM, (size_t)p->size * sizeof *all);
+    if (!all) return lm_err_comm(comm, MPI_ERR_NO_MEM, "MPI_Comm_split", "out of memory");
+    split_entry mine = {color, key, p->rank, lm_comm_world_rank(p, p->rank)};
+    rc = lm_coll_allgather(&mine, sizeof mine, all, p);
+    uint16_t id = 0;
+    if (!rc) rc = lm_context_id_allocate(p, &id);
+    if (rc) {
+        lm_free(LM_MEM_COMM, all);
+        return lm_err_comm(comm, rc, "MPI_Comm_split", "communication failed");
+    }
+    if (color == MPI_UNDEFINED) {
+        lm_context_id_release(id);
+        lm_free(LM_MEM_COMM, all);
+        *newcomm = MPI_COMM_NULL;
+        return MPI_SUCCESS;
+    }
+    int n = 0;
+    for (int i = 0; i < p->size; i++)
+        if (all[i].color == color) all[n++] = all[i];
+    qsort(all, (size_t)n, sizeof *all, by_key);
+    int *w = (int *)all; /* reuse the table for the member list */
+    for (int i = 0; i < n; i++) w[i] = all[i].world;
+    lm_group *g = lm_group_new_list(w, n);
+    lm_free(LM_MEM_COMM, all);
+    lm_comm *c = g ? make_comm(g, id, p) : NULL;
+    if (!c) return lm_err_comm(comm, MPI_ERR_NO_MEM, "MPI_Comm_split", "out of memory");
+    *newcomm = c->obj.handle;
+    return MPI_SUCCESS;
+}
+
+int impl_MPI_Comm_free(MPI_Comm *comm)
+{
+    if (*comm == MPI_COMM_WORLD || *comm == MPI_COMM_SELF)
+        return lm_err_comm(*comm, MPI_ERR_COMM, "MPI_Comm_free", "cannot free a predefined communicator");
+    int rc;
+    lm_comm *c = get(*comm, "MPI_Comm_free", &rc);
+    if (!c) return rc;
+    lm_context_id_release(c->context_id);
+    lm_group_release(c->group);
+    if (c->remote_group) lm_group_release(c->remote_group);
+    lm_errhandler_release(c->errhandler);
+    lm_object_free(c);
+    *comm = MPI_COMM_NULL;
+    return MPI_SUCCESS;
+}
+
+int impl_MPI_Comm_compare(MPI_Comm comm1, MPI_Comm comm2, int *result)
+{
+    int rc;
+    lm_comm *a = get(comm1, "MPI_Comm_compare", &rc);
+    if (!a) return rc;
+    lm_comm *b = get(comm2, "MPI_Comm_compare", &rc);
+    if (!b) return rc;
+    if (a == b) {
+        *result = MPI_IDENT;
+        return MPI_SUCCESS;
+    }
+    rc = impl_MPI_Group_compare(a->group->obj.handle, b->group->obj.handle, result);
+    if (*result == MPI_IDENT) *result = MPI_CONGRUENT;
+    return rc;
+}
+
+int impl_MPI_Comm_group(MPI_Comm comm, MPI_Group *group)
+{
+    int rc;
+    lm_comm *c = get(comm, "MPI_Comm_group", &rc);
+    if (!c) return rc;
+    lm_group_retain(c->group);
+    *group = c->group->obj.handle;
+    return MPI_SUCCESS;
+}
+
+int impl_MPI_Comm_set_name(MPI_Comm comm, const char *comm_name)
+{
+    int rc;
+    lm_comm *c = get(comm, "MPI_Comm_set_name", &rc);
+    if (!c) return rc;
+    snprintf(c->name, sizeof c->name, "%s", comm_name);
+    return MPI_SUCCESS;
+}
+
+int impl_MPI_Comm_get_name(MPI_Comm comm, char *comm_name, int *resultlen)
+{
+    int rc;
+    lm_comm *c = get(comm, "MPI_Comm_get_name", &rc);
+    if (!c) return rc;
+    *resultlen = snprintf(comm_name, MPI_MAX_OBJECT_NAME, "%s", c->name);
+    return MPI_SUCCESS;
+}
+
+int impl_MPI_Comm_set_errhandler(MPI_Comm comm, MPI_Errhandler errhandler)
+{
+    int rc;
+    lm_comm *c = get(comm, "MPI_Comm_set_errhandler", &rc);
+    if (!c) return rc;
+    if (!lm_errhandler_valid(errhandler))
+        return lm_err_comm(comm, MPI_ERR_ARG, "MPI_Comm_set_errhandler", "invalid error handler");
+    lm_errhandler_retain(errhandler);
+    lm_errhandler_release(c->errhandler);
+    c->errhandler = errhandler;
+    return MPI_SUCCESS;
+}
+
+int impl_MPI_Comm_get_errhandler(MPI_Comm comm, MPI_Errhandler *errhandler)
+{
+    int rc;
+    lm_comm *c = get(comm, "MPI_Comm_get_errhandler", &rc);
+    if (!c) return rc;
+    lm_errhandler_retain(c->errhandler);
+    *errhandler = c->errhandler;
+    return MPI_SUCCESS;
+}
+
+int impl_MPI_Comm_call_errhandler(MPI_Comm comm, int errorcode)
+{
+    int rc;
+    lm_comm *c = get(comm, "MPI_Comm_call_errhandler", &rc);
+    if (!c) return rc;
+    lm_errhandler_invoke(c->errhandler, LM_ERRH_COMM, comm, errorcode, "MPI_Comm_call_errhandler");
+    return MPI_SUCCESS;
+}
+
+int impl_MPI_Comm_get_attr(MPI_Comm comm, int keyval, void *attribute_val, int *flag)
+{
+    int rc;
+    lm_comm *c = get(comm, "MPI_Comm_get_attr", &rc);
+    if (!c) return rc;
+    int *v = NULL;
+    if (keyval == MPI_TAG_UB) v = &attr_tag_ub;
+    else if (keyval == MPI_HOST) v = &attr_host;
+    else if (keyval == MPI_IO) v = &attr_io;
+    else if (keyval == MPI_WTIME_IS_GLOBAL) v = &attr_wtime_global;
+    else if (keyval == MPI_UNIVERSE_SIZE) v = &attr_universe;
+    else if (keyval == MPI_APPNUM) v = &attr_appnum;
+    else if (keyval == MPI_LASTUSEDCODE) v = &attr_lastusedcode;
+    else return lm_err_comm(comm, MPI_ERR_KEYVAL, "MPI_Comm_get_attr", "invalid keyval %d", keyval);
+    *flag = 1;
+    *(int **)attribute_val = v;
+    return MPI_SUCCESS;
+}

@@ -1,0 +1,38 @@
+/* Communicators. A communicator is a group (compact, R4), a context id pair
+ * (point-to-point and collective traffic never match each other), this
+ * process's rank, an error handler, and optional name/attributes. */
+#ifndef LM_COMM_H
+#define LM_COMM_H
+#include "mpi.h"
+#include "core/lm_handle.h"
+#include "comm/group.h"
+
+typedef struct lm_comm {
+    lm_object obj;
+    uint16_t context_id;      /* pt2pt matching context; collectives use context_id + 1 */
+    int rank;                 /* my rank in the (local) group */
+    int size;                 /* local group size */
+    int is_inter;
+    lm_group *group;          /* local group */
+    lm_group *remote_group;   /* intercommunicators only */
+    MPI_Errhandler errhandler;
+    char name[MPI_MAX_OBJECT_NAME];
+    struct lm_attr_list *attrs;
+    uint32_t coll_seq;        /* collective sequence number (tags internal collectives) */
+} lm_comm;
+
+/* The communicator for a handle, or NULL if not a valid live communicator
+ * (MPI_COMM_NULL included). */
+lm_comm *lm_comm_get(MPI_Comm comm);
+/* World rank of comm-rank r (remote group for intercommunicators). */
+int lm_comm_world_rank(const lm_comm *c, int r);
+/* Size of the group a rank argument refers to (remote group for intercomms). */
+static inline int lm_comm_peer_size(const lm_comm *c)
+{
+    return c->is_inter ? lm_group_size(c->remote_group) : c->size;
+}
+
+int lm_comm_init_builtin(void);   /* MPI_COMM_WORLD, MPI_COMM_SELF */
+void lm_comm_finalize(void);
+
+#endif

@@ -1,0 +1,17 @@
+/* Context ids: a fixed bitmap per process (its size does not depend on the
+ * job or on how many communicators were ever created); a new communicator's
+ * id is the lowest one free on every member, agreed by a bitwise-AND
+ * allreduce over the parent. Each communicator takes an even id for
+ * point-to-point and the next odd one for collectives. */
+#ifndef LM_CONTEXT_ID_H
+#define LM_CONTEXT_ID_H
+#include "comm/comm.h"
+
+#define LM_CONTEXT_WORLD 0
+#define LM_CONTEXT_SELF 2
+
+/* Collective over parent: agree on a free id. */
+int lm_context_id_allocate(lm_comm *parent, uint16_t *id);
+void lm_context_id_release(uint16_t id);
+
+#endif

@@ -1,0 +1,149 @@
+/* MPI_Init / MPI_Finalize and the runtime queries that go with them. */
+#include "core/lm_state.h"
+#include "core/lm_cvar.h"
+#include "core/lm_error.h"
+#include "core/lm_mem.h"
+#include "boot/boot.h"
+#include "transport/transport.h"
+#include "pt2pt/pt2pt.h"
+#include "pt2pt/bsend.h"
+#include "comm/comm.h"
+#include "datatype/datatype.h"
+#include "binding/impl_gen.h"
+#include <pthread.h>
+#include <sched.h>
+#include <stdio.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+static int state = LM_STATE_NOT_INITIALIZED;
+static int thread_level = MPI_THREAD_SINGLE;
+static int oversubscribed;
+static pthread_t main_thread;
+
+int lm_initialized_state(void) { return state; }
+int lm_world_rank(void) { return lm_boot() ? lm_boot()->world_rank : 0; }
+int lm_world_size(void) { return lm_boot() ? lm_boot()->world_size : 1; }
+int lm_thread_level(void) { return thread_level; }
+int lm_oversubscribed(void) { return oversubscribed; }
+
+static int usable_cores(void)
+{
+    cpu_set_t set;
+    if (sched_getaffinity(0, sizeof set, &set) == 0) return CPU_COUNT(&set);
+    long n = sysconf(_SC_NPROCESSORS_ONLN);
+    return n > 0 ? (int)n : 1;
+}
+
+static int init(const char *fname, int required, int *provided)
+{
+    if (state != LM_STATE_NOT_INITIALIZED)
+        return lm_err_noobj(MPI_ERR_OTHER, fname, state == LM_STATE_INITIALIZED ? "MPI is already initialized"
+                                                                                  : "MPI was finalized");
+    lm_cvar_load();
+    lm_boot_info info;
+    int rc = lm_boot_init(&info);
+    if (rc) return lm_err_noobj(MPI_ERR_OTHER, fname, "cannot start: bootstrap failed");
+    oversubscribed = info.local_size > usable_cores();
+    if (lm_datatype_init_builtin() || lm_comm_init_builtin())
+        return lm_err_noobj(MPI_ERR_NO_MEM, fname, "out of memory");
+    if (lm_transport_init() != LM_OK) return lm_err_noobj(MPI_ERR_OTHER, fname, "cannot start the transports");
+    lm_pt2pt_init();
+    /* Everything is serialized by the caller up to MPI_THREAD_SERIALIZED;
+     * MPI_THREAD_MULTIPLE is not offered by this version. */
+    thread_level = required < MPI_THREAD_SINGLE ? MPI_THREAD_SINGLE
+                   : required > MPI_THREAD_SERIALIZED ? MPI_THREAD_SERIALIZED : required;
+    if (provided) *provided = thread_level;
+    main_thread = pthread_self();
+    state = LM_STATE_INITIALIZED;
+    lm_boot_set_state(LM_RANK_INITIALIZED);
+    return MPI_SUCCESS;
+}
+
+int impl_MPI_Init(int *argc, char ***argv)
+{
+    (void)argc, (void)argv;
+    return init("MPI_Init", MPI_THREAD_SINGLE, NULL);
+}
+
+int impl_MPI_Init_thread(int *argc, char ***argv, int required, int *provided)
+{
+    (void)argc, (void)argv;
+    return init("MPI_Init_thread", required, provided);
+}
+
+int impl_MPI_Finalize(void)
+{
+    /* Messages this process still owes its peers (rendezvous data, queued
+     * packets, buffered sends) must go out before it leaves. */
+    while (lm_pt2pt_busy()) {
+        if (!lm_progress()) sched_yield();
+    }
+    int world_rank = lm_world_rank();
+    if (lm_cvar(LM_CVAR_MEMREPORT)) lm_mem_report(world_rank);
+    state = LM_STATE_FINALIZED;
+    lm_boot_set_state(LM_RANK_FINALIZED);
+    lm_pt2pt_finalize();
+    lm_transport_finalize();
+    lm_comm_finalize();
+    lm_boot_finalize();
+    return MPI_SUCCESS;
+}
+
+int impl_MPI_Initialized(int *flag)
+{
+    *flag = state != LM_STATE_NOT_INITIALIZED;
+    return MPI_SUCCESS;
+}
+
+int impl_MPI_Finalized(int *flag)
+{
+    *flag = state == LM_STATE_FINALIZED;
+    return MPI_SUCCESS;
+}
+
+int impl_MPI_Query_thread(int *provided)
+{
+    *provided = thread_level;
+    return MPI_SUCCESS;
+}
+
+int impl_MPI_Is_thread_main(int *flag)
+{
+    *flag = pthread_equal(pthread_self(), main_thread);
+    return MPI_SUCCESS;
+}
+
+int impl_MPI_Abort(MPI_Comm comm, int errorcode)
+{
+    (void)comm; /* every rank of the job ends: the launcher owns the job */
+    char msg[128];
+    snprintf(msg, sizeof msg, "MPI_Abort called with error code %d", errorcode);
+    fflush(stdout);
+    fflush(stderr);
+    lm_boot_abort(errorcode, msg);
+}
+
+int impl_MPI_Get_processor_name(char *name, int *resultlen)
+{
+    char host[MPI_MAX_PROCESSOR_NAME];
+    if (gethostname(host, sizeof host) != 0) strcpy(host, "localhost");
+    host[sizeof host - 1] = 0;
+    *resultlen = snprintf(name, MPI_MAX_PROCESSOR_NAME, "%s", host);
+    return MPI_SUCCESS;
+}
+
+int impl_MPI_Get_version(int *version, int *subversion)
+{
+    *version = MPI_VERSION;
+    *subversion = MPI_SUBVERSION;
+    return MPI_SUCCESS;
+}
+
+int impl_MPI_Get_library_version(char *version, int *resultlen)
+{
+    *resultlen = snprintf(version, MPI_MAX_LIBRARY_VERSION_STRING, "LeanMPI %s (MPI %d.%d)", LEANMPI_VERSION,
+                          MPI_VERSION, MPI_SUBVERSION);
+    return MPI_SUCCESS;
+}

@@ -1,0 +1,70 @@
+/* The one table of tunables. Values come from LEANMPI_<NAME>. */
+#include "core/lm_cvar.h"
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+
+const lm_cvar_desc lm_cvar_table[LM_CVAR_COUNT] = {
+    [LM_CVAR_EAGER_LIMIT] = {"EAGER_LIMIT", 16384, 0, 1L << 30,
+                             "messages up to this many bytes are sent eagerly; larger ones by rendezvous"},
+    [LM_CVAR_CMA_ENABLE] = {"CMA_ENABLE", 1, 0, 1,
+                            "copy large intra-node messages once with process_vm_readv when permitted"},
+    [LM_CVAR_FASTBOX_THRESHOLD] = {"FASTBOX_THRESHOLD", 8, 0, 1L << 30,
+                                   "messages sent to one peer before a fast box is claimed for the pair"},
+    [LM_CVAR_FASTBOX_MAX] = {"FASTBOX_MAX", 8, 0, 64, "fast boxes one receiver serves at most"},
+    [LM_CVAR_UNEXPECTED_LIMIT] = {"UNEXPECTED_LIMIT", 64L << 20, 0, 1L << 40,
+                                  "eager bytes a receiver may hold unmatched before senders switch to rendezvous"},
+    [LM_CVAR_PIPELINE_CHUNK] = {"PIPELINE_CHUNK", 0, 0, 1L << 30,
+                                "bytes per chunk when large data goes through cells (0: the cell payload size)"},
+    [LM_CVAR_MEMREPORT] = {"MEMREPORT", 0, 0, 1, "print the per-component memory table at MPI_Finalize"},
+};
+
+static long values[LM_CVAR_COUNT];
+static int loaded;
+
+void lm_cvar_load(void)
+{
+    if (loaded) return;
+    for (int i = 0; i < LM_CVAR_COUNT; i++) {
+        const lm_cvar_desc *d = &lm_cvar_table[i];
+        char name[96];
+        snprintf(name, sizeof name, "LEANMPI_%s", d->name);
+        values[i] = d->default_value;
+        const char *s = getenv(name);
+        if (!s || !*s) continue;
+        char *end;
+        errno = 0;
+        long v = strtol(s, &end, 0);
+        if (*end == 'k' || *end == 'K') v <<= 10, end++;
+        else if (*end == 'm' || *end == 'M') v <<= 20, end++;
+        else if (*end == 'g' || *end == 'G') v <<= 30, end++;
+        if (errno || *end || v < d->min_value || v > d->max_value) {
+            fprintf(stderr, "LeanMPI: ignoring %s=%s (expected an integer in [%ld, %ld])\n", name, s,
+                    d->min_value, d->max_value);
+            continue;
+        }
+        values[i] = v;
+    }
+    loaded = 1;
+}
+
+long lm_cvar(enum lm_cvar_id id)
+{
+    if (!loaded) lm_cvar_load();
+    return values[id];
+}
+
+const char *lm_param_string(const char *name)
+{
+    char full[96];
+    snprintf(full, sizeof full, "LEANMPI_%s", name);
+    const char *s = getenv(full);
+    return (s && *s) ? s : NULL;
+}
+
+const lm_cvar_desc *lm_cvar_describe(int i, long *value)
+{
+    if (i < 0 || i >= LM_CVAR_COUNT) return NULL;
+    if (value) *value = lm_cvar((enum lm_cvar_id)i);
+    return &lm_cvar_table[i];
+}

@@ -1,0 +1,53 @@
+/* Handles: every MPI object is a 32-bit integer handle.
+ *
+ *   bits 31..28  kind  (LM_KIND_*), never 0, so a zeroed handle is invalid
+ *   bits 27..26  tier  0 = the kind's NULL handle, 1 = predefined, 2 = dynamic
+ *   bits 25..0   predefined: index into the kind's predefined table
+ *                dynamic:    generation (6 bits, 25..20) | slot index (20 bits)
+ *
+ * Integer handles make validation cheap and exact: a freed object's slot gets a
+ * new generation, so a stale handle is reported instead of dereferenced.
+ * Object storage grows in chunks only as objects are created (R1). */
+#ifndef LM_HANDLE_H
+#define LM_HANDLE_H
+#include <stddef.h>
+#include <stdint.h>
+
+enum lm_kind {
+    LM_KIND_COMM = 1, LM_KIND_GROUP = 2, LM_KIND_DATATYPE = 3, LM_KIND_OP = 4,
+    LM_KIND_ERRHANDLER = 5, LM_KIND_REQUEST = 6, LM_KIND_INFO = 7, LM_KIND_WIN = 8,
+    LM_KIND_MESSAGE = 9, LM_KIND_SESSION = 10, LM_KIND_FILE = 11,
+    LM_KIND_COUNT = 12
+};
+
+#define LM_TIER_NULL 0u
+#define LM_TIER_BUILTIN 1u
+#define LM_TIER_DYNAMIC 2u
+
+#define LM_HANDLE(kind, tier, payload) \
+    ((int)(((uint32_t)(kind) << 28) | ((uint32_t)(tier) << 26) | ((uint32_t)(payload) & 0x3ffffffu)))
+#define LM_HANDLE_KIND(h) ((unsigned)(((uint32_t)(h)) >> 28))
+#define LM_HANDLE_TIER(h) ((unsigned)((((uint32_t)(h)) >> 26) & 3u))
+#define LM_HANDLE_INDEX(h) ((unsigned)(((uint32_t)(h)) & 0x3ffffffu))
+#define LM_HANDLE_SLOT(h) ((unsigned)(((uint32_t)(h)) & 0xfffffu))
+#define LM_NULL_HANDLE(kind) LM_HANDLE(kind, LM_TIER_NULL, 0)
+
+/* Every object starts with this header. */
+typedef struct lm_object {
+    int handle;          /* its own handle */
+    int refcount;        /* user reference + internal references */
+} lm_object;
+
+/* Allocate a zeroed object of obj_size bytes (>= sizeof(lm_object)); its
+ * handle is stored in the header. NULL when out of memory. */
+void *lm_object_alloc(enum lm_kind kind, size_t obj_size);
+/* Release the slot; any later lookup of the handle fails. */
+void lm_object_free(void *obj);
+/* Dynamic object for a handle, or NULL if the handle is not a live dynamic
+ * object of that kind. Predefined objects are resolved by each kind's module. */
+void *lm_object_lookup(int handle, enum lm_kind kind);
+/* Visit every live dynamic object of a kind (used at finalize for leak checks). */
+void lm_object_foreach(enum lm_kind kind, void (*fn)(void *obj, void *arg), void *arg);
+size_t lm_object_live_count(enum lm_kind kind);
+
+#endif

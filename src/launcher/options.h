@@ -1,0 +1,22 @@
+/* mpirun's command line. */
+#ifndef LM_LAUNCHER_OPTIONS_H
+#define LM_LAUNCHER_OPTIONS_H
+
+typedef struct lm_options {
+    int nranks;              /* -n/-np; 1 when absent */
+    int reported_world_size; /* --simulate-world-size; 0 = nranks */
+    int tag_output;          /* --tag-output */
+    double timeout_s;        /* --timeout; 0 = none */
+    int nenv;                /* -x / --env settings, each "VAR=value" */
+    char **env;
+    char **argv;             /* program and its arguments (points into main's argv) */
+} lm_options;
+
+enum { LM_OPTS_RUN = 0, LM_OPTS_EXIT_OK = 1, LM_OPTS_ERROR = -1 };
+
+/* Parses argv; prints help/version (LM_OPTS_EXIT_OK) or a message on stderr
+ * (LM_OPTS_ERROR). prog is the name messages start with. */
+int lm_options_parse(const char *prog, int argc, char **argv, lm_options *o);
+void lm_options_free(lm_options *o);
+
+#endif

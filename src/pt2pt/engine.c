@@ -1,0 +1,537 @@
+/* The point-to-point engine: matching (posted and unexpected queues), the
+ * eager and rendezvous protocols over transport active messages, and the
+ * queue of packets waiting for send resources.
+ *
+ * Protocols, by message size (bytes = count * type size):
+ *   - eager (<= EAGER_LIMIT and fits one AM): header + data in one AM; the
+ *     send completes when the AM is handed to the transport (synchronous
+ *     mode: when the receiver's SYNC_ACK arrives);
+ *   - rendezvous: RTS carries the sender's buffer address; the receiver, once
+ *     matched, copies the data once (cma) and sends FIN, or, where single copy
+ *     is not possible, sends CTS and the sender streams DATA chunks.
+ * Flow control: eager data that arrives unmatched is copied out of the cell
+ * so the sender's cells come back; the bytes held that way are published in
+ * the receiver's rank block, and senders switch to rendezvous (header only)
+ * while the receiver holds more than UNEXPECTED_LIMIT. */
+#include "pt2pt/pt2pt.h"
+#include "pt2pt/protocol.h"
+#include "transport/transport.h"
+#include "boot/boot.h"
+#include "core/lm_cvar.h"
+#include "core/lm_error.h"
+#include "core/lm_mem.h"
+#include "core/lm_state.h"
+#include <sched.h>
+#include <string.h>
+
+typedef struct lm_unexpected {
+    struct lm_unexpected *next;
+    int context, src_rank, src_world, tag;
+    uint8_t type;            /* LM_PKT_EAGER or LM_PKT_RTS */
+    uint16_t flags;
+    uint64_t size, sreq, addr;
+    void *data;              /* eager payload copy */
+} lm_unexpected;
+
+typedef struct pending_packet {
+    struct pending_packet *next;
+    int dst;
+    lm_pkt hdr;
+    const void *payload;
+    size_t len;
+    lm_request *complete_on_send; /* eager standard send finishing when handed over */
+    lm_request *stream;           /* CTS answered: stream this send's data */
+    size_t stream_offset;
+} pending_packet;
+
+static struct { lm_request *head, *tail; } posted;
+static struct { lm_unexpected *head, *tail; } unexpected;
+static struct { pending_packet *head, *tail; } pending;
+static pending_packet *pending_free;
+static size_t eager_limit;
+static size_t unexpected_limit;
+static size_t chunk_limit;
+static int rndv_outstanding;
+static _Atomic uint64_t *my_unexpected_bytes;
+static uint64_t unexpected_private; /* singleton without a rank block */
+
+static void handle_packet(int src_world, const void *hdr, size_t hdr_len, const void *payload, size_t len);
+
+int lm_pt2pt_init(void)
+{
+    eager_limit = (size_t)lm_cvar(LM_CVAR_EAGER_LIMIT);
+    unexpected_limit = (size_t)lm_cvar(LM_CVAR_UNEXPECTED_LIMIT);
+    chunk_limit = (size_t)lm_cvar(LM_CVAR_PIPELINE_CHUNK);
+    const lm_boot_info *b = lm_boot();
+    my_unexpected_bytes = b->segment
+        ? &lm_node_segment_rank(b->segment, b->local_rank)->unexpected_bytes
+        : (_Atomic uint64_t *)&unexpected_private;
+    lm_transport_register_am(LM_AM_PT2PT, handle_packet);
+    return MPI_SUCCESS;
+}
+
+void lm_pt2pt_finalize(void)
+{
+    while (unexpected.head) {
+        lm_unexpected *u = unexpected.head;
+        unexpected.head = u->next;
+        lm_free(LM_MEM_PT2PT, u->data);
+        lm_free(LM_MEM_PT2PT, u);
+    }
+    unexpected.tail = NULL;
+    while (pending_free) {
+        pending_packet *p = pending_free;
+        pending_free = p->next;
+        lm_free(LM_MEM_PT2PT, p);
+    }
+}
+
+int lm_pt2pt_busy(void) { return pending.head != NULL || rndv_outstanding > 0; }
+
+/* ---- sending packets ---------------------------------------------------- */
+
+static pending_packet *pending_new(void)
+{
+    pending_packet *p = pending_free;
+    if (p) pending_free = p->next;
+    else p = lm_malloc(LM_MEM_PT2PT, sizeof *p);
+    if (p) memset(p, 0, sizeof *p);
+    return p;
+}
+
+static void pending_push(pending_packet *p)
+{
+    p->next = NULL;
+    if (pending.tail) pending.tail->next = p;
+    else pending.head = p;
+    pending.tail = p;
+}
+
+/* Hand a packet to the transport now if nothing is queued before it (order
+ * between messages is kept by never letting a packet pass the queue), else
+ * queue it. Returns 1 if sent now, 0 if queued, or an MPI error. */
+static int post_packet(int dst, const lm_pkt *h, const void *payload, size_t len, lm_request *complete_on_send)
+{
+    if (!pending.head) {
+        int rc = lm_transport_am_send(dst, h, sizeof *h, payload, len);
+        if (rc == LM_OK) return 1;
+        if (rc != LM_EAGAIN) return MPI_ERR_OTHER;
+    }
+    pending_packet *p = pending_new();
+    if (!p) return MPI_ERR_NO_MEM;
+    p->dst = dst;
+    p->hdr = *h;
+    p->payload = payload;
+    p->len = len;
+    p->complete_on_send = complete_on_send;
+    pending_push(p);
+    return 0;
+}
+
+static size_t stream_chunk(int dst)
+{
+    size_t m = lm_transport_max_payload(dst);
+    return (chunk_limit && chunk_limit < m) ? chunk_limit : m;
+}
+
+/* Push queued packets until the transport pushes back. */
+static int drain_pending(void)
+{
+    int n = 0;
+    while (pending.head) {
+        pending_packet *p = pending.head;
+        if (p->stream) {
+            lm_request *r = p->stream;
+            size_t chunk = stream_chunk(p->dst);
+            while (p->stream_offset < r->len) {
+                size_t c = r->len - p->stream_offset;
+                if (c > chunk) c = chunk;
+                p->hdr.addr = p->stream_offset;
+                if (lm_transport_am_send(p->dst, &p->hdr, sizeof p->hdr, (char *)r->buf + p->stream_offset, c) != LM_OK)
+                    return n;
+                p->stream_offset += c;
+                n++;
+            }
+            /* every chunk is out: the sender's buffer may be reused */
+            rndv_outstanding--;
+            lm_request_complete(r);
+        } else {
+            if (lm_transport_am_send(p->dst, &p->hdr, sizeof p->hdr, p->payload, p->len) != LM_OK) return n;
+            if (p->complete_on_send) lm_request_complete(p->complete_on_send);
+            n++;
+        }
+        pending.head = p->next;
+        if (!pending.head) pending.tail = NULL;
+        p->next = pending_free;
+        pending_free = p;
+    }
+    return n;
+}
+
+static void send_control(int dst, uint8_t type, uint64_t sreq, uint64_t rreq)
+{
+    lm_pkt h = {.am_id = LM_AM_PT2PT, .type = type, .sreq = sreq, .rreq = rreq};
+    if (post_packet(dst, &h, NULL, 0, NULL) < 0) lm_fatal("cannot queue a control packet");
+}
+
+static int receiver_congested(int dst_world)
+{
+    const lm_boot_info *b = lm_boot();
+    if (!b->segment || !lm_boot_is_local(dst_world)) return 0;
+    lm_rank_block *rb = lm_node_segment_rank(b->segment, lm_boot_local_rank_of(dst_world));
+    return atomic_load_explicit(&rb->unexpected_bytes, memory_order_relaxed) > unexpected_limit;
+}
+
+int lm_send_start(lm_request *r)
+{
+    r->complete = 0;
+    r->error = MPI_SUCCESS;
+    if (r->peer == MPI_PROC_NULL) {
+        r->source = MPI_PROC_NULL;
+        r->tag = MPI_ANY_TAG;
+        r->bytes = 0;
+        lm_request_complete(r);
+        return MPI_SUCCESS;
+    }
+    lm_pkt h = {.am_id = LM_AM_PT2PT, .context = r->ctx, .src_rank = r->comm->rank, .tag = r->match_tag,
+                .size = r->len, .sreq = (uint64_t)(uintptr_t)r};
+    int dst = r->peer_world;
+    size_t limit = eager_limit;
+    size_t maxp = lm_transport_max_payload(dst);
+    if (limit > maxp) limit = maxp;
+    if (r->len <= limit && !receiver_congested(dst)) {
+        h.type = LM_PKT_EAGER;
+        int sync = r->mode == LM_MODE_SYNC;
+        if (sync) h.flags = LM_PKT_FLAG_SYNC;
+        int rc = post_packet(dst, &h, r->buf, r->len, sync ? NULL : r);
+        if (rc < 0) return rc;
+        if (rc == 1 && !sync) lm_request_complete(r);
+        return MPI_SUCCESS;
+    }
+    h.type = LM_PKT_RTS;
+    h.addr = (uint64_t)(uintptr_t)r->buf;
+    rndv_outstanding++;
+    int rc = post_packet(dst, &h, NULL, 0, NULL);
+    return rc < 0 ? rc : MPI_SUCCESS;
+}
+
+/* ---- matching ----------------------------------------------------------- */
+
+static inline int envelope_matches(int want_src, int want_tag, int src, int tag)
+{
+    return (want_src == src || want_src == MPI_ANY_SOURCE) && (want_tag == tag || want_tag == MPI_ANY_TAG);
+}
+
+static lm_request *take_posted(int context, int src, int tag)
+{
+    lm_request *prev = NULL;
+    for (lm_request *r = posted.head; r; prev = r, r = r->next) {
+        if (r->ctx != context || !envelope_matches(r->peer, r->match_tag, src, tag)) continue;
+        if (prev) prev->next = r->next;
+        else posted.head = r->next;
+        if (posted.tail == r) posted.tail = prev;
+        r->next = NULL;
+        return r;
+    }
+    return NULL;
+}
+
+static lm_unexpected *find_unexpected(int context, int src, int tag, lm_unexpected **prev_out)
+{
+    lm_unexpected *prev = NULL;
+    for (lm_unexpected *u = unexpected.head; u; prev = u, u = u->next) {
+        if (u->context == context && envelope_matches(src, tag, u->src_rank, u->tag)) {
+            if (prev_out) *prev_out = prev;
+            return u;
+        }
+    }
+    return NULL;
+}
+
+static void unlink_unexpected(lm_unexpected *u, lm_unexpected *prev)
+{
+    if (prev) prev->next = u->next;
+    else unexpected.head = u->next;
+    if (unexpected.tail == u) unexpected.tail = prev;
+    u->next = NULL;
+}
+
+/* Deliver `size` bytes at `data` into receive r (truncating, never writing
+ * past r->len). */
+static void deliver_eager(lm_request *r, int src_rank, int tag, const void *data, size_t size)
+{
+    size_t n = size;
+    if (n > r->len) {
+        n = r->len;
+        r->error = MPI_ERR_TRUNCATE;
+    }
+    if (n) memcpy(r->buf, data, n);
+    r->source = src_rank;
+    r->tag = tag;
+    r->bytes = (MPI_Count)n;
+    lm_request_complete(r);
+}
+
+/* A matched RTS: fetch the data in one copy, or ask for it to be streamed. */
+static void start_rendezvous_receive(lm_request *r, int src_world, int src_rank, int tag, uint64_t size,
+                                     uint64_t sreq, uint64_t addr)
+{
+    size_t n = size;
+    r->source = src_rank;
+    r->tag = tag;
+    if (n > r->len) {
+        n = r->len;
+        r->error = MPI_ERR_TRUNCATE;
+    }
+    if (lm_transport_rget(src_world, r->buf, addr, n) == LM_OK) {
+        r->bytes = (MPI_Count)n;
+        send_control(src_world, LM_PKT_FIN, sreq, 0);
+        lm_request_complete(r);
+        return;
+    }
+    r->rndv_total = size;
+    r->rndv_received = 0;
+    r->bytes = (MPI_Count)n;
+    if (size == 0) {
+        send_control(src_world, LM_PKT_FIN, sreq, 0);
+        lm_request_complete(r);
+        return;
+    }
+    send_control(src_world, LM_PKT_CTS, sreq, (uint64_t)(uintptr_t)r);
+}
+
+static void deliver_unexpected(lm_request *r, lm_unexpected *u)
+{
+    if (u->type == LM_PKT_EAGER) {
+        atomic_fetch_sub_explicit(my_unexpected_bytes, u->size, memory_order_relaxed);
+        if (u->flags & LM_PKT_FLAG_SYNC) send_control(u->src_world, LM_PKT_SYNC_ACK, u->sreq, 0);
+        deliver_eager(r, u->src_rank, u->tag, u->data, u->size);
+    } else {
+        start_rendezvous_receive(r, u->src_world, u->src_rank, u->tag, u->size, u->sreq, u->addr);
+    }
+    lm_free(LM_MEM_PT2PT, u->data);
+    lm_free(LM_MEM_PT2PT, u);
+}
+
+int lm_recv_start(lm_request *r)
+{
+    r->complete = 0;
+    r->error = MPI_SUCCESS;
+    r->cancelled = 0;
+    if (r->peer == MPI_PROC_NULL) {
+        r->source = MPI_PROC_NULL;
+        r->tag = MPI_ANY_TAG;
+        r->bytes = 0;
+        lm_request_complete(r);
+        return MPI_SUCCESS;
+    }
+    lm_unexpected *prev;
+    lm_unexpected *u = find_unexpected(r->ctx, r->peer, r->match_tag, &prev);
+    if (u) {
+        unlink_unexpected(u, prev);
+        deliver_unexpected(r, u);
+        return MPI_SUCCESS;
+    }
+    r->next = NULL;
+    if (posted.tail) posted.tail->next = r;
+    else posted.head = r;
+    posted.tail = r;
+    return MPI_SUCCESS;
+}
+
+int lm_recv_cancel(lm_request *r)
+{
+    lm_request *prev = NULL;
+    for (lm_request *q = posted.head; q; prev = q, q = q->next) {
+        if (q != r) continue;
+        if (prev) prev->next = q->next;
+        else posted.head = q->next;
+        if (posted.tail == q) posted.tail = prev;
+        r->cancelled = 1;
+        r->bytes = 0;
+        lm_request_complete(r);
+        return 1;
+    }
+    return 0;
+}
+
+/* ---- incoming packets --------------------------------------------------- */
+
+static void queue_unexpected(int src_world, const lm_pkt *h, const void *payload, size_t len)
+{
+    lm_unexpected *u = lm_malloc(LM_MEM_PT2PT, sizeof *u);
+    if (!u) lm_fatal("out of memory for an unexpected message");
+    u->next = NULL;
+    u->context = h->context;
+    u->src_rank = h->src_rank;
+    u->src_world = src_world;
+    u->tag = h->tag;
+    u->type = h->type;
+    u->flags = h->flags;
+    u->size = h->size;
+    u->sreq = h->sreq;
+    u->addr = h->addr;
+    u->data = NULL;
+    if (h->type == LM_PKT_EAGER && len) {
+        u->data = lm_malloc(LM_MEM_PT2PT, len);
+        if (!u->data) lm_fatal("out of memory for an unexpected message");
+        memcpy(u->data, payload, len);
+        atomic_fetch_add_explicit(my_unexpected_bytes, len, memory_order_relaxed);
+    }
+    if (unexpected.tail) unexpected.tail->next = u;
+    else unexpected.head = u;
+    unexpected.tail = u;
+}
+
+static void handle_packet(int src_world, const void *hdr, size_t hdr_len, const void *payload, size_t len)
+{
+    const lm_pkt *h = hdr;
+    (void)hdr_len;
+    switch (h->type) {
+    case LM_PKT_EAGER: {
+        lm_request *r = take_posted(h->context, h->src_rank, h->tag);
+        if (!r) {
+            queue_unexpected(src_world, h, payload, len);
+            return;
+        }
+        if (h->flags & LM_PKT_FLAG_SYNC) send_control(src_world, LM_PKT_SYNC_ACK, h->sreq, 0);
+        deliver_eager(r, h->src_rank, h->tag, payload, len);
+        return;
+    }
+    case LM_PKT_RTS: {
+        lm_request *r = take_posted(h->context, h->src_rank, h->tag);
+        if (!r) {
+            queue_unexpected(src_world, h, NULL, 0);
+            return;
+        }
+        start_rendezvous_receive(r, src_world, h->src_rank, h->tag, h->size, h->sreq, h->addr);
+        return;
+    }
+    case LM_PKT_CTS: {
+        lm_request *s = (lm_request *)(uintptr_t)h->sreq;
+        pending_packet *p = pending_new();
+        if (!p) lm_fatal("out of memory streaming a message");
+        p->dst = src_world;
+        p->hdr = (lm_pkt){.am_id = LM_AM_PT2PT, .type = LM_PKT_DATA, .rreq = h->rreq};
+        p->stream = s;
+        pending_push(p);
+        return;
+    }
+    case LM_PKT_DATA: {
+        lm_request *r = (lm_request *)(uintptr_t)h->rreq;
+        size_t off = (size_t)h->addr;
+        if (off < r->len) memcpy((char *)r->buf + off, payload, len <= r->len - off ? len : r->len - off);
+        r->rndv_received += len;
+        if (r->rndv_received >= r->rndv_total) lm_request_complete(r);
+        return;
+    }
+    case LM_PKT_FIN: {
+        lm_request *s = (lm_request *)(uintptr_t)h->sreq;
+        rndv_outstanding--;
+        lm_request_complete(s);
+        return;
+    }
+    case LM_PKT_SYNC_ACK:
+        lm_request_complete((lm_request *)(uintptr_t)h->sreq);
+        return;
+    default:
+        lm_fatal("unknown packet type %d from rank %d", h->type, src_world);
+    }
+}
+
+/* ---- probe -------------------------------------------------------------- */
+
+int lm_iprobe(int src, int tag, lm_comm *c, int ctx, int *flag, MPI_Status *st)
+{
+    (void)c;
+    lm_unexpected *u = find_unexpected(ctx, src, tag, NULL);
+    *flag = u != NULL;
+    if (u) lm_status_set(st, u->src_rank, u->tag, MPI_SUCCESS, (MPI_Count)u->size, 0);
+    return MPI_SUCCESS;
+}
+
+lm_unexpected *lm_mprobe_take(int src, int tag, lm_comm *c, int ctx, MPI_Status *st)
+{
+    (void)c;
+    lm_unexpected *prev;
+    lm_unexpected *u = find_unexpected(ctx, src, tag, &prev);
+    if (!u) return NULL;
+    unlink_unexpected(u, prev);
+    lm_status_set(st, u->src_rank, u->tag, MPI_SUCCESS, (MPI_Count)u->size, 0);
+    return u;
+}
+
+int lm_mrecv_start(lm_request *r, lm_unexpected *u)
+{
+    r->complete = 0;
+    r->error = MPI_SUCCESS;
+    deliver_unexpected(r, u);
+    return MPI_SUCCESS;
+}
+
+/* ---- progress ----------------------------------------------------------- */
+
+int lm_progress(void)
+{
+    int n = lm_transport_progress();
+    if (pending.head) n += drain_pending();
+    return n;
+}
+
+void lm_progress_until(volatile int *flag)
+{
+    unsigned idle = 0;
+    const unsigned spin_before_yield = lm_oversubscribed() ? 1 : 1024;
+    while (!*flag) {
+        if (lm_progress()) {
+            idle = 0;
+            continue;
+        }
+        if (++idle >= spin_before_yield) {
+            sched_yield();
+            idle = 0;
+        }
+    }
+}
+
+/* ---- internal convenience ----------------------------------------------- */
+
+static lm_request *bytes_request(void *buf, size_t len, int peer, int tag, lm_comm *c, int ctx, int kind)
+{
+    lm_request *r = lm_request_new(kind);
+    if (!r) return NULL;
+    r->buf = buf;
+    r->len = len;
+    r->comm = c;
+    r->ctx = ctx;
+    r->peer = peer;
+    r->peer_world = (peer >= 0) ? lm_comm_world_rank(c, peer) : -1;
+    r->match_tag = tag;
+    r->mode = LM_MODE_STANDARD;
+    return r;
+}
+
+int lm_isend_bytes(const void *buf, size_t len, int dest, int tag, lm_comm *c, int ctx, lm_request **out)
+{
+    lm_request *r = bytes_request((void *)buf, len, dest, tag, c, ctx, LM_REQ_SEND);
+    if (!r) return MPI_ERR_NO_MEM;
+    *out = r;
+    return lm_send_start(r);
+}
+
+int lm_irecv_bytes(void *buf, size_t len, int src, int tag, lm_comm *c, int ctx, lm_request **out)
+{
+    lm_request *r = bytes_request(buf, len, src, tag, c, ctx, LM_REQ_RECV);
+    if (!r) return MPI_ERR_NO_MEM;
+    *out = r;
+    return lm_recv_start(r);
+}
+
+int lm_wait_release(lm_request *r, MPI_Status *st)
+{
+    lm_progress_until(&r->complete);
+    int err = r->error;
+    lm_request_status(r, st);
+    lm_request_release(r);
+    return err;
+}

@@ -1,0 +1,34 @@
+/* Wire format of point-to-point traffic carried as transport active messages. */
+#ifndef LM_PROTOCOL_H
+#define LM_PROTOCOL_H
+#include <stdint.h>
+
+#define LM_AM_PT2PT 1
+
+enum lm_pkt_type {
+    LM_PKT_EAGER = 1,    /* header + whole message */
+    LM_PKT_RTS,          /* rendezvous: request to send (sender address for single copy) */
+    LM_PKT_CTS,          /* receiver ready: stream the data through cells */
+    LM_PKT_DATA,         /* one chunk of a streamed message */
+    LM_PKT_FIN,          /* receiver copied the data: the send is complete */
+    LM_PKT_SYNC_ACK,     /* a synchronous-mode eager message was matched */
+};
+
+#define LM_PKT_FLAG_SYNC 1u
+
+typedef struct lm_pkt {
+    uint8_t am_id;       /* LM_AM_PT2PT */
+    uint8_t type;        /* enum lm_pkt_type */
+    uint16_t flags;
+    int32_t context;     /* matching context */
+    int32_t src_rank;    /* sender's rank in the communicator */
+    int32_t tag;
+    uint64_t size;       /* whole message in bytes */
+    uint64_t sreq;       /* sender's request (address in the sender) */
+    uint64_t rreq;       /* receiver's request (address in the receiver) */
+    uint64_t addr;       /* RTS: sender buffer address; DATA: offset */
+} lm_pkt;
+
+_Static_assert(sizeof(lm_pkt) <= 64, "packet header must fit an AM header");
+
+#endif

@@ -1,0 +1,35 @@
+/* Point-to-point engine, used by the MPI entry points and by collectives. */
+#ifndef LM_PT2PT_H
+#define LM_PT2PT_H
+#include "pt2pt/request.h"
+
+int lm_pt2pt_init(void);
+void lm_pt2pt_finalize(void);
+
+/* Progress everything once; returns events handled. */
+int lm_progress(void);
+/* Progress until *flag becomes non-zero (yields the core when oversubscribed). */
+void lm_progress_until(volatile int *flag);
+
+/* Start a send/receive described by an initialised request (fields buf, len,
+ * comm, ctx, peer, match_tag, mode). The request completes later. */
+int lm_send_start(lm_request *r);
+int lm_recv_start(lm_request *r);
+
+/* Convenience for internal users (collectives): contiguous bytes, given context. */
+int lm_isend_bytes(const void *buf, size_t len, int dest, int tag, lm_comm *c, int ctx, lm_request **out);
+int lm_irecv_bytes(void *buf, size_t len, int src, int tag, lm_comm *c, int ctx, lm_request **out);
+int lm_wait_release(lm_request *r, MPI_Status *st);
+
+/* Probe the unexpected queue (no progress); fills status if found. */
+int lm_iprobe(int src, int tag, lm_comm *c, int ctx, int *flag, MPI_Status *st);
+/* Remove a matching unexpected message for MPI_Mprobe; NULL if none. */
+struct lm_unexpected *lm_mprobe_take(int src, int tag, lm_comm *c, int ctx, MPI_Status *st);
+/* Receive a message taken by lm_mprobe_take into r (r->buf/len set). */
+int lm_mrecv_start(lm_request *r, struct lm_unexpected *u);
+/* Cancel a posted receive if still unmatched; returns 1 if cancelled. */
+int lm_recv_cancel(lm_request *r);
+/* Outstanding sends that still need this process (rendezvous, queued packets). */
+int lm_pt2pt_busy(void);
+
+#endif

@@ -1,0 +1,45 @@
+#include "pt2pt/request.h"
+#include "core/lm_mem.h"
+#include <string.h>
+
+lm_request *lm_request_new(int kind)
+{
+    lm_request *r = lm_object_alloc(LM_KIND_REQUEST, sizeof *r);
+    if (r) r->kind = (uint8_t)kind;
+    return r;
+}
+
+lm_request *lm_request_get(MPI_Request h) { return lm_object_lookup(h, LM_KIND_REQUEST); }
+
+void lm_request_release(lm_request *r)
+{
+    if (r->obj.handle) lm_object_free(r);
+}
+
+void lm_request_complete(lm_request *r)
+{
+    r->complete = 1;
+    if (r->user_freed && !r->persistent) lm_request_release(r);
+}
+
+void lm_status_set(MPI_Status *st, int source, int tag, int error, MPI_Count bytes, int cancelled)
+{
+    if (st == MPI_STATUS_IGNORE) return;
+    st->MPI_SOURCE = source;
+    st->MPI_TAG = tag;
+    st->MPI_ERROR = error;
+    st->count_lo = (int)(bytes & 0xffffffff);
+    st->count_hi_and_cancelled = (int)((bytes >> 32) & 0x7fffffff) | (cancelled ? (int)0x80000000u : 0);
+}
+
+void lm_request_status(const lm_request *r, MPI_Status *st)
+{
+    if (st == MPI_STATUS_IGNORE) return;
+    /* MPI_ERROR is left alone: only the multiple-completion calls set it,
+     * when they return MPI_ERR_IN_STATUS. */
+    int error = st->MPI_ERROR;
+    if (r->kind == LM_REQ_SEND)
+        lm_status_set(st, MPI_ANY_SOURCE, MPI_ANY_TAG, error, 0, r->cancelled);
+    else
+        lm_status_set(st, r->source, r->tag, error, r->bytes, r->cancelled);
+}

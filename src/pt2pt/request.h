@@ -1,0 +1,60 @@
+/* Requests. User-visible requests are handle objects; blocking calls use a
+ * request on their own stack (handle 0) so the fast path allocates nothing.
+ * Peers reference each other's requests by address (valid until completion). */
+#ifndef LM_REQUEST_H
+#define LM_REQUEST_H
+#include <stdint.h>
+#include "mpi.h"
+#include "core/lm_handle.h"
+#include "comm/comm.h"
+
+enum lm_req_kind { LM_REQ_SEND, LM_REQ_RECV, LM_REQ_GREQ, LM_REQ_COLL, LM_REQ_NULLREQ };
+enum lm_send_mode { LM_MODE_STANDARD, LM_MODE_SYNC, LM_MODE_READY, LM_MODE_BUFFERED };
+
+typedef struct lm_request lm_request;
+struct lm_request {
+    lm_object obj;
+    uint8_t kind;            /* enum lm_req_kind */
+    uint8_t mode;            /* enum lm_send_mode (sends) */
+    uint8_t persistent;      /* created by *_init */
+    uint8_t active;          /* persistent: started and not yet completed by wait/test */
+    uint8_t user_freed;      /* MPI_Request_free while active: release at completion */
+    uint8_t cancelled;
+    uint8_t rndv_waiting_fin;
+    volatile int complete;
+    int error;               /* MPI error class of the operation */
+    int source, tag;         /* status */
+    MPI_Count bytes;         /* bytes transferred (status count) */
+
+    lm_comm *comm;
+    int ctx;                 /* matching context */
+    int peer;                /* comm rank (or MPI_ANY_SOURCE / MPI_PROC_NULL) */
+    int peer_world;          /* world rank of peer (sends) */
+    int match_tag;
+    void *buf;               /* user buffer (const for sends) */
+    MPI_Count count;
+    MPI_Datatype datatype;
+    size_t len;              /* bytes described by count * datatype */
+
+    lm_request *next;        /* posted-receive queue link */
+    /* rendezvous receive through cells */
+    size_t rndv_received, rndv_total;
+    /* buffered send: the block in the attached buffer */
+    void *bsend_block;
+    /* persistent requests keep the arguments as given */
+    /* generalized requests */
+    void *greq_query, *greq_free, *greq_cancel, *greq_state;
+};
+
+/* A fresh handle object request (refcount 1). NULL when out of memory. */
+lm_request *lm_request_new(int kind);
+lm_request *lm_request_get(MPI_Request r);
+/* Release the request's object (handle requests) or nothing (stack ones). */
+void lm_request_release(lm_request *r);
+/* Mark complete; frees it if the user already freed it. */
+void lm_request_complete(lm_request *r);
+void lm_status_set(MPI_Status *st, int source, int tag, int error, MPI_Count bytes, int cancelled);
+/* Fill status from a completed request (status may be MPI_STATUS_IGNORE). */
+void lm_request_status(const lm_request *r, MPI_Status *st);
+
+#endif

@@ -1,0 +1,258 @@
+/* MPI send and receive calls: argument checks are done by the generated
+ * entry points; here the request is built and handed to the engine. The
+ * blocking forms keep the request on the stack. */
+#include "pt2pt/pt2pt.h"
+#include "pt2pt/bsend.h"
+#include "datatype/datatype.h"
+#include "core/lm_error.h"
+#include "core/lm_mem.h"
+#include "binding/impl_gen.h"
+#include <string.h>
+
+static int describe(lm_request *r, const char *fname, const void *buf, MPI_Count count, MPI_Datatype dt,
+                    int peer, int tag, MPI_Comm comm, lm_comm **cp)
+{
+    lm_comm *c = lm_comm_get(comm);
+    lm_datatype *t = lm_datatype_get(dt);
+    if (!c) return lm_err_comm(comm, MPI_ERR_COMM, fname, "invalid communicator");
+    if (!t) return lm_err_comm(comm, MPI_ERR_TYPE, fname, "invalid datatype");
+    if (!t->contiguous)
+        return lm_err_comm(comm, MPI_ERR_UNSUPPORTED_OPERATION, fname,
+                           "non-contiguous datatypes are not supported in this version");
+    r->comm = c;
+    r->ctx = c->context_id;
+    r->peer = peer;
+    r->peer_world = peer >= 0 ? lm_comm_world_rank(c, peer) : -1;
+    r->match_tag = tag;
+    r->buf = (char *)buf + (t->predefined ? 0 : t->true_lb);
+    r->count = count;
+    r->datatype = dt;
+    r->len = (size_t)(count * t->size);
+    *cp = c;
+    return MPI_SUCCESS;
+}
+
+static int finish(lm_request *r, lm_comm *c, const char *fname, MPI_Status *status)
+{
+    lm_progress_until(&r->complete);
+    lm_request_status(r, status);
+    if (r->error != MPI_SUCCESS)
+        return lm_err_comm(c->obj.handle, r->error, fname, "message from rank %d with tag %d: %lld bytes received",
+                           r->source, r->tag, (long long)r->bytes);
+    return MPI_SUCCESS;
+}
+
+static int blocking_send(const char *fname, int mode, const void *buf, MPI_Count count, MPI_Datatype dt, int dest,
+                         int tag, MPI_Comm comm)
+{
+    if (mode == LM_MODE_BUFFERED) {
+        MPI_Request req;
+        int rc = lm_bsend_start(fname, buf, count, dt, dest, tag, comm, &req);
+        if (rc != MPI_SUCCESS) return rc;
+        return MPI_SUCCESS; /* buffered: complete as soon as it is copied */
+    }
+    lm_request r;
+    memset(&r, 0, sizeof r);
+    r.kind = LM_REQ_SEND;
+    r.mode = (uint8_t)mode;
+    lm_comm *c;
+    int rc = describe(&r, fname, buf, count, dt, dest, tag, comm, &c);
+    if (rc != MPI_SUCCESS) return rc;
+    rc = lm_send_start(&r);
+    if (rc != MPI_SUCCESS) return lm_err_comm(comm, rc, fname, "send failed");
+    if (!r.complete) lm_progress_until(&r.complete);
+    return MPI_SUCCESS;
+}
+
+static int nonblocking_send(const char *fname, int mode, const void *buf, MPI_Count count, MPI_Datatype dt,
+                            int dest, int tag, MPI_Comm comm, MPI_Request *request, int persistent)
+{
+    if (mode == LM_MODE_BUFFERED && !persistent) return lm_bsend_start(fname, buf, count, dt, dest, tag, comm, request);
+    lm_request *r = lm_request_new(LM_REQ_SEND);
+    if (!r) return lm_err_comm(comm, MPI_ERR_NO_MEM, fname, "out of memory");
+    r->mode = (uint8_t)mode;
+    lm_comm *c;
+    int rc = describe(r, fname, buf, count, dt, dest, tag, comm, &c);
+    if (rc != MPI_SUCCESS) {
+        lm_request_release(r);
+        return rc;
+    }
+    *request = r->obj.handle;
+    if (persistent) {
+        r->persistent = 1;
+        r->complete = 1; /* inactive */
+        return MPI_SUCCESS;
+    }
+    rc = lm_send_start(r);
+    if (rc != MPI_SUCCESS) return lm_err_comm(comm, rc, fname, "send failed");
+    return MPI_SUCCESS;
+}
+
+static int recv_request(const char *fname, void *buf, MPI_Count count, MPI_Datatype dt, int source, int tag,
+                        MPI_Comm comm, MPI_Request *request, int persistent)
+{
+    lm_request *r = lm_request_new(LM_REQ_RECV);
+    if (!r) return lm_err_comm(comm, MPI_ERR_NO_MEM, fname, "out of memory");
+    lm_comm *c;
+    int rc = describe(r, fname, buf, count, dt, source, tag, comm, &c);
+    if (rc != MPI_SUCCESS) {
+        lm_request_release(r);
+        return rc;
+    }
+    *request = r->obj.handle;
+    if (persistent) {
+        r->persistent = 1;
+        r->complete = 1;
+        return MPI_SUCCESS;
+    }
+    return lm_recv_start(r);
+}
+
+#define SEND_FAMILY(NAME, MODE, CT)                                                                          \
+    int impl_MPI_##NAME(const void *buf, CT count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm) \
+    {                                                                                                        \
+        return blocking_send("MPI_" #NAME, MODE, buf, count, datatype, dest, tag, comm);                     \
+    }
+#define ISEND_FAMILY(NAME, MODE, CT, PERSISTENT)                                                             \
+    int impl_MPI_##NAME(const void *buf, CT count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm, \
+                        MPI_Request *request)                                                                \
+    {                                                                                                        \
+        return nonblocking_send("MPI_" #NAME, MODE, buf, count, datatype, dest, tag, comm, request,         \
+                                PERSISTENT);                                                                 \
+    }
+
+SEND_FAMILY(Send, LM_MODE_STANDARD, int)
+SEND_FAMILY(Send_c, LM_MODE_STANDARD, MPI_Count)
+SEND_FAMILY(Ssend, LM_MODE_SYNC, int)
+SEND_FAMILY(Ssend_c, LM_MODE_SYNC, MPI_Count)
+SEND_FAMILY(Rsend, LM_MODE_READY, int)
+SEND_FAMILY(Rsend_c, LM_MODE_READY, MPI_Count)
+SEND_FAMILY(Bsend, LM_MODE_BUFFERED, int)
+SEND_FAMILY(Bsend_c, LM_MODE_BUFFERED, MPI_Count)
+ISEND_FAMILY(Isend, LM_MODE_STANDARD, int, 0)
+ISEND_FAMILY(Isend_c, LM_MODE_STANDARD, MPI_Count, 0)
+ISEND_FAMILY(Issend, LM_MODE_SYNC, int, 0)
+ISEND_FAMILY(Issend_c, LM_MODE_SYNC, MPI_Count, 0)
+ISEND_FAMILY(Irsend, LM_MODE_READY, int, 0)
+ISEND_FAMILY(Irsend_c, LM_MODE_READY, MPI_Count, 0)
+ISEND_FAMILY(Ibsend, LM_MODE_BUFFERED, int, 0)
+ISEND_FAMILY(Ibsend_c, LM_MODE_BUFFERED, MPI_Count, 0)
+ISEND_FAMILY(Send_init, LM_MODE_STANDARD, int, 1)
+ISEND_FAMILY(Send_init_c, LM_MODE_STANDARD, MPI_Count, 1)
+ISEND_FAMILY(Ssend_init, LM_MODE_SYNC, int, 1)
+ISEND_FAMILY(Ssend_init_c, LM_MODE_SYNC, MPI_Count, 1)
+ISEND_FAMILY(Rsend_init, LM_MODE_READY, int, 1)
+ISEND_FAMILY(Rsend_init_c, LM_MODE_READY, MPI_Count, 1)
+ISEND_FAMILY(Bsend_init, LM_MODE_BUFFERED, int, 1)
+ISEND_FAMILY(Bsend_init_c, LM_MODE_BUFFERED, MPI_Count, 1)
+
+static int blocking_recv(void *buf, MPI_Count count, MPI_Datatype dt, int source, int tag, MPI_Comm comm,
+                         MPI_Status *status)
+{
+    lm_request r;
+    memset(&r, 0, sizeof r);
+    r.kind = LM_REQ_RECV;
+    lm_comm *c;
+    int rc = describe(&r, "MPI_Recv", buf, count, dt, source, tag, comm, &c);
+    if (rc != MPI_SUCCESS) return rc;
+    lm_recv_start(&r);
+    return finish(&r, c, "MPI_Recv", status);
+}
+
+int impl_MPI_Recv(void *buf, int count, MPI_Datatype datatype, int source, int tag, MPI_Comm comm, MPI_Status *status)
+{
+    return blocking_recv(buf, count, datatype, source, tag, comm, status);
+}
+
+int impl_MPI_Recv_c(void *buf, MPI_Count count, MPI_Datatype datatype, int source, int tag, MPI_Comm comm,
+                    MPI_Status *status)
+{
+    return blocking_recv(buf, count, datatype, source, tag, comm, status);
+}
+
+int impl_MPI_Irecv(void *buf, int count, MPI_Datatype datatype, int source, int tag, MPI_Comm comm, MPI_Request *request)
+{
+    return recv_request("MPI_Irecv", buf, count, datatype, source, tag, comm, request, 0);
+}
+
+int impl_MPI_Irecv_c(void *buf, MPI_Count count, MPI_Datatype datatype, int source, int tag, MPI_Comm comm,
+                     MPI_Request *request)
+{
+    return recv_request("MPI_Irecv_c", buf, count, datatype, source, tag, comm, request, 0);
+}
+
+int impl_MPI_Recv_init(void *buf, int count, MPI_Datatype datatype, int source, int tag, MPI_Comm comm,
+                       MPI_Request *request)
+{
+    return recv_request("MPI_Recv_init", buf, count, datatype, source, tag, comm, request, 1);
+}
+
+int impl_MPI_Recv_init_c(void *buf, MPI_Count count, MPI_Datatype datatype, int source, int tag, MPI_Comm comm,
+                         MPI_Request *request)
+{
+    return recv_request("MPI_Recv_init_c", buf, count, datatype, source, tag, comm, request, 1);
+}
+
+static int sendrecv(const char *fname, const void *sbuf, MPI_Count scount, MPI_Datatype stype, int dest, int stag,
+                    void *rbuf, MPI_Count rcount, MPI_Datatype rtype, int source, int rtag, MPI_Comm comm,
+                    MPI_Status *status)
+{
+    lm_request s, r;
+    memset(&s, 0, sizeof s);
+    memset(&r, 0, sizeof r);
+    s.kind = LM_REQ_SEND;
+    r.kind = LM_REQ_RECV;
+    lm_comm *c;
+    int rc = describe(&r, fname, rbuf, rcount, rtype, source, rtag, comm, &c);
+    if (rc == MPI_SUCCESS) rc = describe(&s, fname, sbuf, scount, stype, dest, stag, comm, &c);
+    if (rc != MPI_SUCCESS) return rc;
+    lm_recv_start(&r);
+    rc = lm_send_start(&s);
+    if (rc != MPI_SUCCESS) return lm_err_comm(comm, rc, fname, "send failed");
+    lm_progress_until(&s.complete);
+    return finish(&r, c, fname, status);
+}
+
+int impl_MPI_Sendrecv(const void *sendbuf, int sendcount, MPI_Datatype sendtype, int dest, int sendtag, void *recvbuf,
+                      int recvcount, MPI_Datatype recvtype, int source, int recvtag, MPI_Comm comm, MPI_Status *status)
+{
+    return sendrecv("MPI_Sendrecv", sendbuf, sendcount, sendtype, dest, sendtag, recvbuf, recvcount, recvtype, source,
+                    recvtag, comm, status);
+}
+
+int impl_MPI_Sendrecv_c(const void *sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, int dest, int sendtag,
+                        void *recvbuf, MPI_Count recvcount, MPI_Datatype recvtype, int source, int recvtag,
+                        MPI_Comm comm, MPI_Status *status)
+{
+    return sendrecv("MPI_Sendrecv_c", sendbuf, sendcount, sendtype, dest, sendtag, recvbuf, recvcount, recvtype,
+                    source, recvtag, comm, status);
+}
+
+static int sendrecv_replace(const char *fname, void *buf, MPI_Count count, MPI_Datatype dt, int dest, int stag,
+                            int source, int rtag, MPI_Comm comm, MPI_Status *status)
+{
+    lm_datatype *t = lm_datatype_get(dt);
+    size_t len = t ? (size_t)(count * t->size) : 0;
+    void *copy = NULL;
+    if (len) {
+        copy = lm_malloc(LM_MEM_PT2PT, len);
+        if (!copy) return lm_err_comm(comm, MPI_ERR_NO_MEM, fname, "out of memory");
+        memcpy(copy, buf, len);
+    }
+    int rc = sendrecv(fname, copy, count, dt, dest, stag, buf, count, dt, source, rtag, comm, status);
+    lm_free(LM_MEM_PT2PT, copy);
+    return rc;
+}
+
+int impl_MPI_Sendrecv_replace(void *buf, int count, MPI_Datatype datatype, int dest, int sendtag, int source,
+                              int recvtag, MPI_Comm comm, MPI_Status *status)
+{
+    return sendrecv_replace("MPI_Sendrecv_replace", buf, count, datatype, dest, sendtag, source, recvtag, comm, status);
+}
+
+int impl_MPI_Sendrecv_replace_c(void *buf, MPI_Count count, MPI_Datatype datatype, int dest, int sendtag, int source,
+                                int recvtag, MPI_Comm comm, MPI_Status *status)
+{
+    return sendrecv_replace("MPI_Sendrecv_replace_c", buf, count, datatype, dest, sendtag, source, recvtag, comm,
+                            status);
+}

@@ -1,0 +1,205 @@
+/* Dispatch: my own rank -> self, a rank on my node -> shm, anything else ->
+ * LM_EPEER until a network backend exists. The last destination's shm peer
+ * is cached so a stream to one peer (the latency-critical case) costs no
+ * layout evaluation and no hash lookup per message. */
+#include "transport.h"
+#include "am_dispatch.h"
+#include "boot/boot.h"
+#include "cma.h"
+#include "core/lm_cvar.h"
+#include "self.h"
+#include "shm.h"
+#include "shm_layout.h"
+#include "transport_env.h"
+#include <string.h>
+
+lm_am_handler lm_am_handlers[LM_AM_MAX_HANDLERS];
+
+static struct {
+    lm_transport_env env;
+    int initialized;
+    int last_world;             /* cache: last shm destination */
+    lm_shm_peer *last_peer;
+} T = { .last_world = -1 };
+
+int lm_transport_local_rank(int world_rank)
+{
+    if (world_rank == T.env.world_rank)
+        return T.env.local_rank;
+    return T.env.local_rank_of ? T.env.local_rank_of(world_rank) : -1;
+}
+
+int lm_transport_init_env(const lm_transport_env *env)
+{
+    T.env = *env;
+    T.last_world = -1;
+    T.last_peer = NULL;
+    lm_self_init(env->world_rank);
+    lm_shm_config cfg = { env->fastbox_threshold, env->fastbox_max };
+    int rc = lm_shm_init(env->shm_area, env->world_rank, env->local_rank, env->local_size, &cfg);
+    if (rc != LM_OK)
+        return rc;
+    lm_cma_init(env->cma_enable);
+    T.initialized = 1;
+    return LM_OK;
+}
+
+static int boot_local_rank_of(int world_rank)
+{
+    return lm_boot_is_local(world_rank) ? lm_boot_local_rank_of(world_rank) : -1;
+}
+
+static pid_t boot_pid_of(int world_rank) { return (pid_t)lm_boot_pid_of(world_rank); }
+
+int lm_transport_init(void)
+{
+    const lm_boot_info *b = lm_boot();
+    if (!b || !b->segment)
+        return LM_EINVAL;
+    lm_node_segment *seg = b->segment;
+    void *area = lm_node_segment_at(seg, seg->transport_offset);
+    if (lm_shm_area_check(area, b->local_size) != 0) {
+        /* A segment made without the launcher (singleton) may come
+         * unformatted; nobody else maps it, so formatting here is safe. */
+        if (b->local_size != 1 || seg->transport_size < lm_shm_area_size(1))
+            return LM_EINVAL;
+        lm_shm_area_format(area, 1);
+    }
+    lm_transport_env env = {
+        .world_rank = b->world_rank,
+        .local_rank = b->local_rank,
+        .local_size = b->local_size,
+        .shm_area = area,
+        .local_rank_of = boot_local_rank_of,
+        .pid_of = boot_pid_of,
+        .fastbox_threshold = (int)lm_cvar(LM_CVAR_FASTBOX_THRESHOLD),
+        .fastbox_max = (int)lm_cvar(LM_CVAR_FASTBOX_MAX),
+        .cma_enable = (int)lm_cvar(LM_CVAR_CMA_ENABLE),
+    };
+    return lm_transport_init_env(&env);
+}
+
+void lm_transport_finalize(void)
+{
+    if (!T.initialized)
+        return;
+    lm_self_finalize();
+    lm_shm_finalize();
+    T.last_world = -1;
+    T.last_peer = NULL;
+    T.initialized = 0;
+}
+
+void lm_transport_register_am(uint8_t am_id, lm_am_handler handler)
+{
+    if (am_id < LM_AM_MAX_HANDLERS)
+        lm_am_handlers[am_id] = handler;
+}
+
+static lm_shm_peer *shm_peer_of(int dst)
+{
+    int local = lm_transport_local_rank(dst);
+    if (local < 0)
+        return NULL;
+    lm_shm_peer *p = lm_shm_peer_get(local);
+    if (p) {
+        T.last_world = dst;
+        T.last_peer = p;
+    }
+    return p;
+}
+
+int lm_transport_am_sendv(int dst, const void *hdr, size_t hdr_len,
+                          const void *p0, size_t l0, const void *p1, size_t l1)
+{
+    if (dst == T.last_world)
+        return lm_shm_send(T.last_peer, hdr, hdr_len, p0, l0, p1, l1);
+    if (!T.initialized || dst < 0)
+        return LM_EINVAL;
+    if (dst == T.env.world_rank) {
+        if (l0 + l1 > lm_shm_max_payload())
+            return LM_EINVAL;
+        return lm_self_send(hdr, hdr_len, p0, l0, p1, l1);
+    }
+    if (lm_transport_local_rank(dst) < 0)
+        return LM_EPEER;
+    lm_shm_peer *p = shm_peer_of(dst);
+    if (!p)
+        return LM_EAGAIN; /* out of memory for the peer state: may pass */
+    return lm_shm_send(p, hdr, hdr_len, p0, l0, p1, l1);
+}
+
+int lm_transport_am_send(int dst, const void *hdr, size_t hdr_len, const void *payload, size_t payload_len)
+{
+    return lm_transport_am_sendv(dst, hdr, hdr_len, payload, payload_len, NULL, 0);
+}
+
+size_t lm_transport_max_payload(int dst)
+{
+    /* Self could take more, but one limit for every local peer keeps the
+     * protocols' chunking identical whoever the peer is. */
+    return lm_shm_max_payload();
+}
+
+int lm_transport_rget(int src, void *local, uint64_t remote_addr, size_t len)
+{
+    if (!T.initialized)
+        return LM_EINVAL;
+    if (src == T.env.world_rank) {
+        memcpy(local, (const void *)(uintptr_t)remote_addr, len);
+        return LM_OK;
+    }
+    if (lm_transport_local_rank(src) < 0)
+        return LM_EPEER;
+    pid_t pid = T.env.pid_of ? T.env.pid_of(src) : 0;
+    if (pid <= 0)
+        return LM_ENOTSUP;
+    return lm_cma_read(pid, local, remote_addr, len);
+}
+
+const char *lm_transport_rget_mechanism(int world_rank)
+{
+    if (world_rank == T.env.world_rank)
+        return "memcpy";
+    if (lm_transport_local_rank(world_rank) >= 0 && lm_cma_available())
+        return "cma";
+    return "none";
+}
+
+int lm_transport_progress(void)
+{
+    /* Fast boxes first (inside shm progress), then the shm queue, then self. */
+    return lm_shm_progress() + lm_self_progress();
+}
+
+static void add(lm_transport_counters *a, const lm_transport_counters *b)
+{
+    a->am_sent += b->am_sent;
+    a->am_bytes_sent += b->am_bytes_sent;
+    a->am_received += b->am_received;
+    a->am_bytes_received += b->am_bytes_received;
+    a->rget_ops += b->rget_ops;
+    a->rget_bytes += b->rget_bytes;
+    a->fastbox_sent += b->fastbox_sent;
+    a->queue_sent += b->queue_sent;
+    a->send_eagain += b->send_eagain;
+}
+
+void lm_transport_get_counters(const char *backend, lm_transport_counters *out)
+{
+    lm_transport_counters c;
+    memset(out, 0, sizeof *out);
+    int all = !backend || !*backend || strcmp(backend, "all") == 0;
+    if (all || strcmp(backend, "self") == 0) {
+        lm_self_counters(&c);
+        add(out, &c);
+    }
+    if (all || strcmp(backend, "shm") == 0) {
+        lm_shm_counters(&c);
+        add(out, &c);
+    }
+    if (all || strcmp(backend, "cma") == 0) {
+        lm_cma_counters(&c);
+        add(out, &c);
+    }
+}

@@ -1,0 +1,82 @@
+/* Transport interface: how bytes move between ranks. The pt2pt, rma and acp
+ * layers use only this. Peers are world ranks; a backend resolves a peer
+ * lazily on first use (R1, R3).
+ *
+ * Active messages (AM): a header of at most LM_AM_HDR_MAX bytes plus a payload
+ * of at most lm_transport_max_payload(peer) bytes. Messages from one sender to
+ * one receiver are delivered in the order they were sent (all backends).
+ * Delivery happens inside lm_transport_progress() of the receiver, by calling
+ * the handler registered for the header's first byte (the AM id). The payload
+ * pointer is valid only during the handler call.
+ *
+ * Large data: lm_transport_rget() copies straight from a peer's memory (cma:
+ * process_vm_readv; pvas: memcpy). It returns LM_ENOTSUP when the backend
+ * cannot, and the caller then pipelines through AMs.
+ *
+ * One-sided: memory allocated with lm_transport_shared_alloc() is reachable by
+ * the node's ranks through put/get and 32/64-bit atomics; a region is named by
+ * (owner world rank, lm_rkey, offset). */
+#ifndef LM_TRANSPORT_H
+#define LM_TRANSPORT_H
+#include <stddef.h>
+#include <stdint.h>
+
+#define LM_OK 0
+#define LM_EAGAIN (-11)   /* no send resources now: progress and retry */
+#define LM_ENOTSUP (-95)
+#define LM_EINVAL (-22)
+#define LM_ENOMEM (-12)
+#define LM_EPEER (-113)   /* peer unreachable (not on this node, no network backend) */
+
+#define LM_AM_HDR_MAX 64
+#define LM_AM_MAX_HANDLERS 32
+
+typedef void (*lm_am_handler)(int src_world_rank, const void *hdr, size_t hdr_len,
+                              const void *payload, size_t payload_len);
+
+/* Called once by core init after lm_boot_init(). */
+int lm_transport_init(void);
+void lm_transport_finalize(void);
+
+void lm_transport_register_am(uint8_t am_id, lm_am_handler handler);
+
+/* hdr[0] is the AM id. LM_OK, LM_EAGAIN, LM_EPEER or LM_EINVAL. */
+int lm_transport_am_send(int dst_world_rank, const void *hdr, size_t hdr_len,
+                         const void *payload, size_t payload_len);
+/* Gather form: payload given as two pieces (e.g. a staged header + user data). */
+int lm_transport_am_sendv(int dst_world_rank, const void *hdr, size_t hdr_len,
+                          const void *p0, size_t l0, const void *p1, size_t l1);
+/* Largest payload_len (l0 + l1) an AM to this peer may carry. */
+size_t lm_transport_max_payload(int dst_world_rank);
+
+/* Copy len bytes from remote_addr in the peer's address space to local. */
+int lm_transport_rget(int src_world_rank, void *local, uint64_t remote_addr, size_t len);
+/* Which single-copy mechanism rget uses for this peer ("cma", "none", ...). */
+const char *lm_transport_rget_mechanism(int world_rank);
+
+/* Poll every backend once; returns the number of events handled. */
+int lm_transport_progress(void);
+
+/* One-sided access to node-shared memory. */
+typedef uint64_t lm_rkey; /* offset of the region in the owner's shared arena */
+void *lm_transport_shared_alloc(size_t len, lm_rkey *key);
+void lm_transport_shared_free(void *p);
+int lm_transport_put(int dst_world_rank, lm_rkey key, size_t offset, const void *src, size_t len);
+int lm_transport_get(int src_world_rank, lm_rkey key, size_t offset, void *dst, size_t len);
+int lm_transport_atomic_fadd64(int rank, lm_rkey key, size_t offset, uint64_t add, uint64_t *old);
+int lm_transport_atomic_swap64(int rank, lm_rkey key, size_t offset, uint64_t val, uint64_t *old);
+int lm_transport_atomic_cas64(int rank, lm_rkey key, size_t offset, uint64_t expected, uint64_t desired, uint64_t *old);
+int lm_transport_atomic_fadd32(int rank, lm_rkey key, size_t offset, uint32_t add, uint32_t *old);
+int lm_transport_atomic_swap32(int rank, lm_rkey key, size_t offset, uint32_t val, uint32_t *old);
+int lm_transport_atomic_cas32(int rank, lm_rkey key, size_t offset, uint32_t expected, uint32_t desired, uint32_t *old);
+int lm_transport_flush(int rank);
+
+/* Counters for MPI_T and the memory report. */
+typedef struct lm_transport_counters {
+    uint64_t am_sent, am_bytes_sent, am_received, am_bytes_received;
+    uint64_t rget_ops, rget_bytes;
+    uint64_t fastbox_sent, queue_sent, send_eagain;
+} lm_transport_counters;
+void lm_transport_get_counters(const char *backend, lm_transport_counters *out);
+
+#endif

@@ -1,0 +1,23 @@
+/* What the transport needs to know about its process and node. Normally
+ * filled from lm_boot() by lm_transport_init(); unit tests fill it directly
+ * (a shared mapping and forked processes) so they need no launcher. */
+#ifndef LM_TRANSPORT_ENV_H
+#define LM_TRANSPORT_ENV_H
+#include <sys/types.h>
+
+typedef struct lm_transport_env {
+    int world_rank;
+    int local_rank, local_size;
+    void *shm_area;                     /* formatted by lm_shm_area_format */
+    int (*local_rank_of)(int world_rank); /* < 0: not on this node */
+    pid_t (*pid_of)(int world_rank);      /* 0: unknown */
+    int fastbox_threshold;              /* 0: never claim fast boxes */
+    int fastbox_max;                    /* slots a receiver serves (<= LM_SHM_FB_SLOTS) */
+    int cma_enable;
+} lm_transport_env;
+
+int lm_transport_init_env(const lm_transport_env *env);
+/* Local rank of a world rank, or < 0 if it is on another node. */
+int lm_transport_local_rank(int world_rank);
+
+#endif

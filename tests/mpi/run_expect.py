@@ -1,0 +1,86 @@
+#!/usr/bin/env python3
+"""Run a command and check how it ended.
+
+Used for MPI program tests whose expected outcome is not a plain exit 0
+(a fatal error, MPI_Abort) and by validate_against_peers.sh.  The command runs
+in its own process group; on timeout the whole group is killed so no rank is
+left behind.
+
+  run_expect.py [--timeout S] [--exit-code N | --nonzero] [--regex R]...
+                [--forbid R]... -- command args...
+"""
+import argparse
+import os
+import re
+import signal
+import subprocess
+import sys
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--timeout", type=float, default=60.0)
+    g = ap.add_mutually_exclusive_group()
+    g.add_argument("--exit-code", type=int, default=None,
+                   help="required exit status")
+    g.add_argument("--nonzero", action="store_true",
+                   help="any non-zero exit status (not a timeout)")
+    ap.add_argument("--regex", action="append", default=[],
+                    help="must match the combined output (multiline)")
+    ap.add_argument("--forbid", action="append", default=[],
+                    help="must not match the combined output (multiline)")
+    ap.add_argument("cmd", nargs=argparse.REMAINDER)
+    a = ap.parse_args()
+    cmd = a.cmd[1:] if a.cmd and a.cmd[0] == "--" else a.cmd
+    if not cmd:
+        ap.error("no command given")
+
+    p = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
+                         stdin=subprocess.DEVNULL, start_new_session=True)
+    timed_out = False
+    try:
+        out, _ = p.communicate(timeout=a.timeout)
+    except subprocess.TimeoutExpired:
+        timed_out = True
+        for sig in (signal.SIGTERM, signal.SIGKILL):
+            try:
+                os.killpg(p.pid, sig)
+            except ProcessLookupError:
+                break
+            try:
+                out, _ = p.communicate(timeout=5)
+                break
+            except subprocess.TimeoutExpired:
+                out = b""
+    # Ranks that outlive the launcher are stragglers: end them too.
+    try:
+        os.killpg(p.pid, signal.SIGKILL)
+    except (ProcessLookupError, PermissionError):
+        pass
+    text = out.decode("utf-8", "replace") if out else ""
+    sys.stdout.write(text)
+
+    problems = []
+    rc = p.returncode
+    if timed_out:
+        problems.append("timed out after %.0f s" % a.timeout)
+    elif a.nonzero:
+        if rc == 0:
+            problems.append("exit status 0, expected non-zero")
+    elif a.exit_code is not None and rc != a.exit_code:
+        problems.append("exit status %s, expected %d" % (rc, a.exit_code))
+    for r in a.regex:
+        if not re.search(r, text, re.MULTILINE):
+            problems.append("output does not match /%s/" % r)
+    for r in a.forbid:
+        if re.search(r, text, re.MULTILINE):
+            problems.append("output matches forbidden /%s/" % r)
+    if problems:
+        print("run_expect: FAILED: " + "; ".join(problems))
+        return 1
+    print("run_expect: ok (exit status %s)" % rc)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

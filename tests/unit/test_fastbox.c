@@ -1,0 +1,189 @@
+/* Fast boxes: the ring itself, then order across the switch between the
+ * fast box and the cell queue under long mixed-size streams (one way and
+ * both ways at once), then an 8-byte ping-pong whose latency is printed. */
+#include "transport_harness.h"
+#include "transport/fastbox.h"
+#include <time.h>
+
+typedef struct hdr {
+    uint8_t id;
+    uint8_t pad[3];
+    uint32_t seq;
+} hdr;
+enum { AM_DATA = 3, AM_PING = 4 };
+
+#define STREAM 200000
+
+static uint32_t next_seq[H_MAX_RANKS];
+static long received;
+
+/* Sizes that alternate between fitting an entry and not, in runs of
+ * varying length, plus the exact boundary. */
+static size_t size_of(uint32_t seq)
+{
+    size_t fit = sizeof(((lm_fastbox_entry *)0)->data) - lm_fastbox_payload_at(sizeof(hdr));
+    uint32_t x = seq * 2654435761u;
+    switch ((seq / 7) % 5) {
+    case 0: return seq % 2 ? 8 : 4000;                      /* strict alternation */
+    case 1: return x % 3 ? x % 64 : 3000 + x % 9000;        /* mostly small */
+    case 2: return x % 3 ? 3000 + x % 9000 : x % 64;        /* mostly large */
+    case 3: return fit + (seq % 2);                         /* boundary: fits / one over */
+    default: return x % 16000;
+    }
+}
+
+static void data_handler(int src, const void *h, size_t hl, const void *p, size_t pl)
+{
+    const hdr *m = h;
+    if (m->seq != next_seq[src]) {
+        fprintf(stderr, "rank %d from %d: got %u, expected %u\n", (int)getpid(), src, m->seq, next_seq[src]);
+        exit(1);
+    }
+    CHECK(pl == size_of(m->seq));
+    const unsigned char *b = p;
+    if (pl)
+        CHECK(b[0] == (unsigned char)m->seq && b[pl - 1] == (unsigned char)(m->seq + pl - 1));
+    next_seq[src]++;
+    received++;
+}
+
+static void send_numbered(int dst, uint32_t seq)
+{
+    static unsigned char buf[16384];
+    size_t len = size_of(seq);
+    for (size_t i = 0; i < len; i++)
+        buf[i] = (unsigned char)(seq + i);
+    hdr m = { AM_DATA, { 0 }, seq };
+    h_send(dst, &m, sizeof m, buf, len);
+}
+
+static int one_way(int r)
+{
+    h_init_rank(r, 8, 8, 0);
+    lm_transport_register_am(AM_DATA, data_handler);
+    h_barrier();
+    if (r == 1) {
+        for (uint32_t s = 0; s < STREAM; s++)
+            send_numbered(0, s);
+        lm_transport_counters c;
+        lm_transport_get_counters("shm", &c);
+        printf("one way: %llu via fast box, %llu via cells\n",
+               (unsigned long long)c.fastbox_sent, (unsigned long long)c.queue_sent);
+        CHECK(c.fastbox_sent > STREAM / 10 && c.queue_sent > STREAM / 10);
+    } else {
+        while (received < STREAM)
+            if (lm_transport_progress() == 0)
+                sched_yield();
+        CHECK(next_seq[1] == STREAM);
+    }
+    h_barrier();
+    lm_transport_finalize();
+    return 0;
+}
+
+/* Both send to each other at once; each progresses while its sends wait. */
+static int both_ways(int r)
+{
+    h_init_rank(r, 4, 8, 0);
+    lm_transport_register_am(AM_DATA, data_handler);
+    h_barrier();
+    for (uint32_t s = 0; s < STREAM; s++) {
+        send_numbered(1 - r, s);
+        if (s % 3 == 0)
+            lm_transport_progress();
+    }
+    while (received < STREAM)
+        if (lm_transport_progress() == 0)
+            sched_yield();
+    CHECK(next_seq[1 - r] == STREAM);
+    h_barrier();
+    lm_transport_finalize();
+    return 0;
+}
+
+/* --- ping-pong ------------------------------------------------------------ */
+static volatile int pongs;
+static void ping_handler(int src, const void *h, size_t hl, const void *p, size_t pl) { pongs++; }
+
+static double now(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return ts.tv_sec + ts.tv_nsec * 1e-9;
+}
+
+static int ping_pong(int r)
+{
+    enum { WARMUP = 1000, ITERS = 100000 };
+    h_init_rank(r, 8, 8, 0);
+    lm_transport_register_am(AM_PING, ping_handler);
+    h_barrier();
+    uint64_t payload = 42;
+    hdr m = { AM_PING, { 0 }, 0 };
+    double t0 = 0;
+    for (int i = 0; i < WARMUP + ITERS; i++) {
+        if (i == WARMUP)
+            t0 = now();
+        if (r == 0) {
+            h_send(1, &m, sizeof m, &payload, 8);
+            while (pongs <= i)
+                lm_transport_progress();
+        } else {
+            while (pongs <= i)
+                lm_transport_progress();
+            h_send(0, &m, sizeof m, &payload, 8);
+        }
+    }
+    if (r == 0) {
+        double half = (now() - t0) / ITERS / 2;
+        lm_transport_counters c;
+        lm_transport_get_counters("shm", &c);
+        printf("ping-pong 8 B: %.3f us half round trip (%llu of %d via fast box)\n", half * 1e6,
+               (unsigned long long)c.fastbox_sent, WARMUP + ITERS);
+        CHECK(c.fastbox_sent >= ITERS);
+    }
+    h_barrier();
+    lm_transport_finalize();
+    return 0;
+}
+
+/* --- the ring on its own -------------------------------------------------- */
+static void ring(void)
+{
+    h_setup(2);
+    lm_shm_area *a = H.area;
+    CHECK(lm_fastbox_claim(a, 0, 1, 2) == 0);
+    CHECK(lm_fastbox_claim(a, 0, 1, 2) == 1);
+    CHECK(lm_fastbox_claim(a, 0, 1, 2) == -1); /* bounded */
+    lm_fastbox_slot *s = lm_fastbox_slot_at(a, 0, 0);
+    hdr h = { AM_DATA, { 0 }, 0 };
+    CHECK(lm_fastbox_fits(sizeof h, 2032 - 8) && !lm_fastbox_fits(sizeof h, 2032 - 7));
+    uint32_t head = 0, tail = 0;
+    for (; head < LM_SHM_FB_ENTRIES; head++) {
+        h.seq = head;
+        CHECK(lm_fastbox_put(s, head, 7, &h, sizeof h, "ab", 2, "cd", 2) == 0);
+    }
+    CHECK(lm_fastbox_put(s, head, 7, &h, sizeof h, NULL, 0, NULL, 0) == -1); /* full */
+    for (; tail < 3; tail++) {
+        lm_fastbox_entry *e = lm_fastbox_peek(s, tail);
+        CHECK(e && e->q_before == 7 && e->payload_len == 4 && ((hdr *)e->data)->seq == tail);
+        CHECK(memcmp(e->data + lm_fastbox_payload_at(sizeof h), "abcd", 4) == 0);
+        lm_fastbox_release(e);
+    }
+    CHECK(lm_fastbox_put(s, head++, 7, &h, sizeof h, NULL, 0, NULL, 0) == 0);
+    while (lm_fastbox_peek(s, tail))
+        lm_fastbox_release(lm_fastbox_peek(s, tail++));
+    CHECK(tail == head);
+}
+
+int main(void)
+{
+    ring();
+    printf("ring: ok\n");
+    CHECK(h_run(2, one_way, 240) == 0);
+    printf("one way: %d mixed-size messages in order: ok\n", STREAM);
+    CHECK(h_run(2, both_ways, 240) == 0);
+    printf("both ways: %d mixed-size messages each way in order: ok\n", STREAM);
+    CHECK(h_run(2, ping_pong, 120) == 0);
+    return 0;
+}

@@ -1,0 +1,162 @@
+/* Node segment: layout, attachment by an inherited descriptor, no name left
+ * anywhere, and the layout descriptor's arithmetic. */
+#define _GNU_SOURCE /* memfd_create, pipe2, memrchr */
+#include "boot/kvs.h"
+#include "boot/node_segment.h"
+#include "transport/shm_layout.h"
+
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#define CHECK(c)                                                                    \
+    do {                                                                            \
+        if (!(c)) {                                                                 \
+            fprintf(stderr, "FAIL %s:%d: %s\n", __FILE__, __LINE__, #c);           \
+            exit(1);                                                                \
+        }                                                                           \
+    } while (0)
+
+static int count_shm_entries(const char *needle)
+{
+    int n = 0;
+    DIR *d = opendir("/dev/shm");
+    struct dirent *e;
+    if (!d)
+        return 0;
+    while ((e = readdir(d)))
+        if (strstr(e->d_name, needle))
+            n++;
+    closedir(d);
+    return n;
+}
+
+static void test_create_attach(void)
+{
+    lm_layout l = {.world_size = 5, .reported_world_size = 64, .node_count = 1, .node_id = 0,
+                   .local_size = 5, .kind = LM_LAYOUT_BLOCK, .ranks_per_node = 5};
+    lm_node_segment *seg;
+    int fd = lm_node_segment_create("unit-test", &l, &seg);
+    CHECK(fd >= 0);
+    CHECK(count_shm_entries("unit-test") == 0); /* no file-system name */
+    struct stat st;
+    CHECK(fstat(fd, &st) == 0 && (st.st_mode & 0777) == 0600);
+    CHECK((size_t)st.st_size == lm_node_segment_size(5));
+    CHECK(!(fcntl(fd, F_GETFD) & FD_CLOEXEC)); /* ranks inherit it */
+    CHECK(seg->magic == LM_NODE_SEGMENT_MAGIC && strcmp(seg->job_id, "unit-test") == 0);
+    CHECK(seg->launcher_pid == getpid());
+    CHECK(seg->layout.reported_world_size == 64);
+    /* Areas are page aligned, in order, and inside the segment. */
+    CHECK(seg->ranks_offset % 4096 == 0 && seg->kvs_offset % 4096 == 0 &&
+          seg->transport_offset % 4096 == 0);
+    CHECK(seg->ranks_offset >= sizeof *seg);
+    CHECK(seg->kvs_offset >= seg->ranks_offset + 5 * sizeof(lm_rank_block));
+    CHECK(seg->transport_offset >= seg->kvs_offset + seg->kvs_size);
+    CHECK(seg->transport_offset + seg->transport_size <= seg->total_size);
+    CHECK(seg->transport_size == lm_shm_area_size(5));
+    CHECK(lm_shm_area_check(lm_node_segment_at(seg, seg->transport_offset), 5) == 0);
+    CHECK(lm_kvs_from(lm_node_segment_at(seg, seg->kvs_offset)) != NULL);
+    for (int i = 0; i < 5; i++) {
+        CHECK(lm_node_segment_rank(seg, i)->world_rank == i);
+        CHECK(lm_node_segment_rank(seg, i)->state == LM_RANK_NOT_STARTED);
+    }
+    /* The segment cannot be resized under the ranks. */
+    CHECK(ftruncate(fd, 4096) != 0);
+
+    /* A child attaches through the inherited descriptor and writes. */
+    pid_t pid = fork();
+    CHECK(pid >= 0);
+    if (pid == 0) {
+        lm_node_segment *s2;
+        if (lm_node_segment_attach(fd, &s2) != 0)
+            _exit(2);
+        atomic_store(&lm_node_segment_rank(s2, 3)->state, LM_RANK_FINALIZED);
+        lm_kvs *k = lm_kvs_from(lm_node_segment_at(s2, s2->kvs_offset));
+        if (!k || lm_kvs_put(k, "from-child", "42", 3) != 0)
+            _exit(3);
+        lm_node_segment_detach(s2);
+        _exit(0);
+    }
+    int status;
+    CHECK(waitpid(pid, &status, 0) == pid && WIFEXITED(status) && WEXITSTATUS(status) == 0);
+    CHECK(lm_node_segment_rank(seg, 3)->state == LM_RANK_FINALIZED);
+    char v[8];
+    CHECK(lm_kvs_get(lm_kvs_from(lm_node_segment_at(seg, seg->kvs_offset)), "from-child", v,
+                     sizeof v) == 3 && strcmp(v, "42") == 0);
+
+    /* Something that is not a segment is refused. */
+    int bogus = memfd_create("bogus", 0);
+    CHECK(bogus >= 0 && ftruncate(bogus, 65536) == 0);
+    lm_node_segment *s3;
+    CHECK(lm_node_segment_attach(bogus, &s3) != 0);
+    close(bogus);
+
+    lm_node_segment_detach(seg);
+    close(fd);
+}
+
+static void test_bad_layout(void)
+{
+    lm_node_segment *seg;
+    lm_layout l = {.world_size = 0, .reported_world_size = 0, .node_count = 1, .local_size = 0};
+    errno = 0;
+    CHECK(lm_node_segment_create("x", &l, &seg) < 0 && errno == EINVAL);
+    lm_layout l2 = {.world_size = 4, .reported_world_size = 2, .node_count = 1, .local_size = 4,
+                    .kind = LM_LAYOUT_BLOCK, .ranks_per_node = 4};
+    CHECK(lm_node_segment_create("x", &l2, &seg) < 0); /* reported < real */
+}
+
+static void test_private(void)
+{
+    lm_node_segment *seg;
+    CHECK(lm_node_segment_create_private(&seg) == 0);
+    CHECK(seg->layout.world_size == 1 && seg->layout.local_size == 1);
+    CHECK(lm_kvs_put(lm_kvs_from(lm_node_segment_at(seg, seg->kvs_offset)), "k", "v", 2) == 0);
+    CHECK(lm_shm_area_check(lm_node_segment_at(seg, seg->transport_offset), 1) == 0);
+    lm_node_segment_detach(seg);
+}
+
+static void test_layout(void)
+{
+    /* 10 ranks, BLOCK of 4 per node: nodes hold 0-3, 4-7, 8-9. */
+    lm_layout b = {.world_size = 10, .node_count = 3, .kind = LM_LAYOUT_BLOCK, .ranks_per_node = 4};
+    CHECK(lm_layout_node_of(&b, 0) == 0 && lm_layout_node_of(&b, 5) == 1 &&
+          lm_layout_node_of(&b, 9) == 2);
+    CHECK(lm_layout_local_rank_of(&b, 5) == 1 && lm_layout_local_rank_of(&b, 9) == 1);
+    /* CYCLIC over 3 nodes: node 1 holds 1, 4, 7. */
+    lm_layout c = {.world_size = 10, .node_count = 3, .kind = LM_LAYOUT_CYCLIC};
+    CHECK(lm_layout_node_of(&c, 7) == 1 && lm_layout_local_rank_of(&c, 7) == 2);
+    for (int r = 0; r < 10; r++) {
+        CHECK(lm_layout_world_rank_of(&b, lm_layout_node_of(&b, r), lm_layout_local_rank_of(&b, r)) == r);
+        CHECK(lm_layout_world_rank_of(&c, lm_layout_node_of(&c, r), lm_layout_local_rank_of(&c, r)) == r);
+    }
+}
+
+static void test_slots_env(void)
+{
+    setenv("LEANMPI_KVS_SLOTS", "4096", 1);
+    size_t big = lm_node_segment_size(2);
+    setenv("LEANMPI_KVS_SLOTS", "64", 1);
+    size_t small = lm_node_segment_size(2);
+    unsetenv("LEANMPI_KVS_SLOTS");
+    CHECK(big > small);
+    CHECK(big - small >= lm_kvs_size(4096) - lm_kvs_size(64) - 4096);
+}
+
+int main(void)
+{
+    test_create_attach();
+    test_bad_layout();
+    test_private();
+    test_layout();
+    test_slots_env();
+    printf("test_node_segment: ok\n");
+    return 0;
+}
