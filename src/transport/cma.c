@@ -1,4 +1,6 @@
+#ifndef _GNU_SOURCE
 #define _GNU_SOURCE /* process_vm_readv */
+#endif
 #include "cma.h"
 #include <errno.h>
 #include <string.h>

@@ -44,11 +44,6 @@ int lm_transport_init_env(const lm_transport_env *env)
     return LM_OK;
 }
 
-static int boot_local_rank_of(int world_rank)
-{
-    return lm_boot_is_local(world_rank) ? lm_boot_local_rank_of(world_rank) : -1;
-}
-
 static pid_t boot_pid_of(int world_rank) { return (pid_t)lm_boot_pid_of(world_rank); }
 
 int lm_transport_init(void)
@@ -70,7 +65,7 @@ int lm_transport_init(void)
         .local_rank = b->local_rank,
         .local_size = b->local_size,
         .shm_area = area,
-        .local_rank_of = boot_local_rank_of,
+        .local_rank_of = lm_boot_local_rank_of, /* -1 off-node */
         .pid_of = boot_pid_of,
         .fastbox_threshold = (int)lm_cvar(LM_CVAR_FASTBOX_THRESHOLD),
         .fastbox_max = (int)lm_cvar(LM_CVAR_FASTBOX_MAX),

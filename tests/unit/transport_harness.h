@@ -5,7 +5,9 @@
  * never as a hang. */
 #ifndef LM_TRANSPORT_HARNESS_H
 #define LM_TRANSPORT_HARNESS_H
+#ifndef _GNU_SOURCE
 #define _GNU_SOURCE
+#endif
 #include <sched.h>
 #include <signal.h>
 #include <stdatomic.h>
