@@ -9,7 +9,9 @@
  * The memfd has no file-system name and is sealed against resizing once
  * sized, so a rank can neither leave a file behind nor make its peers fault
  * by shrinking the mapping under them. */
+#ifndef _GNU_SOURCE
 #define _GNU_SOURCE /* memfd_create, pipe2, memrchr */
+#endif
 #include "boot/node_segment.h"
 #include "boot/kvs.h"
 #include "transport/shm_layout.h"

@@ -16,6 +16,8 @@ const lm_cvar_desc lm_cvar_table[LM_CVAR_COUNT] = {
                                   "eager bytes a receiver may hold unmatched before senders switch to rendezvous"},
     [LM_CVAR_PIPELINE_CHUNK] = {"PIPELINE_CHUNK", 0, 0, 1L << 30,
                                 "bytes per chunk when large data goes through cells (0: the cell payload size)"},
+    [LM_CVAR_SHM_ARENA_SIZE] = {"SHM_ARENA_SIZE", 1L << 20, 4096, 1L << 34,
+                                "bytes of node-shared memory per rank for one-sided access (read by mpirun)"},
     [LM_CVAR_MEMREPORT] = {"MEMREPORT", 0, 0, 1, "print the per-component memory table at MPI_Finalize"},
 };
 

@@ -20,6 +20,7 @@ enum lm_cvar_id {
     LM_CVAR_UNEXPECTED_LIMIT,   /* eager bytes a receiver may hold unmatched; then senders use rendezvous */
     LM_CVAR_PIPELINE_CHUNK,     /* bytes per chunk when large data goes through cells */
     LM_CVAR_MEMREPORT,          /* print the memory table at finalize */
+    LM_CVAR_SHM_ARENA_SIZE,     /* bytes of one-sided shared memory per rank (read by mpirun) */
     LM_CVAR_COUNT
 };
 

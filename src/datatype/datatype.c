@@ -26,8 +26,9 @@ int lm_datatype_init_builtin(void)
         t->true_lb = 0;
         t->true_extent = t->extent;
         t->committed = true;
-        /* pair types with padding are not one contiguous run */
-        t->contiguous = t->size == t->extent;
+        /* every predefined type (pair types with their padding included) is
+         * moved as extent-sized elements */
+        t->contiguous = true;
         t->predefined = true;
         t->basic_id = i;
         t->basic_size = b->kind == LM_TK_PAIR ? (b->pair_first >= 0 ? lm_builtin_types[b->pair_first].size : 0) : b->size;

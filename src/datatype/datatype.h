@@ -12,7 +12,7 @@ typedef struct lm_datatype {
     MPI_Aint lb, extent;
     MPI_Aint true_lb, true_extent;
     bool committed;
-    bool contiguous;       /* data is size bytes starting at lb */
+    bool contiguous;       /* count elements are count * extent bytes copied as is from true_lb */
     bool predefined;
     int basic_id;          /* predefined: its index; derived: -1 */
     int basic_size;        /* size of the basic element it is made of (0 if mixed) */

@@ -10,7 +10,9 @@
  * MPI_Finalize. mpirun then sends SIGTERM to the job's process group and
  * SIGKILL after TERM_GRACE_S, reports that first failure in one line and
  * exits with a status derived from it (see --help). */
+#ifndef _GNU_SOURCE
 #define _GNU_SOURCE /* memfd_create, pipe2, memrchr */
+#endif
 #include "boot/node_segment.h"
 #include "find_program.h"
 #include "options.h"
@@ -289,8 +291,11 @@ static int launch(const lm_options *o, const char *path, const char *job_id)
 {
     int devnull = open("/dev/null", O_RDONLY | O_CLOEXEC);
     int in_pipe[2] = {-1, -1};
-    /* Forward our stdin only if we have one. */
-    if (fcntl(0, F_GETFD) >= 0 && pipe2(in_pipe, O_CLOEXEC) == 0) {
+    /* Forward our stdin only if we have one, and not from a terminal we
+     * are in the background of: reading it would stop us (SIGTTIN) and with
+     * us the whole job. */
+    int have_stdin = fcntl(0, F_GETFD) >= 0 && !(isatty(0) && tcgetpgrp(0) != getpgrp());
+    if (have_stdin && pipe2(in_pipe, O_CLOEXEC) == 0) {
         fcntl(in_pipe[1], F_SETFL, O_NONBLOCK);
         J.stdin_pipe = in_pipe[1];
         J.stdin_open = 1;

@@ -1,4 +1,6 @@
+#ifndef _GNU_SOURCE
 #define _GNU_SOURCE /* memfd_create, pipe2, memrchr */
+#endif
 #include "output_forward.h"
 
 #include <errno.h>

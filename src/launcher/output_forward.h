@@ -2,7 +2,9 @@
  *
  * Whole lines are written at once, so lines of different ranks never mix
  * inside a line; a partial line waits for its end (or for the stream's end,
- * so the last line is never lost even without a newline). With tagging each
+ * so the last line is never lost even without a newline; if another rank's
+ * text follows such an unfinished last line, a newline is put between them,
+ * otherwise output is passed on byte for byte). With tagging each
  * line gets Open MPI's prefix "[1,RANK]<stdout>:" / "[1,RANK]<stderr>:" so
  * tools that parse Open MPI's tagged output keep working. */
 #ifndef LM_LAUNCHER_OUTPUT_FORWARD_H

@@ -1,4 +1,6 @@
+#ifndef _GNU_SOURCE
 #define _GNU_SOURCE /* memfd_create, pipe2, memrchr */
+#endif
 #include "spawn.h"
 
 #include <errno.h>

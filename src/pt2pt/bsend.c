@@ -70,7 +70,7 @@ int lm_bsend_start(const char *fname, const void *buf, MPI_Count count, MPI_Data
     lm_comm *c = lm_comm_get(comm);
     lm_datatype *t = lm_datatype_get(dt);
     if (!c || !t) return lm_err_comm(comm, MPI_ERR_ARG, fname, "invalid communicator or datatype");
-    size_t len = (size_t)(count * t->size);
+    size_t len = (size_t)(count * t->extent);
     lm_bsend_progress();
     block *b = NULL;
     if (dest != MPI_PROC_NULL) {

@@ -135,7 +135,7 @@ static int mrecv(const char *fname, void *buf, MPI_Count count, MPI_Datatype dt,
     r->buf = buf;
     r->count = count;
     r->datatype = dt;
-    r->len = (size_t)(count * t->size);
+    r->len = (size_t)(count * t->extent);
     struct lm_unexpected *u = m->u;
     lm_comm *c = m->comm;
     lm_object_free(m);

@@ -27,7 +27,7 @@ static int describe(lm_request *r, const char *fname, const void *buf, MPI_Count
     r->buf = (char *)buf + (t->predefined ? 0 : t->true_lb);
     r->count = count;
     r->datatype = dt;
-    r->len = (size_t)(count * t->size);
+    r->len = (size_t)(count * t->extent);
     *cp = c;
     return MPI_SUCCESS;
 }
@@ -232,7 +232,7 @@ static int sendrecv_replace(const char *fname, void *buf, MPI_Count count, MPI_D
                             int source, int rtag, MPI_Comm comm, MPI_Status *status)
 {
     lm_datatype *t = lm_datatype_get(dt);
-    size_t len = t ? (size_t)(count * t->size) : 0;
+    size_t len = t ? (size_t)(count * t->extent) : 0;
     void *copy = NULL;
     if (len) {
         copy = lm_malloc(LM_MEM_PT2PT, len);

@@ -15,8 +15,10 @@ static int count_of(const char *fname, const MPI_Status *st, MPI_Datatype dt, MP
     lm_datatype *t = lm_datatype_get(dt);
     if (!t) return lm_err_noobj(MPI_ERR_TYPE, fname, "invalid datatype");
     MPI_Count bytes = status_bytes(st);
-    if (t->size == 0) *out = bytes == 0 ? 0 : MPI_UNDEFINED;
-    else *out = bytes % t->size ? MPI_UNDEFINED : bytes / t->size;
+    /* data moves as extent-sized elements (padding of pair types included) */
+    MPI_Count unit = t->extent;
+    if (unit == 0) *out = bytes == 0 ? 0 : MPI_UNDEFINED;
+    else *out = bytes % unit ? MPI_UNDEFINED : bytes / unit;
     return MPI_SUCCESS;
 }
 
@@ -51,6 +53,12 @@ static int elements_of(const char *fname, const MPI_Status *st, MPI_Datatype dt,
     if (!t) return lm_err_noobj(MPI_ERR_TYPE, fname, "invalid datatype");
     MPI_Count bytes = status_bytes(st);
     MPI_Count basic = t->basic_size > 0 ? t->basic_size : 1;
+    if (t->extent != t->size && t->extent > 0) {
+        /* pair types: two basic elements per extent-sized element */
+        MPI_Count whole = bytes / t->extent, rest = bytes % t->extent;
+        *out = whole * 2 + (rest ? 1 : 0);
+        return MPI_SUCCESS;
+    }
     *out = bytes % basic ? MPI_UNDEFINED : bytes / basic;
     return MPI_SUCCESS;
 }

@@ -210,9 +210,11 @@ static void bsend_errors(void)
     CHECK_MPI(MPI_Buffer_attach(buf, bufsize));
     rc = MPI_Bsend(s, 1000, MPI_INT, 0, 50, MPI_COMM_SELF);
     CHECK_ERRCLASS(rc, MPI_ERR_BUFFER);
-    /* A message that fits still goes through. */
+    /* Other communication still works.  (Not another Bsend: Open MPI 4.1
+     * never delivers buffered sends made after a failed one, and the standard
+     * does not promise recovery after an error.  This part therefore runs last.) */
     int x = 99, y = 0;
-    CHECK_MPI(MPI_Bsend(&x, 1, MPI_INT, 0, 51, MPI_COMM_SELF));
+    CHECK_MPI(MPI_Send(&x, 1, MPI_INT, 0, 51, MPI_COMM_SELF));
     CHECK_MPI(MPI_Recv(&y, 1, MPI_INT, 0, 51, MPI_COMM_SELF, MPI_STATUS_IGNORE));
     CHECK_EQ(y, 99);
     void *dbuf;
@@ -353,7 +355,6 @@ int main(int argc, char **argv)
     rsend_self();
     bsend_part(0, 1, 1, MPI_COMM_SELF);
     mt_pass("p2p_modes: Bsend/Ibsend to self, Buffer_attach/detach");
-    bsend_errors();
     persistent_part(0, 1, 1, MPI_COMM_SELF);
     mt_pass("p2p_modes: persistent Send/Ssend/Bsend/Rsend_init + Recv_init to self, Start/Startall, Request_free");
     nonblocking_part(0, 1, 1, MPI_COMM_SELF);
@@ -377,6 +378,7 @@ int main(int argc, char **argv)
         mt_pass("p2p_modes: pairwise Ssend/Issend (not before receive), Rsend/Irsend, Bsend/detach, "
                 "persistent, nonblocking");
     }
+    bsend_errors();
     MPI_Finalize();
     return 0;
 }

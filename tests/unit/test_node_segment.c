@@ -1,6 +1,8 @@
 /* Node segment: layout, attachment by an inherited descriptor, no name left
  * anywhere, and the layout descriptor's arithmetic. */
+#ifndef _GNU_SOURCE
 #define _GNU_SOURCE /* memfd_create, pipe2, memrchr */
+#endif
 #include "boot/kvs.h"
 #include "boot/node_segment.h"
 #include "transport/shm_layout.h"
