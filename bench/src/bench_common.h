@@ -9,6 +9,9 @@
  *   -q          quick mode: fewer sizes (powers of 4, plus 8 B) and 10x
  *               fewer iterations, for smoke runs
  *   -m BYTES    largest message size (default 4 MiB)
+ *   -t SECONDS  time budget of the timed loop of one size (default 0.3,
+ *               quick 0.05): on a slow or busy machine the iteration count
+ *               is lowered, after the warm-up, so that a run stays short
  */
 #ifndef LEANMPI_BENCH_COMMON_H
 #define LEANMPI_BENCH_COMMON_H
@@ -28,18 +31,24 @@
 struct bench_opts {
     int quick;
     size_t max_size;
+    double budget_s;
 };
 
 static inline void bench_parse_args(int argc, char **argv, struct bench_opts *o)
 {
     o->quick = 0;
     o->max_size = BENCH_MAX_SIZE_DEFAULT;
+    o->budget_s = -1.0;
     for (int i = 1; i < argc; i++) {
         if (strcmp(argv[i], "-q") == 0)
             o->quick = 1;
         else if (strcmp(argv[i], "-m") == 0 && i + 1 < argc)
             o->max_size = (size_t)strtoull(argv[++i], NULL, 0);
+        else if (strcmp(argv[i], "-t") == 0 && i + 1 < argc)
+            o->budget_s = strtod(argv[++i], NULL);
     }
+    if (o->budget_s <= 0.0)
+        o->budget_s = o->quick ? 0.05 : 0.3;
 }
 
 /* Message sizes: every power of two from 1 B to max_size (8 B is among them).
@@ -70,6 +79,27 @@ static inline long bench_iters(size_t bytes_per_iter, double budget, long lo,
         if (n < 3)
             n = 3;
     }
+    return n;
+}
+
+/* How many of `iters` iterations fit in `budget_s` seconds, given that
+ * `done` iterations just took `done_s` seconds as seen by rank 0: at most
+ * `iters`, at least `floor`, agreed by all ranks (rank 0 decides).  Used to
+ * size the warm-up from a two-iteration probe and the timed loop from the
+ * warm-up, so that a slow or busy machine still finishes in time.  The
+ * calibration and its broadcast are not timed. */
+static inline long bench_fit(long iters, long done, double done_s,
+                             double budget_s, long floor, int rank)
+{
+    long n = iters;
+    if (rank == 0 && done > 0 && done_s > 0.0) {
+        double fit = budget_s / (done_s / (double)done);
+        if (fit < (double)n)
+            n = (long)fit;
+        if (n < floor)
+            n = floor;
+    }
+    MPI_Bcast(&n, 1, MPI_LONG, 0, MPI_COMM_WORLD);
     return n;
 }
 

@@ -26,7 +26,8 @@
 #include <unistd.h>
 
 #define LM_SEG_ALIGN 4096u
-#define LM_KVS_DEFAULT_SLOTS 1024u
+#define LM_KVS_MIN_SLOTS 1024u
+#define LM_KVS_SLOTS_PER_RANK 16u
 
 static size_t align_up(size_t n)
 {
@@ -34,8 +35,11 @@ static size_t align_up(size_t n)
 }
 
 /* The creator decides the slot count; attachers read the offsets from the
- * header, so a differing environment in a rank cannot break the layout. */
-static unsigned kvs_slots(void)
+ * header, so a differing environment in a rank cannot break the layout.
+ * Default: room for 16 keys per local rank (at least 1024 slots), at most
+ * half full in practice so probe chains stay short. Unused slot pages are
+ * never touched, so the reserve costs address space, not memory. */
+static unsigned kvs_slots(int local_size)
 {
     const char *s = getenv("LEANMPI_KVS_SLOTS");
     if (s && *s) {
@@ -44,7 +48,8 @@ static unsigned kvs_slots(void)
         if (*end == '\0' && v >= 16 && v <= (1ul << 24))
             return (unsigned)v;
     }
-    return LM_KVS_DEFAULT_SLOTS;
+    unsigned long n = (unsigned long)local_size * LM_KVS_SLOTS_PER_RANK;
+    return n > LM_KVS_MIN_SLOTS ? (unsigned)(n < (1ul << 24) ? n : (1ul << 24)) : LM_KVS_MIN_SLOTS;
 }
 
 struct seg_plan {
@@ -65,7 +70,7 @@ static struct seg_plan plan(int local_size, unsigned nslots)
 
 size_t lm_node_segment_size(int local_size)
 {
-    return plan(local_size, kvs_slots()).total;
+    return plan(local_size, kvs_slots(local_size)).total;
 }
 
 /* Fill a zero-filled mapping of plan p: header, rank blocks, KVS, transport. */
@@ -108,7 +113,7 @@ int lm_node_segment_create(const char *job_id, const lm_layout *layout, lm_node_
         errno = EINVAL;
         return -1;
     }
-    unsigned nslots = kvs_slots();
+    unsigned nslots = kvs_slots(layout->local_size);
     struct seg_plan p = plan(layout->local_size, nslots);
     char name[64];
     snprintf(name, sizeof name, "leanmpi-%s", job_id);
@@ -164,7 +169,7 @@ int lm_node_segment_create_private(lm_node_segment **out)
 {
     lm_layout l = {.world_size = 1, .reported_world_size = 1, .node_count = 1, .node_id = 0,
                    .local_size = 1, .kind = LM_LAYOUT_BLOCK, .ranks_per_node = 1, .appnum = 0};
-    unsigned nslots = kvs_slots();
+    unsigned nslots = kvs_slots(1);
     struct seg_plan p = plan(1, nslots);
     /* Anonymous shared memory: same layout as a launcher's segment, no name,
      * gone with the process. Shared (not private) so a fork()ed helper of the

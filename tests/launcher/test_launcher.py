@@ -15,6 +15,7 @@ only; CTest runs one case per test.
 import argparse
 import os
 import re
+import shutil
 import signal
 import stat
 import subprocess
@@ -24,6 +25,7 @@ import time
 
 TEARDOWN_S = 2.0
 ARGS = None
+JOBS = []  # every Job, so a failed case still cleans up after itself
 
 
 class Failure(Exception):
@@ -66,6 +68,7 @@ class Job:
         self.dir = tempfile.mkdtemp(prefix="lmtest-")
         self.before = leftovers_snapshot()
         self.proc = None
+        JOBS.append(self)
 
     def start(self, args, stdin=subprocess.DEVNULL, mpirun=None):
         cmd = [mpirun or os.path.join(ARGS.bin, "mpirun")] + args
@@ -142,9 +145,15 @@ class Job:
         self.assert_ranks_gone(within=TEARDOWN_S)
         new = leftovers_snapshot() - self.before
         check(not new, "files left behind: %s" % sorted(new))
-        for name in os.listdir(self.dir):
-            os.unlink(os.path.join(self.dir, name))
-        os.rmdir(self.dir)
+        self.cleanup()
+
+    def cleanup(self):
+        if self.proc and self.proc.poll() is None:
+            os.killpg(self.proc.pid, signal.SIGKILL)
+            self.proc.wait()
+        if os.path.isdir(self.dir):
+            self.kill_ranks()
+            shutil.rmtree(self.dir, ignore_errors=True)
 
 
 def process_alive(pid):
@@ -543,6 +552,10 @@ def main():
         except Failure as e:
             failed += 1
             print("FAIL", name + ":", e)
+        finally:
+            for job in JOBS:
+                job.cleanup()
+            JOBS.clear()
     return 1 if failed else 0
 
 

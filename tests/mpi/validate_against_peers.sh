@@ -20,7 +20,7 @@ shift $((OPTIND - 1))
 if [ $# -gt 0 ]; then tests="$*"; else
   tests=$(cd "$here" && ls *.c | sed 's/\.c$//')
 fi
-work=${LMTEST_WORKDIR:-$(mktemp -d /tmp/lmtest-peers.XXXXXX)}
+work=${LMTEST_WORKDIR:-$(mktemp -d /var/tmp/lmtest-peers.XXXXXX)}
 mkdir -p "$work"
 export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
 export OMPI_MCA_btl_vader_single_copy_mechanism=${OMPI_MCA_btl_vader_single_copy_mechanism:-none}

