@@ -862,6 +862,12 @@ def _rel(p: Path) -> str:
         return str(p)
 
 
+def _short(path: str) -> str:
+    """A launcher as a reader would type it: repo-relative or bare name."""
+    rel = _rel(Path(path))
+    return rel if not rel.startswith("/") else Path(path).name
+
+
 def reproduce_command(argv, quick):
     args = " ".join(shlex.quote(a) for a in argv)
     make = "make bench-quick" if quick else "make bench"
@@ -976,10 +982,15 @@ def main(argv=None):
                     "seconds": round(time.monotonic() - tj, 3)})
         loads.append(load_average())
         if err:
-            failed.add((mk, b.key))
             failures.append({"mpi": mk, "bench": b.key, "rep": rep, "error": err})
-            prog.note(f"warning: {b.key} on {mk} failed ({err[:200]}); "
-                      "its remaining repetitions are skipped")
+            # A second failure, or a hang, gives up on the pair: a broken
+            # build should not cost every repetition a timeout.
+            give_up = err.startswith("timed out") or sum(
+                1 for f in failures if f["mpi"] == mk and f["bench"] == b.key) >= 2
+            if give_up:
+                failed.add((mk, b.key))
+            prog.note(f"warning: {b.key} on {mk} failed ({err[:200]})"
+                      + ("; its remaining repetitions are skipped" if give_up else ""))
             continue
         samples[b.key][mk].append(sample)
         if lib and not m.version:
@@ -1006,7 +1017,7 @@ def main(argv=None):
                          "launch": " ".join(shlex.quote(x) for x in
                                             [f"{k}={v}" for k, v in m.env.items()
                                              if not k.startswith("OMPI_ALLOW")]
-                                            + [Path(m.mpirun[0]).name] + m.mpirun[1:]
+                                            + [_short(m.mpirun[0])] + m.mpirun[1:]
                                             + ["./PROGRAM"]),
                          "mpicc": m.mpicc} for m in mpis},
         "summary": summary,
