@@ -316,9 +316,11 @@ def fmt_ratio(r) -> str:
     return "–" if r is None else f"{r:.2f}×"
 
 
-def md_table(header, rows) -> str:
+def md_table(header, rows, numeric=True) -> str:
+    """Markdown table; with numeric, every column but the first is right-aligned."""
     out = ["| " + " | ".join(header) + " |",
-           "|" + "|".join("---" if i == 0 else "---:" for i in range(len(header))) + "|"]
+           "|" + "|".join("---" if i == 0 or not numeric else "---:"
+                          for i in range(len(header))) + "|"]
     out += ["| " + " | ".join(str(c) for c in row) + " |" for row in rows]
     return "\n".join(out) + "\n"
 
@@ -388,7 +390,7 @@ def render_markdown(result) -> str:
     w.write("Reproduce:\n\n```sh\n" + meta["reproduce"] + "\n```\n\n")
 
     w.write("## Machine\n\n")
-    w.write(md_table(["", ""], [[k, v] for k, v in mach.items()]))
+    w.write(md_table(["", ""], [[k, v] for k, v in mach.items()], numeric=False))
 
     w.write("\n## MPIs compared\n\n")
     rows = []
@@ -396,7 +398,8 @@ def render_markdown(result) -> str:
         rows.append([f"`{m}`", i.get("version") or i["label"], i["status"],
                      (f"`{i['launch']}`" if i.get("launch") else "–"),
                      i.get("note", "") or ""])
-    w.write(md_table(["key", "library", "status", "launch (2 ranks)", "note"], rows))
+    w.write(md_table(["key", "library", "status", "launch (2 ranks)", "note"], rows,
+                     numeric=False))
 
     w.write("\n## Targets\n\n")
     w.write(targets_table(result["targets"], labels))

@@ -1,0 +1,64 @@
+# lm_add_mpi_test(NAME name SOURCES src... [NPROCS 1 2 3 4 8]
+#                 [EXPECT_FAIL_REGEX regex] [EXPECT_EXIT_CODE n]
+#                 [TIMEOUT seconds] [LABELS label...])
+#
+# Builds one MPI program against the `leanmpi` library and registers it with
+# CTest once per process count as mpi.<name>.np<N>, launched by LeanMPI's
+# mpirun.  A plain test passes when it exits 0 and prints a PASS or SKIP line
+# and no FAIL line.  EXPECT_EXIT_CODE and/or EXPECT_FAIL_REGEX turn it into an
+# expected-failure test: it passes when the job ends with that exit code (any
+# non-zero code when only the regex is given) and its output matches the regex.
+# Every run goes through run_expect.py, which kills the process group on timeout.
+set(LM_MPI_TEST_DIR ${CMAKE_CURRENT_LIST_DIR})
+if(NOT DEFINED LM_MPIRUN)
+  set(LM_MPIRUN ${CMAKE_BINARY_DIR}/bin/mpirun CACHE FILEPATH "Launcher used by the MPI program tests")
+endif()
+find_package(Python3 COMPONENTS Interpreter QUIET)
+
+function(lm_add_mpi_test)
+  cmake_parse_arguments(T "" "NAME;EXPECT_FAIL_REGEX;EXPECT_EXIT_CODE;TIMEOUT"
+                        "SOURCES;NPROCS;LABELS" ${ARGN})
+  if(NOT T_NAME OR NOT T_SOURCES)
+    message(FATAL_ERROR "lm_add_mpi_test: NAME and SOURCES are required")
+  endif()
+  if(NOT T_NPROCS)
+    set(T_NPROCS 1 2 3 4 8)
+  endif()
+  set(tgt mpitest_${T_NAME})
+  add_executable(${tgt} ${T_SOURCES})
+  set_target_properties(${tgt} PROPERTIES OUTPUT_NAME ${T_NAME}
+                        RUNTIME_OUTPUT_DIRECTORY ${CMAKE_BINARY_DIR}/tests/mpi)
+  target_include_directories(${tgt} PRIVATE ${LM_MPI_TEST_DIR})
+  target_link_libraries(${tgt} leanmpi)
+
+  set(expect)
+  if(DEFINED T_EXPECT_EXIT_CODE)
+    list(APPEND expect --exit-code ${T_EXPECT_EXIT_CODE})
+  elseif(DEFINED T_EXPECT_FAIL_REGEX)
+    list(APPEND expect --nonzero)
+  else()
+    list(APPEND expect --exit-code 0 --regex "^(PASS|SKIP)" --forbid "^FAIL")
+  endif()
+  if(DEFINED T_EXPECT_FAIL_REGEX)
+    list(APPEND expect --regex "${T_EXPECT_FAIL_REGEX}")
+  endif()
+
+  foreach(np IN LISTS T_NPROCS)
+    if(T_TIMEOUT)
+      set(to ${T_TIMEOUT})
+    elseif(np GREATER_EQUAL 8)
+      set(to 120)
+    else()
+      set(to 60)
+    endif()
+    set(tname mpi.${T_NAME}.np${np})
+    add_test(NAME ${tname}
+             COMMAND ${Python3_EXECUTABLE} ${LM_MPI_TEST_DIR}/run_expect.py
+                     --timeout ${to} ${expect}
+                     -- ${LM_MPIRUN} -n ${np} $<TARGET_FILE:${tgt}>)
+    # CTest's own limit is a little longer so that run_expect.py reports.
+    math(EXPR ctest_to "${to} + 15")
+    set_tests_properties(${tname} PROPERTIES TIMEOUT ${ctest_to}
+                         LABELS "mpi;${T_LABELS}" PROCESSORS ${np})
+  endforeach()
+endfunction()
