@@ -33,6 +33,7 @@ int lm_datatype_init_builtin(void)
         t->basic_id = i;
         t->basic_size = b->kind == LM_TK_PAIR ? (b->pair_first >= 0 ? lm_builtin_types[b->pair_first].size : 0) : b->size;
         t->name = b->name;
+        t->combiner = MPI_COMBINER_NAMED;
     }
     return MPI_SUCCESS;
 }
@@ -127,6 +128,7 @@ static int contiguous(const char *fname, MPI_Count count, MPI_Datatype oldtype, 
     t->contiguous = true;
     t->basic_id = -1;
     t->basic_size = o->basic_size;
+    t->combiner = MPI_COMBINER_CONTIGUOUS;
     t->name = NULL;
     *newtype = t->obj.handle;
     return MPI_SUCCESS;
@@ -173,7 +175,21 @@ int impl_MPI_Type_dup(MPI_Datatype oldtype, MPI_Datatype *newtype)
     t->obj = hdr;
     t->predefined = false;
     t->committed = true;
+    t->combiner = MPI_COMBINER_DUP;
     t->name = NULL;
     *newtype = t->obj.handle;
+    return MPI_SUCCESS;
+}
+
+int impl_MPI_Type_get_envelope(MPI_Datatype datatype, int *num_integers, int *num_addresses, int *num_datatypes,
+                               int *combiner)
+{
+    int rc;
+    lm_datatype *t = get(datatype, "MPI_Type_get_envelope", &rc);
+    if (!t) return rc;
+    *combiner = t->combiner;
+    *num_integers = t->combiner == MPI_COMBINER_CONTIGUOUS ? 1 : 0;
+    *num_addresses = 0;
+    *num_datatypes = t->combiner == MPI_COMBINER_NAMED ? 0 : 1;
     return MPI_SUCCESS;
 }

@@ -16,6 +16,7 @@ typedef struct lm_datatype {
     bool predefined;
     int basic_id;          /* predefined: its index; derived: -1 */
     int basic_size;        /* size of the basic element it is made of (0 if mixed) */
+    int combiner;          /* MPI_COMBINER_* that made it */
     const char *name;
 } lm_datatype;
 
