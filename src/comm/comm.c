@@ -7,6 +7,7 @@
 #include "core/lm_error.h"
 #include "core/lm_mem.h"
 #include "core/lm_state.h"
+#include "core/user_errors.h"
 #include "boot/boot.h"
 #include "binding/impl_gen.h"
 #include <stdio.h>
@@ -287,7 +288,10 @@ int impl_MPI_Comm_get_attr(MPI_Comm comm, int keyval, void *attribute_val, int *
     else if (keyval == MPI_WTIME_IS_GLOBAL) v = &attr_wtime_global;
     else if (keyval == MPI_UNIVERSE_SIZE) v = &attr_universe;
     else if (keyval == MPI_APPNUM) v = &attr_appnum;
-    else if (keyval == MPI_LASTUSEDCODE) v = &attr_lastusedcode;
+    else if (keyval == MPI_LASTUSEDCODE) {
+        attr_lastusedcode = lm_user_error_last_used();
+        v = &attr_lastusedcode;
+    }
     else return lm_err_comm(comm, MPI_ERR_KEYVAL, "MPI_Comm_get_attr", "invalid keyval %d", keyval);
     *flag = 1;
     *(int **)attribute_val = v;

@@ -1,4 +1,5 @@
 /* MPI_Init / MPI_Finalize and the runtime queries that go with them. */
+#include "core/user_errors.h"
 #include "core/lm_state.h"
 #include "core/lm_cvar.h"
 #include "core/lm_error.h"
@@ -87,6 +88,7 @@ int impl_MPI_Finalize(void)
     lm_pt2pt_finalize();
     lm_transport_finalize();
     lm_comm_finalize();
+    lm_user_errors_release();
     lm_boot_finalize();
     return MPI_SUCCESS;
 }

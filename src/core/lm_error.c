@@ -4,6 +4,7 @@
 #include "core/lm_error.h"
 #include "core/errhandler.h"
 #include "core/lm_state.h"
+#include "core/user_errors.h"
 #include "comm/comm.h"
 #include "boot/boot.h"
 #include "binding/impl_gen.h"
@@ -182,17 +183,27 @@ void lm_fatal(const char *fmt, ...)
 
 int impl_MPI_Error_class(int errorcode, int *errorclass)
 {
-    if (errorcode < MPI_SUCCESS || errorcode > MPI_ERR_LASTCODE)
+    if (errorcode >= MPI_SUCCESS && errorcode <= MPI_ERR_LASTCODE) {
+        *errorclass = errorcode;
+        return MPI_SUCCESS;
+    }
+    int cls = lm_user_error_class(errorcode);
+    if (cls < 0)
         return lm_err_noobj(MPI_ERR_ARG, "MPI_Error_class", "invalid error code %d", errorcode);
-    *errorclass = errorcode;
+    *errorclass = cls;
     return MPI_SUCCESS;
 }
 
 int impl_MPI_Error_string(int errorcode, char *string, int *resultlen)
 {
     const char *t = lm_error_class_text(errorcode);
-    if (!t) {
-        if (errorcode < MPI_SUCCESS || errorcode > MPI_ERR_LASTCODE)
+    if (!t && errorcode > MPI_ERR_LASTCODE) {
+        if (lm_user_error_class(errorcode) < 0)
+            return lm_err_noobj(MPI_ERR_ARG, "MPI_Error_string", "invalid error code %d", errorcode);
+        t = lm_user_error_string(errorcode); /* the empty string until one is added */
+        if (!t) t = "";
+    } else if (!t) {
+        if (errorcode < MPI_SUCCESS)
             return lm_err_noobj(MPI_ERR_ARG, "MPI_Error_string", "invalid error code %d", errorcode);
         t = "error";
     }

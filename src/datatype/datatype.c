@@ -24,7 +24,11 @@ int lm_datatype_init_builtin(void)
         t->lb = 0;
         t->extent = b->extent ? b->extent : b->size;
         t->true_lb = 0;
-        t->true_extent = t->extent;
+        /* a pair's true extent ends with its second member, before the
+         * trailing padding that its extent includes */
+        t->true_extent = b->kind == LM_TK_PAIR && b->pair_second >= 0
+                             ? b->pair_offset + lm_builtin_types[b->pair_second].size
+                             : t->extent;
         t->committed = true;
         /* every predefined type (pair types with their padding included) is
          * moved as extent-sized elements */
@@ -123,8 +127,8 @@ static int contiguous(const char *fname, MPI_Count count, MPI_Datatype oldtype, 
     t->size = count * o->size;
     t->lb = 0;
     t->extent = count * o->extent;
-    t->true_lb = 0;
-    t->true_extent = t->extent;
+    t->true_lb = o->true_lb;
+    t->true_extent = count > 0 ? (count - 1) * o->extent + o->true_extent : 0;
     t->contiguous = true;
     t->basic_id = -1;
     t->basic_size = o->basic_size;

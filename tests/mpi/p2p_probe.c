@@ -71,9 +71,17 @@ int main(int argc, char **argv)
     CHECK_MPI(MPI_Isend(&v, 1, MPI_INT, rank, 30, MPI_COMM_WORLD, &sreq));
     flag = 0;
     double t0 = MPI_Wtime();
+    /* Other ranks may already be sending rank 0 the messages of a later
+     * section, so each wildcard is paired with a field that only this
+     * message has. */
     while (!flag && MPI_Wtime() - t0 < MT_POLL_LIMIT_S)
-        CHECK_MPI(MPI_Iprobe(MPI_ANY_SOURCE, MPI_ANY_TAG, MPI_COMM_WORLD, &flag, &st));
+        CHECK_MPI(MPI_Iprobe(MPI_ANY_SOURCE, 30, MPI_COMM_WORLD, &flag, &st));
     CHECK(flag, "Iprobe never saw a message sent to self");
+    CHECK_EQ(st.MPI_SOURCE, rank);
+    CHECK_EQ(st.MPI_TAG, 30);
+    flag = 0;
+    CHECK_MPI(MPI_Iprobe(rank, MPI_ANY_TAG, MPI_COMM_WORLD, &flag, &st));
+    CHECK(flag, "Iprobe(self, ANY_TAG) does not see the message Iprobe(ANY_SOURCE, 30) saw");
     CHECK_EQ(st.MPI_SOURCE, rank);
     CHECK_EQ(st.MPI_TAG, 30);
     CHECK_MPI(MPI_Recv(&w, 1, MPI_INT, st.MPI_SOURCE, st.MPI_TAG, MPI_COMM_WORLD, MPI_STATUS_IGNORE));

@@ -1,0 +1,137 @@
+/* User-defined error classes, codes and strings.
+ *
+ * One table indexed by (code - MPI_ERR_LASTCODE - 1).  Codes are never reused
+ * after removal, so a stale code held by the application keeps failing
+ * cleanly instead of silently naming a newer class. */
+#include "core/user_errors.h"
+#include "core/lm_error.h"
+#include "core/lm_mem.h"
+#include "binding/impl_gen.h"
+#include <string.h>
+
+struct user_error {
+    int cls;      /* own code for a class, the parent class for a code */
+    bool live;
+    bool is_class;
+    char *text;   /* NULL until MPI_Add_error_string */
+};
+
+static struct user_error *table;
+static int count, capacity;
+
+static struct user_error *lookup(int code)
+{
+    int i = code - MPI_ERR_LASTCODE - 1;
+    if (i < 0 || i >= count || !table[i].live) return NULL;
+    return &table[i];
+}
+
+int lm_user_error_class(int code)
+{
+    struct user_error *e = lookup(code);
+    return e ? e->cls : -1;
+}
+
+const char *lm_user_error_string(int code)
+{
+    struct user_error *e = lookup(code);
+    return e ? e->text : NULL;
+}
+
+int lm_user_error_last_used(void) { return MPI_ERR_LASTCODE + count; }
+
+void lm_user_errors_release(void)
+{
+    for (int i = 0; i < count; i++)
+        lm_free(LM_MEM_CORE, table[i].text);
+    lm_free(LM_MEM_CORE, table);
+    table = NULL;
+    count = capacity = 0;
+}
+
+static int add(const char *fname, int cls, bool is_class, int *out)
+{
+    if (count == capacity) {
+        int n = capacity ? 2 * capacity : 16;
+        struct user_error *t = lm_realloc(LM_MEM_CORE, table, (size_t)n * sizeof *t);
+        if (!t) return lm_err_noobj(MPI_ERR_NO_MEM, fname, "out of memory");
+        table = t;
+        capacity = n;
+    }
+    int code = MPI_ERR_LASTCODE + 1 + count;
+    table[count++] = (struct user_error){.cls = is_class ? code : cls, .live = true, .is_class = is_class};
+    *out = code;
+    return MPI_SUCCESS;
+}
+
+int impl_MPI_Add_error_class(int *errorclass)
+{
+    return add("MPI_Add_error_class", 0, true, errorclass);
+}
+
+int impl_MPI_Add_error_code(int errorclass, int *errorcode)
+{
+    struct user_error *c = lookup(errorclass);
+    bool valid = (errorclass >= MPI_SUCCESS && errorclass <= MPI_ERR_LASTCODE) || (c && c->is_class);
+    if (!valid)
+        return lm_err_noobj(MPI_ERR_ARG, "MPI_Add_error_code", "%d is not an error class", errorclass);
+    return add("MPI_Add_error_code", errorclass, false, errorcode);
+}
+
+int impl_MPI_Add_error_string(int errorcode, const char *string)
+{
+    struct user_error *e = lookup(errorcode);
+    if (!e)
+        return lm_err_noobj(MPI_ERR_ARG, "MPI_Add_error_string",
+                            "%d is not a user-defined error class or code", errorcode);
+    size_t len = strlen(string);
+    if (len >= MPI_MAX_ERROR_STRING)
+        return lm_err_noobj(MPI_ERR_ARG, "MPI_Add_error_string",
+                            "the string is %zu characters long, at most %d are allowed", len,
+                            MPI_MAX_ERROR_STRING - 1);
+    char *t = lm_malloc(LM_MEM_CORE, len + 1);
+    if (!t) return lm_err_noobj(MPI_ERR_NO_MEM, "MPI_Add_error_string", "out of memory");
+    memcpy(t, string, len + 1);
+    lm_free(LM_MEM_CORE, e->text);
+    e->text = t;
+    return MPI_SUCCESS;
+}
+
+/* Removal (MPI-4.1): a class may go only once it has no codes left. */
+static int remove_entry(const char *fname, int code, bool want_class)
+{
+    struct user_error *e = lookup(code);
+    if (!e || e->is_class != want_class)
+        return lm_err_noobj(MPI_ERR_ARG, fname, "%d is not a user-defined error %s", code,
+                            want_class ? "class" : "code");
+    if (want_class)
+        for (int i = 0; i < count; i++)
+            if (table[i].live && !table[i].is_class && table[i].cls == code)
+                return lm_err_noobj(MPI_ERR_ARG, fname, "error class %d still has code %d", code,
+                                    MPI_ERR_LASTCODE + 1 + i);
+    lm_free(LM_MEM_CORE, e->text);
+    e->text = NULL;
+    e->live = false;
+    return MPI_SUCCESS;
+}
+
+int impl_MPI_Remove_error_class(int errorclass)
+{
+    return remove_entry("MPI_Remove_error_class", errorclass, true);
+}
+
+int impl_MPI_Remove_error_code(int errorcode)
+{
+    return remove_entry("MPI_Remove_error_code", errorcode, false);
+}
+
+int impl_MPI_Remove_error_string(int errorcode)
+{
+    struct user_error *e = lookup(errorcode);
+    if (!e)
+        return lm_err_noobj(MPI_ERR_ARG, "MPI_Remove_error_string",
+                            "%d is not a user-defined error class or code", errorcode);
+    lm_free(LM_MEM_CORE, e->text);
+    e->text = NULL;
+    return MPI_SUCCESS;
+}
