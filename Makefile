@@ -9,8 +9,9 @@ CTEST_ARGS ?=
 .PHONY: all deps build demo check install clean
 all: build
 
-# Build needs only a C compiler, CMake and a build tool; tests need Python 3.
-DEBIAN_PACKAGES = gcc make cmake ninja-build python3 python3-venv
+# Build needs only a C compiler, CMake and a build tool; tests need Python 3
+# and pkg-config (the installation test checks the installed leanmpi.pc).
+DEBIAN_PACKAGES = gcc make cmake ninja-build pkg-config python3 python3-venv
 deps:
 	@missing=""; \
 	for p in $(DEBIAN_PACKAGES); do dpkg -s $$p >/dev/null 2>&1 || missing="$$missing $$p"; done; \

@@ -37,6 +37,7 @@ typedef struct pending_packet {
     struct pending_packet *next;
     int dst;
     lm_pkt hdr;
+    size_t hdr_len;
     const void *payload;
     size_t len;
     lm_request *complete_on_send; /* eager standard send finishing when handed over */
@@ -110,17 +111,19 @@ static void pending_push(pending_packet *p)
 /* Hand a packet to the transport now if nothing is queued before it (order
  * between messages is kept by never letting a packet pass the queue), else
  * queue it. Returns 1 if sent now, 0 if queued, or an MPI error. */
-static int post_packet(int dst, const lm_pkt *h, const void *payload, size_t len, lm_request *complete_on_send)
+static int post_packet(int dst, const lm_pkt *h, size_t hdr_len, const void *payload, size_t len,
+                       lm_request *complete_on_send)
 {
     if (!pending.head) {
-        int rc = lm_transport_am_send(dst, h, sizeof *h, payload, len);
+        int rc = lm_transport_am_send(dst, h, hdr_len, payload, len);
         if (rc == LM_OK) return 1;
         if (rc != LM_EAGAIN) return MPI_ERR_OTHER;
     }
     pending_packet *p = pending_new();
     if (!p) return MPI_ERR_NO_MEM;
     p->dst = dst;
-    p->hdr = *h;
+    memcpy(&p->hdr, h, hdr_len);
+    p->hdr_len = hdr_len;
     p->payload = payload;
     p->len = len;
     p->complete_on_send = complete_on_send;
@@ -156,7 +159,7 @@ static int drain_pending(void)
             rndv_outstanding--;
             lm_request_complete(r);
         } else {
-            if (lm_transport_am_send(p->dst, &p->hdr, sizeof p->hdr, p->payload, p->len) != LM_OK) return n;
+            if (lm_transport_am_send(p->dst, &p->hdr, p->hdr_len, p->payload, p->len) != LM_OK) return n;
             if (p->complete_on_send) lm_request_complete(p->complete_on_send);
             n++;
         }
@@ -171,15 +174,29 @@ static int drain_pending(void)
 static void send_control(int dst, uint8_t type, uint64_t sreq, uint64_t rreq)
 {
     lm_pkt h = {.am_id = LM_AM_PT2PT, .type = type, .sreq = sreq, .rreq = rreq};
-    if (post_packet(dst, &h, NULL, 0, NULL) < 0) lm_fatal("cannot queue a control packet");
+    if (post_packet(dst, &h, sizeof h, NULL, 0, NULL) < 0) lm_fatal("cannot queue a control packet");
+}
+
+/* The receiver's published unexpected-byte counter; the last destination's
+ * is cached, since streams of sends mostly go to one peer. */
+static _Atomic uint64_t *unexpected_counter_of(int dst_world)
+{
+    static int cached_dst = -1;
+    static _Atomic uint64_t *cached;
+    if (dst_world == cached_dst) return cached;
+    const lm_boot_info *b = lm_boot();
+    _Atomic uint64_t *c = NULL;
+    if (b->segment && lm_boot_is_local(dst_world))
+        c = &lm_node_segment_rank(b->segment, lm_boot_local_rank_of(dst_world))->unexpected_bytes;
+    cached_dst = dst_world;
+    cached = c;
+    return c;
 }
 
 static int receiver_congested(int dst_world)
 {
-    const lm_boot_info *b = lm_boot();
-    if (!b->segment || !lm_boot_is_local(dst_world)) return 0;
-    lm_rank_block *rb = lm_node_segment_rank(b->segment, lm_boot_local_rank_of(dst_world));
-    return atomic_load_explicit(&rb->unexpected_bytes, memory_order_relaxed) > unexpected_limit;
+    _Atomic uint64_t *c = unexpected_counter_of(dst_world);
+    return c && atomic_load_explicit(c, memory_order_relaxed) > unexpected_limit;
 }
 
 int lm_send_start(lm_request *r)
@@ -203,7 +220,8 @@ int lm_send_start(lm_request *r)
         h.type = LM_PKT_EAGER;
         int sync = r->mode == LM_MODE_SYNC;
         if (sync) h.flags = LM_PKT_FLAG_SYNC;
-        int rc = post_packet(dst, &h, r->buf, r->len, sync ? NULL : r);
+        int rc = post_packet(dst, &h, sync ? LM_PKT_EAGER_SYNC_HDR : LM_PKT_EAGER_HDR, r->buf, r->len,
+                             sync ? NULL : r);
         if (rc < 0) return rc;
         if (rc == 1 && !sync) lm_request_complete(r);
         return MPI_SUCCESS;
@@ -211,7 +229,7 @@ int lm_send_start(lm_request *r)
     h.type = LM_PKT_RTS;
     h.addr = (uint64_t)(uintptr_t)r->buf;
     rndv_outstanding++;
-    int rc = post_packet(dst, &h, NULL, 0, NULL);
+    int rc = post_packet(dst, &h, sizeof h, NULL, 0, NULL);
     return rc < 0 ? rc : MPI_SUCCESS;
 }
 
@@ -386,12 +404,15 @@ static void queue_unexpected(int src_world, const lm_pkt *h, const void *payload
 static void handle_packet(int src_world, const void *hdr, size_t hdr_len, const void *payload, size_t len)
 {
     const lm_pkt *h = hdr;
-    (void)hdr_len;
     switch (h->type) {
     case LM_PKT_EAGER: {
         lm_request *r = take_posted(h->context, h->src_rank, h->tag);
         if (!r) {
-            queue_unexpected(src_world, h, payload, len);
+            /* the eager prefix, completed: size is the payload's length */
+            lm_pkt full = {0};
+            memcpy(&full, h, hdr_len < sizeof full ? hdr_len : sizeof full);
+            full.size = len;
+            queue_unexpected(src_world, &full, payload, len);
             return;
         }
         if (h->flags & LM_PKT_FLAG_SYNC) send_control(src_world, LM_PKT_SYNC_ACK, h->sreq, 0);
@@ -413,6 +434,7 @@ static void handle_packet(int src_world, const void *hdr, size_t hdr_len, const 
         if (!p) lm_fatal("out of memory streaming a message");
         p->dst = src_world;
         p->hdr = (lm_pkt){.am_id = LM_AM_PT2PT, .type = LM_PKT_DATA, .rreq = h->rreq};
+        p->hdr_len = sizeof p->hdr;
         p->stream = s;
         pending_push(p);
         return;

@@ -16,6 +16,10 @@ enum lm_pkt_type {
 
 #define LM_PKT_FLAG_SYNC 1u
 
+/* The matching envelope comes first and the fields only some packets need
+ * last, so that an eager packet sends only its prefix: 16 bytes (24 with
+ * the synchronous-mode request), which leaves a small payload in the same
+ * cache line as the transport's own header. */
 typedef struct lm_pkt {
     uint8_t am_id;       /* LM_AM_PT2PT */
     uint8_t type;        /* enum lm_pkt_type */
@@ -23,12 +27,17 @@ typedef struct lm_pkt {
     int32_t context;     /* matching context */
     int32_t src_rank;    /* sender's rank in the communicator */
     int32_t tag;
-    uint64_t size;       /* whole message in bytes */
     uint64_t sreq;       /* sender's request (address in the sender) */
+    uint64_t size;       /* whole message in bytes (eager: the payload length) */
     uint64_t rreq;       /* receiver's request (address in the receiver) */
     uint64_t addr;       /* RTS: sender buffer address; DATA: offset */
 } lm_pkt;
 
+#define LM_PKT_EAGER_HDR 16       /* envelope only */
+#define LM_PKT_EAGER_SYNC_HDR 24  /* envelope + sreq */
+
 _Static_assert(sizeof(lm_pkt) <= 64, "packet header must fit an AM header");
+_Static_assert(__builtin_offsetof(lm_pkt, sreq) == LM_PKT_EAGER_HDR, "eager prefix");
+_Static_assert(__builtin_offsetof(lm_pkt, size) == LM_PKT_EAGER_SYNC_HDR, "sync eager prefix");
 
 #endif

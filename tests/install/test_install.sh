@@ -1,0 +1,99 @@
+#!/bin/sh
+# Installation test: `cmake --install` into a fresh prefix gives a usable MPI.
+#   - the installed mpicc builds a program and the installed mpirun runs it;
+#   - pkg-config finds leanmpi through the installed .pc file;
+#   - CMake's FindMPI, pointed at the installed mpicc, configures, builds and
+#     runs a project.
+# Usage: test_install.sh <build-dir> <source-dir>
+# The prefix is a fresh directory outside the build tree (removed on success),
+# so that any path leaking from the build tree into the installation shows.
+set -eu
+build=$(cd "$1" && pwd) src=$(cd "$2" && pwd)
+scratch=$(mktemp -d "${TMPDIR:-/tmp}/leanmpi-install.XXXXXX")
+prefix=$scratch/prefix
+fail() { echo "FAIL install: $*"; exit 1; }
+
+cmake --install "$build" --prefix "$prefix" >"$scratch/install.log" 2>&1 \
+    || { cat "$scratch/install.log"; fail "cmake --install"; }
+for f in bin/mpicc bin/mpicxx bin/mpirun bin/mpiexec bin/leanmpi-info include/mpi.h; do
+    [ -e "$prefix/$f" ] || fail "$f missing from the installation"
+done
+ls "$prefix"/lib*/libleanmpi.so* >/dev/null 2>&1 || fail "libleanmpi.so missing"
+pc=$(ls "$prefix"/lib*/pkgconfig/leanmpi.pc 2>/dev/null | head -n 1)
+[ -n "$pc" ] || fail "leanmpi.pc missing"
+
+# The installed wrapper points into the installation, not the build tree.
+show=$("$prefix/bin/mpicc" -show x.c)
+case "$show" in
+    *"-I$prefix/include"*"-L$prefix/lib"*) ;;
+    *) fail "installed mpicc -show does not use the prefix: $show" ;;
+esac
+case "$show" in
+    *"-I$build/"*|*"-L$build/lib"*|*"-I$src/"*) fail "installed mpicc refers to the build tree: $show" ;;
+esac
+
+cat >"$scratch/ring.c" <<'C'
+#include <mpi.h>
+#include <stdio.h>
+int main(int argc, char **argv)
+{
+    int rank, size, token = -1;
+    MPI_Init(&argc, &argv);
+    MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+    MPI_Comm_size(MPI_COMM_WORLD, &size);
+    int next = (rank + 1) % size, prev = (rank + size - 1) % size;
+    if (rank == 0) {
+        token = 42;
+        MPI_Send(&token, 1, MPI_INT, next, 0, MPI_COMM_WORLD);
+        MPI_Recv(&token, 1, MPI_INT, prev, 0, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+        printf("ring token %d after %d ranks\n", token, size);
+    } else {
+        MPI_Recv(&token, 1, MPI_INT, prev, 0, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+        token++;
+        MPI_Send(&token, 1, MPI_INT, next, 0, MPI_COMM_WORLD);
+    }
+    MPI_Finalize();
+    return 0;
+}
+C
+
+# 1. Installed wrapper and launcher.
+"$prefix/bin/mpicc" "$scratch/ring.c" -o "$scratch/ring_wrapper" || fail "installed mpicc"
+out=$("$prefix/bin/mpirun" -n 3 "$scratch/ring_wrapper") || fail "installed mpirun"
+[ "$out" = "ring token 44 after 3 ranks" ] || fail "ring through the installed mpirun printed '$out'"
+
+# 2. pkg-config.
+if command -v pkg-config >/dev/null 2>&1; then
+    export PKG_CONFIG_PATH="$(dirname "$pc")"
+    cflags=$(pkg-config --cflags leanmpi) || fail "pkg-config --cflags leanmpi"
+    libs=$(pkg-config --libs leanmpi) || fail "pkg-config --libs leanmpi"
+    # shellcheck disable=SC2086
+    cc $cflags "$scratch/ring.c" -o "$scratch/ring_pc" $libs -Wl,-rpath,"$(dirname "$(dirname "$pc")")" \
+        || fail "build with pkg-config flags ($cflags / $libs)"
+    out=$("$prefix/bin/mpirun" -n 2 "$scratch/ring_pc") || fail "run of the pkg-config build"
+    [ "$out" = "ring token 43 after 2 ranks" ] || fail "pkg-config build printed '$out'"
+else
+    echo "SKIP pkg-config part: pkg-config is not installed"
+fi
+
+# 3. CMake FindMPI through the wrapper.
+mkdir -p "$scratch/cmake_project"
+cp "$scratch/ring.c" "$scratch/cmake_project/ring.c"
+cat >"$scratch/cmake_project/CMakeLists.txt" <<'CM'
+cmake_minimum_required(VERSION 3.16)
+project(ring C)
+find_package(MPI REQUIRED COMPONENTS C)
+add_executable(ring ring.c)
+target_link_libraries(ring PRIVATE MPI::MPI_C)
+CM
+cmake -S "$scratch/cmake_project" -B "$scratch/cmake_build" -DMPI_C_COMPILER="$prefix/bin/mpicc" \
+    -DMPIEXEC_EXECUTABLE="$prefix/bin/mpiexec" >"$scratch/cmake.log" 2>&1 \
+    || { cat "$scratch/cmake.log"; fail "FindMPI with the installed mpicc"; }
+grep -q "Found MPI_C" "$scratch/cmake.log" || { cat "$scratch/cmake.log"; fail "FindMPI did not report MPI_C"; }
+cmake --build "$scratch/cmake_build" >"$scratch/cmake_build.log" 2>&1 \
+    || { cat "$scratch/cmake_build.log"; fail "build of the FindMPI project"; }
+out=$("$prefix/bin/mpiexec" -n 4 "$scratch/cmake_build/ring") || fail "run of the FindMPI build"
+[ "$out" = "ring token 45 after 4 ranks" ] || fail "FindMPI build printed '$out'"
+
+rm -rf "$scratch"
+echo "PASS install: wrapper, launcher, pkg-config and FindMPI work from the installed prefix"
