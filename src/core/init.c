@@ -3,6 +3,7 @@
 #include "core/lm_state.h"
 #include "core/lm_cvar.h"
 #include "core/lm_error.h"
+#include "core/lm_handle.h"
 #include "core/lm_mem.h"
 #include "boot/boot.h"
 #include "transport/transport.h"
@@ -90,6 +91,9 @@ int impl_MPI_Finalize(void)
     lm_comm_finalize();
     lm_user_errors_release();
     lm_boot_finalize();
+    /* last: the layers above hand their objects back to these tables */
+    lm_datatype_finalize();
+    lm_object_finalize();
     return MPI_SUCCESS;
 }
 

@@ -19,6 +19,11 @@ const lm_cvar_desc lm_cvar_table[LM_CVAR_COUNT] = {
     [LM_CVAR_SHM_ARENA_SIZE] = {"SHM_ARENA_SIZE", 1L << 20, 4096, 1L << 34,
                                 "bytes of node-shared memory per rank for one-sided access (read by mpirun)"},
     [LM_CVAR_MEMREPORT] = {"MEMREPORT", 0, 0, 1, "print the per-component memory table at MPI_Finalize"},
+    [LM_CVAR_COOP_COPY_MIN] = {"COOP_COPY_MIN", 256L << 10, 0, 1L << 40,
+                               "single-copy messages of at least this many bytes are copied by receiver and "
+                               "sender together (0: the receiver copies alone)"},
+    [LM_CVAR_COOP_COPY_CHUNK] = {"COOP_COPY_CHUNK", 128L << 10, 4096, 1L << 30,
+                                 "bytes each side claims at a time in a shared copy"},
 };
 
 static long values[LM_CVAR_COUNT];

@@ -135,3 +135,16 @@ void lm_object_foreach(enum lm_kind kind, void (*fn)(void *, void *), void *arg)
 }
 
 size_t lm_object_live_count(enum lm_kind kind) { return tables[kind].live; }
+
+void lm_object_finalize(void)
+{
+    for (int k = 0; k < LM_KIND_COUNT; k++) {
+        kind_table *t = &tables[k];
+        while (t->ncached) lm_free(component_of((enum lm_kind)k), t->cache[--t->ncached]);
+        if (t->live) continue;
+        for (uint32_t c = 0; c < t->nchunks; c++) lm_free(LM_MEM_CORE, t->chunks[c]);
+        lm_free(LM_MEM_CORE, t->chunks);
+        /* an empty table: later lookups fail instead of reading freed slots */
+        memset(t, 0, sizeof *t);
+    }
+}

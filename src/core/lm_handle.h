@@ -49,5 +49,9 @@ void *lm_object_lookup(int handle, enum lm_kind kind);
 /* Visit every live dynamic object of a kind (used at finalize for leak checks). */
 void lm_object_foreach(enum lm_kind kind, void (*fn)(void *obj, void *arg), void *arg);
 size_t lm_object_live_count(enum lm_kind kind);
+/* At MPI_Finalize: free the recycled objects and the slot tables of kinds
+ * with no live object left. Objects the program never freed keep their
+ * slots (and stay reachable). */
+void lm_object_finalize(void);
 
 #endif

@@ -42,6 +42,12 @@ int lm_datatype_init_builtin(void)
     return MPI_SUCCESS;
 }
 
+void lm_datatype_finalize(void)
+{
+    lm_free(LM_MEM_DATATYPE, builtin);
+    builtin = NULL;
+}
+
 lm_datatype *lm_datatype_get(MPI_Datatype h)
 {
     if (LM_HANDLE_KIND(h) != LM_KIND_DATATYPE) return NULL;

@@ -23,5 +23,7 @@ typedef struct lm_datatype {
 /* The datatype for a handle, or NULL if invalid or freed. */
 lm_datatype *lm_datatype_get(MPI_Datatype t);
 int lm_datatype_init_builtin(void);
+/* At MPI_Finalize: predefined handles resolve to NULL from then on. */
+void lm_datatype_finalize(void);
 
 #endif

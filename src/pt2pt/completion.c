@@ -40,12 +40,6 @@ static int retire(MPI_Request *h, lm_request *r, MPI_Status *st)
     return err;
 }
 
-static int raise_for(lm_request *r, const char *fname, int err)
-{
-    MPI_Comm comm = r && r->comm ? r->comm->obj.handle : MPI_COMM_WORLD;
-    return lm_err_comm(comm, err, fname, "request failed");
-}
-
 static int bad_request(const char *fname, int i)
 {
     return lm_err_noobj(MPI_ERR_REQUEST, fname, "invalid request handle at index %d", i);
@@ -110,7 +104,10 @@ static int scan_any(int n, MPI_Request reqs[], int *all_empty, int *bad_index)
 
 static int any(const char *fname, int n, MPI_Request reqs[], int *index, int *flag, MPI_Status *st, int blocking)
 {
-    for (;;) {
+    /* Testany progresses once and looks once more: looping while progress
+     * finds work would keep it from returning under steady traffic. */
+    unsigned idle = 0;
+    for (int progressed = 0;; progressed = 1) {
         int all_empty, bad;
         int i = scan_any(n, reqs, &all_empty, &bad);
         if (bad >= 0) return bad_request(fname, bad);
@@ -130,15 +127,13 @@ static int any(const char *fname, int n, MPI_Request reqs[], int *index, int *fl
             empty_status(st);
             return MPI_SUCCESS;
         }
-        if (!lm_progress() && !blocking) {
-            /* one more look after progress */
-            i = scan_any(n, reqs, &all_empty, &bad);
-            if (i < 0) {
-                *flag = 0;
-                *index = MPI_UNDEFINED;
-                return MPI_SUCCESS;
-            }
+        if (!blocking && progressed) {
+            *flag = 0;
+            *index = MPI_UNDEFINED;
+            return MPI_SUCCESS;
         }
+        if (blocking) lm_progress_wait(&idle);
+        else lm_progress();
     }
 }
 
@@ -221,7 +216,9 @@ int impl_MPI_Testall(int count, MPI_Request array_of_requests[], int *flag, MPI_
 static int some(const char *fname, int n, MPI_Request reqs[], int *outcount, int indices[], MPI_Status sts[],
                 int blocking)
 {
-    for (;;) {
+    /* Testsome, like Testany, progresses once and looks once more. */
+    unsigned idle = 0;
+    for (int progressed = 0;; progressed = 1) {
         int active = 0, done = 0;
         for (int i = 0; i < n; i++) {
             int bad;
@@ -254,10 +251,12 @@ static int some(const char *fname, int n, MPI_Request reqs[], int *outcount, int
                                    "one or more requests failed; see the statuses");
             return MPI_SUCCESS;
         }
-        if (!lm_progress() && !blocking) {
+        if (!blocking && progressed) {
             *outcount = 0;
             return MPI_SUCCESS;
         }
+        if (blocking) lm_progress_wait(&idle);
+        else lm_progress();
     }
 }
 

@@ -15,6 +15,8 @@
  * while the receiver holds more than UNEXPECTED_LIMIT. */
 #include "pt2pt/pt2pt.h"
 #include "pt2pt/protocol.h"
+#include "pt2pt/coop_copy.h"
+#include "pt2pt/engine_internal.h"
 #include "transport/transport.h"
 #include "boot/boot.h"
 #include "core/lm_cvar.h"
@@ -67,6 +69,7 @@ int lm_pt2pt_init(void)
     my_unexpected_bytes = b->segment
         ? &lm_node_segment_rank(b->segment, b->local_rank)->unexpected_bytes
         : (_Atomic uint64_t *)&unexpected_private;
+    lm_coop_copy_init();
     lm_transport_register_am(LM_AM_PT2PT, handle_packet);
     return MPI_SUCCESS;
 }
@@ -87,7 +90,7 @@ void lm_pt2pt_finalize(void)
     }
 }
 
-int lm_pt2pt_busy(void) { return pending.head != NULL || rndv_outstanding > 0; }
+int lm_pt2pt_busy(void) { return pending.head != NULL || rndv_outstanding > 0 || lm_coop_copy_busy(); }
 
 /* ---- sending packets ---------------------------------------------------- */
 
@@ -137,6 +140,32 @@ static size_t stream_chunk(int dst)
     return (chunk_limit && chunk_limit < m) ? chunk_limit : m;
 }
 
+static int receiver_congested(int dst_world);
+
+/* An eager packet chose its protocol when its send started; while it waited
+ * in the queue the receiver may have filled up with unexpected data (a flood
+ * of nonblocking sends queues everything before the receiver copies any of
+ * it out). Sending it eagerly now would push the receiver past
+ * UNEXPECTED_LIMIT without bound, so it goes as an RTS instead, which is what
+ * a send started now would do. Eager packets come only from lm_send_start:
+ * the payload is the request's buffer, valid until the request completes,
+ * which is now on FIN. */
+static void eager_to_rts(pending_packet *p)
+{
+    lm_request *s = p->complete_on_send ? p->complete_on_send : (lm_request *)(uintptr_t)p->hdr.sreq;
+    p->hdr.type = LM_PKT_RTS;
+    p->hdr.flags = 0;
+    p->hdr.sreq = (uint64_t)(uintptr_t)s;
+    p->hdr.size = p->len;
+    p->hdr.rreq = 0;
+    p->hdr.addr = (uint64_t)(uintptr_t)p->payload;
+    p->hdr_len = sizeof p->hdr;
+    p->payload = NULL;
+    p->len = 0;
+    p->complete_on_send = NULL;
+    rndv_outstanding++;
+}
+
 /* Push queued packets until the transport pushes back. */
 static int drain_pending(void)
 {
@@ -159,6 +188,7 @@ static int drain_pending(void)
             rndv_outstanding--;
             lm_request_complete(r);
         } else {
+            if (p->hdr.type == LM_PKT_EAGER && p->len && receiver_congested(p->dst)) eager_to_rts(p);
             if (lm_transport_am_send(p->dst, &p->hdr, p->hdr_len, p->payload, p->len) != LM_OK) return n;
             if (p->complete_on_send) lm_request_complete(p->complete_on_send);
             n++;
@@ -171,11 +201,18 @@ static int drain_pending(void)
     return n;
 }
 
+void lm_pt2pt_post_control(int dst, const lm_pkt *h)
+{
+    if (post_packet(dst, h, sizeof *h, NULL, 0, NULL) < 0) lm_fatal("cannot queue a control packet");
+}
+
 static void send_control(int dst, uint8_t type, uint64_t sreq, uint64_t rreq)
 {
     lm_pkt h = {.am_id = LM_AM_PT2PT, .type = type, .sreq = sreq, .rreq = rreq};
-    if (post_packet(dst, &h, sizeof h, NULL, 0, NULL) < 0) lm_fatal("cannot queue a control packet");
+    lm_pt2pt_post_control(dst, &h);
 }
+
+void lm_pt2pt_send_fin(int dst, uint64_t sreq) { send_control(dst, LM_PKT_FIN, sreq, 0); }
 
 /* The receiver's published unexpected-byte counter; the last destination's
  * is cached, since streams of sends mostly go to one peer. */
@@ -301,6 +338,7 @@ static void start_rendezvous_receive(lm_request *r, int src_world, int src_rank,
         n = r->len;
         r->error = MPI_ERR_TRUNCATE;
     }
+    if (lm_coop_copy_start(r, src_world, sreq, addr, n)) return;
     if (lm_transport_rget(src_world, r->buf, addr, n) == LM_OK) {
         r->bytes = (MPI_Count)n;
         send_control(src_world, LM_PKT_FIN, sreq, 0);
@@ -456,6 +494,9 @@ static void handle_packet(int src_world, const void *hdr, size_t hdr_len, const 
     case LM_PKT_SYNC_ACK:
         lm_request_complete((lm_request *)(uintptr_t)h->sreq);
         return;
+    case LM_PKT_COPY_HELP:
+        lm_coop_copy_help(src_world, h);
+        return;
     default:
         lm_fatal("unknown packet type %d from rank %d", h->type, src_world);
     }
@@ -497,23 +538,32 @@ int lm_progress(void)
 {
     int n = lm_transport_progress();
     if (pending.head) n += drain_pending();
+    if (lm_coop_copy_busy()) n += lm_coop_copy_progress();
     return n;
+}
+
+int lm_progress_wait(unsigned *idle)
+{
+    int n = lm_progress();
+    if (n) {
+        *idle = 0;
+        return n;
+    }
+    /* Spinning is fastest while every rank has a core; once ranks share
+     * cores, the peer we wait for needs ours. */
+    const unsigned spin_before_yield = lm_oversubscribed() ? 1 : 1024;
+    if (++*idle >= spin_before_yield) {
+        sched_yield();
+        *idle = 0;
+    }
+    return 0;
 }
 
 void lm_progress_until(volatile int *flag)
 {
     unsigned idle = 0;
-    const unsigned spin_before_yield = lm_oversubscribed() ? 1 : 1024;
-    while (!*flag) {
-        if (lm_progress()) {
-            idle = 0;
-            continue;
-        }
-        if (++idle >= spin_before_yield) {
-            sched_yield();
-            idle = 0;
-        }
-    }
+    while (!*flag)
+        lm_progress_wait(&idle);
 }
 
 /* ---- internal convenience ----------------------------------------------- */

@@ -4,7 +4,6 @@
 #include "datatype/datatype.h"
 #include "core/lm_error.h"
 #include "binding/impl_gen.h"
-#include <sched.h>
 #include <string.h>
 
 #define MESSAGE_NO_PROC_INDEX 0
@@ -42,10 +41,7 @@ int impl_MPI_Probe(int source, int tag, MPI_Comm comm, MPI_Status *status)
     for (;;) {
         lm_iprobe(source, tag, c, c->context_id, &flag, status);
         if (flag) return MPI_SUCCESS;
-        if (!lm_progress() && ++idle > 256) {
-            sched_yield();
-            idle = 0;
-        }
+        lm_progress_wait(&idle);
     }
 }
 
@@ -63,19 +59,15 @@ static int improbe(const char *fname, int source, int tag, MPI_Comm comm, int *f
     for (;;) {
         struct lm_unexpected *u = lm_mprobe_take(source, tag, c, c->context_id, status);
         if (!u) {
-            int n = lm_progress();
-            if (!blocking) {
-                u = lm_mprobe_take(source, tag, c, c->context_id, status);
-                if (!u) {
-                    *flag = 0;
-                    return MPI_SUCCESS;
-                }
-            } else {
-                if (!n && ++idle > 256) {
-                    sched_yield();
-                    idle = 0;
-                }
+            if (blocking) {
+                lm_progress_wait(&idle);
                 continue;
+            }
+            lm_progress();
+            u = lm_mprobe_take(source, tag, c, c->context_id, status);
+            if (!u) {
+                *flag = 0;
+                return MPI_SUCCESS;
             }
         }
         lm_message *m = lm_object_alloc(LM_KIND_MESSAGE, sizeof *m);

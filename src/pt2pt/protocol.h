@@ -12,6 +12,7 @@ enum lm_pkt_type {
     LM_PKT_DATA,         /* one chunk of a streamed message */
     LM_PKT_FIN,          /* receiver copied the data: the send is complete */
     LM_PKT_SYNC_ACK,     /* a synchronous-mode eager message was matched */
+    LM_PKT_COPY_HELP,    /* receiver: share the single copy (rreq: job record key, addr: receive buffer) */
 };
 
 #define LM_PKT_FLAG_SYNC 1u

@@ -9,6 +9,9 @@ void lm_pt2pt_finalize(void);
 /* Progress everything once; returns events handled. */
 int lm_progress(void);
 /* Progress until *flag becomes non-zero (yields the core when oversubscribed). */
+/* One step of a blocking wait: progress, and yield the core after a spell
+ * of nothing to do (at once when ranks share cores). idle starts at 0. */
+int lm_progress_wait(unsigned *idle);
 void lm_progress_until(volatile int *flag);
 
 /* Start a send/receive described by an initialised request (fields buf, len,

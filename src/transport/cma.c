@@ -35,20 +35,21 @@ void lm_cma_init(int enable)
 
 int lm_cma_available(void) { return C.available; }
 
-int lm_cma_read(pid_t pid, void *local, uint64_t remote_addr, size_t len)
+/* One direction of a single copy between this process and pid. */
+static int cma_copy(pid_t pid, void *local, uint64_t remote_addr, size_t len, int write)
 {
     if (!C.available)
         return LM_ENOTSUP;
     if (pid <= 0)
         return LM_EINVAL;
-    char *dst = local;
+    char *buf = local;
     size_t done = 0;
     /* The kernel may copy less than asked (large requests, page boundaries,
-     * signals): loop until everything is here. */
+     * signals): loop until everything is there. */
     while (done < len) {
-        struct iovec l = { dst + done, len - done };
+        struct iovec l = { buf + done, len - done };
         struct iovec r = { (void *)(uintptr_t)(remote_addr + done), len - done };
-        ssize_t n = process_vm_readv(pid, &l, 1, &r, 1, 0);
+        ssize_t n = write ? process_vm_writev(pid, &l, 1, &r, 1, 0) : process_vm_readv(pid, &l, 1, &r, 1, 0);
         if (n < 0) {
             if (errno == EINTR)
                 continue;
@@ -65,6 +66,16 @@ int lm_cma_read(pid_t pid, void *local, uint64_t remote_addr, size_t len)
     C.cnt.rget_ops++;
     C.cnt.rget_bytes += len;
     return LM_OK;
+}
+
+int lm_cma_read(pid_t pid, void *local, uint64_t remote_addr, size_t len)
+{
+    return cma_copy(pid, local, remote_addr, len, 0);
+}
+
+int lm_cma_write(pid_t pid, uint64_t remote_addr, const void *local, size_t len)
+{
+    return cma_copy(pid, (void *)local, remote_addr, len, 1);
 }
 
 void lm_cma_counters(lm_transport_counters *out) { *out = C.cnt; }

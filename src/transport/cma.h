@@ -13,6 +13,8 @@ int lm_cma_available(void);
 /* LM_OK, LM_ENOTSUP (not permitted: caller pipelines through AMs; cma stays
  * off from then on) or LM_EINVAL (bad address or process). */
 int lm_cma_read(pid_t pid, void *local, uint64_t remote_addr, size_t len);
+/* The other way: copy len bytes from local to remote_addr in pid. */
+int lm_cma_write(pid_t pid, uint64_t remote_addr, const void *local, size_t len);
 void lm_cma_counters(lm_transport_counters *out);
 
 #endif

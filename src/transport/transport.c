@@ -152,6 +152,22 @@ int lm_transport_rget(int src, void *local, uint64_t remote_addr, size_t len)
     return lm_cma_read(pid, local, remote_addr, len);
 }
 
+int lm_transport_rput(int dst, uint64_t remote_addr, const void *local, size_t len)
+{
+    if (!T.initialized)
+        return LM_EINVAL;
+    if (dst == T.env.world_rank) {
+        memcpy((void *)(uintptr_t)remote_addr, local, len);
+        return LM_OK;
+    }
+    if (lm_transport_local_rank(dst) < 0)
+        return LM_EPEER;
+    pid_t pid = T.env.pid_of ? T.env.pid_of(dst) : 0;
+    if (pid <= 0)
+        return LM_ENOTSUP;
+    return lm_cma_write(pid, remote_addr, local, len);
+}
+
 const char *lm_transport_rget_mechanism(int world_rank)
 {
     if (world_rank == T.env.world_rank)

@@ -51,6 +51,9 @@ size_t lm_transport_max_payload(int dst_world_rank);
 
 /* Copy len bytes from remote_addr in the peer's address space to local. */
 int lm_transport_rget(int src_world_rank, void *local, uint64_t remote_addr, size_t len);
+/* The reverse: copy len bytes from local to remote_addr in the peer's address
+ * space (same mechanism and the same LM_ENOTSUP rule as rget). */
+int lm_transport_rput(int dst_world_rank, uint64_t remote_addr, const void *local, size_t len);
 /* Which single-copy mechanism rget uses for this peer ("cma", "none", ...). */
 const char *lm_transport_rget_mechanism(int world_rank);
 

@@ -9,7 +9,9 @@
 # so that any path leaking from the build tree into the installation shows.
 set -eu
 build=$(cd "$1" && pwd) src=$(cd "$2" && pwd)
-scratch=$(mktemp -d "${TMPDIR:-/tmp}/leanmpi-install.XXXXXX")
+# (Not named after the library: the launcher tests, which may run at the
+# same time, look for leftover files with "leanmpi" in their names.)
+scratch=$(mktemp -d "${TMPDIR:-/tmp}/lminstall.XXXXXX")
 prefix=$scratch/prefix
 fail() { echo "FAIL install: $*"; exit 1; }
 

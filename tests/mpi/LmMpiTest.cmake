@@ -1,6 +1,6 @@
 # lm_add_mpi_test(NAME name SOURCES src... [NPROCS 1 2 3 4 8]
 #                 [EXPECT_FAIL_REGEX regex] [EXPECT_EXIT_CODE n]
-#                 [TIMEOUT seconds] [LABELS label...])
+#                 [TIMEOUT seconds] [LABELS label...] [ENV VAR=value...])
 #
 # Builds one MPI program against the `leanmpi` library and registers it with
 # CTest once per process count as mpi.<name>.np<N>, launched by LeanMPI's
@@ -9,6 +9,9 @@
 # expected-failure test: it passes when the job ends with that exit code (any
 # non-zero code when only the regex is given) and its output matches the regex.
 # Every run goes through run_expect.py, which kills the process group on timeout.
+# ENV sets environment variables for the job (mpirun passes them to every
+# rank); a second registration of one source with other settings needs its
+# own NAME.
 set(LM_MPI_TEST_DIR ${CMAKE_CURRENT_LIST_DIR})
 if(NOT DEFINED LM_MPIRUN)
   set(LM_MPIRUN ${CMAKE_BINARY_DIR}/bin/mpirun CACHE FILEPATH "Launcher used by the MPI program tests")
@@ -17,7 +20,7 @@ find_package(Python3 COMPONENTS Interpreter QUIET)
 
 function(lm_add_mpi_test)
   cmake_parse_arguments(T "" "NAME;EXPECT_FAIL_REGEX;EXPECT_EXIT_CODE;TIMEOUT"
-                        "SOURCES;NPROCS;LABELS" ${ARGN})
+                        "SOURCES;NPROCS;LABELS;ENV" ${ARGN})
   if(NOT T_NAME OR NOT T_SOURCES)
     message(FATAL_ERROR "lm_add_mpi_test: NAME and SOURCES are required")
   endif()
@@ -40,7 +43,8 @@ function(lm_add_mpi_test)
     list(APPEND expect --exit-code 0 --regex "^(PASS|SKIP)" --forbid "^FAIL")
   endif()
   if(DEFINED T_EXPECT_FAIL_REGEX)
-    list(APPEND expect --regex "${T_EXPECT_FAIL_REGEX}")
+    # An expected failure must still not be a failed check of the program.
+    list(APPEND expect --regex "${T_EXPECT_FAIL_REGEX}" --forbid "^FAIL")
   endif()
 
   foreach(np IN LISTS T_NPROCS)
@@ -60,5 +64,8 @@ function(lm_add_mpi_test)
     math(EXPR ctest_to "${to} + 15")
     set_tests_properties(${tname} PROPERTIES TIMEOUT ${ctest_to}
                          LABELS "mpi;${T_LABELS}" PROCESSORS ${np})
+    if(T_ENV)
+      set_tests_properties(${tname} PROPERTIES ENVIRONMENT "${T_ENV}")
+    endif()
   endforeach()
 endfunction()

@@ -229,6 +229,56 @@ int main(int argc, char **argv)
     }
     mt_pass("p2p_blocking: short message into larger buffer");
 
+    /* Sendrecv and Sendrecv_replace around the ring, eager and rendezvous
+     * sizes: every rank sends to the right and receives from the left in
+     * one call, which deadlocks if the send half blocks the receive half. */
+    {
+        const int right = (rank + 1) % size, left = (rank + size - 1) % size;
+        const int ns[] = {1, 5000, 300000};
+        int *out = malloc(sizeof(int) * 300000), *in = malloc(sizeof(int) * 300000);
+        CHECK(out && in, "out of memory");
+        for (int k = 0; k < 3; k++) {
+            int n = ns[k];
+            MPI_Status st;
+            for (int i = 0; i < n; i++)
+                out[i] = rank * 7 + i;
+            memset(in, 0xff, sizeof(int) * (size_t)n);
+            CHECK_MPI(MPI_Sendrecv(out, n, MPI_INT, right, 40 + k, in, n, MPI_INT, MPI_ANY_SOURCE, 40 + k,
+                                   MPI_COMM_WORLD, &st));
+            CHECK_EQ(st.MPI_SOURCE, left);
+            CHECK_EQ(st.MPI_TAG, 40 + k);
+            int cnt = -1;
+            CHECK_MPI(MPI_Get_count(&st, MPI_INT, &cnt));
+            CHECK_EQ(cnt, n);
+            for (int i = 0; i < n; i++)
+                if (in[i] != left * 7 + i)
+                    CHECK(0, "Sendrecv n=%d: element %d is %d, expected %d", n, i, in[i], left * 7 + i);
+
+            for (int i = 0; i < n; i++)
+                in[i] = rank * 11 + i;
+            CHECK_MPI(MPI_Sendrecv_replace(in, n, MPI_INT, right, 50 + k, left, 50 + k, MPI_COMM_WORLD, &st));
+            CHECK_EQ(st.MPI_SOURCE, left);
+            CHECK_MPI(MPI_Get_count(&st, MPI_INT, &cnt));
+            CHECK_EQ(cnt, n);
+            for (int i = 0; i < n; i++)
+                if (in[i] != left * 11 + i)
+                    CHECK(0, "Sendrecv_replace n=%d: element %d is %d, expected %d", n, i, in[i],
+                          left * 11 + i);
+        }
+        /* With MPI_PROC_NULL on both sides nothing moves and the status is empty. */
+        int x = 5, y = 9;
+        MPI_Status st;
+        CHECK_MPI(MPI_Sendrecv(&x, 1, MPI_INT, MPI_PROC_NULL, 1, &y, 1, MPI_INT, MPI_PROC_NULL, 1,
+                               MPI_COMM_WORLD, &st));
+        CHECK_EQ(y, 9);
+        CHECK_EQ(st.MPI_SOURCE, MPI_PROC_NULL);
+        CHECK_MPI(MPI_Sendrecv_replace(&y, 1, MPI_INT, MPI_PROC_NULL, 1, MPI_PROC_NULL, 1, MPI_COMM_WORLD, &st));
+        CHECK_EQ(y, 9);
+        free(out);
+        free(in);
+    }
+    mt_pass("p2p_blocking: Sendrecv and Sendrecv_replace around the ring, 1 to 300000 ints, PROC_NULL");
+
     free(sbuf);
     free(rbuf);
     MPI_Finalize();

@@ -1,0 +1,146 @@
+/* Cooperative single copy: see coop_copy.h.
+ *
+ * Job record lifetime: the receiver allocates it and frees it only after the
+ * sender has set sender_left, because the sender's last claim (the one that
+ * finds nothing left) may come after the receiver has seen every piece done.
+ * COPY_HELP reaches the sender before FIN (one sender-receiver pair keeps its
+ * order), so a sender that completes its send has always let go already. */
+#include "pt2pt/coop_copy.h"
+#include "pt2pt/pt2pt.h"
+#include "pt2pt/engine_internal.h"
+#include "transport/transport.h"
+#include "boot/boot.h"
+#include "core/lm_state.h"
+#include "core/lm_cvar.h"
+#include "core/lm_error.h"
+#include "core/lm_mem.h"
+#include <stdatomic.h>
+#include <stddef.h>
+#include <string.h>
+
+typedef struct coop_job {
+    _Atomic uint64_t next;          /* next piece to claim */
+    _Atomic uint64_t done;          /* pieces copied, by either side */
+    _Atomic uint32_t sender_left;   /* the sender will not touch the record again */
+    uint32_t pad;
+    uint64_t pieces, chunk, len;
+} coop_job;
+
+/* The receiver's side of one copy. */
+typedef struct coop_copy {
+    struct coop_copy *next;
+    coop_job *job;
+    lm_rkey key;
+    lm_request *r;                  /* NULL once completed, while awaiting sender_left */
+    int src_world;
+    uint64_t sreq, src_addr;
+} coop_copy;
+
+static coop_copy *active;
+static size_t min_bytes, chunk_bytes;
+
+void lm_coop_copy_init(void)
+{
+    min_bytes = (size_t)lm_cvar(LM_CVAR_COOP_COPY_MIN);
+    chunk_bytes = (size_t)lm_cvar(LM_CVAR_COOP_COPY_CHUNK);
+}
+
+int lm_coop_copy_start(lm_request *r, int src_world, uint64_t sreq, uint64_t src_addr, size_t n)
+{
+    if (min_bytes == 0 || n < min_bytes || n < 2 * chunk_bytes) return 0;
+    if (src_world == lm_world_rank() || !lm_boot_is_local(src_world)) return 0;
+    if (strcmp(lm_transport_rget_mechanism(src_world), "cma") != 0) return 0;
+    coop_copy *c = lm_malloc(LM_MEM_PT2PT, sizeof *c);
+    if (!c) return 0;
+    lm_rkey key;
+    coop_job *job = lm_transport_shared_alloc(sizeof *job, &key);
+    if (!job) {
+        lm_free(LM_MEM_PT2PT, c);
+        return 0;
+    }
+    atomic_init(&job->next, 0);
+    atomic_init(&job->done, 0);
+    atomic_init(&job->sender_left, 0);
+    job->chunk = chunk_bytes;
+    job->len = n;
+    job->pieces = (n + chunk_bytes - 1) / chunk_bytes;
+    *c = (coop_copy){.job = job, .key = key, .r = r, .src_world = src_world, .sreq = sreq, .src_addr = src_addr};
+    c->next = active;
+    active = c;
+    /* Published before the packet: the sender reads the record when it
+     * handles COPY_HELP. */
+    atomic_thread_fence(memory_order_release);
+    lm_pkt h = {.am_id = LM_AM_PT2PT, .type = LM_PKT_COPY_HELP, .sreq = sreq, .rreq = key,
+                .addr = (uint64_t)(uintptr_t)r->buf, .size = n};
+    lm_pt2pt_post_control(src_world, &h);
+    return 1;
+}
+
+/* Claim and copy pieces until none is left; returns how many this side did. */
+static uint64_t claim_pieces(coop_copy *c)
+{
+    coop_job *j = c->job;
+    uint64_t n = 0;
+    for (;;) {
+        uint64_t k = atomic_fetch_add_explicit(&j->next, 1, memory_order_relaxed);
+        if (k >= j->pieces) return n;
+        size_t off = (size_t)(k * j->chunk);
+        size_t len = j->len - off < j->chunk ? j->len - off : j->chunk;
+        if (lm_transport_rget(c->src_world, (char *)c->r->buf + off, c->src_addr + off, len) != LM_OK)
+            lm_fatal("single copy of %zu bytes from rank %d failed", len, c->src_world);
+        atomic_fetch_add_explicit(&j->done, 1, memory_order_release);
+        n++;
+    }
+}
+
+int lm_coop_copy_progress(void)
+{
+    int events = 0;
+    coop_copy **link = &active;
+    while (*link) {
+        coop_copy *c = *link;
+        if (c->r) {
+            events += (int)claim_pieces(c);
+            if (atomic_load_explicit(&c->job->done, memory_order_acquire) < c->job->pieces) {
+                link = &c->next; /* the sender is still copying its last piece */
+                continue;
+            }
+            lm_request *r = c->r;
+            c->r = NULL;
+            r->bytes = (MPI_Count)c->job->len;
+            lm_pt2pt_send_fin(c->src_world, c->sreq);
+            lm_request_complete(r);
+            events++;
+        }
+        if (!atomic_load_explicit(&c->job->sender_left, memory_order_acquire)) {
+            link = &c->next;
+            continue;
+        }
+        *link = c->next;
+        lm_transport_shared_free(c->job);
+        lm_free(LM_MEM_PT2PT, c);
+    }
+    return events;
+}
+
+int lm_coop_copy_busy(void) { return active != NULL; }
+
+void lm_coop_copy_help(int receiver_world, const lm_pkt *h)
+{
+    const lm_request *s = (const lm_request *)(uintptr_t)h->sreq;
+    lm_rkey key = h->rreq;
+    coop_job j;
+    if (lm_transport_get(receiver_world, key, 0, &j, sizeof j) != LM_OK)
+        lm_fatal("rank %d sent an unreachable copy record", receiver_world);
+    for (;;) {
+        uint64_t k;
+        lm_transport_atomic_fadd64(receiver_world, key, offsetof(coop_job, next), 1, &k);
+        if (k >= j.pieces) break;
+        size_t off = (size_t)(k * j.chunk);
+        size_t len = j.len - off < j.chunk ? j.len - off : j.chunk;
+        if (lm_transport_rput(receiver_world, h->addr + off, (const char *)s->buf + off, len) != LM_OK)
+            lm_fatal("single copy of %zu bytes to rank %d failed", len, receiver_world);
+        lm_transport_atomic_fadd64(receiver_world, key, offsetof(coop_job, done), 1, NULL);
+    }
+    lm_transport_atomic_swap32(receiver_world, key, offsetof(coop_job, sender_left), 1, NULL);
+}

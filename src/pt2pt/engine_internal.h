@@ -1,0 +1,13 @@
+/* What the point-to-point engine offers the protocol pieces beside it
+ * (coop_copy.c): control packets that keep the per-destination order. */
+#ifndef LM_PT2PT_ENGINE_INTERNAL_H
+#define LM_PT2PT_ENGINE_INTERNAL_H
+#include <stdint.h>
+#include "pt2pt/protocol.h"
+
+/* Send a full-header packet with no payload to dst now, or queue it behind
+ * what is already queued. Ends the job if it cannot even be queued. */
+void lm_pt2pt_post_control(int dst, const lm_pkt *h);
+/* Tell the sender of a rendezvous message that its buffer is free. */
+void lm_pt2pt_send_fin(int dst, uint64_t sreq);
+#endif
