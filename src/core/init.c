@@ -38,6 +38,19 @@ static int usable_cores(void)
     return n > 0 ? (int)n : 1;
 }
 
+/* The node segment is shared by the node's ranks: local rank 0 alone counts
+ * it, per part, so that summing the reports of a node counts it once (R6).
+ * These are the sizes mapped; pages are touched only as they are used. */
+static void note_node_segment(const lm_boot_info *info)
+{
+    const lm_node_segment *seg = info->segment;
+    if (!seg || info->local_rank != 0) return;
+    uint64_t parts = seg->kvs_size + seg->transport_size;
+    lm_mem_note_shared(LM_MEM_KVS, (long)seg->kvs_size);
+    lm_mem_note_shared(LM_MEM_TRANSPORT, (long)seg->transport_size);
+    if (seg->total_size > parts) lm_mem_note_shared(LM_MEM_BOOT, (long)(seg->total_size - parts));
+}
+
 static int init(const char *fname, int required, int *provided)
 {
     if (state != LM_STATE_NOT_INITIALIZED)
@@ -48,6 +61,7 @@ static int init(const char *fname, int required, int *provided)
     int rc = lm_boot_init(&info);
     if (rc) return lm_err_noobj(MPI_ERR_OTHER, fname, "cannot start: bootstrap failed");
     oversubscribed = info.local_size > usable_cores();
+    note_node_segment(&info);
     if (lm_datatype_init_builtin() || lm_comm_init_builtin())
         return lm_err_noobj(MPI_ERR_NO_MEM, fname, "out of memory");
     if (lm_transport_init() != LM_OK) return lm_err_noobj(MPI_ERR_OTHER, fname, "cannot start the transports");
