@@ -41,3 +41,4 @@ clean:
 
 -include mk/regen.mk
 -include mk/bench.mk
+-include mk/mpi4py.mk

@@ -302,7 +302,7 @@ LEANMPI_API int MPI_Ineighbor_alltoallw(const void* sendbuf, const int sendcount
 LEANMPI_API int MPI_Ineighbor_alltoallw_c(const void* sendbuf, const MPI_Count sendcounts[], const MPI_Aint sdispls[], const MPI_Datatype sendtypes[], void* recvbuf, const MPI_Count recvcounts[], const MPI_Aint rdispls[], const MPI_Datatype recvtypes[], MPI_Comm comm, MPI_Request* request);
 LEANMPI_API MPI_Fint MPI_Info_c2f(MPI_Info info);
 LEANMPI_API int MPI_Info_create(MPI_Info* info);
-LEANMPI_API int MPI_Info_create_env(int argc, char argv[], MPI_Info* info);
+LEANMPI_API int MPI_Info_create_env(int argc, char *argv[], MPI_Info* info);
 LEANMPI_API int MPI_Info_delete(MPI_Info info, const char* key);
 LEANMPI_API int MPI_Info_dup(MPI_Info info, MPI_Info* newinfo);
 LEANMPI_API MPI_Info MPI_Info_f2c(MPI_Fint info);
@@ -966,7 +966,7 @@ LEANMPI_API int PMPI_Ineighbor_alltoallw(const void* sendbuf, const int sendcoun
 LEANMPI_API int PMPI_Ineighbor_alltoallw_c(const void* sendbuf, const MPI_Count sendcounts[], const MPI_Aint sdispls[], const MPI_Datatype sendtypes[], void* recvbuf, const MPI_Count recvcounts[], const MPI_Aint rdispls[], const MPI_Datatype recvtypes[], MPI_Comm comm, MPI_Request* request);
 LEANMPI_API MPI_Fint PMPI_Info_c2f(MPI_Info info);
 LEANMPI_API int PMPI_Info_create(MPI_Info* info);
-LEANMPI_API int PMPI_Info_create_env(int argc, char argv[], MPI_Info* info);
+LEANMPI_API int PMPI_Info_create_env(int argc, char *argv[], MPI_Info* info);
 LEANMPI_API int PMPI_Info_delete(MPI_Info info, const char* key);
 LEANMPI_API int PMPI_Info_dup(MPI_Info info, MPI_Info* newinfo);
 LEANMPI_API MPI_Info PMPI_Info_f2c(MPI_Fint info);

@@ -88,7 +88,7 @@ int PMPI_Info_create(MPI_Info* info)
 }
 extern __typeof__(PMPI_Info_create) MPI_Info_create __attribute__((weak, alias("PMPI_Info_create")));
 
-int PMPI_Info_create_env(int argc, char argv[], MPI_Info* info)
+int PMPI_Info_create_env(int argc, char *argv[], MPI_Info* info)
 {
     lm_errctx lm_ctx = LM_ERRCTX_INIT("MPI_Info_create_env");
     LM_CHECK(lm_check_ptr(&lm_ctx, info, "info"));

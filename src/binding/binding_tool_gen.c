@@ -29,8 +29,6 @@ extern __typeof__(PMPI_T_category_get_events) MPI_T_category_get_events __attrib
 
 int PMPI_T_category_get_index(const char* name, int* cat_index)
 {
-    lm_errctx lm_ctx = LM_ERRCTX_INIT("MPI_T_category_get_index");
-    LM_CHECK(lm_check_string(&lm_ctx, name, "name", MPI_ERR_ARG));
     return impl_MPI_T_category_get_index(name, cat_index);
 }
 extern __typeof__(PMPI_T_category_get_index) MPI_T_category_get_index __attribute__((weak, alias("PMPI_T_category_get_index")));
@@ -61,8 +59,6 @@ extern __typeof__(PMPI_T_category_get_pvars) MPI_T_category_get_pvars __attribut
 
 int PMPI_T_cvar_get_index(const char* name, int* cvar_index)
 {
-    lm_errctx lm_ctx = LM_ERRCTX_INIT("MPI_T_cvar_get_index");
-    LM_CHECK(lm_check_string(&lm_ctx, name, "name", MPI_ERR_ARG));
     return impl_MPI_T_cvar_get_index(name, cvar_index);
 }
 extern __typeof__(PMPI_T_cvar_get_index) MPI_T_cvar_get_index __attribute__((weak, alias("PMPI_T_cvar_get_index")));
@@ -93,16 +89,12 @@ extern __typeof__(PMPI_T_cvar_handle_free) MPI_T_cvar_handle_free __attribute__(
 
 int PMPI_T_cvar_read(MPI_T_cvar_handle handle, void* buf)
 {
-    lm_errctx lm_ctx = LM_ERRCTX_INIT("MPI_T_cvar_read");
-    LM_CHECK(lm_check_buffer(&lm_ctx, buf, 0, MPI_DATATYPE_NULL, "buf", 0));
     return impl_MPI_T_cvar_read(handle, buf);
 }
 extern __typeof__(PMPI_T_cvar_read) MPI_T_cvar_read __attribute__((weak, alias("PMPI_T_cvar_read")));
 
 int PMPI_T_cvar_write(MPI_T_cvar_handle handle, const void* buf)
 {
-    lm_errctx lm_ctx = LM_ERRCTX_INIT("MPI_T_cvar_write");
-    LM_CHECK(lm_check_buffer(&lm_ctx, buf, 0, MPI_DATATYPE_NULL, "buf", 0));
     return impl_MPI_T_cvar_write(handle, buf);
 }
 extern __typeof__(PMPI_T_cvar_write) MPI_T_cvar_write __attribute__((weak, alias("PMPI_T_cvar_write")));
@@ -127,8 +119,6 @@ extern __typeof__(PMPI_T_event_callback_get_info) MPI_T_event_callback_get_info 
 
 int PMPI_T_event_callback_set_info(MPI_T_event_registration event_registration, MPI_T_cb_safety cb_safety, MPI_Info info)
 {
-    lm_errctx lm_ctx = LM_ERRCTX_INIT("MPI_T_event_callback_set_info");
-    LM_CHECK(lm_check_info(&lm_ctx, info, "info", 1));
     return impl_MPI_T_event_callback_set_info(event_registration, cb_safety, info);
 }
 extern __typeof__(PMPI_T_event_callback_set_info) MPI_T_event_callback_set_info __attribute__((weak, alias("PMPI_T_event_callback_set_info")));
@@ -141,8 +131,6 @@ extern __typeof__(PMPI_T_event_copy) MPI_T_event_copy __attribute__((weak, alias
 
 int PMPI_T_event_get_index(const char* name, int* event_index)
 {
-    lm_errctx lm_ctx = LM_ERRCTX_INIT("MPI_T_event_get_index");
-    LM_CHECK(lm_check_string(&lm_ctx, name, "name", MPI_ERR_ARG));
     return impl_MPI_T_event_get_index(name, event_index);
 }
 extern __typeof__(PMPI_T_event_get_index) MPI_T_event_get_index __attribute__((weak, alias("PMPI_T_event_get_index")));
@@ -173,8 +161,6 @@ extern __typeof__(PMPI_T_event_get_timestamp) MPI_T_event_get_timestamp __attrib
 
 int PMPI_T_event_handle_alloc(int event_index, void* obj_handle, MPI_Info info, MPI_T_event_registration* event_registration)
 {
-    lm_errctx lm_ctx = LM_ERRCTX_INIT("MPI_T_event_handle_alloc");
-    LM_CHECK(lm_check_info(&lm_ctx, info, "info", 1));
     return impl_MPI_T_event_handle_alloc(event_index, obj_handle, info, event_registration);
 }
 extern __typeof__(PMPI_T_event_handle_alloc) MPI_T_event_handle_alloc __attribute__((weak, alias("PMPI_T_event_handle_alloc")));
@@ -193,8 +179,6 @@ extern __typeof__(PMPI_T_event_handle_get_info) MPI_T_event_handle_get_info __at
 
 int PMPI_T_event_handle_set_info(MPI_T_event_registration event_registration, MPI_Info info)
 {
-    lm_errctx lm_ctx = LM_ERRCTX_INIT("MPI_T_event_handle_set_info");
-    LM_CHECK(lm_check_info(&lm_ctx, info, "info", 1));
     return impl_MPI_T_event_handle_set_info(event_registration, info);
 }
 extern __typeof__(PMPI_T_event_handle_set_info) MPI_T_event_handle_set_info __attribute__((weak, alias("PMPI_T_event_handle_set_info")));
@@ -207,8 +191,6 @@ extern __typeof__(PMPI_T_event_read) MPI_T_event_read __attribute__((weak, alias
 
 int PMPI_T_event_register_callback(MPI_T_event_registration event_registration, MPI_T_cb_safety cb_safety, MPI_Info info, void* user_data, MPI_T_event_cb_function event_cb_function)
 {
-    lm_errctx lm_ctx = LM_ERRCTX_INIT("MPI_T_event_register_callback");
-    LM_CHECK(lm_check_info(&lm_ctx, info, "info", 1));
     return impl_MPI_T_event_register_callback(event_registration, cb_safety, info, user_data, event_cb_function);
 }
 extern __typeof__(PMPI_T_event_register_callback) MPI_T_event_register_callback __attribute__((weak, alias("PMPI_T_event_register_callback")));
@@ -233,8 +215,6 @@ extern __typeof__(PMPI_T_init_thread) MPI_T_init_thread __attribute__((weak, ali
 
 int PMPI_T_pvar_get_index(const char* name, int var_class, int* pvar_index)
 {
-    lm_errctx lm_ctx = LM_ERRCTX_INIT("MPI_T_pvar_get_index");
-    LM_CHECK(lm_check_string(&lm_ctx, name, "name", MPI_ERR_ARG));
     return impl_MPI_T_pvar_get_index(name, var_class, pvar_index);
 }
 extern __typeof__(PMPI_T_pvar_get_index) MPI_T_pvar_get_index __attribute__((weak, alias("PMPI_T_pvar_get_index")));
@@ -265,16 +245,12 @@ extern __typeof__(PMPI_T_pvar_handle_free) MPI_T_pvar_handle_free __attribute__(
 
 int PMPI_T_pvar_read(MPI_T_pvar_session pe_session, MPI_T_pvar_handle handle, void* buf)
 {
-    lm_errctx lm_ctx = LM_ERRCTX_INIT("MPI_T_pvar_read");
-    LM_CHECK(lm_check_buffer(&lm_ctx, buf, 0, MPI_DATATYPE_NULL, "buf", 0));
     return impl_MPI_T_pvar_read(pe_session, handle, buf);
 }
 extern __typeof__(PMPI_T_pvar_read) MPI_T_pvar_read __attribute__((weak, alias("PMPI_T_pvar_read")));
 
 int PMPI_T_pvar_readreset(MPI_T_pvar_session pe_session, MPI_T_pvar_handle handle, void* buf)
 {
-    lm_errctx lm_ctx = LM_ERRCTX_INIT("MPI_T_pvar_readreset");
-    LM_CHECK(lm_check_buffer(&lm_ctx, buf, 0, MPI_DATATYPE_NULL, "buf", 0));
     return impl_MPI_T_pvar_readreset(pe_session, handle, buf);
 }
 extern __typeof__(PMPI_T_pvar_readreset) MPI_T_pvar_readreset __attribute__((weak, alias("PMPI_T_pvar_readreset")));
@@ -311,8 +287,6 @@ extern __typeof__(PMPI_T_pvar_stop) MPI_T_pvar_stop __attribute__((weak, alias("
 
 int PMPI_T_pvar_write(MPI_T_pvar_session pe_session, MPI_T_pvar_handle handle, const void* buf)
 {
-    lm_errctx lm_ctx = LM_ERRCTX_INIT("MPI_T_pvar_write");
-    LM_CHECK(lm_check_buffer(&lm_ctx, buf, 0, MPI_DATATYPE_NULL, "buf", 0));
     return impl_MPI_T_pvar_write(pe_session, handle, buf);
 }
 extern __typeof__(PMPI_T_pvar_write) MPI_T_pvar_write __attribute__((weak, alias("PMPI_T_pvar_write")));

@@ -2019,12 +2019,12 @@ static int unsupported_MPI_Info_create(MPI_Info* info)
 }
 int impl_MPI_Info_create(MPI_Info* info) __attribute__((weak, alias("unsupported_MPI_Info_create")));
 
-static int unsupported_MPI_Info_create_env(int argc, char argv[], MPI_Info* info)
+static int unsupported_MPI_Info_create_env(int argc, char *argv[], MPI_Info* info)
 {
     (void)argc; (void)argv; (void)info;
     return lm_err_unsupported("MPI_Info_create_env");
 }
-int impl_MPI_Info_create_env(int argc, char argv[], MPI_Info* info) __attribute__((weak, alias("unsupported_MPI_Info_create_env")));
+int impl_MPI_Info_create_env(int argc, char *argv[], MPI_Info* info) __attribute__((weak, alias("unsupported_MPI_Info_create_env")));
 
 static int unsupported_MPI_Info_delete(MPI_Info info, const char* key)
 {

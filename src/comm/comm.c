@@ -1,6 +1,8 @@
 /* Communicator management: the two predefined communicators, dup, split,
  * free, compare, names, error handlers and the predefined attributes. */
 #include "comm/comm.h"
+#include "comm/attr.h"
+#include "comm/topo.h"
 #include "comm/context_id.h"
 #include "coll/coll_basic.h"
 #include "core/errhandler.h"
@@ -111,6 +113,11 @@ static lm_comm *make_comm(lm_group *g, uint16_t id, lm_comm *parent)
     return c;
 }
 
+lm_comm *lm_comm_new_intra(lm_group *g, uint16_t id, lm_comm *parent)
+{
+    return make_comm(g, id, parent);
+}
+
 int impl_MPI_Comm_dup(MPI_Comm comm, MPI_Comm *newcomm)
 {
     int rc;
@@ -124,6 +131,18 @@ int impl_MPI_Comm_dup(MPI_Comm comm, MPI_Comm *newcomm)
     lm_group_retain(p->group);
     lm_comm *c = make_comm(p->group, id, p);
     if (!c) return lm_err_comm(comm, MPI_ERR_NO_MEM, "MPI_Comm_dup", "out of memory");
+    /* a duplicate keeps the topology (MPI-4.1 section 7.4.2) */
+    if (p->topo && !(c->topo = lm_topo_copy(p->topo))) {
+        MPI_Comm h = c->obj.handle;
+        impl_MPI_Comm_free(&h);
+        return lm_err_comm(comm, MPI_ERR_NO_MEM, "MPI_Comm_dup", "out of memory");
+    }
+    rc = lm_attr_copy(LM_KIND_COMM, comm, p->attrs, c->obj.handle, &c->attrs);
+    if (rc) {
+        MPI_Comm h = c->obj.handle;
+        impl_MPI_Comm_free(&h);
+        return lm_err_comm(comm, rc, "MPI_Comm_dup", "an attribute copy callback failed");
+    }
     *newcomm = c->obj.handle;
     return MPI_SUCCESS;
 }
@@ -191,9 +210,12 @@ int impl_MPI_Comm_free(MPI_Comm *comm)
     int rc;
     lm_comm *c = get(*comm, "MPI_Comm_free", &rc);
     if (!c) return rc;
+    rc = lm_attr_delete_all(LM_KIND_COMM, *comm, &c->attrs);
+    if (rc) return lm_err_comm(*comm, rc, "MPI_Comm_free", "an attribute delete callback failed");
     lm_context_id_release(c->context_id);
     lm_group_release(c->group);
     if (c->remote_group) lm_group_release(c->remote_group);
+    lm_topo_free(c->topo);
     lm_errhandler_release(c->errhandler);
     lm_object_free(c);
     *comm = MPI_COMM_NULL;
@@ -292,7 +314,7 @@ int impl_MPI_Comm_get_attr(MPI_Comm comm, int keyval, void *attribute_val, int *
         attr_lastusedcode = lm_user_error_last_used();
         v = &attr_lastusedcode;
     }
-    else return lm_err_comm(comm, MPI_ERR_KEYVAL, "MPI_Comm_get_attr", "invalid keyval %d", keyval);
+    else return lm_attr_get(LM_KIND_COMM, comm, keyval, attribute_val, flag, "MPI_Comm_get_attr");
     *flag = 1;
     *(int **)attribute_val = v;
     return MPI_SUCCESS;

@@ -18,6 +18,7 @@ typedef struct lm_comm {
     MPI_Errhandler errhandler;
     char name[MPI_MAX_OBJECT_NAME];
     struct lm_attr_list *attrs;
+    struct lm_topo *topo;     /* process topology (comm/topo.h), NULL for none */
     uint32_t coll_seq;        /* collective sequence number (tags internal collectives) */
 } lm_comm;
 
@@ -31,6 +32,10 @@ static inline int lm_comm_peer_size(const lm_comm *c)
 {
     return c->is_inter ? lm_group_size(c->remote_group) : c->size;
 }
+
+/* A new intracommunicator over g (its reference passes to the communicator)
+ * on context id, inheriting parent's error handler; NULL when out of memory. */
+lm_comm *lm_comm_new_intra(lm_group *g, uint16_t id, lm_comm *parent);
 
 int lm_comm_init_builtin(void);   /* MPI_COMM_WORLD, MPI_COMM_SELF */
 void lm_comm_finalize(void);

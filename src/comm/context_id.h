@@ -12,6 +12,9 @@
 
 /* Collective over parent: agree on a free id. */
 int lm_context_id_allocate(lm_comm *parent, uint16_t *id);
+/* Collective over the members of g only (a subgroup of parent's group, g->my_rank
+ * defined): agree on a free id using point-to-point messages tagged by tag. */
+int lm_context_id_allocate_group(lm_comm *parent, const lm_group *g, int tag, uint16_t *id);
 void lm_context_id_release(uint16_t id);
 
 #endif

@@ -9,6 +9,7 @@
 #include "transport/transport.h"
 #include "pt2pt/pt2pt.h"
 #include "pt2pt/bsend.h"
+#include "comm/attr.h"
 #include "comm/comm.h"
 #include "datatype/datatype.h"
 #include "binding/impl_gen.h"
@@ -91,6 +92,9 @@ int impl_MPI_Init_thread(int *argc, char ***argv, int required, int *provided)
 
 int impl_MPI_Finalize(void)
 {
+    /* MPI_COMM_SELF's attributes are deleted first, while MPI is still
+     * fully usable by their delete callbacks (MPI-4.1 section 11.2.2). */
+    lm_attr_finalize_comms();
     /* Messages this process still owes its peers (rendezvous data, queued
      * packets, buffered sends) must go out before it leaves. */
     while (lm_pt2pt_busy()) {
@@ -103,6 +107,7 @@ int impl_MPI_Finalize(void)
     lm_pt2pt_finalize();
     lm_transport_finalize();
     lm_comm_finalize();
+    lm_attr_finalize();
     lm_user_errors_release();
     lm_boot_finalize();
     /* last: the layers above hand their objects back to these tables */

@@ -61,6 +61,15 @@ long lm_cvar(enum lm_cvar_id id)
     return values[id];
 }
 
+int lm_cvar_set(enum lm_cvar_id id, long value)
+{
+    if (!loaded) lm_cvar_load();
+    const lm_cvar_desc *d = &lm_cvar_table[id];
+    if (value < d->min_value || value > d->max_value) return -1;
+    values[id] = value;
+    return 0;
+}
+
 const char *lm_param_string(const char *name)
 {
     char full[96];

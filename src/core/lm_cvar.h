@@ -32,6 +32,9 @@ extern const lm_cvar_desc lm_cvar_table[LM_CVAR_COUNT];
 __attribute__((visibility("default"))) const lm_cvar_desc *lm_cvar_describe(int i, long *value);
 void lm_cvar_load(void);              /* read the environment (idempotent) */
 long lm_cvar(enum lm_cvar_id id);
+/* For MPI_T_cvar_write: 0, or -1 when value is outside [min, max]. Only
+ * variables read after init (MPI_T scope LOCAL) may be changed this way. */
+int lm_cvar_set(enum lm_cvar_id id, long value);
 /* String-valued parameters, e.g. LEANMPI_PROTOCOL; NULL if unset. */
 const char *lm_param_string(const char *name);
 

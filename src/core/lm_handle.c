@@ -1,5 +1,5 @@
 /* Object table: per kind, slots grow in chunks as objects are created (never
- * sized by the job). A slot remembers a 6-bit generation so stale handles
+ * sized by the job). A slot remembers a 5-bit generation so stale handles
  * are caught. Freed objects of the same size are recycled, which keeps
  * request allocation off malloc on the hot path. */
 #include "core/lm_handle.h"
@@ -13,7 +13,7 @@
 
 typedef struct slot {
     void *obj;           /* NULL when free */
-    uint32_t generation; /* 0..63 */
+    uint32_t generation; /* 0..31 */
     uint32_t next_free;  /* free-list link (slot index + 1; 0 = end) */
 } slot;
 
@@ -99,7 +99,7 @@ void lm_object_free(void *obj)
     uint32_t i = LM_HANDLE_SLOT(o->handle);
     slot *s = slot_at(t, i);
     s->obj = NULL;
-    s->generation = (s->generation + 1) & 63u;
+    s->generation = (s->generation + 1) & 31u;
     s->next_free = t->free_head;
     t->free_head = i + 1;
     t->live--;

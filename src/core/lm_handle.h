@@ -1,9 +1,11 @@
 /* Handles: every MPI object is a 32-bit integer handle.
  *
- *   bits 31..28  kind  (LM_KIND_*), never 0, so a zeroed handle is invalid
- *   bits 27..26  tier  0 = the kind's NULL handle, 1 = predefined, 2 = dynamic
- *   bits 25..0   predefined: index into the kind's predefined table
- *                dynamic:    generation (6 bits, 25..20) | slot index (20 bits)
+ *   bit  31      0: every handle is a non-negative int, as bindings that
+ *                widen handles to unsigned integers (mpi4py) expect
+ *   bits 30..27  kind  (LM_KIND_*), never 0, so a zeroed handle is invalid
+ *   bits 26..25  tier  0 = the kind's NULL handle, 1 = predefined, 2 = dynamic
+ *   bits 24..0   predefined: index into the kind's predefined table
+ *                dynamic:    generation (5 bits, 24..20) | slot index (20 bits)
  *
  * Integer handles make validation cheap and exact: a freed object's slot gets a
  * new generation, so a stale handle is reported instead of dereferenced.
@@ -25,10 +27,11 @@ enum lm_kind {
 #define LM_TIER_DYNAMIC 2u
 
 #define LM_HANDLE(kind, tier, payload) \
-    ((int)(((uint32_t)(kind) << 28) | ((uint32_t)(tier) << 26) | ((uint32_t)(payload) & 0x3ffffffu)))
-#define LM_HANDLE_KIND(h) ((unsigned)(((uint32_t)(h)) >> 28))
-#define LM_HANDLE_TIER(h) ((unsigned)((((uint32_t)(h)) >> 26) & 3u))
-#define LM_HANDLE_INDEX(h) ((unsigned)(((uint32_t)(h)) & 0x3ffffffu))
+    ((int)(((uint32_t)(kind) << 27) | ((uint32_t)(tier) << 25) | ((uint32_t)(payload) & 0x1ffffffu)))
+/* A handle with bit 31 set is no handle: its kind reads as 0 (invalid). */
+#define LM_HANDLE_KIND(h) ((((uint32_t)(h)) >> 31) ? 0u : (unsigned)(((uint32_t)(h)) >> 27))
+#define LM_HANDLE_TIER(h) ((unsigned)((((uint32_t)(h)) >> 25) & 3u))
+#define LM_HANDLE_INDEX(h) ((unsigned)(((uint32_t)(h)) & 0x1ffffffu))
 #define LM_HANDLE_SLOT(h) ((unsigned)(((uint32_t)(h)) & 0xfffffu))
 #define LM_NULL_HANDLE(kind) LM_HANDLE(kind, LM_TIER_NULL, 0)
 

@@ -1,7 +1,9 @@
-/* Predefined datatypes (from the generated table) and the contiguous
- * derivations this version supports; general derived types come later. */
+/* Predefined datatypes (from the generated table), the queries common to
+ * all types, commit, free and dup; derived types are built in
+ * constructors.c. */
 #include "datatype/datatype.h"
 #include "datatype/builtin_types_gen.h"
+#include "comm/attr.h"
 #include "core/lm_error.h"
 #include "core/lm_mem.h"
 #include "binding/impl_gen.h"
@@ -9,12 +11,54 @@
 #include <string.h>
 
 static lm_datatype *builtin;
+/* two blocks and two runs per predefined type (pair types have two members) */
+static lm_block *builtin_blocks;
+static lm_run *builtin_runs;
+
+/* A predefined type's layout: one block, or a pair's two members (the
+ * padding between or after them is not data). */
+static void builtin_layout(lm_datatype *t, const struct lm_builtin_type *b, int i)
+{
+    lm_block *bl = &builtin_blocks[2 * i];
+    lm_run *ru = &builtin_runs[2 * i];
+    t->blocks = bl;
+    t->runs = ru;
+    t->align = b->align;
+    if (b->kind == LM_TK_PAIR && b->pair_first >= 0 && b->pair_second >= 0) {
+        MPI_Count s1 = lm_builtin_types[b->pair_first].size, s2 = lm_builtin_types[b->pair_second].size;
+        bl[0] = (lm_block){0, (MPI_Aint)s1, 0};
+        if (b->pair_offset == (MPI_Aint)s1) {
+            bl[0].len += (MPI_Aint)s2;
+            t->nblocks = 1;
+        } else {
+            bl[1] = (lm_block){b->pair_offset, (MPI_Aint)s2, s1};
+            t->nblocks = 2;
+        }
+        ru[0] = (lm_run){1, s1, b->pair_first};
+        if (b->pair_first == b->pair_second) {
+            ru[0].n = 2;
+            t->nruns = 1;
+        } else {
+            ru[1] = (lm_run){1, s2, b->pair_second};
+            t->nruns = 2;
+        }
+        t->nelems = 2;
+        return;
+    }
+    bl[0] = (lm_block){0, (MPI_Aint)b->size, 0};
+    t->nblocks = b->size ? 1 : 0;
+    ru[0] = (lm_run){1, b->size, i};
+    t->nruns = b->size ? 1 : 0;
+    t->nelems = b->size ? 1 : 0;
+}
 
 int lm_datatype_init_builtin(void)
 {
     if (builtin) return MPI_SUCCESS;
     builtin = lm_calloc(LM_MEM_DATATYPE, (size_t)lm_builtin_type_count, sizeof *builtin);
-    if (!builtin) return MPI_ERR_NO_MEM;
+    builtin_blocks = lm_calloc(LM_MEM_DATATYPE, 2 * (size_t)lm_builtin_type_count, sizeof *builtin_blocks);
+    builtin_runs = lm_calloc(LM_MEM_DATATYPE, 2 * (size_t)lm_builtin_type_count, sizeof *builtin_runs);
+    if (!builtin || !builtin_blocks || !builtin_runs) return MPI_ERR_NO_MEM;
     for (int i = 0; i < lm_builtin_type_count; i++) {
         const struct lm_builtin_type *b = &lm_builtin_types[i];
         lm_datatype *t = &builtin[i];
@@ -38,14 +82,20 @@ int lm_datatype_init_builtin(void)
         t->basic_size = b->kind == LM_TK_PAIR ? (b->pair_first >= 0 ? lm_builtin_types[b->pair_first].size : 0) : b->size;
         t->name = b->name;
         t->combiner = MPI_COMBINER_NAMED;
+        builtin_layout(t, b, i);
     }
     return MPI_SUCCESS;
 }
 
 void lm_datatype_finalize(void)
 {
+    for (int i = 0; builtin && i < lm_builtin_type_count; i++) lm_attr_discard(&builtin[i].attrs);
     lm_free(LM_MEM_DATATYPE, builtin);
+    lm_free(LM_MEM_DATATYPE, builtin_blocks);
+    lm_free(LM_MEM_DATATYPE, builtin_runs);
     builtin = NULL;
+    builtin_blocks = NULL;
+    builtin_runs = NULL;
 }
 
 lm_datatype *lm_datatype_get(MPI_Datatype h)
@@ -120,40 +170,6 @@ int impl_MPI_Type_get_name(MPI_Datatype datatype, char *type_name, int *resultle
     return MPI_SUCCESS;
 }
 
-static int contiguous(const char *fname, MPI_Count count, MPI_Datatype oldtype, MPI_Datatype *newtype)
-{
-    int rc;
-    lm_datatype *o = get(oldtype, fname, &rc);
-    if (!o) return rc;
-    if (!o->contiguous)
-        return lm_err_noobj(MPI_ERR_UNSUPPORTED_OPERATION, fname,
-                            "derived types over non-contiguous types are not supported in this version");
-    lm_datatype *t = lm_object_alloc(LM_KIND_DATATYPE, sizeof *t);
-    if (!t) return lm_err_noobj(MPI_ERR_NO_MEM, fname, "out of memory");
-    t->size = count * o->size;
-    t->lb = 0;
-    t->extent = count * o->extent;
-    t->true_lb = o->true_lb;
-    t->true_extent = count > 0 ? (count - 1) * o->extent + o->true_extent : 0;
-    t->contiguous = true;
-    t->basic_id = -1;
-    t->basic_size = o->basic_size;
-    t->combiner = MPI_COMBINER_CONTIGUOUS;
-    t->name = NULL;
-    *newtype = t->obj.handle;
-    return MPI_SUCCESS;
-}
-
-int impl_MPI_Type_contiguous(int count, MPI_Datatype oldtype, MPI_Datatype *newtype)
-{
-    return contiguous("MPI_Type_contiguous", count, oldtype, newtype);
-}
-
-int impl_MPI_Type_contiguous_c(MPI_Count count, MPI_Datatype oldtype, MPI_Datatype *newtype)
-{
-    return contiguous("MPI_Type_contiguous_c", count, oldtype, newtype);
-}
-
 int impl_MPI_Type_commit(MPI_Datatype *datatype)
 {
     int rc;
@@ -168,7 +184,10 @@ int impl_MPI_Type_free(MPI_Datatype *datatype)
     lm_datatype *t = lm_datatype_get(*datatype);
     if (!t) return lm_err_noobj(MPI_ERR_TYPE, "MPI_Type_free", "invalid datatype");
     if (t->predefined) return lm_err_noobj(MPI_ERR_TYPE, "MPI_Type_free", "cannot free a predefined datatype");
-    lm_object_free(t);
+    int rc = lm_attr_delete_all(LM_KIND_DATATYPE, *datatype, &t->attrs);
+    if (rc) return lm_err_noobj(rc, "MPI_Type_free", "an attribute delete callback failed");
+    /* requests in flight and types built on it keep their own references */
+    lm_datatype_release(t);
     *datatype = MPI_DATATYPE_NULL;
     return MPI_SUCCESS;
 }
@@ -187,19 +206,17 @@ int impl_MPI_Type_dup(MPI_Datatype oldtype, MPI_Datatype *newtype)
     t->committed = true;
     t->combiner = MPI_COMBINER_DUP;
     t->name = NULL;
+    t->attrs = NULL;
+    rc = lm_datatype_dup_layout(t, o);
+    if (rc) {
+        lm_object_free(t);
+        return lm_err_noobj(rc, "MPI_Type_dup", "out of memory");
+    }
+    rc = lm_attr_copy(LM_KIND_DATATYPE, oldtype, o->attrs, t->obj.handle, &t->attrs);
+    if (rc) {
+        lm_datatype_release(t);
+        return lm_err_noobj(rc, "MPI_Type_dup", "an attribute copy callback failed");
+    }
     *newtype = t->obj.handle;
-    return MPI_SUCCESS;
-}
-
-int impl_MPI_Type_get_envelope(MPI_Datatype datatype, int *num_integers, int *num_addresses, int *num_datatypes,
-                               int *combiner)
-{
-    int rc;
-    lm_datatype *t = get(datatype, "MPI_Type_get_envelope", &rc);
-    if (!t) return rc;
-    *combiner = t->combiner;
-    *num_integers = t->combiner == MPI_COMBINER_CONTIGUOUS ? 1 : 0;
-    *num_addresses = 0;
-    *num_datatypes = t->combiner == MPI_COMBINER_NAMED ? 0 : 1;
     return MPI_SUCCESS;
 }

@@ -1,10 +1,27 @@
 /* Datatypes. Predefined types come from the generated table
- * (builtin_types_gen.c); derived types are dynamic objects (later). */
+ * (builtin_types_gen.c); derived types are dynamic objects built by
+ * constructors.c, their layout flattened by typemap.c. */
 #ifndef LM_DATATYPE_H
 #define LM_DATATYPE_H
 #include <stdbool.h>
 #include "mpi.h"
 #include "core/lm_handle.h"
+
+/* One run of bytes of an element: displacement from the element's origin,
+ * length, and where it starts in the element's packed stream. */
+typedef struct lm_block {
+    MPI_Aint disp, len;
+    MPI_Count pos;
+} lm_block;
+
+/* n consecutive basic elements of predefined type `basic` (its index), of
+ * `size` bytes each, in the packed stream: what MPI_Get_elements counts and
+ * what external32 converts. */
+typedef struct lm_run {
+    MPI_Count n;
+    MPI_Count size;
+    int basic;
+} lm_run;
 
 typedef struct lm_datatype {
     lm_object obj;
@@ -18,7 +35,46 @@ typedef struct lm_datatype {
     int basic_size;        /* size of the basic element it is made of (0 if mixed) */
     int combiner;          /* MPI_COMBINER_* that made it */
     const char *name;
+    struct lm_attr_list *attrs; /* cached attributes, NULL when none */
+    /* one element's layout, in typemap order, adjacent blocks merged */
+    lm_block *blocks;
+    MPI_Count nblocks;
+    lm_run *runs;
+    MPI_Count nruns;
+    MPI_Count nelems;      /* basic elements in one element */
+    int align;             /* largest alignment of the basic types inside */
+    bool explicit_bounds;  /* lb/ub set by MPI_Type_create_resized (here or inside) */
+    /* constructor arguments, for MPI_Type_get_envelope/get_contents: the
+     * numbers in the standard's order (integers before addresses), and
+     * whether a large-count (_c) constructor made the type */
+    bool large_args;
+    MPI_Count nargs, ntypes;
+    MPI_Count *args;
+    MPI_Datatype *types;
 } lm_datatype;
+
+/* Data of count elements is count * size bytes starting at true_lb, copied
+ * as is (no gaps, no padding): the point-to-point fast paths apply. */
+static inline bool lm_datatype_dense(const lm_datatype *t)
+{
+    return t->contiguous && t->size == t->extent;
+}
+
+/* Move stream bytes [off, off + len) of the packed form of count elements
+ * of t laid out from buf (the user's buffer: displacements are relative to
+ * it) to or from flat. Never touches bytes outside the type's blocks. */
+void lm_typemap_pack(const lm_datatype *t, const void *buf, MPI_Count count, MPI_Count off, void *flat, size_t len);
+void lm_typemap_unpack(const lm_datatype *t, void *buf, MPI_Count count, MPI_Count off, const void *flat, size_t len);
+/* Basic elements in the first `bytes` bytes of a packed stream of t; -1 if
+ * bytes ends inside a basic element. */
+MPI_Count lm_typemap_elements(const lm_datatype *t, MPI_Count bytes);
+/* The reverse: bytes of the packed stream that hold n basic elements. */
+MPI_Count lm_typemap_element_bytes(const lm_datatype *t, MPI_Count n);
+/* Drop a reference (user handle, a request, a derived type built on it);
+ * the last one frees a derived type. */
+void lm_datatype_release(lm_datatype *t);
+/* MPI_Type_dup: give t (a copy of o) its own layout and o as its contents. */
+int lm_datatype_dup_layout(lm_datatype *t, lm_datatype *o);
 
 /* The datatype for a handle, or NULL if invalid or freed. */
 lm_datatype *lm_datatype_get(MPI_Datatype t);

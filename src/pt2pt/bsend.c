@@ -70,7 +70,9 @@ int lm_bsend_start(const char *fname, const void *buf, MPI_Count count, MPI_Data
     lm_comm *c = lm_comm_get(comm);
     lm_datatype *t = lm_datatype_get(dt);
     if (!c || !t) return lm_err_comm(comm, MPI_ERR_ARG, fname, "invalid communicator or datatype");
-    size_t len = (size_t)(count * t->extent);
+    /* a type with gaps is packed into the block */
+    int dense = lm_datatype_dense(t);
+    size_t len = (size_t)(count * (dense ? t->extent : t->size));
     lm_bsend_progress();
     block *b = NULL;
     if (dest != MPI_PROC_NULL) {
@@ -84,7 +86,8 @@ int lm_bsend_start(const char *fname, const void *buf, MPI_Count count, MPI_Data
         if (!b)
             return lm_err_comm(comm, MPI_ERR_BUFFER, fname,
                                "attached buffer too small for %zu more bytes (%zu attached)", len, buffer_size);
-        memcpy(buffer + b->offset, (const char *)buf + (t->predefined ? 0 : t->true_lb), len);
+        if (dense) memcpy(buffer + b->offset, (const char *)buf + (t->predefined ? 0 : t->true_lb), len);
+        else lm_typemap_pack(t, buf, count, 0, buffer + b->offset, len);
         lm_request *s;
         int rc = lm_isend_bytes(buffer + b->offset, len, dest, tag, c, c->context_id, &s);
         if (rc != MPI_SUCCESS) {

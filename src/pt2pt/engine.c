@@ -23,6 +23,7 @@
 #include "core/lm_error.h"
 #include "core/lm_mem.h"
 #include "core/lm_state.h"
+#include "datatype/datatype.h"
 #include <sched.h>
 #include <string.h>
 
@@ -154,7 +155,9 @@ static void eager_to_rts(pending_packet *p)
 {
     lm_request *s = p->complete_on_send ? p->complete_on_send : (lm_request *)(uintptr_t)p->hdr.sreq;
     p->hdr.type = LM_PKT_RTS;
-    p->hdr.flags = 0;
+    /* a packed copy of data with gaps is not what a cooperative copy would
+     * read from the sender's request: have it streamed instead */
+    p->hdr.flags = s->dtype ? LM_PKT_FLAG_NONCONTIG : 0;
     p->hdr.sreq = (uint64_t)(uintptr_t)s;
     p->hdr.size = p->len;
     p->hdr.rreq = 0;
@@ -164,6 +167,21 @@ static void eager_to_rts(pending_packet *p)
     p->len = 0;
     p->complete_on_send = NULL;
     rndv_outstanding++;
+}
+
+/* The staging area for one packed chunk of a streamed send (grown to the
+ * largest chunk, kept for the next). */
+static void *stream_stage(size_t len)
+{
+    static void *stage;
+    static size_t stage_len;
+    if (len > stage_len) {
+        void *p = lm_realloc(LM_MEM_PT2PT, stage, len);
+        if (!p) lm_fatal("out of memory streaming a message");
+        stage = p;
+        stage_len = len;
+    }
+    return stage;
 }
 
 /* Push queued packets until the transport pushes back. */
@@ -179,7 +197,14 @@ static int drain_pending(void)
                 size_t c = r->len - p->stream_offset;
                 if (c > chunk) c = chunk;
                 p->hdr.addr = p->stream_offset;
-                if (lm_transport_am_send(p->dst, &p->hdr, sizeof p->hdr, (char *)r->buf + p->stream_offset, c) != LM_OK)
+                const void *data = (char *)r->buf + p->stream_offset;
+                if (r->dtype) {
+                    /* data with gaps: pack just this chunk (the transport
+                     * copies the payload before returning) */
+                    data = stream_stage(c);
+                    lm_typemap_pack(r->dtype, r->buf, r->count, (MPI_Count)p->stream_offset, (void *)data, c);
+                }
+                if (lm_transport_am_send(p->dst, &p->hdr, sizeof p->hdr, data, c) != LM_OK)
                     return n;
                 p->stream_offset += c;
                 n++;
@@ -257,7 +282,16 @@ int lm_send_start(lm_request *r)
         h.type = LM_PKT_EAGER;
         int sync = r->mode == LM_MODE_SYNC;
         if (sync) h.flags = LM_PKT_FLAG_SYNC;
-        int rc = post_packet(dst, &h, sync ? LM_PKT_EAGER_SYNC_HDR : LM_PKT_EAGER_HDR, r->buf, r->len,
+        const void *data = r->buf;
+        if (r->dtype && r->len) {
+            /* data with gaps goes packed; the copy lives until completion,
+             * since a queued packet (or its RTS form) still points to it */
+            r->pack_tmp = lm_malloc(LM_MEM_PT2PT, r->len);
+            if (!r->pack_tmp) return MPI_ERR_NO_MEM;
+            lm_typemap_pack(r->dtype, r->buf, r->count, 0, r->pack_tmp, r->len);
+            data = r->pack_tmp;
+        }
+        int rc = post_packet(dst, &h, sync ? LM_PKT_EAGER_SYNC_HDR : LM_PKT_EAGER_HDR, data, r->len,
                              sync ? NULL : r);
         if (rc < 0) return rc;
         if (rc == 1 && !sync) lm_request_complete(r);
@@ -265,6 +299,7 @@ int lm_send_start(lm_request *r)
     }
     h.type = LM_PKT_RTS;
     h.addr = (uint64_t)(uintptr_t)r->buf;
+    if (r->dtype) h.flags = LM_PKT_FLAG_NONCONTIG;
     rndv_outstanding++;
     int rc = post_packet(dst, &h, sizeof h, NULL, 0, NULL);
     return rc < 0 ? rc : MPI_SUCCESS;
@@ -320,7 +355,10 @@ static void deliver_eager(lm_request *r, int src_rank, int tag, const void *data
         n = r->len;
         r->error = MPI_ERR_TRUNCATE;
     }
-    if (n) memcpy(r->buf, data, n);
+    if (n) {
+        if (r->dtype) lm_typemap_unpack(r->dtype, r->buf, r->count, 0, data, n);
+        else memcpy(r->buf, data, n);
+    }
     r->source = src_rank;
     r->tag = tag;
     r->bytes = (MPI_Count)n;
@@ -329,7 +367,7 @@ static void deliver_eager(lm_request *r, int src_rank, int tag, const void *data
 
 /* A matched RTS: fetch the data in one copy, or ask for it to be streamed. */
 static void start_rendezvous_receive(lm_request *r, int src_world, int src_rank, int tag, uint64_t size,
-                                     uint64_t sreq, uint64_t addr)
+                                     uint64_t sreq, uint64_t addr, uint16_t flags)
 {
     size_t n = size;
     r->source = src_rank;
@@ -338,8 +376,10 @@ static void start_rendezvous_receive(lm_request *r, int src_world, int src_rank,
         n = r->len;
         r->error = MPI_ERR_TRUNCATE;
     }
-    if (lm_coop_copy_start(r, src_world, sreq, addr, n)) return;
-    if (lm_transport_rget(src_world, r->buf, addr, n) == LM_OK) {
+    /* data with gaps on either side moves as the packed stream (CTS/DATA) */
+    int packed = r->dtype || (flags & LM_PKT_FLAG_NONCONTIG);
+    if (!packed && lm_coop_copy_start(r, src_world, sreq, addr, n)) return;
+    if (!packed && lm_transport_rget(src_world, r->buf, addr, n) == LM_OK) {
         r->bytes = (MPI_Count)n;
         send_control(src_world, LM_PKT_FIN, sreq, 0);
         lm_request_complete(r);
@@ -363,7 +403,7 @@ static void deliver_unexpected(lm_request *r, lm_unexpected *u)
         if (u->flags & LM_PKT_FLAG_SYNC) send_control(u->src_world, LM_PKT_SYNC_ACK, u->sreq, 0);
         deliver_eager(r, u->src_rank, u->tag, u->data, u->size);
     } else {
-        start_rendezvous_receive(r, u->src_world, u->src_rank, u->tag, u->size, u->sreq, u->addr);
+        start_rendezvous_receive(r, u->src_world, u->src_rank, u->tag, u->size, u->sreq, u->addr, u->flags);
     }
     lm_free(LM_MEM_PT2PT, u->data);
     lm_free(LM_MEM_PT2PT, u);
@@ -463,7 +503,7 @@ static void handle_packet(int src_world, const void *hdr, size_t hdr_len, const 
             queue_unexpected(src_world, h, NULL, 0);
             return;
         }
-        start_rendezvous_receive(r, src_world, h->src_rank, h->tag, h->size, h->sreq, h->addr);
+        start_rendezvous_receive(r, src_world, h->src_rank, h->tag, h->size, h->sreq, h->addr, h->flags);
         return;
     }
     case LM_PKT_CTS: {
@@ -480,7 +520,11 @@ static void handle_packet(int src_world, const void *hdr, size_t hdr_len, const 
     case LM_PKT_DATA: {
         lm_request *r = (lm_request *)(uintptr_t)h->rreq;
         size_t off = (size_t)h->addr;
-        if (off < r->len) memcpy((char *)r->buf + off, payload, len <= r->len - off ? len : r->len - off);
+        if (off < r->len) {
+            size_t n = len <= r->len - off ? len : r->len - off;
+            if (r->dtype) lm_typemap_unpack(r->dtype, r->buf, r->count, (MPI_Count)off, payload, n);
+            else memcpy((char *)r->buf + off, payload, n);
+        }
         r->rndv_received += len;
         if (r->rndv_received >= r->rndv_total) lm_request_complete(r);
         return;

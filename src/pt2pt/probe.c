@@ -111,9 +111,6 @@ static int mrecv(const char *fname, void *buf, MPI_Count count, MPI_Datatype dt,
     }
     lm_message *m = lm_object_lookup(*message, LM_KIND_MESSAGE);
     if (!m) return lm_err_noobj(MPI_ERR_REQUEST, fname, "invalid message handle");
-    if (!t->contiguous)
-        return lm_err_comm(m->comm->obj.handle, MPI_ERR_UNSUPPORTED_OPERATION, fname,
-                           "non-contiguous datatypes are not supported in this version");
     lm_request stack_req, *r = &stack_req;
     if (request) {
         r = lm_request_new(LM_REQ_RECV);
@@ -124,10 +121,18 @@ static int mrecv(const char *fname, void *buf, MPI_Count count, MPI_Datatype dt,
     }
     r->comm = m->comm;
     r->ctx = m->comm->context_id;
-    r->buf = buf;
     r->count = count;
     r->datatype = dt;
-    r->len = (size_t)(count * t->extent);
+    if (lm_datatype_dense(t)) {
+        r->buf = (char *)buf + (t->predefined ? 0 : t->true_lb);
+        r->len = (size_t)(count * t->extent);
+    } else {
+        /* unpacked from the packed stream, as in send_recv.c's describe */
+        r->buf = buf;
+        r->len = (size_t)(count * t->size);
+        r->dtype = t;
+        if (r->obj.handle) t->obj.refcount += !t->predefined;
+    }
     struct lm_unexpected *u = m->u;
     lm_comm *c = m->comm;
     lm_object_free(m);

@@ -16,6 +16,9 @@ enum lm_pkt_type {
 };
 
 #define LM_PKT_FLAG_SYNC 1u
+/* RTS: the sender's data has gaps (a derived type), so its address cannot
+ * be read in one copy; the receiver asks for the packed stream (CTS) */
+#define LM_PKT_FLAG_NONCONTIG 2u
 
 /* The matching envelope comes first and the fields only some packets need
  * last, so that an eager packet sends only its prefix: 16 bytes (24 with

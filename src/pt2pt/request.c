@@ -1,5 +1,6 @@
 #include "pt2pt/request.h"
 #include "core/lm_mem.h"
+#include "datatype/datatype.h"
 #include <string.h>
 
 lm_request *lm_request_new(int kind)
@@ -13,11 +14,18 @@ lm_request *lm_request_get(MPI_Request h) { return lm_object_lookup(h, LM_KIND_R
 
 void lm_request_release(lm_request *r)
 {
-    if (r->obj.handle) lm_object_free(r);
+    if (!r->obj.handle) return;
+    /* handle requests hold a reference on a type with gaps (describe) */
+    if (r->dtype) lm_datatype_release(r->dtype);
+    lm_object_free(r);
 }
 
 void lm_request_complete(lm_request *r)
 {
+    if (r->pack_tmp) {
+        lm_free(LM_MEM_PT2PT, r->pack_tmp);
+        r->pack_tmp = NULL;
+    }
     r->complete = 1;
     if (r->user_freed && !r->persistent) lm_request_release(r);
 }

@@ -34,7 +34,11 @@ struct lm_request {
     void *buf;               /* user buffer (const for sends) */
     MPI_Count count;
     MPI_Datatype datatype;
-    size_t len;              /* bytes described by count * datatype */
+    size_t len;              /* bytes described by count * datatype (packed bytes when dtype is set) */
+    /* a type with gaps: the data moves as its packed stream, packed from
+     * and unpacked into buf piece by piece; NULL for dense data */
+    struct lm_datatype *dtype;
+    void *pack_tmp;          /* eager send of such a type: the packed copy, freed on completion */
 
     lm_request *next;        /* posted-receive queue link */
     /* rendezvous receive through cells */

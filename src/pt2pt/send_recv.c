@@ -16,18 +16,25 @@ static int describe(lm_request *r, const char *fname, const void *buf, MPI_Count
     lm_datatype *t = lm_datatype_get(dt);
     if (!c) return lm_err_comm(comm, MPI_ERR_COMM, fname, "invalid communicator");
     if (!t) return lm_err_comm(comm, MPI_ERR_TYPE, fname, "invalid datatype");
-    if (!t->contiguous)
-        return lm_err_comm(comm, MPI_ERR_UNSUPPORTED_OPERATION, fname,
-                           "non-contiguous datatypes are not supported in this version");
     r->comm = c;
     r->ctx = c->context_id;
     r->peer = peer;
     r->peer_world = peer >= 0 ? lm_comm_world_rank(c, peer) : -1;
     r->match_tag = tag;
-    r->buf = (char *)buf + (t->predefined ? 0 : t->true_lb);
     r->count = count;
     r->datatype = dt;
-    r->len = (size_t)(count * t->extent);
+    if (lm_datatype_dense(t)) {
+        r->buf = (char *)buf + (t->predefined ? 0 : t->true_lb);
+        r->len = (size_t)(count * t->extent);
+        r->dtype = NULL;
+    } else {
+        /* the packed stream; handle requests keep the type alive, since
+         * the user may free it while the operation is in flight */
+        r->buf = (void *)buf;
+        r->len = (size_t)(count * t->size);
+        r->dtype = t;
+        if (r->obj.handle) t->obj.refcount += !t->predefined;
+    }
     *cp = c;
     return MPI_SUCCESS;
 }
@@ -231,14 +238,19 @@ static int sendrecv_replace(const char *fname, void *buf, MPI_Count count, MPI_D
                             int source, int rtag, MPI_Comm comm, MPI_Status *status)
 {
     lm_datatype *t = lm_datatype_get(dt);
-    size_t len = t ? (size_t)(count * t->extent) : 0;
+    /* a type with gaps is sent from a packed copy, as bytes */
+    int dense = t && lm_datatype_dense(t);
+    size_t len = t ? (size_t)(count * (dense ? t->extent : t->size)) : 0;
     void *copy = NULL;
     if (len) {
         copy = lm_malloc(LM_MEM_PT2PT, len);
         if (!copy) return lm_err_comm(comm, MPI_ERR_NO_MEM, fname, "out of memory");
-        memcpy(copy, buf, len);
+        if (dense) memcpy(copy, buf, len);
+        else lm_typemap_pack(t, buf, count, 0, copy, len);
     }
-    int rc = sendrecv(fname, copy, count, dt, dest, stag, buf, count, dt, source, rtag, comm, status);
+    int rc = dense ? sendrecv(fname, copy, count, dt, dest, stag, buf, count, dt, source, rtag, comm, status)
+                   : sendrecv(fname, copy, (MPI_Count)len, MPI_BYTE, dest, stag, buf, count, dt, source, rtag, comm,
+                              status);
     lm_free(LM_MEM_PT2PT, copy);
     return rc;
 }

@@ -49,6 +49,16 @@ class Func:
         self.proto = c_text(expr)
         self.pproto = c_text(pexpr)
         self.direct = bool(R.DIRECT.match(self.name))
+        base = self.name[:-2] if self.name.endswith("_c") else self.name
+        for (fname, wrong), right in R.PARAM_DECL_FIXES.items():
+            if fname != base:
+                continue
+            self.args = self.args.replace(wrong, right)
+            self.proto = self.proto.replace(wrong, right)
+            self.pproto = self.pproto.replace(wrong, right)
+            for p in self.params:
+                if p.decl == wrong:
+                    p.decl = right
 
     @property
     def call_args(self):
@@ -279,7 +289,7 @@ class Emitter:
 def gen_wrapper(f):
     assert f.ret == "int", f.name
     em = Emitter(f)
-    body = em.build()
+    body = [] if f.name.startswith(R.NO_VALIDATION_PREFIXES) else em.build()
     init = f.name not in R.NO_INIT_CHECK and not f.name.startswith(R.NO_INIT_CHECK_PREFIXES)
     out = [f"{f.pproto}", "{"]
     if body or init:

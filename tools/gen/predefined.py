@@ -12,7 +12,8 @@ TIER_NULL, TIER_BUILTIN = 0, 1
 
 
 def handle(kind, tier, index=0):
-    return (KIND[kind] << 28) | (tier << 26) | index
+    # bit 31 stays clear: handles are non-negative ints (src/core/lm_handle.h)
+    return (KIND[kind] << 27) | (tier << 25) | index
 
 
 # (C type name, kind) -> its NULL handle constant.

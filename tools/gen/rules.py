@@ -15,11 +15,22 @@ NO_INIT_CHECK = {
     "MPI_Intercomm_create_from_groups", "MPI_Group_free",
 }
 
+# No argument validation at all: MPI_T functions return MPI_T_ERR_* codes
+# themselves and never invoke an error handler (MPI-4.1 15.3.2), so every
+# check, NULL names included, is left to the implementation.
+NO_VALIDATION_PREFIXES = ("MPI_T_",)
+
 # Implemented directly in hand-written binding files (no validation wrapper,
 # no impl_ hook): trivial or unable to forward their arguments (varargs).
 DIRECT = re.compile(
     r"^MPI_(Wtime|Wtick|Aint_add|Aint_diff|Pcontrol|[A-Za-z]+_c2f|[A-Za-z]+_f2c"
     r"|Status_(c2f|f2c|c2f08|f082c|f2f08|f082f))$")
+
+# Parameter declarations the standard's data (pympistandard 0.2.0) gets
+# wrong, with the declaration the MPI-4.1 document gives.
+PARAM_DECL_FIXES = {
+    ("MPI_Info_create_env", "char argv[]"): "char *argv[]",
+}
 
 # Present in the standard's data but not part of MPI-4.1 (MPI-5 ABI).
 NOT_IN_MPI41 = re.compile(r"^MPI_(Abi_.*|[A-Za-z]+_toint|[A-Za-z]+_fromint)$")

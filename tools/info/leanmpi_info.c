@@ -2,7 +2,8 @@
  *   leanmpi-info                 summary (version, functions, parameters)
  *   leanmpi-info --unsupported   MPI functions that raise MPI_ERR_UNSUPPORTED_OPERATION
  *   leanmpi-info --implemented   MPI functions implemented
- *   leanmpi-info --params        control variables (LEANMPI_*) with values */
+ *   leanmpi-info --params        control variables (LEANMPI_*) with values, and the
+ *                                performance variables MPI_T offers */
 #include "mpi.h"
 #include "binding/function_table.h"
 #include "core/lm_cvar.h"
@@ -23,11 +24,38 @@ static void params(void)
         printf("LEANMPI_%-20s = %-10ld (default %ld) %s\n", d->name, v, d->default_value, d->description);
 }
 
+/* Performance variables, through MPI_T itself: names and descriptions only,
+ * since the values mean little in a process that ran no MPI program. */
+static void pvars(void)
+{
+    static const char *const classes[] = {"state", "level", "size", "percentage", "highwatermark",
+                                          "lowwatermark", "counter", "aggregate", "timer", "generic"};
+    int provided, num;
+    if (MPI_T_init_thread(MPI_THREAD_SINGLE, &provided) != MPI_SUCCESS) return;
+    if (MPI_T_pvar_get_num(&num) == MPI_SUCCESS)
+        for (int i = 0; i < num; i++) {
+            char name[128], desc[256];
+            int name_len = sizeof name, desc_len = sizeof desc, verb, cls, bind, ro, cont, atomic;
+            MPI_Datatype dt;
+            MPI_T_enum et;
+            if (MPI_T_pvar_get_info(i, name, &name_len, &verb, &cls, &dt, &et, desc, &desc_len, &bind, &ro,
+                                    &cont, &atomic) != MPI_SUCCESS)
+                continue;
+            printf("%-36s %-13s %s\n", name, cls >= 0 && cls < 10 ? classes[cls] : "?", desc);
+        }
+    MPI_T_finalize();
+}
+
 int main(int argc, char **argv)
 {
     if (argc > 1 && !strcmp(argv[1], "--unsupported")) return list(0), 0;
     if (argc > 1 && !strcmp(argv[1], "--implemented")) return list(1), 0;
-    if (argc > 1 && !strcmp(argv[1], "--params")) return params(), 0;
+    if (argc > 1 && !strcmp(argv[1], "--params")) {
+        params();
+        printf("Performance variables (MPI_T):\n");
+        pvars();
+        return 0;
+    }
     if (argc > 1) {
         fprintf(stderr, "usage: leanmpi-info [--unsupported | --implemented | --params]\n");
         return 2;

@@ -1,0 +1,111 @@
+/* Intracommunicator constructors from groups (MPI_Comm_create, collective
+ * over the parent; MPI_Comm_create_group, collective over the group only)
+ * and the split by node (MPI_Comm_split_type). */
+#include "comm/comm.h"
+#include "comm/context_id.h"
+#include "core/lm_error.h"
+#include "core/lm_state.h"
+#include "boot/boot.h"
+#include "binding/impl_gen.h"
+
+static int refuse_inter(MPI_Comm comm, const char *fname)
+{
+    return lm_err_comm(comm, MPI_ERR_UNSUPPORTED_OPERATION, fname,
+                       "intercommunicators are not supported in this version");
+}
+
+/* Every member of g must belong to the parent: the new communicator's
+ * traffic and its context id agreement go through the parent's processes. */
+static int is_subgroup(const lm_group *g, const lm_comm *p)
+{
+    for (int i = 0; i < g->size; i++)
+        if (lm_group_rank_of(p->group, lm_group_world_rank(g, i)) == MPI_UNDEFINED) return 0;
+    return 1;
+}
+
+static int finish(MPI_Comm comm, lm_group *g, uint16_t id, lm_comm *p, MPI_Comm *newcomm, const char *fname)
+{
+    lm_group_retain(g);
+    lm_comm *c = lm_comm_new_intra(g, id, p);
+    if (!c) {
+        lm_group_release(g);
+        lm_context_id_release(id);
+        return lm_err_comm(comm, MPI_ERR_NO_MEM, fname, "out of memory");
+    }
+    *newcomm = c->obj.handle;
+    return MPI_SUCCESS;
+}
+
+int impl_MPI_Comm_create(MPI_Comm comm, MPI_Group group, MPI_Comm *newcomm)
+{
+    const char *fname = "MPI_Comm_create";
+    lm_comm *p = lm_comm_get(comm);
+    if (!p) return lm_err_comm(comm, MPI_ERR_COMM, fname, "invalid communicator");
+    if (p->is_inter) return refuse_inter(comm, fname);
+    lm_group *g = lm_group_get(group);
+    if (!g) return lm_err_comm(comm, MPI_ERR_GROUP, fname, "invalid group");
+    if (!is_subgroup(g, p)) return lm_err_comm(comm, MPI_ERR_GROUP, fname, "group is not a subgroup of comm's");
+    /* One id for every caller: processes passing different (disjoint)
+     * groups, as MPI allows, can share it since their traffic never meets. */
+    uint16_t id;
+    int rc = lm_context_id_allocate(p, &id);
+    if (rc) return lm_err_comm(comm, rc, fname, "context id agreement failed");
+    if (g->my_rank == MPI_UNDEFINED) {
+        lm_context_id_release(id);
+        *newcomm = MPI_COMM_NULL;
+        return MPI_SUCCESS;
+    }
+    return finish(comm, g, id, p, newcomm, fname);
+}
+
+int impl_MPI_Comm_create_group(MPI_Comm comm, MPI_Group group, int tag, MPI_Comm *newcomm)
+{
+    const char *fname = "MPI_Comm_create_group";
+    lm_comm *p = lm_comm_get(comm);
+    if (!p) return lm_err_comm(comm, MPI_ERR_COMM, fname, "invalid communicator");
+    if (p->is_inter) return refuse_inter(comm, fname);
+    lm_group *g = lm_group_get(group);
+    if (!g) return lm_err_comm(comm, MPI_ERR_GROUP, fname, "invalid group");
+    /* a process outside the group takes no part (MPI-4.1 section 7.4.2) */
+    if (g->my_rank == MPI_UNDEFINED) {
+        *newcomm = MPI_COMM_NULL;
+        return MPI_SUCCESS;
+    }
+    if (!is_subgroup(g, p)) return lm_err_comm(comm, MPI_ERR_GROUP, fname, "group is not a subgroup of comm's");
+    uint16_t id;
+    int rc = lm_context_id_allocate_group(p, g, tag, &id);
+    if (rc) return lm_err_comm(comm, rc, fname, "context id agreement failed");
+    return finish(comm, g, id, p, newcomm, fname);
+}
+
+int impl_MPI_Comm_split_type(MPI_Comm comm, int split_type, int key, MPI_Info info, MPI_Comm *newcomm)
+{
+    (void)info; /* no info keys are interpreted */
+    const char *fname = "MPI_Comm_split_type";
+    lm_comm *p = lm_comm_get(comm);
+    if (!p) return lm_err_comm(comm, MPI_ERR_COMM, fname, "invalid communicator");
+    if (p->is_inter) return refuse_inter(comm, fname);
+    int color;
+    if (split_type == MPI_UNDEFINED) {
+        color = MPI_UNDEFINED;
+    } else if (split_type == MPI_COMM_TYPE_SHARED) {
+        /* The color of a node is the lowest parent rank on it, so every
+         * process on a node computes the same one without communicating. */
+        int me = lm_world_rank();
+        color = p->rank;
+        for (int i = 0; i < p->rank; i++) {
+            int w = lm_comm_world_rank(p, i);
+            if (w == me || lm_boot_is_local(w)) {
+                color = i;
+                break;
+            }
+        }
+    } else if (split_type == MPI_COMM_TYPE_HW_UNGUIDED || split_type == MPI_COMM_TYPE_HW_GUIDED ||
+               split_type == MPI_COMM_TYPE_RESOURCE_GUIDED) {
+        return lm_err_comm(comm, MPI_ERR_UNSUPPORTED_OPERATION, fname,
+                           "split_type %d is not supported in this version", split_type);
+    } else {
+        return lm_err_comm(comm, MPI_ERR_ARG, fname, "invalid split_type %d", split_type);
+    }
+    return impl_MPI_Comm_split(comm, color, key, newcomm);
+}

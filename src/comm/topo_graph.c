@@ -1,0 +1,107 @@
+/* General graph topologies (MPI-4.1 sections 8.5.3, 8.5.5, 8.5.7). The
+ * whole graph is kept because MPI_Graph_get returns it; ranks keep their
+ * order (reorder is allowed, never done). */
+#include "comm/topo.h"
+#include "core/lm_error.h"
+#include "binding/impl_gen.h"
+
+#define INDEX(t) ((t)->data)
+#define EDGES(t) ((t)->data + (t)->a)
+
+static int check_graph(MPI_Comm comm, int size, int nnodes, const int index[], const int edges[], const char *fname)
+{
+    if (nnodes < 0) return lm_err_comm(comm, MPI_ERR_ARG, fname, "nnodes %d is negative", nnodes);
+    if (nnodes > size)
+        return lm_err_comm(comm, MPI_ERR_ARG, fname, "nnodes %d exceeds the communicator size %d", nnodes, size);
+    for (int i = 0; i < nnodes; i++)
+        if (index[i] < (i ? index[i - 1] : 0))
+            return lm_err_comm(comm, MPI_ERR_ARG, fname, "index[%d] = %d is smaller than the one before", i, index[i]);
+    int nedges = nnodes ? index[nnodes - 1] : 0;
+    for (int e = 0; e < nedges; e++)
+        if (edges[e] < 0 || edges[e] >= nnodes)
+            return lm_err_comm(comm, MPI_ERR_ARG, fname, "edges[%d] = %d is not a node", e, edges[e]);
+    return MPI_SUCCESS;
+}
+
+int impl_MPI_Graph_create(MPI_Comm comm_old, int nnodes, const int index[], const int edges[], int reorder,
+                          MPI_Comm *comm_graph)
+{
+    const char *fname = "MPI_Graph_create";
+    (void)reorder;
+    lm_comm *p = lm_comm_get(comm_old);
+    if (p->is_inter) return lm_err_comm(comm_old, MPI_ERR_COMM, fname, "topologies need an intracommunicator");
+    int rc = check_graph(comm_old, p->size, nnodes, index, edges, fname);
+    if (rc) return rc;
+    int nedges = nnodes ? index[nnodes - 1] : 0;
+    lm_topo *t = lm_topo_new(MPI_GRAPH, nnodes, nedges, nnodes + nedges);
+    if (t) {
+        for (int i = 0; i < nnodes; i++) INDEX(t)[i] = index[i];
+        for (int e = 0; e < nedges; e++) EDGES(t)[e] = edges[e];
+    }
+    return lm_topo_attach(comm_old, p->rank < nnodes ? 0 : MPI_UNDEFINED, p->rank, t, comm_graph, fname);
+}
+
+int impl_MPI_Graphdims_get(MPI_Comm comm, int *nnodes, int *nedges)
+{
+    int rc;
+    lm_topo *t = lm_topo_of(comm, MPI_GRAPH, "MPI_Graphdims_get", NULL, &rc);
+    if (!t) return rc;
+    *nnodes = t->a;
+    *nedges = t->b;
+    return MPI_SUCCESS;
+}
+
+int impl_MPI_Graph_get(MPI_Comm comm, int maxindex, int maxedges, int index[], int edges[])
+{
+    const char *fname = "MPI_Graph_get";
+    int rc;
+    lm_topo *t = lm_topo_of(comm, MPI_GRAPH, fname, NULL, &rc);
+    if (!t) return rc;
+    if (maxindex < 0 || maxedges < 0)
+        return lm_err_comm(comm, MPI_ERR_ARG, fname, "maxindex %d / maxedges %d is negative", maxindex, maxedges);
+    /* as much as fits: the standard lets callers ask for a prefix */
+    for (int i = 0; i < t->a && i < maxindex; i++) index[i] = INDEX(t)[i];
+    for (int e = 0; e < t->b && e < maxedges; e++) edges[e] = EDGES(t)[e];
+    return MPI_SUCCESS;
+}
+
+static lm_topo *node(MPI_Comm comm, int rank, const char *fname, int *rc)
+{
+    lm_topo *t = lm_topo_of(comm, MPI_GRAPH, fname, NULL, rc);
+    if (t && (rank < 0 || rank >= t->a)) {
+        *rc = lm_err_comm(comm, MPI_ERR_RANK, fname, "invalid rank %d", rank);
+        return NULL;
+    }
+    return t;
+}
+
+int impl_MPI_Graph_neighbors_count(MPI_Comm comm, int rank, int *nneighbors)
+{
+    int rc;
+    lm_topo *t = node(comm, rank, "MPI_Graph_neighbors_count", &rc);
+    if (!t) return rc;
+    *nneighbors = INDEX(t)[rank] - (rank ? INDEX(t)[rank - 1] : 0);
+    return MPI_SUCCESS;
+}
+
+int impl_MPI_Graph_neighbors(MPI_Comm comm, int rank, int maxneighbors, int neighbors[])
+{
+    const char *fname = "MPI_Graph_neighbors";
+    int rc;
+    lm_topo *t = node(comm, rank, fname, &rc);
+    if (!t) return rc;
+    if (maxneighbors < 0) return lm_err_comm(comm, MPI_ERR_ARG, fname, "maxneighbors %d is negative", maxneighbors);
+    int lo = rank ? INDEX(t)[rank - 1] : 0, n = INDEX(t)[rank] - lo;
+    for (int k = 0; k < n && k < maxneighbors; k++) neighbors[k] = EDGES(t)[lo + k];
+    return MPI_SUCCESS;
+}
+
+int impl_MPI_Graph_map(MPI_Comm comm, int nnodes, const int index[], const int edges[], int *newrank)
+{
+    const char *fname = "MPI_Graph_map";
+    lm_comm *c = lm_comm_get(comm);
+    int rc = check_graph(comm, c->size, nnodes, index, edges, fname);
+    if (rc) return rc;
+    *newrank = c->rank < nnodes ? c->rank : MPI_UNDEFINED;
+    return MPI_SUCCESS;
+}
