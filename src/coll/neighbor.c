@@ -99,189 +99,99 @@ out:
     return rc ? lm_err_comm(comm, rc, fname, "communication failed") : MPI_SUCCESS;
 }
 
-int impl_MPI_Neighbor_allgather(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf,
-                                int recvcount, MPI_Datatype recvtype, MPI_Comm comm)
-{
-    const char *fname = "MPI_Neighbor_allgather";
-    lm_datatype *st, *rt;
-    int rc = type_of(comm, sendtype, fname, &st);
-    if (!rc) rc = type_of(comm, recvtype, fname, &rt);
-    plan p;
-    if (!rc) rc = begin(fname, comm, &p);
-    if (rc) return rc;
-    for (int k = 0; k < p.nb.outdeg; k++) p.s[k] = (blk){(char *)sendbuf, sendcount, st};
-    for (int k = 0; k < p.nb.indeg; k++)
-        p.r[k] = (blk){(char *)recvbuf + (MPI_Aint)k * recvcount * rt->extent, recvcount, rt};
-    return run(fname, comm, &p);
-}
+/* Each collective is written once and instantiated for the int counts of the
+ * classic form and the MPI_Count counts (MPI_Aint displacements) of the
+ * large-count form: CT is the count type, DT the displacement type. */
 
-int impl_MPI_Neighbor_allgatherv(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf,
-                                 const int recvcounts[], const int displs[], MPI_Datatype recvtype, MPI_Comm comm)
-{
-    const char *fname = "MPI_Neighbor_allgatherv";
-    lm_datatype *st, *rt;
-    int rc = type_of(comm, sendtype, fname, &st);
-    if (!rc) rc = type_of(comm, recvtype, fname, &rt);
-    plan p;
-    if (!rc) rc = begin(fname, comm, &p);
-    if (rc) return rc;
-    for (int k = 0; k < p.nb.outdeg; k++) p.s[k] = (blk){(char *)sendbuf, sendcount, st};
-    for (int k = 0; k < p.nb.indeg; k++)
-        p.r[k] = (blk){(char *)recvbuf + (MPI_Aint)displs[k] * rt->extent, recvcounts[k], rt};
-    return run(fname, comm, &p);
-}
+/* Both datatypes resolved and the plan begun, or return the error. */
+#define BEGIN_TWO_TYPES(FNAME)                                  \
+    lm_datatype *st, *rt;                                       \
+    int rc = type_of(comm, sendtype, FNAME, &st);               \
+    if (!rc) rc = type_of(comm, recvtype, FNAME, &rt);          \
+    plan p;                                                     \
+    if (!rc) rc = begin(FNAME, comm, &p);                       \
+    if (rc) return rc
 
-int impl_MPI_Neighbor_alltoall(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf,
-                               int recvcount, MPI_Datatype recvtype, MPI_Comm comm)
-{
-    const char *fname = "MPI_Neighbor_alltoall";
-    lm_datatype *st, *rt;
-    int rc = type_of(comm, sendtype, fname, &st);
-    if (!rc) rc = type_of(comm, recvtype, fname, &rt);
-    plan p;
-    if (!rc) rc = begin(fname, comm, &p);
-    if (rc) return rc;
-    for (int k = 0; k < p.nb.outdeg; k++)
-        p.s[k] = (blk){(char *)sendbuf + (MPI_Aint)k * sendcount * st->extent, sendcount, st};
-    for (int k = 0; k < p.nb.indeg; k++)
-        p.r[k] = (blk){(char *)recvbuf + (MPI_Aint)k * recvcount * rt->extent, recvcount, rt};
-    return run(fname, comm, &p);
-}
-
-int impl_MPI_Neighbor_alltoallv(const void *sendbuf, const int sendcounts[], const int sdispls[],
-                                MPI_Datatype sendtype, void *recvbuf, const int recvcounts[], const int rdispls[],
-                                MPI_Datatype recvtype, MPI_Comm comm)
-{
-    const char *fname = "MPI_Neighbor_alltoallv";
-    lm_datatype *st, *rt;
-    int rc = type_of(comm, sendtype, fname, &st);
-    if (!rc) rc = type_of(comm, recvtype, fname, &rt);
-    plan p;
-    if (!rc) rc = begin(fname, comm, &p);
-    if (rc) return rc;
-    for (int k = 0; k < p.nb.outdeg; k++)
-        p.s[k] = (blk){(char *)sendbuf + (MPI_Aint)sdispls[k] * st->extent, sendcounts[k], st};
-    for (int k = 0; k < p.nb.indeg; k++)
-        p.r[k] = (blk){(char *)recvbuf + (MPI_Aint)rdispls[k] * rt->extent, recvcounts[k], rt};
-    return run(fname, comm, &p);
-}
-
-int impl_MPI_Neighbor_alltoallw(const void *sendbuf, const int sendcounts[], const MPI_Aint sdispls[],
-                                const MPI_Datatype sendtypes[], void *recvbuf, const int recvcounts[],
-                                const MPI_Aint rdispls[], const MPI_Datatype recvtypes[], MPI_Comm comm)
-{
-    const char *fname = "MPI_Neighbor_alltoallw";
-    plan p;
-    int rc = begin(fname, comm, &p);
-    if (rc) return rc;
-    for (int k = 0; k < p.nb.outdeg && !rc; k++) {
-        rc = type_of(comm, sendtypes[k], fname, &p.s[k].t);
-        p.s[k].buf = (char *)sendbuf + sdispls[k];
-        p.s[k].count = sendcounts[k];
+#define NEIGHBOR_ALLGATHER(NAME, CT)                                                                      \
+    int impl_MPI_##NAME(const void *sendbuf, CT sendcount, MPI_Datatype sendtype, void *recvbuf,          \
+                        CT recvcount, MPI_Datatype recvtype, MPI_Comm comm)                               \
+    {                                                                                                     \
+        BEGIN_TWO_TYPES("MPI_" #NAME);                                                                    \
+        for (int k = 0; k < p.nb.outdeg; k++) p.s[k] = (blk){(char *)sendbuf, sendcount, st};            \
+        for (int k = 0; k < p.nb.indeg; k++)                                                              \
+            p.r[k] = (blk){(char *)recvbuf + (MPI_Aint)k * recvcount * rt->extent, recvcount, rt};        \
+        return run("MPI_" #NAME, comm, &p);                                                               \
     }
-    for (int k = 0; k < p.nb.indeg && !rc; k++) {
-        rc = type_of(comm, recvtypes[k], fname, &p.r[k].t);
-        p.r[k].buf = (char *)recvbuf + rdispls[k];
-        p.r[k].count = recvcounts[k];
-    }
-    if (rc) {
-        end(&p);
-        return rc;
-    }
-    return run(fname, comm, &p);
-}
 
-/* The large-count forms: the same plans with MPI_Count counts and MPI_Aint
- * displacements. */
-int impl_MPI_Neighbor_allgather_c(const void *sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void *recvbuf,
-                                  MPI_Count recvcount, MPI_Datatype recvtype, MPI_Comm comm)
-{
-    const char *fname = "MPI_Neighbor_allgather_c";
-    lm_datatype *st, *rt;
-    int rc = type_of(comm, sendtype, fname, &st);
-    if (!rc) rc = type_of(comm, recvtype, fname, &rt);
-    plan p;
-    if (!rc) rc = begin(fname, comm, &p);
-    if (rc) return rc;
-    for (int k = 0; k < p.nb.outdeg; k++) p.s[k] = (blk){(char *)sendbuf, sendcount, st};
-    for (int k = 0; k < p.nb.indeg; k++)
-        p.r[k] = (blk){(char *)recvbuf + (MPI_Aint)k * recvcount * rt->extent, recvcount, rt};
-    return run(fname, comm, &p);
-}
-
-int impl_MPI_Neighbor_allgatherv_c(const void *sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void *recvbuf,
-                                   const MPI_Count recvcounts[], const MPI_Aint displs[], MPI_Datatype recvtype,
-                                   MPI_Comm comm)
-{
-    const char *fname = "MPI_Neighbor_allgatherv_c";
-    lm_datatype *st, *rt;
-    int rc = type_of(comm, sendtype, fname, &st);
-    if (!rc) rc = type_of(comm, recvtype, fname, &rt);
-    plan p;
-    if (!rc) rc = begin(fname, comm, &p);
-    if (rc) return rc;
-    for (int k = 0; k < p.nb.outdeg; k++) p.s[k] = (blk){(char *)sendbuf, sendcount, st};
-    for (int k = 0; k < p.nb.indeg; k++)
-        p.r[k] = (blk){(char *)recvbuf + displs[k] * rt->extent, recvcounts[k], rt};
-    return run(fname, comm, &p);
-}
-
-int impl_MPI_Neighbor_alltoall_c(const void *sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void *recvbuf,
-                                 MPI_Count recvcount, MPI_Datatype recvtype, MPI_Comm comm)
-{
-    const char *fname = "MPI_Neighbor_alltoall_c";
-    lm_datatype *st, *rt;
-    int rc = type_of(comm, sendtype, fname, &st);
-    if (!rc) rc = type_of(comm, recvtype, fname, &rt);
-    plan p;
-    if (!rc) rc = begin(fname, comm, &p);
-    if (rc) return rc;
-    for (int k = 0; k < p.nb.outdeg; k++)
-        p.s[k] = (blk){(char *)sendbuf + (MPI_Aint)k * sendcount * st->extent, sendcount, st};
-    for (int k = 0; k < p.nb.indeg; k++)
-        p.r[k] = (blk){(char *)recvbuf + (MPI_Aint)k * recvcount * rt->extent, recvcount, rt};
-    return run(fname, comm, &p);
-}
-
-int impl_MPI_Neighbor_alltoallv_c(const void *sendbuf, const MPI_Count sendcounts[], const MPI_Aint sdispls[],
-                                  MPI_Datatype sendtype, void *recvbuf, const MPI_Count recvcounts[],
-                                  const MPI_Aint rdispls[], MPI_Datatype recvtype, MPI_Comm comm)
-{
-    const char *fname = "MPI_Neighbor_alltoallv_c";
-    lm_datatype *st, *rt;
-    int rc = type_of(comm, sendtype, fname, &st);
-    if (!rc) rc = type_of(comm, recvtype, fname, &rt);
-    plan p;
-    if (!rc) rc = begin(fname, comm, &p);
-    if (rc) return rc;
-    for (int k = 0; k < p.nb.outdeg; k++)
-        p.s[k] = (blk){(char *)sendbuf + sdispls[k] * st->extent, sendcounts[k], st};
-    for (int k = 0; k < p.nb.indeg; k++)
-        p.r[k] = (blk){(char *)recvbuf + rdispls[k] * rt->extent, recvcounts[k], rt};
-    return run(fname, comm, &p);
-}
-
-int impl_MPI_Neighbor_alltoallw_c(const void *sendbuf, const MPI_Count sendcounts[], const MPI_Aint sdispls[],
-                                  const MPI_Datatype sendtypes[], void *recvbuf, const MPI_Count recvcounts[],
-                                  const MPI_Aint rdispls[], const MPI_Datatype recvtypes[], MPI_Comm comm)
-{
-    const char *fname = "MPI_Neighbor_alltoallw_c";
-    plan p;
-    int rc = begin(fname, comm, &p);
-    if (rc) return rc;
-    for (int k = 0; k < p.nb.outdeg && !rc; k++) {
-        rc = type_of(comm, sendtypes[k], fname, &p.s[k].t);
-        p.s[k].buf = (char *)sendbuf + sdispls[k];
-        p.s[k].count = sendcounts[k];
+#define NEIGHBOR_ALLGATHERV(NAME, CT, DT)                                                                 \
+    int impl_MPI_##NAME(const void *sendbuf, CT sendcount, MPI_Datatype sendtype, void *recvbuf,          \
+                        const CT recvcounts[], const DT displs[], MPI_Datatype recvtype, MPI_Comm comm)   \
+    {                                                                                                     \
+        BEGIN_TWO_TYPES("MPI_" #NAME);                                                                    \
+        for (int k = 0; k < p.nb.outdeg; k++) p.s[k] = (blk){(char *)sendbuf, sendcount, st};            \
+        for (int k = 0; k < p.nb.indeg; k++)                                                              \
+            p.r[k] = (blk){(char *)recvbuf + (MPI_Aint)displs[k] * rt->extent, recvcounts[k], rt};        \
+        return run("MPI_" #NAME, comm, &p);                                                               \
     }
-    for (int k = 0; k < p.nb.indeg && !rc; k++) {
-        rc = type_of(comm, recvtypes[k], fname, &p.r[k].t);
-        p.r[k].buf = (char *)recvbuf + rdispls[k];
-        p.r[k].count = recvcounts[k];
+
+#define NEIGHBOR_ALLTOALL(NAME, CT)                                                                       \
+    int impl_MPI_##NAME(const void *sendbuf, CT sendcount, MPI_Datatype sendtype, void *recvbuf,          \
+                        CT recvcount, MPI_Datatype recvtype, MPI_Comm comm)                               \
+    {                                                                                                     \
+        BEGIN_TWO_TYPES("MPI_" #NAME);                                                                    \
+        for (int k = 0; k < p.nb.outdeg; k++)                                                             \
+            p.s[k] = (blk){(char *)sendbuf + (MPI_Aint)k * sendcount * st->extent, sendcount, st};        \
+        for (int k = 0; k < p.nb.indeg; k++)                                                              \
+            p.r[k] = (blk){(char *)recvbuf + (MPI_Aint)k * recvcount * rt->extent, recvcount, rt};        \
+        return run("MPI_" #NAME, comm, &p);                                                               \
     }
-    if (rc) {
-        end(&p);
-        return rc;
+
+#define NEIGHBOR_ALLTOALLV(NAME, CT, DT)                                                                  \
+    int impl_MPI_##NAME(const void *sendbuf, const CT sendcounts[], const DT sdispls[],                   \
+                        MPI_Datatype sendtype, void *recvbuf, const CT recvcounts[], const DT rdispls[],  \
+                        MPI_Datatype recvtype, MPI_Comm comm)                                             \
+    {                                                                                                     \
+        BEGIN_TWO_TYPES("MPI_" #NAME);                                                                    \
+        for (int k = 0; k < p.nb.outdeg; k++)                                                             \
+            p.s[k] = (blk){(char *)sendbuf + (MPI_Aint)sdispls[k] * st->extent, sendcounts[k], st};       \
+        for (int k = 0; k < p.nb.indeg; k++)                                                              \
+            p.r[k] = (blk){(char *)recvbuf + (MPI_Aint)rdispls[k] * rt->extent, recvcounts[k], rt};       \
+        return run("MPI_" #NAME, comm, &p);                                                               \
     }
-    return run(fname, comm, &p);
-}
+
+#define NEIGHBOR_ALLTOALLW(NAME, CT)                                                                      \
+    int impl_MPI_##NAME(const void *sendbuf, const CT sendcounts[], const MPI_Aint sdispls[],             \
+                        const MPI_Datatype sendtypes[], void *recvbuf, const CT recvcounts[],             \
+                        const MPI_Aint rdispls[], const MPI_Datatype recvtypes[], MPI_Comm comm)          \
+    {                                                                                                     \
+        const char *fname = "MPI_" #NAME;                                                                 \
+        plan p;                                                                                           \
+        int rc = begin(fname, comm, &p);                                                                  \
+        if (rc) return rc;                                                                                \
+        for (int k = 0; k < p.nb.outdeg && !rc; k++) {                                                    \
+            rc = type_of(comm, sendtypes[k], fname, &p.s[k].t);                                           \
+            p.s[k].buf = (char *)sendbuf + sdispls[k];                                                    \
+            p.s[k].count = sendcounts[k];                                                                 \
+        }                                                                                                 \
+        for (int k = 0; k < p.nb.indeg && !rc; k++) {                                                     \
+            rc = type_of(comm, recvtypes[k], fname, &p.r[k].t);                                           \
+            p.r[k].buf = (char *)recvbuf + rdispls[k];                                                    \
+            p.r[k].count = recvcounts[k];                                                                 \
+        }                                                                                                 \
+        if (rc) {                                                                                         \
+            end(&p);                                                                                      \
+            return rc;                                                                                    \
+        }                                                                                                 \
+        return run(fname, comm, &p);                                                                      \
+    }
+
+NEIGHBOR_ALLGATHER(Neighbor_allgather, int)
+NEIGHBOR_ALLGATHER(Neighbor_allgather_c, MPI_Count)
+NEIGHBOR_ALLGATHERV(Neighbor_allgatherv, int, int)
+NEIGHBOR_ALLGATHERV(Neighbor_allgatherv_c, MPI_Count, MPI_Aint)
+NEIGHBOR_ALLTOALL(Neighbor_alltoall, int)
+NEIGHBOR_ALLTOALL(Neighbor_alltoall_c, MPI_Count)
+NEIGHBOR_ALLTOALLV(Neighbor_alltoallv, int, int)
+NEIGHBOR_ALLTOALLV(Neighbor_alltoallv_c, MPI_Count, MPI_Aint)
+NEIGHBOR_ALLTOALLW(Neighbor_alltoallw, int)
+NEIGHBOR_ALLTOALLW(Neighbor_alltoallw_c, MPI_Count)
