@@ -26,8 +26,19 @@ void lm_request_complete(lm_request *r)
         lm_free(LM_MEM_PT2PT, r->pack_tmp);
         r->pack_tmp = NULL;
     }
+    lm_request *parent = r->parent;
+    if (parent) {
+        /* the receive half gives the status; the first error is kept */
+        if (r->kind == LM_REQ_RECV) {
+            parent->source = r->source;
+            parent->tag = r->tag;
+            parent->bytes = r->bytes;
+        }
+        if (r->error != MPI_SUCCESS && parent->error == MPI_SUCCESS) parent->error = r->error;
+    }
     r->complete = 1;
     if (r->user_freed && !r->persistent) lm_request_release(r);
+    if (parent && --parent->pending == 0) lm_request_complete(parent);
 }
 
 void lm_status_set(MPI_Status *st, int source, int tag, int error, MPI_Count bytes, int cancelled)

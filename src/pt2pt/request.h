@@ -41,6 +41,10 @@ struct lm_request {
     void *pack_tmp;          /* eager send of such a type: the packed copy, freed on completion */
 
     lm_request *next;        /* posted-receive queue link */
+    /* a half of a nonblocking sendrecv: the user's request, which completes
+     * when its `pending` halves have */
+    lm_request *parent;
+    int pending;
     /* rendezvous receive through cells */
     size_t rndv_received, rndv_total;
     /* buffered send: the block in the attached buffer */

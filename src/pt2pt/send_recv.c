@@ -267,3 +267,83 @@ int impl_MPI_Sendrecv_replace_c(void *buf, MPI_Count count, MPI_Datatype datatyp
     return sendrecv_replace("MPI_Sendrecv_replace_c", buf, count, datatype, dest, sendtag, source, recvtag, comm,
                             status);
 }
+
+/* Nonblocking sendrecv: two internal requests, released as they complete,
+ * and the user's request, which completes with the second of them and takes
+ * the receive's status. `copy` (the replace form's send data) is freed then. */
+static int isendrecv(const char *fname, const void *sbuf, MPI_Count scount, MPI_Datatype stype, int dest, int stag,
+                     void *rbuf, MPI_Count rcount, MPI_Datatype rtype, int source, int rtag, MPI_Comm comm,
+                     void *copy, MPI_Request *request)
+{
+    lm_request *p = lm_request_new(LM_REQ_RECV), *s = lm_request_new(LM_REQ_SEND), *r = lm_request_new(LM_REQ_RECV);
+    lm_comm *c;
+    int rc = p && s && r ? MPI_SUCCESS : lm_err_comm(comm, MPI_ERR_NO_MEM, fname, "out of memory");
+    if (rc == MPI_SUCCESS) rc = describe(r, fname, rbuf, rcount, rtype, source, rtag, comm, &c);
+    if (rc == MPI_SUCCESS) rc = describe(s, fname, sbuf, scount, stype, dest, stag, comm, &c);
+    if (rc != MPI_SUCCESS) {
+        if (p) lm_request_release(p);
+        if (s) lm_request_release(s);
+        if (r) lm_request_release(r);
+        lm_free(LM_MEM_PT2PT, copy);
+        return rc;
+    }
+    p->comm = c;
+    p->pack_tmp = copy;
+    p->pending = 2;
+    s->parent = r->parent = p;
+    s->user_freed = r->user_freed = 1;
+    *request = p->obj.handle;
+    lm_recv_start(r);
+    rc = lm_send_start(s);
+    return rc == MPI_SUCCESS ? MPI_SUCCESS : lm_err_comm(comm, rc, fname, "send failed");
+}
+
+int impl_MPI_Isendrecv(const void *sendbuf, int sendcount, MPI_Datatype sendtype, int dest, int sendtag,
+                       void *recvbuf, int recvcount, MPI_Datatype recvtype, int source, int recvtag, MPI_Comm comm,
+                       MPI_Request *request)
+{
+    return isendrecv("MPI_Isendrecv", sendbuf, sendcount, sendtype, dest, sendtag, recvbuf, recvcount, recvtype,
+                     source, recvtag, comm, NULL, request);
+}
+
+int impl_MPI_Isendrecv_c(const void *sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, int dest, int sendtag,
+                         void *recvbuf, MPI_Count recvcount, MPI_Datatype recvtype, int source, int recvtag,
+                         MPI_Comm comm, MPI_Request *request)
+{
+    return isendrecv("MPI_Isendrecv_c", sendbuf, sendcount, sendtype, dest, sendtag, recvbuf, recvcount, recvtype,
+                     source, recvtag, comm, NULL, request);
+}
+
+static int isendrecv_replace(const char *fname, void *buf, MPI_Count count, MPI_Datatype dt, int dest, int stag,
+                             int source, int rtag, MPI_Comm comm, MPI_Request *request)
+{
+    lm_datatype *t = lm_datatype_get(dt);
+    /* the send half goes from a copy (packed for a type with gaps), since
+     * the receive half overwrites buf while it may still be read */
+    int dense = t && lm_datatype_dense(t);
+    size_t len = t ? (size_t)(count * (dense ? t->extent : t->size)) : 0;
+    void *copy = NULL;
+    if (len) {
+        copy = lm_malloc(LM_MEM_PT2PT, len);
+        if (!copy) return lm_err_comm(comm, MPI_ERR_NO_MEM, fname, "out of memory");
+        if (dense) memcpy(copy, buf, len);
+        else lm_typemap_pack(t, buf, count, 0, copy, len);
+    }
+    return dense ? isendrecv(fname, copy, count, dt, dest, stag, buf, count, dt, source, rtag, comm, copy, request)
+                 : isendrecv(fname, copy, (MPI_Count)len, MPI_BYTE, dest, stag, buf, count, dt, source, rtag, comm,
+                             copy, request);
+}
+
+int impl_MPI_Isendrecv_replace(void *buf, int count, MPI_Datatype datatype, int dest, int sendtag, int source,
+                               int recvtag, MPI_Comm comm, MPI_Request *request)
+{
+    return isendrecv_replace("MPI_Isendrecv_replace", buf, count, datatype, dest, sendtag, source, recvtag, comm,
+                             request);
+}
+
+int impl_MPI_Isendrecv_replace_c(void *buf, MPI_Count count, MPI_Datatype datatype, int dest, int sendtag,
+                                 int source, int recvtag, MPI_Comm comm, MPI_Request *request)
+{
+    return isendrecv_replace("MPI_Isendrecv_replace_c", buf, count, datatype, dest, sendtag, source, recvtag, comm,
+                             request);
+}
