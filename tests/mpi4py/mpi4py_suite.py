@@ -100,20 +100,6 @@ def parse_counts(text):
     return counts
 
 
-# One line per test in verbose mode (rank 0 prints them):
-#   testName (module.Class.testName) ... ok | FAIL | ERROR | skipped '...'
-OUTCOME = re.compile(r"^\S+ \((test_\w+)\.[\w.]+\)(?: .*)? \.\.\. (ok|FAIL|ERROR|skipped|expected failure)", re.M)
-
-
-def per_module(text):
-    """{module: {"ok": n, "FAIL": n, "ERROR": n, "skipped": n}} from verbose output."""
-    mods = {}
-    for mod, outcome in OUTCOME.findall(text):
-        d = mods.setdefault(mod, {"ok": 0, "FAIL": 0, "ERROR": 0, "skipped": 0, "expected failure": 0})
-        d[outcome] += 1
-    return mods
-
-
 def write_markdown(path, results):
     nps = sorted(results)
     lines = [
@@ -148,7 +134,7 @@ def write_markdown(path, results):
         bad_any = False
         for np in nps:
             d = results[np].get("modules", {}).get(m)
-            bad = (d["FAIL"] + d["ERROR"]) if d else 0
+            bad = (d["failed"] + d["errors"]) if d else 0
             bad_any |= bad > 0
             row.append(str(bad) if d else "-")
         if bad_any:
@@ -176,7 +162,7 @@ def run_module(py, src, build_dir, np, module, timeout):
     """One module in its own job, so that a hang or a crash costs only that
     module. Returns (output, exit status or "timeout")."""
     cmd = [os.path.join(build_dir, "bin", "mpirun"), "-n", str(np), "--timeout", str(int(timeout)), py,
-           os.path.join(src, "test", "main.py"), "--no-builddir", "-v", module]
+           os.path.join(src, "test", "main.py"), "--no-builddir", module]
     try:
         r = subprocess.run(cmd, cwd=src, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
                            timeout=timeout + 30)
@@ -195,11 +181,11 @@ def run_suite(py, src, build_dir, np, modules, timeout):
         text, status = run_module(py, src, build_dir, np, m, timeout)
         text_all.append("==== %s (exit %s)\n%s" % (m, status, text))
         counts = parse_counts(text)
-        outcomes = per_module(text).get(m, {"ok": 0, "FAIL": 0, "ERROR": 0, "skipped": 0,
-                                             "expected failure": 0})
+        # every rank prints unittest's summary; the first one is used
+        outcomes = {"failed": counts["failures"], "errors": counts["errors"]} if counts else \
+            {"failed": 0, "errors": 1}  # the module as a whole did not finish
         if counts is None:
             broken[m] = status
-            outcomes["ERROR"] += 1  # the module as a whole did not finish
         else:
             for k in total:
                 total[k] += counts.get(k, 0)
