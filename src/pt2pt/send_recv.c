@@ -234,23 +234,36 @@ int impl_MPI_Sendrecv_c(const void *sendbuf, MPI_Count sendcount, MPI_Datatype s
                     source, recvtag, comm, status);
 }
 
+/* The send half of a replace form goes from a copy of buf, since the receive
+ * half overwrites buf: a plain copy for dense data, else the packed stream,
+ * sent as bytes. On success *copy (NULL when empty) is the caller's to free
+ * and *scount / *stype describe it. */
+static int replace_copy(const char *fname, void *buf, MPI_Count count, MPI_Datatype dt, MPI_Comm comm, void **copy,
+                        MPI_Count *scount, MPI_Datatype *stype)
+{
+    lm_datatype *t = lm_datatype_get(dt);
+    int dense = t && lm_datatype_dense(t);
+    size_t len = t ? (size_t)(count * (dense ? t->extent : t->size)) : 0;
+    *copy = NULL;
+    *scount = dense ? count : (MPI_Count)len;
+    *stype = dense ? dt : MPI_BYTE;
+    if (!len) return MPI_SUCCESS;
+    *copy = lm_malloc(LM_MEM_PT2PT, len);
+    if (!*copy) return lm_err_comm(comm, MPI_ERR_NO_MEM, fname, "out of memory");
+    if (dense) memcpy(*copy, buf, len);
+    else lm_typemap_pack(t, buf, count, 0, *copy, len);
+    return MPI_SUCCESS;
+}
+
 static int sendrecv_replace(const char *fname, void *buf, MPI_Count count, MPI_Datatype dt, int dest, int stag,
                             int source, int rtag, MPI_Comm comm, MPI_Status *status)
 {
-    lm_datatype *t = lm_datatype_get(dt);
-    /* a type with gaps is sent from a packed copy, as bytes */
-    int dense = t && lm_datatype_dense(t);
-    size_t len = t ? (size_t)(count * (dense ? t->extent : t->size)) : 0;
-    void *copy = NULL;
-    if (len) {
-        copy = lm_malloc(LM_MEM_PT2PT, len);
-        if (!copy) return lm_err_comm(comm, MPI_ERR_NO_MEM, fname, "out of memory");
-        if (dense) memcpy(copy, buf, len);
-        else lm_typemap_pack(t, buf, count, 0, copy, len);
-    }
-    int rc = dense ? sendrecv(fname, copy, count, dt, dest, stag, buf, count, dt, source, rtag, comm, status)
-                   : sendrecv(fname, copy, (MPI_Count)len, MPI_BYTE, dest, stag, buf, count, dt, source, rtag, comm,
-                              status);
+    void *copy;
+    MPI_Count scount;
+    MPI_Datatype stype;
+    int rc = replace_copy(fname, buf, count, dt, comm, &copy, &scount, &stype);
+    if (rc != MPI_SUCCESS) return rc;
+    rc = sendrecv(fname, copy, scount, stype, dest, stag, buf, count, dt, source, rtag, comm, status);
     lm_free(LM_MEM_PT2PT, copy);
     return rc;
 }
@@ -317,21 +330,13 @@ int impl_MPI_Isendrecv_c(const void *sendbuf, MPI_Count sendcount, MPI_Datatype 
 static int isendrecv_replace(const char *fname, void *buf, MPI_Count count, MPI_Datatype dt, int dest, int stag,
                              int source, int rtag, MPI_Comm comm, MPI_Request *request)
 {
-    lm_datatype *t = lm_datatype_get(dt);
-    /* the send half goes from a copy (packed for a type with gaps), since
-     * the receive half overwrites buf while it may still be read */
-    int dense = t && lm_datatype_dense(t);
-    size_t len = t ? (size_t)(count * (dense ? t->extent : t->size)) : 0;
-    void *copy = NULL;
-    if (len) {
-        copy = lm_malloc(LM_MEM_PT2PT, len);
-        if (!copy) return lm_err_comm(comm, MPI_ERR_NO_MEM, fname, "out of memory");
-        if (dense) memcpy(copy, buf, len);
-        else lm_typemap_pack(t, buf, count, 0, copy, len);
-    }
-    return dense ? isendrecv(fname, copy, count, dt, dest, stag, buf, count, dt, source, rtag, comm, copy, request)
-                 : isendrecv(fname, copy, (MPI_Count)len, MPI_BYTE, dest, stag, buf, count, dt, source, rtag, comm,
-                             copy, request);
+    void *copy;
+    MPI_Count scount;
+    MPI_Datatype stype;
+    int rc = replace_copy(fname, buf, count, dt, comm, &copy, &scount, &stype);
+    if (rc != MPI_SUCCESS) return rc;
+    /* the copy lives until the user's request completes */
+    return isendrecv(fname, copy, scount, stype, dest, stag, buf, count, dt, source, rtag, comm, copy, request);
 }
 
 int impl_MPI_Isendrecv_replace(void *buf, int count, MPI_Datatype datatype, int dest, int sendtag, int source,
