@@ -136,36 +136,33 @@ size_t lm_transport_max_payload(int dst)
     return lm_shm_max_payload();
 }
 
-int lm_transport_rget(int src, void *local, uint64_t remote_addr, size_t len)
+/* A single copy between this process and a peer's address space, either
+ * way: memcpy for oneself, cma for a peer on this node. */
+static int single_copy(int peer, void *local, uint64_t remote_addr, size_t len, int write)
 {
     if (!T.initialized)
         return LM_EINVAL;
-    if (src == T.env.world_rank) {
-        memcpy(local, (const void *)(uintptr_t)remote_addr, len);
+    if (peer == T.env.world_rank) {
+        void *remote = (void *)(uintptr_t)remote_addr;
+        memcpy(write ? remote : local, write ? local : remote, len);
         return LM_OK;
     }
-    if (lm_transport_local_rank(src) < 0)
+    if (lm_transport_local_rank(peer) < 0)
         return LM_EPEER;
-    pid_t pid = T.env.pid_of ? T.env.pid_of(src) : 0;
+    pid_t pid = T.env.pid_of ? T.env.pid_of(peer) : 0;
     if (pid <= 0)
         return LM_ENOTSUP;
-    return lm_cma_read(pid, local, remote_addr, len);
+    return write ? lm_cma_write(pid, remote_addr, local, len) : lm_cma_read(pid, local, remote_addr, len);
+}
+
+int lm_transport_rget(int src, void *local, uint64_t remote_addr, size_t len)
+{
+    return single_copy(src, local, remote_addr, len, 0);
 }
 
 int lm_transport_rput(int dst, uint64_t remote_addr, const void *local, size_t len)
 {
-    if (!T.initialized)
-        return LM_EINVAL;
-    if (dst == T.env.world_rank) {
-        memcpy((void *)(uintptr_t)remote_addr, local, len);
-        return LM_OK;
-    }
-    if (lm_transport_local_rank(dst) < 0)
-        return LM_EPEER;
-    pid_t pid = T.env.pid_of ? T.env.pid_of(dst) : 0;
-    if (pid <= 0)
-        return LM_ENOTSUP;
-    return lm_cma_write(pid, remote_addr, local, len);
+    return single_copy(dst, (void *)local, remote_addr, len, 1);
 }
 
 const char *lm_transport_rget_mechanism(int world_rank)
