@@ -13,6 +13,7 @@ enum { OP_MAX, OP_MIN, OP_SUM, OP_PROD, OP_LAND, OP_BAND, OP_LOR, OP_BOR, OP_LXO
 
 int lm_op_valid(MPI_Op op)
 {
+    if (lm_op_user_get(op)) return 1;
     return LM_HANDLE_KIND(op) == LM_KIND_OP && LM_HANDLE_TIER(op) == LM_TIER_BUILTIN && LM_HANDLE_INDEX(op) < OP_COUNT;
 }
 
@@ -155,37 +156,70 @@ static int apply_loc(int op, const struct lm_builtin_type *p, const char *a, cha
     return 1;
 }
 
-static int apply(int op, const void *in, void *inout, size_t count, const lm_datatype *t, int dry)
+/* One predefined op on n elements of predefined type `basic`, laid out at
+ * the type's extent. dry: only say whether the op applies. */
+static int apply_builtin(int op, int basic, const void *in, void *inout, size_t n, int dry)
 {
-    if (!t->predefined && t->basic_id < 0) {
-        /* contiguous derivation of a predefined type */
-        return -1;
-    }
-    const struct lm_builtin_type *b = &lm_builtin_types[t->basic_id];
+    const struct lm_builtin_type *b = &lm_builtin_types[basic];
     if (op == OP_REPLACE) {
-        if (!dry) memcpy(inout, in, count * (size_t)t->extent);
+        if (!dry) memcpy(inout, in, n * (size_t)b->extent);
         return 1;
     }
     if (op == OP_NO_OP) return 1;
     if (b->kind == LM_TK_PAIR) {
         if (op != OP_MINLOC && op != OP_MAXLOC) return 0;
-        return dry ? 1 : apply_loc(op, b, in, inout, count);
+        return dry ? 1 : apply_loc(op, b, in, inout, n);
     }
     if (op == OP_MINLOC || op == OP_MAXLOC) return 0;
     if (dry) {
         char x[64] = {0}, y[64] = {0};
         return b->size <= 32 ? apply_basic(op, b->kind, b->size, x, y, 1) : 0;
     }
-    return apply_basic(op, b->kind, b->size, in, inout, count);
+    return apply_basic(op, b->kind, b->size, in, inout, n);
+}
+
+/* A derived type made of one basic type throughout (MPI 6.9.2: predefined
+ * ops apply to such types element by element): the op runs over each
+ * block of each element. Pair types appear as their two members in a
+ * derived layout, so only the predefined pair itself takes MINLOC/MAXLOC. */
+static int apply_derived(int op, const char *in, char *inout, size_t count, const lm_datatype *t, int dry)
+{
+    if (!t->nruns) return 1;
+    int basic = t->runs[0].basic;
+    for (MPI_Count k = 1; k < t->nruns; k++)
+        if (t->runs[k].basic != basic) return 0;
+    if (dry || !apply_builtin(op, basic, NULL, NULL, 0, 1)) return apply_builtin(op, basic, NULL, NULL, 0, 1);
+    size_t bsize = (size_t)lm_builtin_types[basic].size;
+    for (size_t e = 0; e < count; e++)
+        for (MPI_Count k = 0; k < t->nblocks; k++) {
+            size_t at = e * (size_t)t->extent + (size_t)t->blocks[k].disp;
+            apply_builtin(op, basic, in + at, inout + at, (size_t)t->blocks[k].len / bsize, 0);
+        }
+    return 1;
+}
+
+static int apply(int op, const void *in, void *inout, size_t count, const lm_datatype *t, int dry)
+{
+    if (t->predefined) return apply_builtin(op, t->basic_id, in, inout, count, dry);
+    return apply_derived(op, in, inout, count, t, dry);
 }
 
 int lm_op_valid_for(MPI_Op op, const lm_datatype *t)
 {
+    if (lm_op_user_get(op)) return 1;
     return lm_op_valid(op) && apply((int)LM_HANDLE_INDEX(op), NULL, NULL, 0, t, 1) == 1;
 }
 
 int lm_op_apply(MPI_Op op, const void *in, void *inout, size_t count, const lm_datatype *t)
 {
+    lm_user_op *u = lm_op_user_get(op);
+    if (u) return lm_op_user_apply(u, in, inout, count, t);
     if (!lm_op_valid(op)) return MPI_ERR_OP;
     return apply((int)LM_HANDLE_INDEX(op), in, inout, count, t, 0) == 1 ? MPI_SUCCESS : MPI_ERR_OP;
+}
+
+int lm_op_commutative(MPI_Op op)
+{
+    lm_user_op *u = lm_op_user_get(op);
+    return u ? u->commute : 1;
 }
