@@ -1,157 +1,732 @@
-/* MPI collectives over the basic algorithms (contiguous data, predefined
- * ops, intracommunicators). */
-#include "coll/coll_basic.h"
+/* The MPI collectives on intracommunicators. Every form — blocking,
+ * nonblocking (MPI_I*), persistent (*_init) and large-count (_c) — checks
+ * what the generated entry point could not (arrays, in-place rules,
+ * ops), describes the call as a schedule spec with its buffers, and runs
+ * the algorithm the selection table (or LEANMPI_<COLL>_ALGORITHM) picks.
+ *
+ * Dense data is used where it lies; any other layout is staged as its
+ * packed stream (reductions: as a copy in the type's own element layout,
+ * which is what the ops work on). */
+#include "coll/coll_alg.h"
 #include "coll/op.h"
+#include "coll/sched_exec.h"
 #include "core/lm_error.h"
 #include "core/lm_mem.h"
 #include "binding/impl_gen.h"
 #include <string.h>
 
-typedef struct { MPI_Op op; const lm_datatype *t; } op_arg;
+/* An array argument: int[] in the classic forms, MPI_Count[] or MPI_Aint[]
+ * in the large-count ones. */
+typedef struct {
+    const void *p;
+    int wide;
+} arr;
+#define ARR(x) ((arr){(x), sizeof((x)[0]) == 8})
+#define NO_ARR ((arr){NULL, 0})
+static MPI_Count at(arr a, int i) { return a.wide ? ((const int64_t *)a.p)[i] : ((const int *)a.p)[i]; }
 
-static void reduce_fn(const void *in, void *inout, size_t count, void *arg)
+enum { RUN_BLOCKING, RUN_NONBLOCKING, RUN_PERSISTENT };
+
+typedef struct call {
+    const char *fname;
+    int kind;
+    int mode;
+    MPI_Comm comm;
+    const void *sbuf;
+    void *rbuf;
+    MPI_Count scount, rcount;
+    MPI_Datatype stype, rtype;
+    arr scounts, sdispls, rcounts, rdispls;
+    const MPI_Datatype *stypes, *rtypes;
+    MPI_Op op;
+    int root;
+    MPI_Request *request;
+} call;
+
+/* What a call turns into: the executor with its slots, the spec, and the
+ * byte arrays of the v forms (needed only while the schedule is built). */
+typedef struct build {
+    lm_comm *c;
+    lm_coll_exec *x;
+    lm_coll_spec a;
+    size_t *arrays;
+} build;
+
+static int fail(const call *k, int cls, const char *msg) { return lm_err_comm(k->comm, cls, k->fname, "%s", msg); }
+
+static lm_datatype *type_of(MPI_Datatype dt) { return lm_datatype_get(dt); }
+
+/* Point a slot at count elements of t at buf: directly when dense, as a
+ * staged packed copy otherwise. */
+static void slot_data(build *b, int slot, const void *buf, MPI_Count count, lm_datatype *t, int in, int out)
 {
-    op_arg *a = arg;
-    lm_op_apply(a->op, in, inout, count, a->t);
+    lm_coll_exec *x = b->x;
+    if (!count || lm_datatype_dense(t)) {
+        x->base[slot] = (char *)buf + (count ? t->true_lb : 0);
+        return;
+    }
+    x->in_scratch[slot] = 1;
+    x->scratch_at[slot] = lm_coll_exec_stage(x, (void *)buf, count, t, in, out, 0);
 }
 
-static int setup(const char *fname, MPI_Comm comm, lm_comm **c, MPI_Datatype dt, lm_datatype **t)
+/* The same for reductions: a staged copy keeps the element layout. */
+static size_t slot_reduce(build *b, int slot, const void *buf, MPI_Count count, lm_datatype *t, int in, int out)
 {
-    *c = lm_comm_get(comm);
-    if (!*c) return lm_err_comm(comm, MPI_ERR_COMM, fname, "invalid communicator");
-    if ((*c)->is_inter)
-        return lm_err_comm(comm, MPI_ERR_UNSUPPORTED_OPERATION, fname,
-                           "collectives on intercommunicators are not supported in this version");
-    if (t) {
-        *t = lm_datatype_get(dt);
-        if (!*t) return lm_err_comm(comm, MPI_ERR_TYPE, fname, "invalid datatype");
-        if (!(*t)->contiguous)
-            return lm_err_comm(comm, MPI_ERR_UNSUPPORTED_OPERATION, fname,
-                               "non-contiguous datatypes are not supported in this version");
+    lm_coll_exec *x = b->x;
+    if (!count || lm_datatype_dense(t)) {
+        x->base[slot] = (char *)buf + (count ? t->true_lb : 0);
+        return 0;
+    }
+    x->in_scratch[slot] = 1;
+    return x->scratch_at[slot] = lm_coll_exec_stage(x, (void *)buf, count, t, in, out, 1);
+}
+
+static size_t *alloc_arrays(build *b, int n)
+{
+    if (!b->arrays) b->arrays = lm_calloc(LM_MEM_COLL, 4 * (size_t)(n ? n : 1), sizeof(size_t));
+    return b->arrays;
+}
+
+/* One side of a v/w collective: n blocks of counts[i] elements of types[i]
+ * (or t) at buf + displs[i] * unit (unit 0: the type's extent). Fills the
+ * byte counts and offsets the generators read. */
+static int blocks(const call *k, build *b, int slot, const void *buf, arr counts, arr displs, lm_datatype *t,
+                  const MPI_Datatype *types, MPI_Aint unit, int in, int out, size_t *bc, size_t *bd)
+{
+    int n = b->c->size, dense = 1;
+    if (!counts.p || !displs.p) return fail(k, MPI_ERR_ARG, "a counts or displacements array is NULL");
+    for (int i = 0; i < n; i++) {
+        if (at(counts, i) < 0) return fail(k, MPI_ERR_COUNT, "negative count in the counts array");
+        if (types) {
+            if (!at(counts, i)) continue;
+            lm_datatype *ti = type_of(types[i]);
+            if (!ti) return fail(k, MPI_ERR_TYPE, "invalid datatype in the types array");
+            if (!ti->committed) return fail(k, MPI_ERR_TYPE, "uncommitted datatype in the types array");
+            if (!lm_datatype_dense(ti)) dense = 0;
+        }
+    }
+    if (!types && !lm_datatype_dense(t)) dense = 0;
+    MPI_Aint lo = 0;
+    int first = 1;
+    for (int i = 0; i < n; i++) {
+        lm_datatype *ti = types ? (at(counts, i) ? type_of(types[i]) : NULL) : t;
+        bc[i] = ti ? (size_t)(at(counts, i) * ti->size) : 0;
+        if (!bc[i]) continue;
+        MPI_Aint addr = (MPI_Aint)at(displs, i) * (unit ? unit : ti->extent);
+        if (dense) {
+            addr += ti->true_lb;
+            if (first || addr < lo) lo = addr;
+            first = 0;
+            bd[i] = (size_t)addr;
+        } else {
+            bd[i] = lm_coll_exec_stage(b->x, (char *)buf + addr, at(counts, i), ti, in, out, 0);
+        }
+    }
+    if (dense) {
+        for (int i = 0; i < n; i++)
+            bd[i] = bc[i] ? bd[i] - (size_t)lo : 0;
+        b->x->base[slot] = (char *)buf + lo;
+    } else {
+        b->x->in_scratch[slot] = 1;
+        b->x->scratch_at[slot] = 0;
     }
     return MPI_SUCCESS;
 }
 
-static int done(const char *fname, MPI_Comm comm, int rc)
+/* Send and receive blocks of one rank must carry the same bytes. */
+static int same_bytes(const call *k, size_t sent, size_t received)
 {
-    return rc == MPI_SUCCESS ? rc : lm_err_comm(comm, rc, fname, "communication failed");
+    if (sent > received) return fail(k, MPI_ERR_TRUNCATE, "the send data is larger than the receive buffer");
+    if (sent < received) return fail(k, MPI_ERR_ARG, "send and receive type signatures differ");
+    return MPI_SUCCESS;
 }
 
-int impl_MPI_Barrier(MPI_Comm comm)
+static int aliased(const call *k, const void *s, const void *r, int data)
 {
-    lm_comm *c;
-    int rc = setup("MPI_Barrier", comm, &c, 0, NULL);
-    return rc ? rc : done("MPI_Barrier", comm, lm_coll_barrier(c));
+    return data && s == r ? fail(k, MPI_ERR_BUFFER, "send and receive buffers are the same (use MPI_IN_PLACE)")
+                          : MPI_SUCCESS;
 }
 
-int impl_MPI_Bcast(void *buffer, int count, MPI_Datatype datatype, int root, MPI_Comm comm)
+/* ---- per collective ---------------------------------------------------- */
+
+static int describe_bcast(const call *k, build *b)
 {
-    lm_comm *c;
-    lm_datatype *t;
-    int rc = setup("MPI_Bcast", comm, &c, datatype, &t);
-    if (rc) return rc;
-    if (root < 0 || root >= c->size) return lm_err_comm(comm, MPI_ERR_ROOT, "MPI_Bcast", "invalid root %d", root);
-    return done("MPI_Bcast", comm, lm_coll_bcast(buffer, (size_t)count * t->size, root, c));
+    lm_datatype *t = type_of(k->rtype);
+    int root = b->c->rank == k->root;
+    b->a.bytes = (size_t)(k->rcount * t->size);
+    slot_data(b, LM_SLOT_RECV, k->rbuf, k->rcount, t, root, !root);
+    return MPI_SUCCESS;
 }
 
-static int reduce_common(const char *fname, const void *sbuf, void *rbuf, int count, MPI_Datatype dt, MPI_Op op,
-                         int root, MPI_Comm comm, int all)
+static int describe_reduction(const call *k, build *b)
 {
-    lm_comm *c;
-    lm_datatype *t;
-    int rc = setup(fname, comm, &c, dt, &t);
-    if (rc) return rc;
-    if (!all && (root < 0 || root >= c->size)) return lm_err_comm(comm, MPI_ERR_ROOT, fname, "invalid root %d", root);
-    if (!lm_op_valid(op)) return lm_err_comm(comm, MPI_ERR_OP, fname, "invalid operation");
-    if (!lm_op_valid_for(op, t))
-        return lm_err_comm(comm, MPI_ERR_OP, fname, "operation not defined for datatype %s", t->name ? t->name : "");
-    size_t len = (size_t)count * (size_t)t->extent;
-    int root_here = all || c->rank == root;
-    const void *src = (sbuf == MPI_IN_PLACE && root_here) ? rbuf : sbuf;
-    op_arg a = {op, t};
-    if (all) {
-        if (src != rbuf && len) memcpy(rbuf, src, len);
-        return done(fname, comm, lm_coll_allreduce(rbuf, (size_t)count, (size_t)t->extent, reduce_fn, &a, c));
+    lm_datatype *t = type_of(k->rtype);
+    int me = b->c->rank, kind = k->kind, in_place = k->sbuf == MPI_IN_PLACE;
+    int has_result = kind != LM_COLL_REDUCE || me == k->root;
+    if (!lm_op_valid_for(k->op, t))
+        return lm_err_comm(k->comm, MPI_ERR_OP, k->fname, "operation not defined for datatype %s",
+                           t->name ? t->name : "(derived)");
+    if (k->rbuf == MPI_IN_PLACE && has_result) return fail(k, MPI_ERR_BUFFER, "recvbuf cannot be MPI_IN_PLACE");
+    if (in_place && !has_result) return fail(k, MPI_ERR_BUFFER, "only the root may use MPI_IN_PLACE");
+    if (has_result) {
+        int rc = aliased(k, k->sbuf, k->rbuf, k->rcount > 0);
+        if (rc) return rc;
     }
-    return done(fname, comm, lm_coll_reduce(src, rbuf, (size_t)count, (size_t)t->extent, reduce_fn, &a, root, c));
+    if (!lm_datatype_dense(t) && !t->contiguous && t->extent <= 0)
+        return fail(k, MPI_ERR_TYPE, "reductions need a datatype with a positive extent");
+    lm_coll_exec_set_op(b->x, k->op, t);
+    b->a.commutative = lm_op_commutative(k->op);
+    b->a.elem = (size_t)t->extent;
+    b->a.bytes = (size_t)k->rcount * (size_t)t->extent;
+    b->a.in_place = in_place;
+    if (!in_place) slot_reduce(b, LM_SLOT_SEND, k->sbuf, k->rcount, t, 1, 0);
+    if (has_result) /* exscan leaves rank 0's buffer alone */
+        slot_reduce(b, LM_SLOT_RECV, k->rbuf, k->rcount, t, in_place, !(kind == LM_COLL_EXSCAN && me == 0));
+    return MPI_SUCCESS;
 }
+
+static int describe_reduce_scatter(const call *k, build *b)
+{
+    lm_datatype *t = type_of(k->rtype);
+    int n = b->c->size, me = b->c->rank, in_place = k->sbuf == MPI_IN_PLACE;
+    if (!lm_op_valid_for(k->op, t))
+        return lm_err_comm(k->comm, MPI_ERR_OP, k->fname, "operation not defined for datatype %s",
+                           t->name ? t->name : "(derived)");
+    if (k->rbuf == MPI_IN_PLACE) return fail(k, MPI_ERR_BUFFER, "recvbuf cannot be MPI_IN_PLACE");
+    MPI_Count total = 0, mine = k->rcount;
+    if (k->kind == LM_COLL_REDUCE_SCATTER) {
+        if (!k->rcounts.p) return fail(k, MPI_ERR_ARG, "recvcounts is NULL");
+        size_t *bc = alloc_arrays(b, n), *bd = bc + n;
+        if (!bc) return fail(k, MPI_ERR_NO_MEM, "out of memory");
+        for (int i = 0; i < n; i++) {
+            if (at(k->rcounts, i) < 0) return fail(k, MPI_ERR_COUNT, "negative count in recvcounts");
+            bc[i] = (size_t)at(k->rcounts, i) * (size_t)t->extent;
+            bd[i] = (size_t)total * (size_t)t->extent;
+            total += at(k->rcounts, i);
+        }
+        mine = at(k->rcounts, me);
+        b->a.counts = bc;
+        b->a.displs = bd;
+    } else {
+        total = k->rcount * n;
+        b->a.bytes = (size_t)k->rcount * (size_t)t->extent;
+    }
+    int rc = aliased(k, k->sbuf, k->rbuf, total > 0);
+    if (rc) return rc;
+    lm_coll_exec_set_op(b->x, k->op, t);
+    b->a.commutative = lm_op_commutative(k->op);
+    b->a.elem = (size_t)t->extent;
+    b->a.in_place = in_place;
+    if (!in_place) {
+        slot_reduce(b, LM_SLOT_SEND, k->sbuf, total, t, 1, 0);
+        slot_reduce(b, LM_SLOT_RECV, k->rbuf, mine, t, 0, 1);
+    } else {
+        /* the whole input is in recvbuf; only the first part takes the result */
+        size_t off = slot_reduce(b, LM_SLOT_RECV, k->rbuf, total, t, 1, 0);
+        if (b->x->in_scratch[LM_SLOT_RECV] && mine)
+            lm_coll_exec_stage_at(b->x, k->rbuf, mine, t, 0, 1, 1, off);
+    }
+    return MPI_SUCCESS;
+}
+
+static int describe_gather(const call *k, build *b)
+{
+    int n = b->c->size, me = b->c->rank, root = me == k->root, in_place = k->sbuf == MPI_IN_PLACE;
+    int v = k->kind == LM_COLL_GATHERV;
+    if (in_place && !root) return fail(k, MPI_ERR_BUFFER, "only the root may use MPI_IN_PLACE");
+    lm_datatype *st = in_place ? NULL : type_of(k->stype);
+    b->a.in_place = in_place;
+    if (!in_place) {
+        b->a.bytes = (size_t)(k->scount * st->size);
+        slot_data(b, LM_SLOT_SEND, k->sbuf, k->scount, st, 1, 0);
+    }
+    if (!root) return MPI_SUCCESS;
+    lm_datatype *rt = type_of(k->rtype);
+    if (!v) {
+        size_t blk = (size_t)(k->rcount * rt->size);
+        if (!in_place) {
+            int rc = same_bytes(k, b->a.bytes, blk);
+            if (!rc) rc = aliased(k, k->sbuf, k->rbuf, blk > 0);
+            if (rc) return rc;
+        }
+        b->a.bytes = blk;
+        slot_data(b, LM_SLOT_RECV, k->rbuf, k->rcount * n, rt, in_place, 1);
+        return MPI_SUCCESS;
+    }
+    size_t *bc = alloc_arrays(b, n), *bd = bc + n;
+    if (!bc) return fail(k, MPI_ERR_NO_MEM, "out of memory");
+    int rc = blocks(k, b, LM_SLOT_RECV, k->rbuf, k->rcounts, k->rdispls, rt, NULL, 0, in_place, 1, bc, bd);
+    if (rc) return rc;
+    if (!in_place) {
+        rc = same_bytes(k, b->a.bytes, bc[me]);
+        if (!rc) rc = aliased(k, k->sbuf, k->rbuf, bc[me] > 0);
+        if (rc) return rc;
+    }
+    b->a.counts = bc;
+    b->a.displs = bd;
+    return MPI_SUCCESS;
+}
+
+static int describe_scatter(const call *k, build *b)
+{
+    int n = b->c->size, me = b->c->rank, root = me == k->root, in_place = k->rbuf == MPI_IN_PLACE;
+    int v = k->kind == LM_COLL_SCATTERV;
+    if (in_place && !root) return fail(k, MPI_ERR_BUFFER, "only the root may use MPI_IN_PLACE");
+    if (k->sbuf == MPI_IN_PLACE && root) return fail(k, MPI_ERR_BUFFER, "sendbuf cannot be MPI_IN_PLACE");
+    lm_datatype *rt = in_place ? NULL : type_of(k->rtype);
+    b->a.in_place = in_place;
+    if (!in_place) {
+        b->a.bytes = (size_t)(k->rcount * rt->size);
+        slot_data(b, LM_SLOT_RECV, k->rbuf, k->rcount, rt, 0, 1);
+    }
+    if (!root) return MPI_SUCCESS;
+    lm_datatype *st = type_of(k->stype);
+    if (!v) {
+        size_t blk = (size_t)(k->scount * st->size);
+        if (!in_place) {
+            int rc = same_bytes(k, blk, b->a.bytes);
+            if (!rc) rc = aliased(k, k->sbuf, k->rbuf, blk > 0);
+            if (rc) return rc;
+        }
+        b->a.bytes = blk;
+        slot_data(b, LM_SLOT_SEND, k->sbuf, k->scount * n, st, 1, 0);
+        return MPI_SUCCESS;
+    }
+    size_t *bc = alloc_arrays(b, n), *bd = bc + n;
+    if (!bc) return fail(k, MPI_ERR_NO_MEM, "out of memory");
+    int rc = blocks(k, b, LM_SLOT_SEND, k->sbuf, k->scounts, k->sdispls, st, NULL, 0, 1, 0, bc, bd);
+    if (rc) return rc;
+    if (!in_place) {
+        rc = same_bytes(k, bc[me], b->a.bytes);
+        if (!rc) rc = aliased(k, k->sbuf, k->rbuf, bc[me] > 0);
+        if (rc) return rc;
+    }
+    b->a.counts = bc;
+    b->a.displs = bd;
+    return MPI_SUCCESS;
+}
+
+static int describe_allgather(const call *k, build *b)
+{
+    int n = b->c->size, me = b->c->rank, in_place = k->sbuf == MPI_IN_PLACE;
+    if (k->rbuf == MPI_IN_PLACE) return fail(k, MPI_ERR_BUFFER, "recvbuf cannot be MPI_IN_PLACE");
+    lm_datatype *rt = type_of(k->rtype), *st = in_place ? NULL : type_of(k->stype);
+    size_t sent = in_place ? 0 : (size_t)(k->scount * st->size);
+    b->a.in_place = in_place;
+    if (!in_place) slot_data(b, LM_SLOT_SEND, k->sbuf, k->scount, st, 1, 0);
+    if (k->kind == LM_COLL_ALLGATHER) {
+        b->a.bytes = (size_t)(k->rcount * rt->size);
+        if (!in_place) {
+            int rc = same_bytes(k, sent, b->a.bytes);
+            if (!rc) rc = aliased(k, k->sbuf, k->rbuf, sent > 0);
+            if (rc) return rc;
+        }
+        slot_data(b, LM_SLOT_RECV, k->rbuf, k->rcount * n, rt, in_place, 1);
+        return MPI_SUCCESS;
+    }
+    size_t *bc = alloc_arrays(b, n), *bd = bc + n;
+    if (!bc) return fail(k, MPI_ERR_NO_MEM, "out of memory");
+    int rc = blocks(k, b, LM_SLOT_RECV, k->rbuf, k->rcounts, k->rdispls, rt, NULL, 0, in_place, 1, bc, bd);
+    if (rc) return rc;
+    if (!in_place) {
+        rc = same_bytes(k, sent, bc[me]);
+        if (!rc) rc = aliased(k, k->sbuf, k->rbuf, sent > 0);
+        if (rc) return rc;
+    }
+    b->a.bytes = bc[me];
+    b->a.counts = bc;
+    b->a.displs = bd;
+    return MPI_SUCCESS;
+}
+
+static int describe_alltoall(const call *k, build *b)
+{
+    int n = b->c->size, in_place = k->sbuf == MPI_IN_PLACE;
+    if (k->rbuf == MPI_IN_PLACE) return fail(k, MPI_ERR_BUFFER, "recvbuf cannot be MPI_IN_PLACE");
+    b->a.in_place = in_place;
+    if (k->kind == LM_COLL_ALLTOALL) {
+        lm_datatype *rt = type_of(k->rtype);
+        b->a.bytes = (size_t)(k->rcount * rt->size);
+        if (!in_place) {
+            lm_datatype *st = type_of(k->stype);
+            int rc = same_bytes(k, (size_t)(k->scount * st->size), b->a.bytes);
+            if (!rc) rc = aliased(k, k->sbuf, k->rbuf, b->a.bytes > 0);
+            if (rc) return rc;
+            slot_data(b, LM_SLOT_SEND, k->sbuf, k->scount * n, st, 1, 0);
+        }
+        slot_data(b, LM_SLOT_RECV, k->rbuf, k->rcount * n, rt, in_place, 1);
+        return MPI_SUCCESS;
+    }
+    int w = k->kind == LM_COLL_ALLTOALLW;
+    if (w && (!k->rtypes || (!in_place && !k->stypes))) return fail(k, MPI_ERR_ARG, "a types array is NULL");
+    lm_datatype *rt = w ? NULL : type_of(k->rtype), *st = w || in_place ? NULL : type_of(k->stype);
+    size_t *bc = alloc_arrays(b, n), *bd = bc + n, *sc = bd + n, *sd = sc + n;
+    if (!bc) return fail(k, MPI_ERR_NO_MEM, "out of memory");
+    int rc = blocks(k, b, LM_SLOT_RECV, k->rbuf, k->rcounts, k->rdispls, rt, w ? k->rtypes : NULL, w ? 1 : 0,
+                    in_place, 1, bc, bd);
+    if (rc) return rc;
+    b->a.counts = bc;
+    b->a.displs = bd;
+    if (in_place) { /* the generators send from (a copy of) the receive layout */
+        b->a.scounts = bc;
+        b->a.sdispls = bd;
+        return MPI_SUCCESS;
+    }
+    rc = blocks(k, b, LM_SLOT_SEND, k->sbuf, k->scounts, k->sdispls, st, w ? k->stypes : NULL, w ? 1 : 0, 1, 0, sc,
+                sd);
+    if (rc) return rc;
+    if (k->sbuf == k->rbuf)
+        for (int i = 0; i < n; i++)
+            if (sc[i] || bc[i]) return fail(k, MPI_ERR_BUFFER, "send and receive buffers are the same (use MPI_IN_PLACE)");
+    b->a.scounts = sc;
+    b->a.sdispls = sd;
+    return MPI_SUCCESS;
+}
+
+static int describe(const call *k, build *b)
+{
+    switch (k->kind) {
+    case LM_COLL_BARRIER: return MPI_SUCCESS;
+    case LM_COLL_BCAST: return describe_bcast(k, b);
+    case LM_COLL_REDUCE:
+    case LM_COLL_ALLREDUCE:
+    case LM_COLL_SCAN:
+    case LM_COLL_EXSCAN: return describe_reduction(k, b);
+    case LM_COLL_REDUCE_SCATTER:
+    case LM_COLL_REDUCE_SCATTER_BLOCK: return describe_reduce_scatter(k, b);
+    case LM_COLL_GATHER:
+    case LM_COLL_GATHERV: return describe_gather(k, b);
+    case LM_COLL_SCATTER:
+    case LM_COLL_SCATTERV: return describe_scatter(k, b);
+    case LM_COLL_ALLGATHER:
+    case LM_COLL_ALLGATHERV: return describe_allgather(k, b);
+    default: return describe_alltoall(k, b);
+    }
+}
+
+static int run(call *k)
+{
+    lm_comm *c = lm_comm_get(k->comm);
+    if (!c) return fail(k, MPI_ERR_COMM, "invalid communicator");
+    if (c->is_inter) return fail(k, MPI_ERR_COMM, "this collective is not provided on intercommunicators yet");
+    if (k->mode != RUN_BLOCKING && !k->request) return fail(k, MPI_ERR_ARG, "request is NULL");
+    build b = {.c = c, .x = lm_coll_exec_new(c)};
+    if (!b.x) return fail(k, MPI_ERR_NO_MEM, "out of memory");
+    b.a = (lm_coll_spec){.kind = k->kind, .size = c->size, .rank = c->rank, .root = k->root, .elem = 1,
+                         .commutative = 1};
+    int rc = describe(k, &b);
+    if (rc == MPI_SUCCESS) lm_coll_select(&b.a)->gen(&b.x->sched, &b.a);
+    lm_free(LM_MEM_COLL, b.arrays);
+    if (rc != MPI_SUCCESS) {
+        lm_coll_exec_free(b.x);
+        return rc;
+    }
+    if (k->mode == RUN_BLOCKING) {
+        rc = lm_coll_exec_run(b.x);
+        lm_coll_exec_free(b.x);
+        return rc == MPI_SUCCESS ? rc : lm_err_comm(k->comm, rc, k->fname, "communication failed");
+    }
+    lm_request *r;
+    rc = lm_coll_exec_start_request(b.x, k->mode == RUN_PERSISTENT, &r);
+    if (rc != MPI_SUCCESS) return lm_err_comm(k->comm, rc, k->fname, "could not start");
+    *k->request = r->obj.handle;
+    return MPI_SUCCESS;
+}
+
+/* ---- entry points -------------------------------------------------------
+ * Each collective has up to six forms (classic, _c, I, I_c, _init,
+ * _init_c); every one fills a call and runs it. Persistent forms take info
+ * hints, none of which change the schedule yet. */
+
+
+#define ENTRY(fn, KIND, MODE, REQ, ...)                                                                        \
+    {                                                                                                          \
+        call k = {.fname = fn, .kind = KIND, .mode = MODE, .request = REQ};                                    \
+        __VA_ARGS__;                                                                                           \
+        return run(&k);                                                                                        \
+    }
+
+/* barrier */
+int impl_MPI_Barrier(MPI_Comm comm) ENTRY("MPI_Barrier", LM_COLL_BARRIER, RUN_BLOCKING, NULL, k.comm = comm)
+int impl_MPI_Ibarrier(MPI_Comm comm, MPI_Request *request)
+    ENTRY("MPI_Ibarrier", LM_COLL_BARRIER, RUN_NONBLOCKING, request, k.comm = comm)
+int impl_MPI_Barrier_init(MPI_Comm comm, MPI_Info info, MPI_Request *request)
+    ENTRY("MPI_Barrier_init", LM_COLL_BARRIER, RUN_PERSISTENT, request, (void)info; k.comm = comm)
+
+/* bcast */
+#define BCAST(fn, MODE, REQ) \
+    ENTRY(fn, LM_COLL_BCAST, MODE, REQ, k.rbuf = buffer; k.rcount = count; k.rtype = datatype; k.root = root; k.comm = comm)
+int impl_MPI_Bcast(void *buffer, int count, MPI_Datatype datatype, int root, MPI_Comm comm)
+    BCAST("MPI_Bcast", RUN_BLOCKING, NULL)
+int impl_MPI_Bcast_c(void *buffer, MPI_Count count, MPI_Datatype datatype, int root, MPI_Comm comm)
+    BCAST("MPI_Bcast_c", RUN_BLOCKING, NULL)
+int impl_MPI_Ibcast(void *buffer, int count, MPI_Datatype datatype, int root, MPI_Comm comm, MPI_Request *request)
+    BCAST("MPI_Ibcast", RUN_NONBLOCKING, request)
+int impl_MPI_Ibcast_c(void *buffer, MPI_Count count, MPI_Datatype datatype, int root, MPI_Comm comm,
+                      MPI_Request *request) BCAST("MPI_Ibcast_c", RUN_NONBLOCKING, request)
+int impl_MPI_Bcast_init(void *buffer, int count, MPI_Datatype datatype, int root, MPI_Comm comm, MPI_Info info,
+                        MPI_Request *request) BCAST("MPI_Bcast_init", RUN_PERSISTENT, request)
+int impl_MPI_Bcast_init_c(void *buffer, MPI_Count count, MPI_Datatype datatype, int root, MPI_Comm comm,
+                          MPI_Info info, MPI_Request *request) BCAST("MPI_Bcast_init_c", RUN_PERSISTENT, request)
+
+/* reduce, allreduce, scan, exscan */
+#define REDUCTION(fn, KIND, MODE, REQ, ROOT)                                                                    \
+    ENTRY(fn, KIND, MODE, REQ, k.sbuf = sendbuf; k.rbuf = recvbuf; k.rcount = count; k.rtype = datatype;       \
+          k.op = op; k.root = ROOT; k.comm = comm)
+#define REDUCTION_FORMS(Name, IName, KIND)                                                                     \
+    int impl_MPI_##Name(const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype, MPI_Op op,       \
+                        MPI_Comm comm) REDUCTION("MPI_" #Name, KIND, RUN_BLOCKING, NULL, 0)                     \
+    int impl_MPI_##Name##_c(const void *sendbuf, void *recvbuf, MPI_Count count, MPI_Datatype datatype,        \
+                            MPI_Op op, MPI_Comm comm) REDUCTION("MPI_" #Name "_c", KIND, RUN_BLOCKING, NULL, 0) \
+    int impl_MPI_##IName(const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype, MPI_Op op,      \
+                         MPI_Comm comm, MPI_Request *request)                                                  \
+        REDUCTION("MPI_" #IName, KIND, RUN_NONBLOCKING, request, 0)                                            \
+    int impl_MPI_##IName##_c(const void *sendbuf, void *recvbuf, MPI_Count count, MPI_Datatype datatype,       \
+                             MPI_Op op, MPI_Comm comm, MPI_Request *request)                                   \
+        REDUCTION("MPI_" #IName "_c", KIND, RUN_NONBLOCKING, request, 0)                                       \
+    int impl_MPI_##Name##_init(const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype, MPI_Op op, \
+                               MPI_Comm comm, MPI_Info info, MPI_Request *request)                             \
+        REDUCTION("MPI_" #Name "_init", KIND, RUN_PERSISTENT, request, 0)                                      \
+    int impl_MPI_##Name##_init_c(const void *sendbuf, void *recvbuf, MPI_Count count, MPI_Datatype datatype,   \
+                                 MPI_Op op, MPI_Comm comm, MPI_Info info, MPI_Request *request)                \
+        REDUCTION("MPI_" #Name "_init_c", KIND, RUN_PERSISTENT, request, 0)
+REDUCTION_FORMS(Allreduce, Iallreduce, LM_COLL_ALLREDUCE)
+REDUCTION_FORMS(Scan, Iscan, LM_COLL_SCAN)
+REDUCTION_FORMS(Exscan, Iexscan, LM_COLL_EXSCAN)
 
 int impl_MPI_Reduce(const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype, MPI_Op op, int root,
-                    MPI_Comm comm)
-{
-    return reduce_common("MPI_Reduce", sendbuf, recvbuf, count, datatype, op, root, comm, 0);
-}
+                    MPI_Comm comm) REDUCTION("MPI_Reduce", LM_COLL_REDUCE, RUN_BLOCKING, NULL, root)
+int impl_MPI_Reduce_c(const void *sendbuf, void *recvbuf, MPI_Count count, MPI_Datatype datatype, MPI_Op op,
+                      int root, MPI_Comm comm) REDUCTION("MPI_Reduce_c", LM_COLL_REDUCE, RUN_BLOCKING, NULL, root)
+int impl_MPI_Ireduce(const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype, MPI_Op op, int root,
+                     MPI_Comm comm, MPI_Request *request)
+    REDUCTION("MPI_Ireduce", LM_COLL_REDUCE, RUN_NONBLOCKING, request, root)
+int impl_MPI_Ireduce_c(const void *sendbuf, void *recvbuf, MPI_Count count, MPI_Datatype datatype, MPI_Op op,
+                       int root, MPI_Comm comm, MPI_Request *request)
+    REDUCTION("MPI_Ireduce_c", LM_COLL_REDUCE, RUN_NONBLOCKING, request, root)
+int impl_MPI_Reduce_init(const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype, MPI_Op op, int root,
+                         MPI_Comm comm, MPI_Info info, MPI_Request *request)
+    REDUCTION("MPI_Reduce_init", LM_COLL_REDUCE, RUN_PERSISTENT, request, root)
+int impl_MPI_Reduce_init_c(const void *sendbuf, void *recvbuf, MPI_Count count, MPI_Datatype datatype, MPI_Op op,
+                           int root, MPI_Comm comm, MPI_Info info, MPI_Request *request)
+    REDUCTION("MPI_Reduce_init_c", LM_COLL_REDUCE, RUN_PERSISTENT, request, root)
 
-int impl_MPI_Allreduce(const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm)
-{
-    return reduce_common("MPI_Allreduce", sendbuf, recvbuf, count, datatype, op, 0, comm, 1);
-}
+/* reduce_scatter_block, reduce_scatter */
+#define RSB(fn, MODE, REQ)                                                                                     \
+    ENTRY(fn, LM_COLL_REDUCE_SCATTER_BLOCK, MODE, REQ, k.sbuf = sendbuf; k.rbuf = recvbuf; k.rcount = recvcount; \
+          k.rtype = datatype; k.op = op; k.comm = comm)
+int impl_MPI_Reduce_scatter_block(const void *sendbuf, void *recvbuf, int recvcount, MPI_Datatype datatype,
+                                  MPI_Op op, MPI_Comm comm) RSB("MPI_Reduce_scatter_block", RUN_BLOCKING, NULL)
+int impl_MPI_Reduce_scatter_block_c(const void *sendbuf, void *recvbuf, MPI_Count recvcount, MPI_Datatype datatype,
+                                    MPI_Op op, MPI_Comm comm) RSB("MPI_Reduce_scatter_block_c", RUN_BLOCKING, NULL)
+int impl_MPI_Ireduce_scatter_block(const void *sendbuf, void *recvbuf, int recvcount, MPI_Datatype datatype,
+                                   MPI_Op op, MPI_Comm comm, MPI_Request *request)
+    RSB("MPI_Ireduce_scatter_block", RUN_NONBLOCKING, request)
+int impl_MPI_Ireduce_scatter_block_c(const void *sendbuf, void *recvbuf, MPI_Count recvcount,
+                                     MPI_Datatype datatype, MPI_Op op, MPI_Comm comm, MPI_Request *request)
+    RSB("MPI_Ireduce_scatter_block_c", RUN_NONBLOCKING, request)
+int impl_MPI_Reduce_scatter_block_init(const void *sendbuf, void *recvbuf, int recvcount, MPI_Datatype datatype,
+                                       MPI_Op op, MPI_Comm comm, MPI_Info info, MPI_Request *request)
+    RSB("MPI_Reduce_scatter_block_init", RUN_PERSISTENT, request)
+int impl_MPI_Reduce_scatter_block_init_c(const void *sendbuf, void *recvbuf, MPI_Count recvcount,
+                                         MPI_Datatype datatype, MPI_Op op, MPI_Comm comm, MPI_Info info,
+                                         MPI_Request *request)
+    RSB("MPI_Reduce_scatter_block_init_c", RUN_PERSISTENT, request)
 
-int impl_MPI_Allgather(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf, int recvcount,
-                       MPI_Datatype recvtype, MPI_Comm comm)
-{
-    lm_comm *c;
-    lm_datatype *t;
-    int rc = setup("MPI_Allgather", comm, &c, recvtype, &t);
-    if (rc) return rc;
-    size_t len = (size_t)recvcount * t->size;
-    const void *src = sendbuf == MPI_IN_PLACE ? (char *)recvbuf + (size_t)c->rank * len : sendbuf;
-    (void)sendcount, (void)sendtype;
-    return done("MPI_Allgather", comm, lm_coll_allgather(src, len, recvbuf, c));
-}
+#define RS(fn, MODE, REQ)                                                                                      \
+    ENTRY(fn, LM_COLL_REDUCE_SCATTER, MODE, REQ, k.sbuf = sendbuf; k.rbuf = recvbuf; k.rcounts = ARR(recvcounts); \
+          k.rtype = datatype; k.op = op; k.comm = comm)
+int impl_MPI_Reduce_scatter(const void *sendbuf, void *recvbuf, const int recvcounts[], MPI_Datatype datatype,
+                            MPI_Op op, MPI_Comm comm) RS("MPI_Reduce_scatter", RUN_BLOCKING, NULL)
+int impl_MPI_Reduce_scatter_c(const void *sendbuf, void *recvbuf, const MPI_Count recvcounts[],
+                              MPI_Datatype datatype, MPI_Op op, MPI_Comm comm)
+    RS("MPI_Reduce_scatter_c", RUN_BLOCKING, NULL)
+int impl_MPI_Ireduce_scatter(const void *sendbuf, void *recvbuf, const int recvcounts[], MPI_Datatype datatype,
+                             MPI_Op op, MPI_Comm comm, MPI_Request *request)
+    RS("MPI_Ireduce_scatter", RUN_NONBLOCKING, request)
+int impl_MPI_Ireduce_scatter_c(const void *sendbuf, void *recvbuf, const MPI_Count recvcounts[],
+                               MPI_Datatype datatype, MPI_Op op, MPI_Comm comm, MPI_Request *request)
+    RS("MPI_Ireduce_scatter_c", RUN_NONBLOCKING, request)
+int impl_MPI_Reduce_scatter_init(const void *sendbuf, void *recvbuf, const int recvcounts[], MPI_Datatype datatype,
+                                 MPI_Op op, MPI_Comm comm, MPI_Info info, MPI_Request *request)
+    RS("MPI_Reduce_scatter_init", RUN_PERSISTENT, request)
+int impl_MPI_Reduce_scatter_init_c(const void *sendbuf, void *recvbuf, const MPI_Count recvcounts[],
+                                   MPI_Datatype datatype, MPI_Op op, MPI_Comm comm, MPI_Info info,
+                                   MPI_Request *request) RS("MPI_Reduce_scatter_init_c", RUN_PERSISTENT, request)
 
-int impl_MPI_Gather(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf, int recvcount,
-                    MPI_Datatype recvtype, int root, MPI_Comm comm)
-{
-    lm_comm *c;
-    lm_datatype *t;
-    int rc = setup("MPI_Gather", comm, &c, sendtype, &t);
-    if (rc) return rc;
-    if (root < 0 || root >= c->size) return lm_err_comm(comm, MPI_ERR_ROOT, "MPI_Gather", "invalid root %d", root);
-    size_t len = (size_t)sendcount * t->size;
-    if (c->rank == root) {
-        lm_datatype *rt = lm_datatype_get(recvtype);
-        if (!rt) return lm_err_comm(comm, MPI_ERR_TYPE, "MPI_Gather", "invalid receive datatype");
-        len = (size_t)recvcount * rt->size;
-        if (sendbuf == MPI_IN_PLACE) sendbuf = (char *)recvbuf + (size_t)root * len;
-    }
-    return done("MPI_Gather", comm, lm_coll_gather(sendbuf, len, recvbuf, root, c));
-}
+/* gather, scatter, allgather, alltoall: (send, count, type, recv, count, type) */
+#define DATA(fn, KIND, MODE, REQ, ROOT)                                                                         \
+    ENTRY(fn, KIND, MODE, REQ, k.sbuf = sendbuf; k.scount = sendcount; k.stype = sendtype; k.rbuf = recvbuf;   \
+          k.rcount = recvcount; k.rtype = recvtype; k.root = ROOT; k.comm = comm)
+#define DATA_FORMS(Name, IName, KIND)                                                                          \
+    int impl_MPI_##Name(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf,             \
+                        int recvcount, MPI_Datatype recvtype, MPI_Comm comm)                                   \
+        DATA("MPI_" #Name, KIND, RUN_BLOCKING, NULL, 0)                                                        \
+    int impl_MPI_##Name##_c(const void *sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void *recvbuf,   \
+                            MPI_Count recvcount, MPI_Datatype recvtype, MPI_Comm comm)                         \
+        DATA("MPI_" #Name "_c", KIND, RUN_BLOCKING, NULL, 0)                                                   \
+    int impl_MPI_##IName(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf,            \
+                         int recvcount, MPI_Datatype recvtype, MPI_Comm comm, MPI_Request *request)            \
+        DATA("MPI_" #IName, KIND, RUN_NONBLOCKING, request, 0)                                                 \
+    int impl_MPI_##IName##_c(const void *sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void *recvbuf,  \
+                             MPI_Count recvcount, MPI_Datatype recvtype, MPI_Comm comm, MPI_Request *request)  \
+        DATA("MPI_" #IName "_c", KIND, RUN_NONBLOCKING, request, 0)                                            \
+    int impl_MPI_##Name##_init(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf,      \
+                               int recvcount, MPI_Datatype recvtype, MPI_Comm comm, MPI_Info info,             \
+                               MPI_Request *request) DATA("MPI_" #Name "_init", KIND, RUN_PERSISTENT, request, 0) \
+    int impl_MPI_##Name##_init_c(const void *sendbuf, MPI_Count sendcount, MPI_Datatype sendtype,             \
+                                 void *recvbuf, MPI_Count recvcount, MPI_Datatype recvtype, MPI_Comm comm,     \
+                                 MPI_Info info, MPI_Request *request)                                          \
+        DATA("MPI_" #Name "_init_c", KIND, RUN_PERSISTENT, request, 0)
+#define ROOTED_FORMS(Name, IName, KIND)                                                                        \
+    int impl_MPI_##Name(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf,             \
+                        int recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm)                         \
+        DATA("MPI_" #Name, KIND, RUN_BLOCKING, NULL, root)                                                     \
+    int impl_MPI_##Name##_c(const void *sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void *recvbuf,   \
+                            MPI_Count recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm)               \
+        DATA("MPI_" #Name "_c", KIND, RUN_BLOCKING, NULL, root)                                                \
+    int impl_MPI_##IName(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf,            \
+                         int recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm, MPI_Request *request)  \
+        DATA("MPI_" #IName, KIND, RUN_NONBLOCKING, request, root)                                              \
+    int impl_MPI_##IName##_c(const void *sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void *recvbuf,  \
+                             MPI_Count recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm,              \
+                             MPI_Request *request) DATA("MPI_" #IName "_c", KIND, RUN_NONBLOCKING, request, root) \
+    int impl_MPI_##Name##_init(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf,      \
+                               int recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm, MPI_Info info,   \
+                               MPI_Request *request) DATA("MPI_" #Name "_init", KIND, RUN_PERSISTENT, request, root) \
+    int impl_MPI_##Name##_init_c(const void *sendbuf, MPI_Count sendcount, MPI_Datatype sendtype,             \
+                                 void *recvbuf, MPI_Count recvcount, MPI_Datatype recvtype, int root,          \
+                                 MPI_Comm comm, MPI_Info info, MPI_Request *request)                           \
+        DATA("MPI_" #Name "_init_c", KIND, RUN_PERSISTENT, request, root)
+ROOTED_FORMS(Gather, Igather, LM_COLL_GATHER)
+ROOTED_FORMS(Scatter, Iscatter, LM_COLL_SCATTER)
+DATA_FORMS(Allgather, Iallgather, LM_COLL_ALLGATHER)
+DATA_FORMS(Alltoall, Ialltoall, LM_COLL_ALLTOALL)
 
-int impl_MPI_Scatter(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf, int recvcount,
-                     MPI_Datatype recvtype, int root, MPI_Comm comm)
-{
-    lm_comm *c;
-    lm_datatype *t;
-    int rc = setup("MPI_Scatter", comm, &c, recvtype, &t);
-    if (rc) return rc;
-    if (root < 0 || root >= c->size) return lm_err_comm(comm, MPI_ERR_ROOT, "MPI_Scatter", "invalid root %d", root);
-    size_t len = (size_t)recvcount * t->size;
-    if (c->rank == root) {
-        lm_datatype *st = lm_datatype_get(sendtype);
-        if (!st) return lm_err_comm(comm, MPI_ERR_TYPE, "MPI_Scatter", "invalid send datatype");
-        len = (size_t)sendcount * st->size;
-        if (recvbuf == MPI_IN_PLACE) recvbuf = (char *)sendbuf + (size_t)root * len;
-    }
-    return done("MPI_Scatter", comm, lm_coll_scatter(sendbuf, len, recvbuf, root, c));
-}
+/* gatherv, allgatherv: receive counts and displacements */
+#define RECV_V(fn, KIND, MODE, REQ, ROOT)                                                                       \
+    ENTRY(fn, KIND, MODE, REQ, k.sbuf = sendbuf; k.scount = sendcount; k.stype = sendtype; k.rbuf = recvbuf;   \
+          k.rcounts = ARR(recvcounts); k.rdispls = ARR(displs); k.rtype = recvtype; k.root = ROOT; k.comm = comm)
+int impl_MPI_Gatherv(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf,
+                     const int recvcounts[], const int displs[], MPI_Datatype recvtype, int root, MPI_Comm comm)
+    RECV_V("MPI_Gatherv", LM_COLL_GATHERV, RUN_BLOCKING, NULL, root)
+int impl_MPI_Gatherv_c(const void *sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void *recvbuf,
+                       const MPI_Count recvcounts[], const MPI_Aint displs[], MPI_Datatype recvtype, int root,
+                       MPI_Comm comm) RECV_V("MPI_Gatherv_c", LM_COLL_GATHERV, RUN_BLOCKING, NULL, root)
+int impl_MPI_Igatherv(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf,
+                      const int recvcounts[], const int displs[], MPI_Datatype recvtype, int root, MPI_Comm comm,
+                      MPI_Request *request) RECV_V("MPI_Igatherv", LM_COLL_GATHERV, RUN_NONBLOCKING, request, root)
+int impl_MPI_Igatherv_c(const void *sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void *recvbuf,
+                        const MPI_Count recvcounts[], const MPI_Aint displs[], MPI_Datatype recvtype, int root,
+                        MPI_Comm comm, MPI_Request *request)
+    RECV_V("MPI_Igatherv_c", LM_COLL_GATHERV, RUN_NONBLOCKING, request, root)
+int impl_MPI_Gatherv_init(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf,
+                          const int recvcounts[], const int displs[], MPI_Datatype recvtype, int root,
+                          MPI_Comm comm, MPI_Info info, MPI_Request *request)
+    RECV_V("MPI_Gatherv_init", LM_COLL_GATHERV, RUN_PERSISTENT, request, root)
+int impl_MPI_Gatherv_init_c(const void *sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void *recvbuf,
+                            const MPI_Count recvcounts[], const MPI_Aint displs[], MPI_Datatype recvtype, int root,
+                            MPI_Comm comm, MPI_Info info, MPI_Request *request)
+    RECV_V("MPI_Gatherv_init_c", LM_COLL_GATHERV, RUN_PERSISTENT, request, root)
+int impl_MPI_Allgatherv(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf,
+                        const int recvcounts[], const int displs[], MPI_Datatype recvtype, MPI_Comm comm)
+    RECV_V("MPI_Allgatherv", LM_COLL_ALLGATHERV, RUN_BLOCKING, NULL, 0)
+int impl_MPI_Allgatherv_c(const void *sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void *recvbuf,
+                          const MPI_Count recvcounts[], const MPI_Aint displs[], MPI_Datatype recvtype,
+                          MPI_Comm comm) RECV_V("MPI_Allgatherv_c", LM_COLL_ALLGATHERV, RUN_BLOCKING, NULL, 0)
+int impl_MPI_Iallgatherv(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf,
+                         const int recvcounts[], const int displs[], MPI_Datatype recvtype, MPI_Comm comm,
+                         MPI_Request *request)
+    RECV_V("MPI_Iallgatherv", LM_COLL_ALLGATHERV, RUN_NONBLOCKING, request, 0)
+int impl_MPI_Iallgatherv_c(const void *sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void *recvbuf,
+                           const MPI_Count recvcounts[], const MPI_Aint displs[], MPI_Datatype recvtype,
+                           MPI_Comm comm, MPI_Request *request)
+    RECV_V("MPI_Iallgatherv_c", LM_COLL_ALLGATHERV, RUN_NONBLOCKING, request, 0)
+int impl_MPI_Allgatherv_init(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf,
+                             const int recvcounts[], const int displs[], MPI_Datatype recvtype, MPI_Comm comm,
+                             MPI_Info info, MPI_Request *request)
+    RECV_V("MPI_Allgatherv_init", LM_COLL_ALLGATHERV, RUN_PERSISTENT, request, 0)
+int impl_MPI_Allgatherv_init_c(const void *sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void *recvbuf,
+                               const MPI_Count recvcounts[], const MPI_Aint displs[], MPI_Datatype recvtype,
+                               MPI_Comm comm, MPI_Info info, MPI_Request *request)
+    RECV_V("MPI_Allgatherv_init_c", LM_COLL_ALLGATHERV, RUN_PERSISTENT, request, 0)
 
-int impl_MPI_Alltoall(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf, int recvcount,
-                      MPI_Datatype recvtype, MPI_Comm comm)
-{
-    lm_comm *c;
-    lm_datatype *t;
-    int rc = setup("MPI_Alltoall", comm, &c, recvtype, &t);
-    if (rc) return rc;
-    size_t len = (size_t)recvcount * t->size;
-    (void)sendcount, (void)sendtype;
-    if (sendbuf == MPI_IN_PLACE) {
-        void *copy = lm_malloc(LM_MEM_COLL, len * (size_t)c->size + 1);
-        if (!copy) return lm_err_comm(comm, MPI_ERR_NO_MEM, "MPI_Alltoall", "out of memory");
-        memcpy(copy, recvbuf, len * (size_t)c->size);
-        rc = lm_coll_alltoall(copy, len, recvbuf, c);
-        lm_free(LM_MEM_COLL, copy);
-        return done("MPI_Alltoall", comm, rc);
-    }
-    return done("MPI_Alltoall", comm, lm_coll_alltoall(sendbuf, len, recvbuf, c));
-}
+/* scatterv: send counts and displacements */
+#define SEND_V(fn, MODE, REQ)                                                                                   \
+    ENTRY(fn, LM_COLL_SCATTERV, MODE, REQ, k.sbuf = sendbuf; k.scounts = ARR(sendcounts); k.sdispls = ARR(displs); \
+          k.stype = sendtype; k.rbuf = recvbuf; k.rcount = recvcount; k.rtype = recvtype; k.root = root; k.comm = comm)
+int impl_MPI_Scatterv(const void *sendbuf, const int sendcounts[], const int displs[], MPI_Datatype sendtype,
+                      void *recvbuf, int recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm)
+    SEND_V("MPI_Scatterv", RUN_BLOCKING, NULL)
+int impl_MPI_Scatterv_c(const void *sendbuf, const MPI_Count sendcounts[], const MPI_Aint displs[],
+                        MPI_Datatype sendtype, void *recvbuf, MPI_Count recvcount, MPI_Datatype recvtype, int root,
+                        MPI_Comm comm) SEND_V("MPI_Scatterv_c", RUN_BLOCKING, NULL)
+int impl_MPI_Iscatterv(const void *sendbuf, const int sendcounts[], const int displs[], MPI_Datatype sendtype,
+                       void *recvbuf, int recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm,
+                       MPI_Request *request) SEND_V("MPI_Iscatterv", RUN_NONBLOCKING, request)
+int impl_MPI_Iscatterv_c(const void *sendbuf, const MPI_Count sendcounts[], const MPI_Aint displs[],
+                         MPI_Datatype sendtype, void *recvbuf, MPI_Count recvcount, MPI_Datatype recvtype, int root,
+                         MPI_Comm comm, MPI_Request *request) SEND_V("MPI_Iscatterv_c", RUN_NONBLOCKING, request)
+int impl_MPI_Scatterv_init(const void *sendbuf, const int sendcounts[], const int displs[], MPI_Datatype sendtype,
+                           void *recvbuf, int recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm,
+                           MPI_Info info, MPI_Request *request) SEND_V("MPI_Scatterv_init", RUN_PERSISTENT, request)
+int impl_MPI_Scatterv_init_c(const void *sendbuf, const MPI_Count sendcounts[], const MPI_Aint displs[],
+                             MPI_Datatype sendtype, void *recvbuf, MPI_Count recvcount, MPI_Datatype recvtype,
+                             int root, MPI_Comm comm, MPI_Info info, MPI_Request *request)
+    SEND_V("MPI_Scatterv_init_c", RUN_PERSISTENT, request)
+
+/* alltoallv */
+#define A2AV(fn, MODE, REQ)                                                                                     \
+    ENTRY(fn, LM_COLL_ALLTOALLV, MODE, REQ, k.sbuf = sendbuf; k.scounts = ARR(sendcounts);                     \
+          k.sdispls = ARR(sdispls); k.stype = sendtype; k.rbuf = recvbuf; k.rcounts = ARR(recvcounts);         \
+          k.rdispls = ARR(rdispls); k.rtype = recvtype; k.comm = comm)
+int impl_MPI_Alltoallv(const void *sendbuf, const int sendcounts[], const int sdispls[], MPI_Datatype sendtype,
+                       void *recvbuf, const int recvcounts[], const int rdispls[], MPI_Datatype recvtype,
+                       MPI_Comm comm) A2AV("MPI_Alltoallv", RUN_BLOCKING, NULL)
+int impl_MPI_Alltoallv_c(const void *sendbuf, const MPI_Count sendcounts[], const MPI_Aint sdispls[],
+                         MPI_Datatype sendtype, void *recvbuf, const MPI_Count recvcounts[], const MPI_Aint rdispls[],
+                         MPI_Datatype recvtype, MPI_Comm comm) A2AV("MPI_Alltoallv_c", RUN_BLOCKING, NULL)
+int impl_MPI_Ialltoallv(const void *sendbuf, const int sendcounts[], const int sdispls[], MPI_Datatype sendtype,
+                        void *recvbuf, const int recvcounts[], const int rdispls[], MPI_Datatype recvtype,
+                        MPI_Comm comm, MPI_Request *request) A2AV("MPI_Ialltoallv", RUN_NONBLOCKING, request)
+int impl_MPI_Ialltoallv_c(const void *sendbuf, const MPI_Count sendcounts[], const MPI_Aint sdispls[],
+                          MPI_Datatype sendtype, void *recvbuf, const MPI_Count recvcounts[],
+                          const MPI_Aint rdispls[], MPI_Datatype recvtype, MPI_Comm comm, MPI_Request *request)
+    A2AV("MPI_Ialltoallv_c", RUN_NONBLOCKING, request)
+int impl_MPI_Alltoallv_init(const void *sendbuf, const int sendcounts[], const int sdispls[], MPI_Datatype sendtype,
+                            void *recvbuf, const int recvcounts[], const int rdispls[], MPI_Datatype recvtype,
+                            MPI_Comm comm, MPI_Info info, MPI_Request *request)
+    A2AV("MPI_Alltoallv_init", RUN_PERSISTENT, request)
+int impl_MPI_Alltoallv_init_c(const void *sendbuf, const MPI_Count sendcounts[], const MPI_Aint sdispls[],
+                              MPI_Datatype sendtype, void *recvbuf, const MPI_Count recvcounts[],
+                              const MPI_Aint rdispls[], MPI_Datatype recvtype, MPI_Comm comm, MPI_Info info,
+                              MPI_Request *request) A2AV("MPI_Alltoallv_init_c", RUN_PERSISTENT, request)
+
+/* alltoallw: byte displacements, a type per peer */
+#define A2AW(fn, MODE, REQ)                                                                                     \
+    ENTRY(fn, LM_COLL_ALLTOALLW, MODE, REQ, k.sbuf = sendbuf; k.scounts = ARR(sendcounts);                     \
+          k.sdispls = ARR(sdispls); k.stypes = sendtypes; k.rbuf = recvbuf; k.rcounts = ARR(recvcounts);       \
+          k.rdispls = ARR(rdispls); k.rtypes = recvtypes; k.comm = comm)
+int impl_MPI_Alltoallw(const void *sendbuf, const int sendcounts[], const int sdispls[],
+                       const MPI_Datatype sendtypes[], void *recvbuf, const int recvcounts[], const int rdispls[],
+                       const MPI_Datatype recvtypes[], MPI_Comm comm) A2AW("MPI_Alltoallw", RUN_BLOCKING, NULL)
+int impl_MPI_Alltoallw_c(const void *sendbuf, const MPI_Count sendcounts[], const MPI_Aint sdispls[],
+                         const MPI_Datatype sendtypes[], void *recvbuf, const MPI_Count recvcounts[],
+                         const MPI_Aint rdispls[], const MPI_Datatype recvtypes[], MPI_Comm comm)
+    A2AW("MPI_Alltoallw_c", RUN_BLOCKING, NULL)
+int impl_MPI_Ialltoallw(const void *sendbuf, const int sendcounts[], const int sdispls[],
+                        const MPI_Datatype sendtypes[], void *recvbuf, const int recvcounts[], const int rdispls[],
+                        const MPI_Datatype recvtypes[], MPI_Comm comm, MPI_Request *request)
+    A2AW("MPI_Ialltoallw", RUN_NONBLOCKING, request)
+int impl_MPI_Ialltoallw_c(const void *sendbuf, const MPI_Count sendcounts[], const MPI_Aint sdispls[],
+                          const MPI_Datatype sendtypes[], void *recvbuf, const MPI_Count recvcounts[],
+                          const MPI_Aint rdispls[], const MPI_Datatype recvtypes[], MPI_Comm comm,
+                          MPI_Request *request) A2AW("MPI_Ialltoallw_c", RUN_NONBLOCKING, request)
+int impl_MPI_Alltoallw_init(const void *sendbuf, const int sendcounts[], const int sdispls[],
+                            const MPI_Datatype sendtypes[], void *recvbuf, const int recvcounts[],
+                            const int rdispls[], const MPI_Datatype recvtypes[], MPI_Comm comm, MPI_Info info,
+                            MPI_Request *request) A2AW("MPI_Alltoallw_init", RUN_PERSISTENT, request)
+int impl_MPI_Alltoallw_init_c(const void *sendbuf, const MPI_Count sendcounts[], const MPI_Aint sdispls[],
+                              const MPI_Datatype sendtypes[], void *recvbuf, const MPI_Count recvcounts[],
+                              const MPI_Aint rdispls[], const MPI_Datatype recvtypes[], MPI_Comm comm,
+                              MPI_Info info, MPI_Request *request) A2AW("MPI_Alltoallw_init_c", RUN_PERSISTENT, request)

@@ -73,6 +73,11 @@ MPI_Count lm_typemap_element_bytes(const lm_datatype *t, MPI_Count n);
 /* Drop a reference (user handle, a request, a derived type built on it);
  * the last one frees a derived type. */
 void lm_datatype_release(lm_datatype *t);
+/* Take a reference (predefined types need none). */
+static inline void lm_datatype_retain(lm_datatype *t)
+{
+    if (!t->predefined) t->obj.refcount++;
+}
 /* MPI_Type_dup: give t (a copy of o) its own layout and o as its contents. */
 int lm_datatype_dup_layout(lm_datatype *t, lm_datatype *o);
 

@@ -294,6 +294,11 @@ static int start(MPI_Request *h, const char *fname)
     if (!r || !r->persistent) return lm_err_noobj(MPI_ERR_REQUEST, fname, "not a persistent request");
     if (r->active) return lm_err_comm(r->comm->obj.handle, MPI_ERR_REQUEST, fname, "request is already active");
     r->active = 1;
+    if (r->ext_start) {
+        int rc = r->ext_start(r);
+        if (rc != MPI_SUCCESS) r->active = 0;
+        return rc == MPI_SUCCESS ? rc : lm_err_comm(r->comm->obj.handle, rc, fname, "could not start");
+    }
     if (r->kind == LM_REQ_RECV) return lm_recv_start(r);
     if (r->mode == LM_MODE_BUFFERED) {
         r->complete = 0;

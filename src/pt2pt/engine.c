@@ -578,11 +578,16 @@ int lm_mrecv_start(lm_request *r, lm_unexpected *u)
 
 /* ---- progress ----------------------------------------------------------- */
 
+static int (*progress_hook)(void);
+
+void lm_progress_set_hook(int (*hook)(void)) { progress_hook = hook; }
+
 int lm_progress(void)
 {
     int n = lm_transport_progress();
     if (pending.head) n += drain_pending();
     if (lm_coop_copy_busy()) n += lm_coop_copy_progress();
+    if (progress_hook) n += progress_hook();
     return n;
 }
 

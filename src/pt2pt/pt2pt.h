@@ -13,6 +13,9 @@ int lm_progress(void);
  * of nothing to do (at once when ranks share cores). idle starts at 0. */
 int lm_progress_wait(unsigned *idle);
 void lm_progress_until(volatile int *flag);
+/* Work the layers above point-to-point need done at every progress call
+ * (active nonblocking collectives); NULL when there is none. */
+void lm_progress_set_hook(int (*hook)(void));
 
 /* Start a send/receive described by an initialised request (fields buf, len,
  * comm, ctx, peer, match_tag, mode). The request completes later. */

@@ -52,6 +52,11 @@ struct lm_request {
     /* persistent requests keep the arguments as given */
     /* generalized requests */
     void *greq_query, *greq_free, *greq_cancel, *greq_state;
+    /* operations built above point-to-point (collective schedules): their
+     * state, how a persistent one starts, how the state is released */
+    void *ext;
+    int (*ext_start)(lm_request *r);
+    void (*ext_free)(lm_request *r);
 };
 
 /* A fresh handle object request (refcount 1). NULL when out of memory. */

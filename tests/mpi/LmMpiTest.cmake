@@ -1,4 +1,4 @@
-# lm_add_mpi_test(NAME name SOURCES src... [NPROCS 1 2 3 4 8]
+# lm_add_mpi_test(NAME name SOURCES src... | PROGRAM other_name  [NPROCS 1 2 3 4 8]
 #                 [EXPECT_FAIL_REGEX regex] [EXPECT_EXIT_CODE n]
 #                 [TIMEOUT seconds] [LABELS label...] [ENV VAR=value...])
 #
@@ -11,7 +11,8 @@
 # Every run goes through run_expect.py, which kills the process group on timeout.
 # ENV sets environment variables for the job (mpirun passes them to every
 # rank); a second registration of one source with other settings needs its
-# own NAME.
+# own NAME, and PROGRAM reuses that other test's executable instead of
+# building the sources again.
 set(LM_MPI_TEST_DIR ${CMAKE_CURRENT_LIST_DIR})
 if(NOT DEFINED LM_MPIRUN)
   set(LM_MPIRUN ${CMAKE_BINARY_DIR}/bin/mpirun CACHE FILEPATH "Launcher used by the MPI program tests")
@@ -19,20 +20,24 @@ endif()
 find_package(Python3 COMPONENTS Interpreter QUIET)
 
 function(lm_add_mpi_test)
-  cmake_parse_arguments(T "" "NAME;EXPECT_FAIL_REGEX;EXPECT_EXIT_CODE;TIMEOUT"
+  cmake_parse_arguments(T "" "NAME;PROGRAM;EXPECT_FAIL_REGEX;EXPECT_EXIT_CODE;TIMEOUT"
                         "SOURCES;NPROCS;LABELS;ENV" ${ARGN})
-  if(NOT T_NAME OR NOT T_SOURCES)
-    message(FATAL_ERROR "lm_add_mpi_test: NAME and SOURCES are required")
+  if(NOT T_NAME OR (NOT T_SOURCES AND NOT T_PROGRAM))
+    message(FATAL_ERROR "lm_add_mpi_test: NAME and SOURCES (or PROGRAM) are required")
   endif()
   if(NOT T_NPROCS)
     set(T_NPROCS 1 2 3 4 8)
   endif()
-  set(tgt mpitest_${T_NAME})
-  add_executable(${tgt} ${T_SOURCES})
-  set_target_properties(${tgt} PROPERTIES OUTPUT_NAME ${T_NAME}
-                        RUNTIME_OUTPUT_DIRECTORY ${CMAKE_BINARY_DIR}/tests/mpi)
-  target_include_directories(${tgt} PRIVATE ${LM_MPI_TEST_DIR})
-  target_link_libraries(${tgt} leanmpi)
+  if(T_PROGRAM)
+    set(tgt mpitest_${T_PROGRAM})
+  else()
+    set(tgt mpitest_${T_NAME})
+    add_executable(${tgt} ${T_SOURCES})
+    set_target_properties(${tgt} PROPERTIES OUTPUT_NAME ${T_NAME}
+                          RUNTIME_OUTPUT_DIRECTORY ${CMAKE_BINARY_DIR}/tests/mpi)
+    target_include_directories(${tgt} PRIVATE ${LM_MPI_TEST_DIR})
+    target_link_libraries(${tgt} leanmpi)
+  endif()
 
   set(expect)
   if(DEFINED T_EXPECT_EXIT_CODE)

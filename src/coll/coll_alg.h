@@ -1,0 +1,99 @@
+/* Collective algorithms as schedule generators, and the table that chooses
+ * one for a call.
+ *
+ * A generator sees only sizes, never memory: what it emits depends on
+ * (collective, communicator size, rank, bytes, root, in place, op
+ * commutativity), so the same call serves execution and decomposition.
+ *
+ * Slots per collective (offsets in bytes; "block" = spec.bytes):
+ *   barrier            no data
+ *   bcast              RECV holds the data on every rank (bytes)
+ *   reduce, allreduce  SEND input, RECV result (reduce: root only), bytes each;
+ *                      in place: the input is in RECV
+ *   scan, exscan       as allreduce (exscan leaves rank 0's RECV alone)
+ *   gather(v)          SEND my block; root RECV block i at i*block (v: counts/displs)
+ *   scatter(v)         root SEND block i at i*block (v: counts/displs); RECV my block
+ *   allgather(v)       SEND my block; RECV block i at i*block (v: counts/displs)
+ *   alltoall           SEND block j for rank j at j*block, RECV block i at i*block
+ *   alltoallv/w        SEND scounts/sdispls, RECV counts/displs
+ *   reduce_scatter_block SEND n blocks, RECV my block
+ *   reduce_scatter     SEND counts[i] at the prefix sum, RECV counts[rank]
+ * In place (spec.in_place) the send data is already where RECV expects it
+ * (gather/allgather: my block; scatter root: nothing to copy; alltoall,
+ * reduce_scatter(_block), reduce, allreduce, scan: RECV holds the input). */
+#ifndef LM_COLL_ALG_H
+#define LM_COLL_ALG_H
+#include <stddef.h>
+#include "coll/sched.h"
+
+enum lm_coll_kind {
+    LM_COLL_BARRIER, LM_COLL_BCAST, LM_COLL_REDUCE, LM_COLL_ALLREDUCE, LM_COLL_GATHER, LM_COLL_GATHERV,
+    LM_COLL_SCATTER, LM_COLL_SCATTERV, LM_COLL_ALLGATHER, LM_COLL_ALLGATHERV, LM_COLL_ALLTOALL,
+    LM_COLL_ALLTOALLV, LM_COLL_ALLTOALLW, LM_COLL_REDUCE_SCATTER, LM_COLL_REDUCE_SCATTER_BLOCK, LM_COLL_SCAN,
+    LM_COLL_EXSCAN, LM_COLL_KIND_COUNT
+};
+
+typedef struct lm_coll_spec {
+    int kind;                      /* enum lm_coll_kind */
+    int size, rank, root;
+    size_t bytes;                  /* the block, see above */
+    size_t elem;                   /* bytes of one reduction element: pieces never split one */
+    const size_t *counts, *displs; /* v forms: per rank, receive side (scatterv: send side) */
+    const size_t *scounts, *sdispls; /* alltoallv/w: send side */
+    int in_place;
+    int commutative;               /* reductions: may operands be combined in any order? */
+} lm_coll_spec;
+
+typedef void (*lm_coll_gen)(lm_sched *s, const lm_coll_spec *a);
+
+typedef struct lm_coll_alg {
+    const char *name;              /* as LEANMPI_<COLL>_ALGORITHM spells it */
+    int kind;
+    lm_coll_gen gen;
+    int commutative_only;          /* reductions: only for commutative ops */
+    const char *summary;
+} lm_coll_alg;
+
+/* Name of a collective as in LEANMPI_<NAME>_ALGORITHM (upper case) and in
+ * leanmpi-info --decompose (lower case). */
+const char *lm_coll_kind_name(int kind);
+int lm_coll_kind_from_name(const char *name); /* case-insensitive; -1 if none */
+
+/* Every algorithm of every collective, grouped by collective. */
+extern const lm_coll_alg lm_coll_algs[];
+extern const int lm_coll_nalgs;
+const lm_coll_alg *lm_coll_alg_find(int kind, const char *name);
+
+/* The algorithm for a call: the LEANMPI_<COLL>_ALGORITHM override when set
+ * (and usable for the call), otherwise the selection table's row for
+ * (size, total bytes). Never NULL. */
+const lm_coll_alg *lm_coll_select(const lm_coll_spec *a);
+/* Bytes the selection table compares: the data one rank contributes. */
+size_t lm_coll_select_bytes(const lm_coll_spec *a);
+
+/* Generators (one file per collective family). */
+void lm_sched_barrier_dissemination(lm_sched *s, const lm_coll_spec *a);
+void lm_sched_barrier_recursive_doubling(lm_sched *s, const lm_coll_spec *a);
+void lm_sched_bcast_binomial(lm_sched *s, const lm_coll_spec *a);
+void lm_sched_bcast_scatter_allgather(lm_sched *s, const lm_coll_spec *a);
+void lm_sched_bcast_chain(lm_sched *s, const lm_coll_spec *a);
+void lm_sched_reduce_binomial(lm_sched *s, const lm_coll_spec *a);
+void lm_sched_allreduce_recursive_doubling(lm_sched *s, const lm_coll_spec *a);
+void lm_sched_allreduce_ring(lm_sched *s, const lm_coll_spec *a);
+void lm_sched_allreduce_reduce_bcast(lm_sched *s, const lm_coll_spec *a);
+void lm_sched_gather_binomial(lm_sched *s, const lm_coll_spec *a);
+void lm_sched_gather_linear(lm_sched *s, const lm_coll_spec *a);
+void lm_sched_scatter_binomial(lm_sched *s, const lm_coll_spec *a);
+void lm_sched_scatter_linear(lm_sched *s, const lm_coll_spec *a);
+void lm_sched_allgather_bruck(lm_sched *s, const lm_coll_spec *a);
+void lm_sched_allgather_recursive_doubling(lm_sched *s, const lm_coll_spec *a);
+void lm_sched_allgather_ring(lm_sched *s, const lm_coll_spec *a);
+void lm_sched_alltoall_bruck(lm_sched *s, const lm_coll_spec *a);
+void lm_sched_alltoall_pairwise(lm_sched *s, const lm_coll_spec *a);
+void lm_sched_alltoall_linear(lm_sched *s, const lm_coll_spec *a);
+void lm_sched_reduce_scatter_ring(lm_sched *s, const lm_coll_spec *a);
+void lm_sched_reduce_scatter_reduce_scatterv(lm_sched *s, const lm_coll_spec *a);
+void lm_sched_scan_linear(lm_sched *s, const lm_coll_spec *a);
+void lm_sched_scan_recursive_doubling(lm_sched *s, const lm_coll_spec *a);
+
+#endif

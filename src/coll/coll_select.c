@@ -1,0 +1,169 @@
+/* Which algorithm runs a collective: every algorithm in one list, and one
+ * selection table read top to bottom. LEANMPI_<COLL>_ALGORITHM=<name>
+ * overrides the table for one collective (leanmpi-info lists the names). */
+#include "coll/coll_alg.h"
+#include "coll/decompose.h"
+#include "core/lm_cvar.h"
+#include <stdio.h>
+#include <strings.h>
+
+static const char *const kind_names[LM_COLL_KIND_COUNT] = {
+    "barrier", "bcast", "reduce", "allreduce", "gather", "gatherv", "scatter", "scatterv", "allgather",
+    "allgatherv", "alltoall", "alltoallv", "alltoallw", "reduce_scatter", "reduce_scatter_block", "scan", "exscan",
+};
+
+const char *lm_coll_kind_name(int kind)
+{
+    return kind >= 0 && kind < LM_COLL_KIND_COUNT ? kind_names[kind] : NULL;
+}
+
+int lm_coll_kind_from_name(const char *name)
+{
+    for (int k = 0; k < LM_COLL_KIND_COUNT; k++)
+        if (!strcasecmp(name, kind_names[k])) return k;
+    return -1;
+}
+
+#define ALG(kind, name, gen, comm_only, summary) {name, LM_COLL_##kind, lm_sched_##gen, comm_only, summary}
+const lm_coll_alg lm_coll_algs[] = {
+    ALG(BARRIER, "dissemination", barrier_dissemination, 0, "ceil(log2 n) rounds, any n"),
+    ALG(BARRIER, "recursive_doubling", barrier_recursive_doubling, 0, "pairwise exchanges, extra ranks fold in"),
+    ALG(BCAST, "binomial", bcast_binomial, 0, "binomial tree, log2(n) steps of the whole message"),
+    ALG(BCAST, "scatter_allgather", bcast_scatter_allgather, 0, "binomial scatter then ring allgather"),
+    ALG(BCAST, "chain", bcast_chain, 0, "pipelined chain of 128 KiB pieces"),
+    ALG(REDUCE, "binomial", reduce_binomial, 0, "binomial tree, operands in rank order"),
+    ALG(ALLREDUCE, "recursive_doubling", allreduce_recursive_doubling, 0, "log2(n) exchanges of the whole vector"),
+    ALG(ALLREDUCE, "ring", allreduce_ring, 1, "ring reduce-scatter then ring allgather"),
+    ALG(ALLREDUCE, "reduce_bcast", allreduce_reduce_bcast, 0, "binomial reduce to 0 then binomial bcast"),
+    ALG(GATHER, "binomial", gather_binomial, 0, "subtrees gathered up a binomial tree"),
+    ALG(GATHER, "linear", gather_linear, 0, "root receives every block"),
+    ALG(GATHERV, "linear", gather_linear, 0, "root receives every block"),
+    ALG(SCATTER, "binomial", scatter_binomial, 0, "subtrees sent down a binomial tree"),
+    ALG(SCATTER, "linear", scatter_linear, 0, "root sends every block"),
+    ALG(SCATTERV, "linear", scatter_linear, 0, "root sends every block"),
+    ALG(ALLGATHER, "bruck", allgather_bruck, 0, "ceil(log2 n) steps, any n"),
+    ALG(ALLGATHER, "recursive_doubling", allgather_recursive_doubling, 0, "log2(n) steps; other n: ring"),
+    ALG(ALLGATHER, "ring", allgather_ring, 0, "n-1 steps to the right"),
+    ALG(ALLGATHERV, "ring", allgather_ring, 0, "n-1 steps to the right"),
+    ALG(ALLTOALL, "bruck", alltoall_bruck, 0, "ceil(log2 n) steps of n/2 packed blocks"),
+    ALG(ALLTOALL, "pairwise", alltoall_pairwise, 0, "n-1 steps, one peer each"),
+    ALG(ALLTOALL, "linear", alltoall_linear, 0, "all peers at once, 32 at most in flight"),
+    ALG(ALLTOALLV, "pairwise", alltoall_pairwise, 0, "n-1 steps, one peer each"),
+    ALG(ALLTOALLV, "linear", alltoall_linear, 0, "all peers at once, 32 at most in flight"),
+    ALG(ALLTOALLW, "pairwise", alltoall_pairwise, 0, "n-1 steps, one peer each"),
+    ALG(ALLTOALLW, "linear", alltoall_linear, 0, "all peers at once, 32 at most in flight"),
+    ALG(REDUCE_SCATTER, "ring", reduce_scatter_ring, 1, "n-1 steps around a ring"),
+    ALG(REDUCE_SCATTER, "reduce_scatterv", reduce_scatter_reduce_scatterv, 0, "binomial reduce to 0, then scatter"),
+    ALG(REDUCE_SCATTER_BLOCK, "ring", reduce_scatter_ring, 1, "n-1 steps around a ring"),
+    ALG(REDUCE_SCATTER_BLOCK, "reduce_scatterv", reduce_scatter_reduce_scatterv, 0,
+        "binomial reduce to 0, then scatter"),
+    ALG(SCAN, "recursive_doubling", scan_recursive_doubling, 0, "ceil(log2 n) exchanges"),
+    ALG(SCAN, "linear", scan_linear, 0, "a chain, n-1 steps"),
+    ALG(EXSCAN, "recursive_doubling", scan_recursive_doubling, 0, "ceil(log2 n) exchanges"),
+    ALG(EXSCAN, "linear", scan_linear, 0, "a chain, n-1 steps"),
+};
+const int lm_coll_nalgs = (int)(sizeof lm_coll_algs / sizeof lm_coll_algs[0]);
+
+const lm_coll_alg *lm_coll_alg_find(int kind, const char *name)
+{
+    for (int i = 0; i < lm_coll_nalgs; i++)
+        if (lm_coll_algs[i].kind == kind && !strcasecmp(lm_coll_algs[i].name, name)) return &lm_coll_algs[i];
+    return NULL;
+}
+
+/* The selection table: the first row whose collective matches and whose
+ * limits the call stays within decides (0 = no limit). `bytes` is the
+ * spec's block: the whole message for bcast and the reductions, one
+ * rank's block for the gathers, scatters and alltoall. */
+static const struct row {
+    int kind;
+    int max_procs;
+    size_t max_bytes;
+    const char *alg;
+} table[] = {
+    {LM_COLL_BARRIER, 0, 0, "dissemination"},
+    {LM_COLL_BCAST, 2, 0, "binomial"},
+    {LM_COLL_BCAST, 0, 16384, "binomial"},
+    {LM_COLL_BCAST, 0, 4 << 20, "scatter_allgather"},
+    {LM_COLL_BCAST, 0, 0, "chain"},
+    {LM_COLL_REDUCE, 0, 0, "binomial"},
+    {LM_COLL_ALLREDUCE, 0, 16384, "recursive_doubling"},
+    {LM_COLL_ALLREDUCE, 0, 0, "ring"},
+    {LM_COLL_GATHER, 0, 4096, "binomial"},
+    {LM_COLL_GATHER, 0, 0, "linear"},
+    {LM_COLL_GATHERV, 0, 0, "linear"},
+    {LM_COLL_SCATTER, 0, 4096, "binomial"},
+    {LM_COLL_SCATTER, 0, 0, "linear"},
+    {LM_COLL_SCATTERV, 0, 0, "linear"},
+    {LM_COLL_ALLGATHER, 0, 1024, "bruck"},
+    {LM_COLL_ALLGATHER, 0, 65536, "recursive_doubling"},
+    {LM_COLL_ALLGATHER, 0, 0, "ring"},
+    {LM_COLL_ALLGATHERV, 0, 0, "ring"},
+    {LM_COLL_ALLTOALL, 4, 32768, "linear"},
+    {LM_COLL_ALLTOALL, 0, 256, "bruck"},
+    {LM_COLL_ALLTOALL, 0, 32768, "linear"},
+    {LM_COLL_ALLTOALL, 0, 0, "pairwise"},
+    {LM_COLL_ALLTOALLV, 0, 0, "linear"},
+    {LM_COLL_ALLTOALLW, 0, 0, "linear"},
+    {LM_COLL_REDUCE_SCATTER, 0, 0, "ring"},
+    {LM_COLL_REDUCE_SCATTER_BLOCK, 0, 0, "ring"},
+    {LM_COLL_SCAN, 0, 0, "recursive_doubling"},
+    {LM_COLL_EXSCAN, 0, 0, "recursive_doubling"},
+};
+
+size_t lm_coll_select_bytes(const lm_coll_spec *a) { return a->bytes; }
+
+/* LEANMPI_<COLL>_ALGORITHM, read once; an unknown name is reported once
+ * and ignored. */
+static const lm_coll_alg *overrides[LM_COLL_KIND_COUNT];
+static int overrides_read;
+
+static void read_overrides(void)
+{
+    for (int k = 0; k < LM_COLL_KIND_COUNT; k++) {
+        char var[64], upper[48];
+        int i = 0;
+        for (const char *p = kind_names[k]; *p && i < 47; p++) upper[i++] = (char)(*p >= 'a' && *p <= 'z' ? *p - 32 : *p);
+        upper[i] = 0;
+        snprintf(var, sizeof var, "%s_ALGORITHM", upper);
+        const char *v = lm_param_string(var);
+        if (!v || !strcasecmp(v, "auto")) continue;
+        overrides[k] = lm_coll_alg_find(k, v);
+        if (!overrides[k]) fprintf(stderr, "LeanMPI: LEANMPI_%s=%s is not an algorithm of %s (see leanmpi-info); "
+                                           "using the selection table\n", var, v, kind_names[k]);
+    }
+    overrides_read = 1;
+}
+
+static int usable(const lm_coll_alg *g, const lm_coll_spec *a)
+{
+    return g && (!g->commutative_only || a->commutative);
+}
+
+const lm_coll_alg *lm_coll_select(const lm_coll_spec *a)
+{
+    if (!overrides_read) read_overrides();
+    if (usable(overrides[a->kind], a)) return overrides[a->kind];
+    size_t bytes = lm_coll_select_bytes(a);
+    for (size_t i = 0; i < sizeof table / sizeof table[0]; i++) {
+        const struct row *r = &table[i];
+        if (r->kind != a->kind || (r->max_procs && a->size > r->max_procs) || (r->max_bytes && bytes > r->max_bytes))
+            continue;
+        const lm_coll_alg *g = lm_coll_alg_find(a->kind, r->alg);
+        if (usable(g, a)) return g;
+    }
+    /* every collective has an algorithm that takes any op */
+    for (int i = 0; i < lm_coll_nalgs; i++)
+        if (lm_coll_algs[i].kind == a->kind && usable(&lm_coll_algs[i], a)) return &lm_coll_algs[i];
+    return &lm_coll_algs[0];
+}
+
+int lm_coll_selection_row(int i, const char **collective, int *max_procs, size_t *max_bytes, const char **algorithm)
+{
+    if (i < 0 || (size_t)i >= sizeof table / sizeof table[0]) return 0;
+    *collective = kind_names[table[i].kind];
+    *max_procs = table[i].max_procs;
+    *max_bytes = table[i].max_bytes;
+    *algorithm = table[i].alg;
+    return 1;
+}

@@ -1,0 +1,101 @@
+/* Building schedules: a growing array of steps cut into rounds. */
+#include "coll/sched.h"
+#include "core/lm_mem.h"
+#include <string.h>
+
+void lm_sched_init(lm_sched *s) { memset(s, 0, sizeof *s); }
+
+void lm_sched_free(lm_sched *s)
+{
+    lm_free(LM_MEM_COLL, s->steps);
+    lm_free(LM_MEM_COLL, s->round_end);
+    lm_sched_init(s);
+}
+
+static lm_step *add(lm_sched *s, int kind)
+{
+    if (s->failed) return NULL;
+    if (s->nsteps == s->cap) {
+        size_t cap = s->cap ? 2 * s->cap : 16;
+        lm_step *n = lm_realloc(LM_MEM_COLL, s->steps, cap * sizeof *n);
+        if (!n) {
+            s->failed = 1;
+            return NULL;
+        }
+        s->steps = n;
+        s->cap = cap;
+    }
+    lm_step *st = &s->steps[s->nsteps++];
+    memset(st, 0, sizeof *st);
+    st->kind = (uint8_t)kind;
+    st->peer = -1;
+    return st;
+}
+
+void lm_sched_send(lm_sched *s, int peer, int slot, size_t off, size_t bytes)
+{
+    lm_step *st = add(s, LM_STEP_SEND);
+    if (!st) return;
+    st->peer = peer;
+    st->src_slot = (uint8_t)slot;
+    st->src_off = off;
+    st->bytes = bytes;
+}
+
+void lm_sched_recv(lm_sched *s, int peer, int slot, size_t off, size_t bytes)
+{
+    lm_step *st = add(s, LM_STEP_RECV);
+    if (!st) return;
+    st->peer = peer;
+    st->dst_slot = (uint8_t)slot;
+    st->dst_off = off;
+    st->bytes = bytes;
+}
+
+static void local(lm_sched *s, int kind, int src_slot, size_t src_off, int dst_slot, size_t dst_off, size_t bytes)
+{
+    /* moving nothing, or a range onto itself, is no step at all */
+    if (!bytes || (kind == LM_STEP_COPY && src_slot == dst_slot && src_off == dst_off)) return;
+    lm_step *st = add(s, kind);
+    if (!st) return;
+    st->src_slot = (uint8_t)src_slot;
+    st->src_off = src_off;
+    st->dst_slot = (uint8_t)dst_slot;
+    st->dst_off = dst_off;
+    st->bytes = bytes;
+}
+
+void lm_sched_copy(lm_sched *s, int src_slot, size_t src_off, int dst_slot, size_t dst_off, size_t bytes)
+{
+    local(s, LM_STEP_COPY, src_slot, src_off, dst_slot, dst_off, bytes);
+}
+
+void lm_sched_reduce(lm_sched *s, int src_slot, size_t src_off, int dst_slot, size_t dst_off, size_t bytes)
+{
+    local(s, LM_STEP_REDUCE, src_slot, src_off, dst_slot, dst_off, bytes);
+}
+
+void lm_sched_round(lm_sched *s)
+{
+    if (s->failed) return;
+    uint32_t begin = s->nrounds ? s->round_end[s->nrounds - 1] : 0;
+    if (s->nsteps == begin) return;
+    if (s->nrounds == s->rounds_cap) {
+        uint32_t cap = s->rounds_cap ? 2 * s->rounds_cap : 8;
+        uint32_t *n = lm_realloc(LM_MEM_COLL, s->round_end, cap * sizeof *n);
+        if (!n) {
+            s->failed = 1;
+            return;
+        }
+        s->round_end = n;
+        s->rounds_cap = cap;
+    }
+    s->round_end[s->nrounds++] = (uint32_t)s->nsteps;
+}
+
+size_t lm_sched_scratch(lm_sched *s, size_t bytes)
+{
+    size_t off = (s->scratch_bytes + 63) & ~(size_t)63;
+    s->scratch_bytes = off + bytes;
+    return off;
+}

@@ -1,0 +1,59 @@
+/* Collective schedules. A collective algorithm is a generator: for one rank
+ * of a communicator it emits that rank's steps — send, receive, local copy,
+ * local reduction — grouped in rounds. The steps of a round are independent
+ * of each other and start together once every step of the previous round
+ * has completed; that is the whole dependency graph.
+ *
+ * The same generator output is executed (sched_exec.c: blocking
+ * collectives run it to completion, nonblocking and persistent ones are
+ * progressed by the progress engine) and decomposed (decompose.c: run the
+ * generator for every rank of a communicator that does not exist and list
+ * the messages).
+ *
+ * Steps address bytes in three slots: the send buffer, the receive buffer
+ * and the schedule's scratch area. Slot offsets are byte offsets into the
+ * data as the algorithm sees it: a dense user buffer directly, anything
+ * else a packed copy staged in scratch (sched_exec.c). */
+#ifndef LM_SCHED_H
+#define LM_SCHED_H
+#include <stddef.h>
+#include <stdint.h>
+
+enum lm_step_kind { LM_STEP_SEND, LM_STEP_RECV, LM_STEP_COPY, LM_STEP_REDUCE };
+enum lm_slot { LM_SLOT_SEND, LM_SLOT_RECV, LM_SLOT_SCRATCH, LM_SLOT_COUNT };
+
+typedef struct lm_step {
+    uint8_t kind;            /* enum lm_step_kind */
+    uint8_t src_slot;        /* SEND, COPY, REDUCE: where the bytes come from */
+    uint8_t dst_slot;        /* RECV, COPY, REDUCE: where they go */
+    int peer;                /* SEND, RECV: communicator rank */
+    size_t src_off, dst_off;
+    size_t bytes;
+} lm_step;
+
+/* REDUCE combines as MPI_Reduce_local(in = src, inout = dst): dst = src op dst.
+ * Generators for non-commutative ops keep operands in rank order. */
+
+typedef struct lm_sched {
+    lm_step *steps;
+    size_t nsteps, cap;
+    uint32_t *round_end;     /* round r holds steps [round_end[r-1], round_end[r]) */
+    uint32_t nrounds, rounds_cap;
+    size_t scratch_bytes;    /* scratch the steps use (offsets are 64-byte aligned) */
+    int failed;              /* out of memory while building */
+} lm_sched;
+
+void lm_sched_init(lm_sched *s);
+void lm_sched_free(lm_sched *s);
+
+/* Builders. Failures (out of memory) are remembered in s->failed. */
+void lm_sched_send(lm_sched *s, int peer, int slot, size_t off, size_t bytes);
+void lm_sched_recv(lm_sched *s, int peer, int slot, size_t off, size_t bytes);
+void lm_sched_copy(lm_sched *s, int src_slot, size_t src_off, int dst_slot, size_t dst_off, size_t bytes);
+void lm_sched_reduce(lm_sched *s, int src_slot, size_t src_off, int dst_slot, size_t dst_off, size_t bytes);
+/* Close the current round; a round with no steps is not recorded. */
+void lm_sched_round(lm_sched *s);
+/* Reserve scratch bytes; returns their offset in LM_SLOT_SCRATCH. */
+size_t lm_sched_scratch(lm_sched *s, size_t bytes);
+
+#endif

@@ -1,0 +1,96 @@
+/* Alltoall schedules (alltoallv and alltoallw through pairwise and linear,
+ * whose blocks may differ in size). */
+#include "coll/sched_util.h"
+
+/* Peers one rank posts at most per round in the linear algorithm. */
+#define LINEAR_WINDOW 32
+
+/* Where the send blocks are: in place, a copy of the receive buffer taken
+ * before anything arrives (the send layout is then the receive layout). */
+static int source(lm_sched *s, const lm_coll_spec *a, size_t *base)
+{
+    *base = 0;
+    if (!a->in_place) return LM_SLOT_SEND;
+    size_t end = 0;
+    for (int i = 0; i < a->size; i++)
+        if (blk_bytes(a, i) && blk_off(a, i) + blk_bytes(a, i) > end) end = blk_off(a, i) + blk_bytes(a, i);
+    *base = lm_sched_scratch(s, end);
+    lm_sched_copy(s, LM_SLOT_RECV, 0, LM_SLOT_SCRATCH, *base, end);
+    lm_sched_round(s);
+    return LM_SLOT_SCRATCH;
+}
+
+static void exchange(lm_sched *s, const lm_coll_spec *a, int src, size_t base, int k)
+{
+    int n = a->size, me = a->rank, to = ring_add(me, k, n), from = ring_add(me, -k, n);
+    if (sblk_bytes(a, to)) lm_sched_send(s, to, src, base + sblk_off(a, to), sblk_bytes(a, to));
+    if (blk_bytes(a, from)) lm_sched_recv(s, from, LM_SLOT_RECV, blk_off(a, from), blk_bytes(a, from));
+}
+
+static void own_block(lm_sched *s, const lm_coll_spec *a, int src, size_t base)
+{
+    if (!a->in_place)
+        lm_sched_copy(s, src, base + sblk_off(a, a->rank), LM_SLOT_RECV, blk_off(a, a->rank), blk_bytes(a, a->rank));
+}
+
+/* n-1 steps; in step k a rank sends to me+k and receives from me-k. */
+void lm_sched_alltoall_pairwise(lm_sched *s, const lm_coll_spec *a)
+{
+    size_t base;
+    int src = source(s, a, &base);
+    own_block(s, a, src, base);
+    lm_sched_round(s);
+    for (int k = 1; k < a->size; k++) {
+        exchange(s, a, src, base, k);
+        lm_sched_round(s);
+    }
+}
+
+/* Everything posted at once, in windows of LINEAR_WINDOW peers so that
+ * the requests in flight stay bounded. */
+void lm_sched_alltoall_linear(lm_sched *s, const lm_coll_spec *a)
+{
+    size_t base;
+    int src = source(s, a, &base);
+    own_block(s, a, src, base);
+    for (int k = 1; k < a->size; k++) {
+        exchange(s, a, src, base, k);
+        if (k % LINEAR_WINDOW == 0) lm_sched_round(s);
+    }
+    lm_sched_round(s);
+}
+
+/* Bruck: ceil(log2 n) steps of about n/2 blocks each, for small blocks.
+ * Position i of a rotated copy holds the block for rank me+i; in step k
+ * the positions with bit k set go (packed) to rank me+2^k and are replaced
+ * by what comes from me-2^k. In the end position i holds the block from
+ * rank me-i. */
+void lm_sched_alltoall_bruck(lm_sched *s, const lm_coll_spec *a)
+{
+    int n = a->size, me = a->rank;
+    size_t b = a->bytes;
+    if (!b) return;
+    int src = a->in_place ? LM_SLOT_RECV : LM_SLOT_SEND;
+    size_t t = lm_sched_scratch(s, (size_t)n * b), half = (size_t)(n / 2 + 1) * b;
+    size_t out = lm_sched_scratch(s, half), in = lm_sched_scratch(s, half);
+    size_t head = (size_t)(n - me) * b;
+    lm_sched_copy(s, src, (size_t)me * b, LM_SLOT_SCRATCH, t, head);
+    lm_sched_copy(s, src, 0, LM_SLOT_SCRATCH, t + head, (size_t)me * b);
+    lm_sched_round(s);
+    for (int d = 1; d < n; d <<= 1) {
+        size_t cnt = 0;
+        for (int i = 1; i < n; i++)
+            if (i & d) lm_sched_copy(s, LM_SLOT_SCRATCH, t + (size_t)i * b, LM_SLOT_SCRATCH, out + cnt++ * b, b);
+        lm_sched_round(s);
+        lm_sched_send(s, ring_add(me, d, n), LM_SLOT_SCRATCH, out, cnt * b);
+        lm_sched_recv(s, ring_add(me, -d, n), LM_SLOT_SCRATCH, in, cnt * b);
+        lm_sched_round(s);
+        cnt = 0;
+        for (int i = 1; i < n; i++)
+            if (i & d) lm_sched_copy(s, LM_SLOT_SCRATCH, in + cnt++ * b, LM_SLOT_SCRATCH, t + (size_t)i * b, b);
+        lm_sched_round(s);
+    }
+    for (int j = 0; j < n; j++)
+        lm_sched_copy(s, LM_SLOT_SCRATCH, t + (size_t)ring_add(me, -j, n) * b, LM_SLOT_RECV, (size_t)j * b, b);
+    lm_sched_round(s);
+}

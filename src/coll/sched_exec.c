@@ -1,0 +1,299 @@
+/* Executing schedules: rounds of nonblocking point-to-point messages on
+ * the collective context, local copies and reductions in between. */
+#include "coll/sched_exec.h"
+#include "coll/op.h"
+#include "core/lm_mem.h"
+#include "pt2pt/pt2pt.h"
+#include <string.h>
+
+/* Tags of schedule messages stay below the ones group-local agreements use
+ * (context_id.c sets bit 30). */
+#define TAG_MASK 0x3fffffff
+
+lm_coll_exec *lm_coll_exec_new(lm_comm *c)
+{
+    lm_coll_exec *x = lm_calloc(LM_MEM_COLL, 1, sizeof *x);
+    if (!x) return NULL;
+    lm_sched_init(&x->sched);
+    x->comm = c;
+    x->elem = 1;
+    return x;
+}
+
+void lm_coll_exec_free(lm_coll_exec *x)
+{
+    if (!x) return;
+    for (int i = 0; i < x->nstages; i++)
+        if (x->stages[i].type) lm_datatype_release(x->stages[i].type);
+    if (x->op_type) {
+        lm_datatype_release(x->op_type);
+        lm_op_release(x->op);
+    }
+    lm_free(LM_MEM_COLL, x->stages);
+    lm_free(LM_MEM_COLL, x->reqs);
+    lm_free(LM_MEM_COLL, x->scratch);
+    lm_sched_free(&x->sched);
+    lm_free(LM_MEM_COLL, x);
+}
+
+size_t lm_coll_exec_stage(lm_coll_exec *x, void *user, MPI_Count count, lm_datatype *t, int in, int out, int raw)
+{
+    size_t bytes = (size_t)count * (size_t)(raw ? t->extent : t->size);
+    size_t off = lm_sched_scratch(&x->sched, bytes);
+    lm_coll_exec_stage_at(x, user, count, t, in, out, raw, off);
+    return off;
+}
+
+void lm_coll_exec_stage_at(lm_coll_exec *x, void *user, MPI_Count count, lm_datatype *t, int in, int out, int raw,
+                           size_t off)
+{
+    if (x->nstages == x->stages_cap) {
+        int cap = x->stages_cap ? 2 * x->stages_cap : 4;
+        lm_stage *n = lm_realloc(LM_MEM_COLL, x->stages, (size_t)cap * sizeof *n);
+        if (!n) {
+            x->sched.failed = 1;
+            return;
+        }
+        x->stages = n;
+        x->stages_cap = cap;
+    }
+    lm_datatype_retain(t);
+    x->stages[x->nstages++] = (lm_stage){user, count, t, off, (uint8_t)in, (uint8_t)out, (uint8_t)raw};
+}
+
+/* Slots address the first data byte of element 0; ops take the address
+ * the element's displacements start from. */
+static void op_adapter(const void *in, void *inout, size_t count, void *arg)
+{
+    lm_coll_exec *x = arg;
+    MPI_Aint lb = x->op_type->true_lb;
+    lm_op_apply(x->op, (const char *)in - lb, (char *)inout - lb, count, x->op_type);
+}
+
+void lm_coll_exec_set_op(lm_coll_exec *x, MPI_Op op, lm_datatype *t)
+{
+    lm_datatype_retain(t);
+    lm_op_retain(op);
+    x->op = op;
+    x->op_type = t;
+    x->fn = op_adapter;
+    x->fn_arg = x;
+    x->elem = (size_t)t->extent;
+}
+
+/* Copy count elements of t between a user layout and a raw element layout
+ * (element i at i * extent from base - true_lb ... as the user's would be)
+ * through the packed stream, a bounded piece at a time. */
+static void relayout(const lm_datatype *t, const void *from, void *to, MPI_Count count)
+{
+    char bounce[16384];
+    MPI_Count total = count * t->size;
+    for (MPI_Count off = 0; off < total; off += (MPI_Count)sizeof bounce) {
+        size_t len = (size_t)(total - off < (MPI_Count)sizeof bounce ? total - off : (MPI_Count)sizeof bounce);
+        lm_typemap_pack(t, from, count, off, bounce, len);
+        lm_typemap_unpack(t, to, count, off, bounce, len);
+    }
+}
+
+static void stage_copy(lm_coll_exec *x, const lm_stage *st, int in)
+{
+    char *area = x->scratch + st->scratch_off;
+    size_t packed = (size_t)(st->count * st->type->size);
+    /* a raw copy keeps the user's element layout: element 0 at the start
+     * of the area, so the user's displacements apply from area - true_lb */
+    char *raw_base = area - st->type->true_lb;
+    if (in) {
+        if (st->raw) relayout(st->type, st->user, raw_base, st->count);
+        else lm_typemap_pack(st->type, st->user, st->count, 0, area, packed);
+    } else {
+        if (st->raw) relayout(st->type, raw_base, st->user, st->count);
+        else lm_typemap_unpack(st->type, st->user, st->count, 0, area, packed);
+    }
+}
+
+static char *addr(lm_coll_exec *x, int slot, size_t off)
+{
+    if (slot == LM_SLOT_SCRATCH) return x->scratch + off;
+    char *b = x->in_scratch[slot] ? x->scratch + x->scratch_at[slot] : x->base[slot];
+    return b + off;
+}
+
+static int prepare(lm_coll_exec *x)
+{
+    lm_sched *s = &x->sched;
+    if (s->failed) return MPI_ERR_NO_MEM;
+    uint32_t widest = 0, begin = 0;
+    for (uint32_t r = 0; r < s->nrounds; r++) {
+        if (s->round_end[r] - begin > widest) widest = s->round_end[r] - begin;
+        begin = s->round_end[r];
+    }
+    if (widest > x->reqs_cap) {
+        lm_request **n = lm_realloc(LM_MEM_COLL, x->reqs, widest * sizeof *n);
+        if (!n) return MPI_ERR_NO_MEM;
+        x->reqs = n;
+        x->reqs_cap = widest;
+    }
+    if (s->scratch_bytes && !x->scratch) {
+        x->scratch = lm_malloc(LM_MEM_COLL, s->scratch_bytes);
+        if (!x->scratch) return MPI_ERR_NO_MEM;
+    }
+    for (int i = 0; i < x->nstages; i++)
+        if (x->stages[i].copy_in) stage_copy(x, &x->stages[i], 1);
+    x->tag = (int)(x->comm->coll_seq++ & TAG_MASK);
+    x->round = 0;
+    x->nreqs = 0;
+    x->error = MPI_SUCCESS;
+    x->running = 1;
+    return MPI_SUCCESS;
+}
+
+static void finish(lm_coll_exec *x)
+{
+    x->running = 0;
+    if (x->error == MPI_SUCCESS)
+        for (int i = 0; i < x->nstages; i++)
+            if (x->stages[i].copy_out) stage_copy(x, &x->stages[i], 0);
+    /* persistent collectives keep their scratch for the next start */
+    if (!x->req || !x->req->persistent) {
+        lm_free(LM_MEM_COLL, x->scratch);
+        x->scratch = NULL;
+    }
+}
+
+static void post(lm_coll_exec *x, const lm_step *st)
+{
+    lm_comm *c = x->comm;
+    lm_request *r = NULL;
+    int rc = st->kind == LM_STEP_SEND
+                 ? lm_isend_bytes(addr(x, st->src_slot, st->src_off), st->bytes, st->peer, x->tag, c,
+                                  c->context_id + 1, &r)
+                 : lm_irecv_bytes(addr(x, st->dst_slot, st->dst_off), st->bytes, st->peer, x->tag, c,
+                                  c->context_id + 1, &r);
+    if (rc != MPI_SUCCESS) {
+        if (r) lm_request_release(r); /* never started: nothing to wait for */
+        r = NULL;
+        if (x->error == MPI_SUCCESS) x->error = rc;
+    }
+    if (r) x->reqs[x->nreqs++] = r;
+}
+
+/* Move x forward as far as it goes without waiting; 1 when finished. */
+static int advance(lm_coll_exec *x)
+{
+    lm_sched *s = &x->sched;
+    for (;;) {
+        while (x->nreqs) {
+            lm_request *r = x->reqs[x->nreqs - 1];
+            if (!r->complete) return 0;
+            if (r->error != MPI_SUCCESS && x->error == MPI_SUCCESS) x->error = r->error;
+            lm_request_release(r);
+            x->nreqs--;
+        }
+        if (x->error != MPI_SUCCESS || x->round == s->nrounds) {
+            finish(x);
+            return 1;
+        }
+        uint32_t begin = x->round ? s->round_end[x->round - 1] : 0, end = s->round_end[x->round];
+        x->round++;
+        for (uint32_t i = begin; i < end && x->error == MPI_SUCCESS; i++) {
+            const lm_step *st = &s->steps[i];
+            switch (st->kind) {
+            case LM_STEP_SEND:
+            case LM_STEP_RECV: post(x, st); break;
+            case LM_STEP_COPY:
+                memmove(addr(x, st->dst_slot, st->dst_off), addr(x, st->src_slot, st->src_off), st->bytes);
+                break;
+            case LM_STEP_REDUCE:
+                x->fn(addr(x, st->src_slot, st->src_off), addr(x, st->dst_slot, st->dst_off), st->bytes / x->elem,
+                      x->fn_arg);
+                break;
+            }
+        }
+    }
+}
+
+int lm_coll_exec_run(lm_coll_exec *x)
+{
+    int rc = prepare(x);
+    if (rc != MPI_SUCCESS) return rc;
+    unsigned idle = 0;
+    while (!advance(x))
+        lm_progress_wait(&idle);
+    return x->error;
+}
+
+/* ---- nonblocking and persistent ---------------------------------------- */
+
+static lm_coll_exec *active;
+
+static int progress_active(void)
+{
+    static int busy; /* posting a message may progress, which comes back here */
+    if (busy) return 0;
+    busy = 1;
+    int n = 0;
+    for (lm_coll_exec **p = &active; *p;) {
+        lm_coll_exec *x = *p;
+        if (!advance(x)) {
+            p = &x->next_active;
+            continue;
+        }
+        *p = x->next_active;
+        n++;
+        lm_request *r = x->req;
+        r->error = x->error;
+        lm_request_complete(r); /* may free r and x */
+    }
+    if (!active) lm_progress_set_hook(NULL);
+    busy = 0;
+    return n;
+}
+
+static int activate(lm_coll_exec *x)
+{
+    int rc = prepare(x);
+    if (rc != MPI_SUCCESS) return rc;
+    x->req->complete = 0;
+    x->req->error = MPI_SUCCESS;
+    x->next_active = active;
+    active = x;
+    lm_progress_set_hook(progress_active);
+    return MPI_SUCCESS;
+}
+
+static int start_persistent(lm_request *r) { return activate(r->ext); }
+
+static void free_request_state(lm_request *r)
+{
+    lm_coll_exec_free(r->ext);
+    r->ext = NULL;
+}
+
+int lm_coll_exec_start_request(lm_coll_exec *x, int persistent, lm_request **out)
+{
+    lm_request *r = lm_request_new(LM_REQ_COLL);
+    if (!r) {
+        lm_coll_exec_free(x);
+        return MPI_ERR_NO_MEM;
+    }
+    r->comm = x->comm;
+    r->source = MPI_ANY_SOURCE;
+    r->tag = MPI_ANY_TAG;
+    r->ext = x;
+    r->ext_free = free_request_state;
+    x->req = r;
+    if (persistent) {
+        r->persistent = 1;
+        r->complete = 1; /* inactive until MPI_Start */
+        r->ext_start = start_persistent;
+        *out = r;
+        return MPI_SUCCESS;
+    }
+    int rc = activate(x);
+    if (rc != MPI_SUCCESS) {
+        lm_request_release(r);
+        return rc;
+    }
+    *out = r;
+    return MPI_SUCCESS;
+}

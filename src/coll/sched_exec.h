@@ -1,0 +1,73 @@
+/* Running a schedule on a communicator: a blocking collective runs it to
+ * completion; a nonblocking or persistent one is progressed by the
+ * progress engine (every lm_progress call advances the active ones) and
+ * completes its request when its last round has.
+ *
+ * Messages go on the communicator's collective context with the
+ * collective's sequence number as tag: collectives are started in the same
+ * order on every rank, so concurrent ones never match each other's data. */
+#ifndef LM_SCHED_EXEC_H
+#define LM_SCHED_EXEC_H
+#include "coll/sched.h"
+#include "coll/coll_basic.h"
+#include "comm/comm.h"
+#include "datatype/datatype.h"
+#include "pt2pt/request.h"
+
+/* User data the schedule sees as a packed (or raw-layout) copy in scratch:
+ * copied in when the collective starts, out when it completes. */
+typedef struct lm_stage {
+    void *user;
+    MPI_Count count;
+    lm_datatype *type;         /* a reference is held */
+    size_t scratch_off;
+    uint8_t copy_in, copy_out;
+    uint8_t raw;               /* element layout (for reductions) instead of packed */
+} lm_stage;
+
+typedef struct lm_coll_exec lm_coll_exec;
+struct lm_coll_exec {
+    lm_sched sched;
+    lm_comm *comm;
+    /* slot bases: an address, or an offset into scratch (staged data) */
+    char *base[LM_SLOT_COUNT];
+    size_t scratch_at[LM_SLOT_COUNT];
+    uint8_t in_scratch[LM_SLOT_COUNT];
+    lm_stage *stages;
+    int nstages, stages_cap;
+    /* reduction steps: fn(in, inout, bytes / elem elements, fn_arg) */
+    lm_reduce_fn fn;
+    void *fn_arg;
+    size_t elem;
+    MPI_Op op;                 /* for the MPI op adapter below */
+    lm_datatype *op_type;      /* a reference is held when set */
+    /* running */
+    int tag;
+    uint32_t round;
+    lm_request **reqs;
+    uint32_t nreqs, reqs_cap;
+    char *scratch;
+    int error;
+    int running;
+    lm_request *req;           /* nonblocking/persistent: the user's request */
+    lm_coll_exec *next_active;
+};
+
+lm_coll_exec *lm_coll_exec_new(lm_comm *c);
+void lm_coll_exec_free(lm_coll_exec *x);
+/* Stage user data; returns its offset in scratch (reserved here). */
+size_t lm_coll_exec_stage(lm_coll_exec *x, void *user, MPI_Count count, lm_datatype *t, int in, int out, int raw);
+/* The same at an offset already reserved (a second view of staged data,
+ * e.g. the part of an in-place input that receives the result). */
+void lm_coll_exec_stage_at(lm_coll_exec *x, void *user, MPI_Count count, lm_datatype *t, int in, int out, int raw,
+                           size_t off);
+/* Reductions with an MPI op on type t (raw element layout). */
+void lm_coll_exec_set_op(lm_coll_exec *x, MPI_Op op, lm_datatype *t);
+
+/* Blocking: run to completion; returns the first error class. */
+int lm_coll_exec_run(lm_coll_exec *x);
+/* Nonblocking: start now; x belongs to the request from here on (freed
+ * with it). Returns MPI_SUCCESS or an error class (x then freed). */
+int lm_coll_exec_start_request(lm_coll_exec *x, int persistent, lm_request **out);
+
+#endif

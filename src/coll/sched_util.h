@@ -1,0 +1,59 @@
+/* Small helpers shared by the schedule generators. */
+#ifndef LM_SCHED_UTIL_H
+#define LM_SCHED_UTIL_H
+#include "coll/coll_alg.h"
+
+/* rank arithmetic on a ring of n */
+static inline int ring_add(int r, int d, int n) { return (int)(((long)r + d % n + n) % n); }
+
+/* Block i of the receive side (the send side of scatterv): bytes and offset. */
+static inline size_t blk_bytes(const lm_coll_spec *a, int i) { return a->counts ? a->counts[i] : a->bytes; }
+static inline size_t blk_off(const lm_coll_spec *a, int i)
+{
+    return a->displs ? a->displs[i] : (size_t)i * a->bytes;
+}
+/* Block j of the send side of alltoall(v/w). */
+static inline size_t sblk_bytes(const lm_coll_spec *a, int j) { return a->scounts ? a->scounts[j] : a->bytes; }
+static inline size_t sblk_off(const lm_coll_spec *a, int j)
+{
+    return a->sdispls ? a->sdispls[j] : (size_t)j * a->bytes;
+}
+
+/* Where a reduction's input is: the receive buffer when in place. */
+static inline int input_slot(const lm_coll_spec *a) { return a->in_place ? LM_SLOT_RECV : LM_SLOT_SEND; }
+
+/* Largest power of two not above n (n >= 1). */
+static inline int pow2_floor(int n)
+{
+    int p = 1;
+    while (p * 2 <= n) p *= 2;
+    return p;
+}
+
+/* Binomial trees over relative ranks: rel's parent is rel minus its lowest
+ * set bit, its children rel + m for powers of two m below that bit, and its
+ * subtree the consecutive relative ranks [rel, rel + subtree(rel, n)). */
+static inline int lowbit(int rel, int n)
+{
+    if (rel) return rel & -rel;
+    int m = 1;
+    while (m < n) m <<= 1;
+    return m;
+}
+static inline int subtree(int rel, int n)
+{
+    int m = lowbit(rel, n);
+    return m < n - rel ? m : n - rel;
+}
+
+/* Split `bytes` of elem-sized elements into n pieces, the first ones one
+ * element larger; piece k's offset and length. */
+static inline void piece(size_t bytes, size_t elem, int n, int k, size_t *off, size_t *len)
+{
+    size_t elems = elem ? bytes / elem : bytes, e = elem ? elem : 1;
+    size_t base = elems / (size_t)n, extra = elems % (size_t)n, kk = (size_t)k;
+    *off = (kk * base + (kk < extra ? kk : extra)) * e;
+    *len = (base + (kk < extra ? 1 : 0)) * e;
+}
+
+#endif
