@@ -3,11 +3,19 @@
  *   leanmpi-info --unsupported   MPI functions that raise MPI_ERR_UNSUPPORTED_OPERATION
  *   leanmpi-info --implemented   MPI functions implemented
  *   leanmpi-info --params        control variables (LEANMPI_*) with values, and the
- *                                performance variables MPI_T offers */
+ *                                performance variables MPI_T offers
+ *   leanmpi-info --algorithms    collective algorithms, the selection table, overrides
+ *   leanmpi-info --decompose COLL --np N --bytes B [--algorithm A] [--root R]
+ *                [--type-size S] [--non-commutative]
+ *                                every point-to-point message the collective
+ *                                exchanges on N ranks, and the per-pair bytes */
 #include "mpi.h"
 #include "binding/function_table.h"
+#include "coll/decompose.h"
 #include "core/lm_cvar.h"
+#include <ctype.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 static void list(int implemented)
@@ -46,8 +54,97 @@ static void pvars(void)
     MPI_T_finalize();
 }
 
+static void algorithms(void)
+{
+    const char *coll, *name, *summary, *alg;
+    printf("Collective algorithms (force one with LEANMPI_<COLLECTIVE>_ALGORITHM=<name>):\n");
+    for (int i = 0; lm_coll_algorithm_info(i, &coll, &name, &summary); i++)
+        printf("  %-22s %-20s %s\n", coll, name, summary);
+    printf("Selection table (first matching row; 0 = no limit; bytes: the block of one rank):\n");
+    printf("  %-22s %10s %12s  %s\n", "collective", "max procs", "max bytes", "algorithm");
+    int max_procs;
+    size_t max_bytes;
+    for (int i = 0; lm_coll_selection_row(i, &coll, &max_procs, &max_bytes, &alg); i++)
+        printf("  %-22s %10d %12zu  %s\n", coll, max_procs, max_bytes, alg);
+    printf("Overrides set in this environment:");
+    int any = 0;
+    for (int i = 0; lm_coll_algorithm_info(i, &coll, &name, &summary); i++) {
+        if (i && lm_coll_algorithm_info(i - 1, &alg, &name, &summary) && !strcmp(alg, coll)) continue;
+        char var[64];
+        int n = snprintf(var, sizeof var, "LEANMPI_");
+        for (const char *p = coll; *p && n < 50; p++) var[n++] = (char)toupper((unsigned char)*p);
+        snprintf(var + n, sizeof var - (size_t)n, "_ALGORITHM");
+        const char *v = getenv(var);
+        if (v && *v) printf("%s %s=%s", any++ ? "," : "", var, v);
+    }
+    printf("%s\n", any ? "" : " none");
+}
+
+/* --decompose: messages in schedule order, then the byte matrix */
+typedef struct {
+    int np;
+    size_t *sent; /* np x np: bytes from row to column */
+} decomposition;
+
+static void print_message(int rank, int is_send, int step, int peer, size_t bytes, void *arg)
+{
+    decomposition *d = arg;
+    if (!is_send) return;
+    printf("%4d %6d %6d %12zu\n", step, rank, peer, bytes);
+    d->sent[(size_t)rank * (size_t)d->np + (size_t)peer] += bytes;
+}
+
+static int decompose(int argc, char **argv)
+{
+    lm_coll_query q = {.np = 0, .commutative = 1, .type_size = 1};
+    int have_bytes = 0;
+    for (int i = 1; i < argc; i++) {
+        const char *a = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
+        if (!strcmp(a, "--decompose") && v) q.collective = argv[++i];
+        else if (!strcmp(a, "--np") && v) q.np = atoi(argv[++i]);
+        else if (!strcmp(a, "--bytes") && v) q.bytes = (size_t)strtoull(argv[++i], NULL, 10), have_bytes = 1;
+        else if (!strcmp(a, "--algorithm") && v) q.algorithm = argv[++i];
+        else if (!strcmp(a, "--root") && v) q.root = atoi(argv[++i]);
+        else if (!strcmp(a, "--type-size") && v) q.type_size = (size_t)strtoull(argv[++i], NULL, 10);
+        else if (!strcmp(a, "--non-commutative")) q.commutative = 0;
+        else {
+            fprintf(stderr, "leanmpi-info: unknown or incomplete option '%s'\n", a);
+            return 2;
+        }
+    }
+    if (!q.collective || q.np < 1 || !have_bytes) {
+        fprintf(stderr, "usage: leanmpi-info --decompose COLL --np N --bytes B [--algorithm A] [--root R] "
+                        "[--type-size S] [--non-commutative]\n");
+        return 2;
+    }
+    decomposition d = {q.np, calloc((size_t)q.np * (size_t)q.np, sizeof(size_t))};
+    if (!d.sent) return 1;
+    const char *alg = NULL;
+    char err[256];
+    printf("# %s on %d processes, %zu bytes per block, root %d\n", q.collective, q.np, q.bytes, q.root);
+    printf("#step    src    dst        bytes\n");
+    if (lm_coll_decompose(&q, print_message, &d, &alg, err, sizeof err)) {
+        fprintf(stderr, "leanmpi-info: %s\n", err);
+        free(d.sent);
+        return 2;
+    }
+    printf("# algorithm: %s\n", alg);
+    printf("# bytes exchanged per pair (sent + received); row i, column j\n");
+    for (int i = 0; i < q.np; i++) {
+        for (int j = 0; j < q.np; j++) {
+            size_t ij = d.sent[(size_t)i * (size_t)q.np + (size_t)j], ji = d.sent[(size_t)j * (size_t)q.np + (size_t)i];
+            printf("%s%zu", j ? " " : "", ij + ji);
+        }
+        printf("\n");
+    }
+    free(d.sent);
+    return 0;
+}
+
 int main(int argc, char **argv)
 {
+    if (argc > 1 && !strcmp(argv[1], "--algorithms")) return algorithms(), 0;
+    if (argc > 1 && !strcmp(argv[1], "--decompose")) return decompose(argc, argv);
     if (argc > 1 && !strcmp(argv[1], "--unsupported")) return list(0), 0;
     if (argc > 1 && !strcmp(argv[1], "--implemented")) return list(1), 0;
     if (argc > 1 && !strcmp(argv[1], "--params")) {
@@ -57,7 +154,9 @@ int main(int argc, char **argv)
         return 0;
     }
     if (argc > 1) {
-        fprintf(stderr, "usage: leanmpi-info [--unsupported | --implemented | --params]\n");
+        fprintf(stderr, "usage: leanmpi-info [--unsupported | --implemented | --params | --algorithms |\n"
+                        "                     --decompose COLL --np N --bytes B [--algorithm A] [--root R]\n"
+                        "                     [--type-size S] [--non-commutative]]\n");
         return 2;
     }
     char version[MPI_MAX_LIBRARY_VERSION_STRING];

@@ -1,0 +1,87 @@
+/* Running the schedule generators for every rank of a would-be
+ * communicator and reporting their messages. */
+#include "coll/decompose.h"
+#include "coll/coll_alg.h"
+#include "core/lm_mem.h"
+#include <stdio.h>
+
+int lm_coll_decompose(const lm_coll_query *q, lm_coll_message_fn fn, void *arg, const char **algorithm, char *err,
+                      size_t errlen)
+{
+    int kind = lm_coll_kind_from_name(q->collective);
+    if (kind < 0) {
+        snprintf(err, errlen, "unknown collective '%s'", q->collective);
+        return -1;
+    }
+    if (q->np < 1 || q->root < 0 || q->root >= q->np) {
+        snprintf(err, errlen, "need np >= 1 and 0 <= root < np");
+        return -1;
+    }
+    size_t *blocks = lm_calloc(LM_MEM_COLL, 2 * (size_t)q->np, sizeof(size_t));
+    if (!blocks) {
+        snprintf(err, errlen, "out of memory");
+        return -1;
+    }
+    lm_coll_spec a = {.kind = kind, .size = q->np, .root = q->root, .bytes = q->bytes,
+                      .elem = q->type_size ? q->type_size : 1, .commutative = q->commutative};
+    /* v forms: every block `bytes`, laid out in rank order; reduce_scatter's
+     * per-rank blocks likewise */
+    if (kind == LM_COLL_GATHERV || kind == LM_COLL_SCATTERV || kind == LM_COLL_ALLGATHERV ||
+        kind == LM_COLL_ALLTOALLV || kind == LM_COLL_ALLTOALLW || kind == LM_COLL_REDUCE_SCATTER) {
+        for (int i = 0; i < q->np; i++) {
+            blocks[i] = q->bytes;
+            blocks[q->np + i] = (size_t)i * q->bytes;
+        }
+        a.counts = a.scounts = blocks;
+        a.displs = a.sdispls = blocks + q->np;
+    }
+    const lm_coll_alg *g = q->algorithm ? lm_coll_alg_find(kind, q->algorithm) : lm_coll_select(&a);
+    if (!g) {
+        snprintf(err, errlen, "'%s' is not an algorithm of %s (leanmpi-info --algorithms lists them)", q->algorithm,
+                 q->collective);
+        lm_free(LM_MEM_COLL, blocks);
+        return -1;
+    }
+    if (g->commutative_only && !q->commutative) {
+        snprintf(err, errlen, "%s %s needs a commutative op", q->collective, g->name);
+        lm_free(LM_MEM_COLL, blocks);
+        return -1;
+    }
+    if (algorithm) *algorithm = g->name;
+    int rc = 0;
+    for (int r = 0; r < q->np && !rc; r++) {
+        lm_sched s;
+        lm_sched_init(&s);
+        a.rank = r;
+        g->gen(&s, &a);
+        if (s.failed) {
+            snprintf(err, errlen, "out of memory");
+            rc = -1;
+        }
+        uint32_t begin = 0;
+        int step = 0;
+        for (uint32_t k = 0; k < s.nrounds && !rc; k++) {
+            int moved = 0;
+            for (uint32_t i = begin; i < s.round_end[k]; i++) {
+                const lm_step *st = &s.steps[i];
+                if (st->kind != LM_STEP_SEND && st->kind != LM_STEP_RECV) continue;
+                fn(r, st->kind == LM_STEP_SEND, step, st->peer, st->bytes, arg);
+                moved = 1;
+            }
+            step += moved;
+            begin = s.round_end[k];
+        }
+        lm_sched_free(&s);
+    }
+    lm_free(LM_MEM_COLL, blocks);
+    return rc;
+}
+
+int lm_coll_algorithm_info(int i, const char **collective, const char **name, const char **summary)
+{
+    if (i < 0 || i >= lm_coll_nalgs) return 0;
+    *collective = lm_coll_kind_name(lm_coll_algs[i].kind);
+    *name = lm_coll_algs[i].name;
+    *summary = lm_coll_algs[i].summary;
+    return 1;
+}
