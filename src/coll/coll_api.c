@@ -1,6 +1,7 @@
 /* MPI collectives over the basic algorithms (contiguous data, predefined
  * ops, intracommunicators). */
 #include "coll/coll_basic.h"
+#include "coll/intercomm_coll.h"
 #include "coll/op.h"
 #include "core/lm_error.h"
 #include "core/lm_mem.h"
@@ -20,8 +21,7 @@ static int setup(const char *fname, MPI_Comm comm, lm_comm **c, MPI_Datatype dt,
     *c = lm_comm_get(comm);
     if (!*c) return lm_err_comm(comm, MPI_ERR_COMM, fname, "invalid communicator");
     if ((*c)->is_inter)
-        return lm_err_comm(comm, MPI_ERR_UNSUPPORTED_OPERATION, fname,
-                           "collectives on intercommunicators are not supported in this version");
+        return lm_err_comm(comm, MPI_ERR_COMM, fname, "%s is not supported on intercommunicators", fname);
     if (t) {
         *t = lm_datatype_get(dt);
         if (!*t) return lm_err_comm(comm, MPI_ERR_TYPE, fname, "invalid datatype");
@@ -32,6 +32,13 @@ static int setup(const char *fname, MPI_Comm comm, lm_comm **c, MPI_Datatype dt,
     return MPI_SUCCESS;
 }
 
+/* Intercommunicators take their own path (coll/intercomm_coll.c). */
+static inline lm_comm *inter(MPI_Comm comm)
+{
+    lm_comm *c = lm_comm_get(comm);
+    return c && c->is_inter ? c : NULL;
+}
+
 static int done(const char *fname, MPI_Comm comm, int rc)
 {
     return rc == MPI_SUCCESS ? rc : lm_err_comm(comm, rc, fname, "communication failed");
@@ -39,6 +46,8 @@ static int done(const char *fname, MPI_Comm comm, int rc)
 
 int impl_MPI_Barrier(MPI_Comm comm)
 {
+    lm_comm *ic = inter(comm);
+    if (ic) return lm_inter_barrier(comm, ic);
     lm_comm *c;
     int rc = setup("MPI_Barrier", comm, &c, 0, NULL);
     return rc ? rc : done("MPI_Barrier", comm, lm_coll_barrier(c));
@@ -46,6 +55,8 @@ int impl_MPI_Barrier(MPI_Comm comm)
 
 int impl_MPI_Bcast(void *buffer, int count, MPI_Datatype datatype, int root, MPI_Comm comm)
 {
+    lm_comm *ic = inter(comm);
+    if (ic) return lm_inter_bcast(buffer, count, datatype, root, comm, ic);
     lm_comm *c;
     lm_datatype *t;
     int rc = setup("MPI_Bcast", comm, &c, datatype, &t);
@@ -57,6 +68,8 @@ int impl_MPI_Bcast(void *buffer, int count, MPI_Datatype datatype, int root, MPI
 static int reduce_common(const char *fname, const void *sbuf, void *rbuf, int count, MPI_Datatype dt, MPI_Op op,
                          int root, MPI_Comm comm, int all)
 {
+    lm_comm *ic = inter(comm);
+    if (ic) return lm_inter_reduce(sbuf, rbuf, count, dt, op, root, all, comm, ic);
     lm_comm *c;
     lm_datatype *t;
     int rc = setup(fname, comm, &c, dt, &t);
@@ -90,6 +103,8 @@ int impl_MPI_Allreduce(const void *sendbuf, void *recvbuf, int count, MPI_Dataty
 int impl_MPI_Allgather(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf, int recvcount,
                        MPI_Datatype recvtype, MPI_Comm comm)
 {
+    lm_comm *ic = inter(comm);
+    if (ic) return lm_inter_allgather(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, ic);
     lm_comm *c;
     lm_datatype *t;
     int rc = setup("MPI_Allgather", comm, &c, recvtype, &t);
@@ -103,6 +118,8 @@ int impl_MPI_Allgather(const void *sendbuf, int sendcount, MPI_Datatype sendtype
 int impl_MPI_Gather(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf, int recvcount,
                     MPI_Datatype recvtype, int root, MPI_Comm comm)
 {
+    lm_comm *ic = inter(comm);
+    if (ic) return lm_inter_gather(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm, ic);
     lm_comm *c;
     lm_datatype *t;
     int rc = setup("MPI_Gather", comm, &c, sendtype, &t);
@@ -121,6 +138,8 @@ int impl_MPI_Gather(const void *sendbuf, int sendcount, MPI_Datatype sendtype, v
 int impl_MPI_Scatter(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf, int recvcount,
                      MPI_Datatype recvtype, int root, MPI_Comm comm)
 {
+    lm_comm *ic = inter(comm);
+    if (ic) return lm_inter_scatter(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm, ic);
     lm_comm *c;
     lm_datatype *t;
     int rc = setup("MPI_Scatter", comm, &c, recvtype, &t);
@@ -139,6 +158,8 @@ int impl_MPI_Scatter(const void *sendbuf, int sendcount, MPI_Datatype sendtype, 
 int impl_MPI_Alltoall(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf, int recvcount,
                       MPI_Datatype recvtype, MPI_Comm comm)
 {
+    lm_comm *ic = inter(comm);
+    if (ic) return lm_inter_alltoall(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, ic);
     lm_comm *c;
     lm_datatype *t;
     int rc = setup("MPI_Alltoall", comm, &c, recvtype, &t);
