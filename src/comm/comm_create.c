@@ -1,6 +1,6 @@
-/* Intracommunicator constructors from groups (MPI_Comm_create, collective
- * over the parent; MPI_Comm_create_group, collective over the group only)
- * and the split by node (MPI_Comm_split_type). */
+/* Communicator constructors from groups (MPI_Comm_create, collective over
+ * the parent, also on intercommunicators; MPI_Comm_create_group, collective
+ * over the group only) and the split by node (MPI_Comm_split_type). */
 #include "comm/comm.h"
 #include "comm/context_id.h"
 #include "comm/intercomm.h"
@@ -93,10 +93,19 @@ int impl_MPI_Comm_split_type(MPI_Comm comm, int split_type, int key, MPI_Info in
     const char *fname = "MPI_Comm_split_type";
     lm_comm *p = lm_comm_get(comm);
     if (!p) return lm_err_comm(comm, MPI_ERR_COMM, fname, "invalid communicator");
-    if (p->is_inter) return refuse_inter(comm, fname);
     int color;
     if (split_type == MPI_UNDEFINED) {
         color = MPI_UNDEFINED;
+    } else if (split_type == MPI_COMM_TYPE_SHARED && p->is_inter) {
+        /* Both sides must name a node alike: its lowest world rank. The
+         * split then pairs the processes of each node on either side. */
+        int me = lm_world_rank();
+        color = me;
+        for (int w = 0; w < me; w++)
+            if (lm_boot_is_local(w)) {
+                color = w;
+                break;
+            }
     } else if (split_type == MPI_COMM_TYPE_SHARED) {
         /* The color of a node is the lowest parent rank on it, so every
          * process on a node computes the same one without communicating. */

@@ -265,6 +265,19 @@ static void create(MPI_Comm ic, int parity)
     }
     CHECK_MPI(MPI_Group_free(&g));
     CHECK_MPI(MPI_Group_free(&lg));
+
+    /* by node: the test's processes share one node, so the result pairs
+     * the whole local group with the whole remote group */
+    CHECK_MPI(MPI_Comm_split_type(ic, MPI_COMM_TYPE_SHARED, 0, MPI_INFO_NULL, &c));
+    CHECK(c != MPI_COMM_NULL, "MPI_COMM_TYPE_SHARED gave MPI_COMM_NULL");
+    int rw[64];
+    for (int i = 0; i < rs; i++) rw[i] = world_of(other, i);
+    CHECK_EQ(mt_size(c), ls);
+    check_remote(c, rs, rw, __LINE__);
+    all_pairs(c, 10, rw, __LINE__);
+    CHECK_MPI(MPI_Comm_free(&c));
+    CHECK_MPI(MPI_Comm_split_type(ic, MPI_UNDEFINED, 0, MPI_INFO_NULL, &c));
+    CHECK(c == MPI_COMM_NULL, "MPI_UNDEFINED gave a communicator");
 }
 
 static void collectives(MPI_Comm ic, int parity)
@@ -494,7 +507,7 @@ int main(int argc, char **argv)
     mt_pass("dup, attributes, compare, names");
     split(ic, parity);
     create(ic, parity);
-    mt_pass("split and create");
+    mt_pass("split, create and split_type");
     collectives(ic, parity);
     mt_pass("collectives");
     errors_on_inter(ic);
