@@ -8,11 +8,13 @@
  * packed stream (reductions: as a copy in the type's own element layout,
  * which is what the ops work on). */
 #include "coll/coll_alg.h"
+#include "coll/intercomm_coll.h"
 #include "coll/op.h"
 #include "coll/sched_exec.h"
 #include "core/lm_error.h"
 #include "core/lm_mem.h"
 #include "binding/impl_gen.h"
+#include <limits.h>
 #include <string.h>
 
 /* An array argument: int[] in the classic forms, MPI_Count[] or MPI_Aint[]
@@ -404,11 +406,39 @@ static int describe(const call *k, build *b)
     }
 }
 
+static int fits_int(MPI_Count a, MPI_Count b) { return a <= INT_MAX && b <= INT_MAX; }
+
+/* Intercommunicators: the blocking collectives coll/intercomm_coll.c
+ * provides (the large-count forms too while counts fit an int). */
+static int run_inter(const call *k, lm_comm *c)
+{
+    if (k->mode == RUN_BLOCKING && fits_int(k->scount, k->rcount)) {
+        int sc = (int)k->scount, rc = (int)k->rcount;
+        switch (k->kind) {
+        case LM_COLL_BARRIER: return lm_inter_barrier(k->comm, c);
+        case LM_COLL_BCAST: return lm_inter_bcast(k->rbuf, rc, k->rtype, k->root, k->comm, c);
+        case LM_COLL_REDUCE:
+        case LM_COLL_ALLREDUCE:
+            return lm_inter_reduce(k->sbuf, k->rbuf, rc, k->rtype, k->op, k->root, k->kind == LM_COLL_ALLREDUCE,
+                                   k->comm, c);
+        case LM_COLL_ALLGATHER:
+            return lm_inter_allgather(k->sbuf, sc, k->stype, k->rbuf, rc, k->rtype, k->comm, c);
+        case LM_COLL_GATHER:
+            return lm_inter_gather(k->sbuf, sc, k->stype, k->rbuf, rc, k->rtype, k->root, k->comm, c);
+        case LM_COLL_SCATTER:
+            return lm_inter_scatter(k->sbuf, sc, k->stype, k->rbuf, rc, k->rtype, k->root, k->comm, c);
+        case LM_COLL_ALLTOALL:
+            return lm_inter_alltoall(k->sbuf, sc, k->stype, k->rbuf, rc, k->rtype, k->comm, c);
+        }
+    }
+    return lm_err_comm(k->comm, MPI_ERR_COMM, k->fname, "%s is not provided on intercommunicators yet", k->fname);
+}
+
 static int run(call *k)
 {
     lm_comm *c = lm_comm_get(k->comm);
     if (!c) return fail(k, MPI_ERR_COMM, "invalid communicator");
-    if (c->is_inter) return fail(k, MPI_ERR_COMM, "this collective is not provided on intercommunicators yet");
+    if (c->is_inter) return run_inter(k, c);
     if (k->mode != RUN_BLOCKING && !k->request) return fail(k, MPI_ERR_ARG, "request is NULL");
     build b = {.c = c, .x = lm_coll_exec_new(c)};
     if (!b.x) return fail(k, MPI_ERR_NO_MEM, "out of memory");

@@ -4,6 +4,7 @@
 #include "comm/attr.h"
 #include "comm/topo.h"
 #include "comm/context_id.h"
+#include "comm/intercomm.h"
 #include "coll/coll_basic.h"
 #include "core/errhandler.h"
 #include "core/lm_error.h"
@@ -123,14 +124,18 @@ int impl_MPI_Comm_dup(MPI_Comm comm, MPI_Comm *newcomm)
     int rc;
     lm_comm *p = get(comm, "MPI_Comm_dup", &rc);
     if (!p) return rc;
-    if (p->is_inter) return lm_err_comm(comm, MPI_ERR_UNSUPPORTED_OPERATION, "MPI_Comm_dup",
-                                        "intercommunicators are not supported in this version");
-    uint16_t id;
-    rc = lm_context_id_allocate(p, &id);
-    if (rc) return lm_err_comm(comm, rc, "MPI_Comm_dup", "no free context id");
-    lm_group_retain(p->group);
-    lm_comm *c = make_comm(p->group, id, p);
-    if (!c) return lm_err_comm(comm, MPI_ERR_NO_MEM, "MPI_Comm_dup", "out of memory");
+    lm_comm *c;
+    if (p->is_inter) {
+        rc = lm_intercomm_dup(p, &c);
+        if (rc) return lm_err_comm(comm, rc, "MPI_Comm_dup", "intercommunicator duplication failed");
+    } else {
+        uint16_t id;
+        rc = lm_context_id_allocate(p, &id);
+        if (rc) return lm_err_comm(comm, rc, "MPI_Comm_dup", "no free context id");
+        lm_group_retain(p->group);
+        c = make_comm(p->group, id, p);
+        if (!c) return lm_err_comm(comm, MPI_ERR_NO_MEM, "MPI_Comm_dup", "out of memory");
+    }
     /* a duplicate keeps the topology (MPI-4.1 section 7.4.2) */
     if (p->topo && !(c->topo = lm_topo_copy(p->topo))) {
         MPI_Comm h = c->obj.handle;
@@ -167,10 +172,15 @@ int impl_MPI_Comm_split(MPI_Comm comm, int color, int key, MPI_Comm *newcomm)
     int rc;
     lm_comm *p = get(comm, "MPI_Comm_split", &rc);
     if (!p) return rc;
-    if (p->is_inter) return lm_err_comm(comm, MPI_ERR_UNSUPPORTED_OPERATION, "MPI_Comm_split",
-                                        "intercommunicators are not supported in this version");
     if (color < 0 && color != MPI_UNDEFINED)
         return lm_err_comm(comm, MPI_ERR_ARG, "MPI_Comm_split", "invalid color %d", color);
+    if (p->is_inter) {
+        lm_comm *c;
+        rc = lm_intercomm_split(p, color, key, &c);
+        if (rc) return lm_err_comm(comm, rc, "MPI_Comm_split", "intercommunicator split failed");
+        *newcomm = c ? c->obj.handle : MPI_COMM_NULL;
+        return MPI_SUCCESS;
+    }
     /* the table is temporary and proportional to the parent's size, as any
      * split must be; it is freed before returning */
     split_entry *all = lm_malloc(LM_MEM_COMM, (size_t)p->size * sizeof *all);
@@ -215,6 +225,7 @@ int impl_MPI_Comm_free(MPI_Comm *comm)
     lm_context_id_release(c->context_id);
     lm_group_release(c->group);
     if (c->remote_group) lm_group_release(c->remote_group);
+    if (c->local_comm) lm_intercomm_release(c);
     lm_topo_free(c->topo);
     lm_errhandler_release(c->errhandler);
     lm_object_free(c);
@@ -233,7 +244,17 @@ int impl_MPI_Comm_compare(MPI_Comm comm1, MPI_Comm comm2, int *result)
         *result = MPI_IDENT;
         return MPI_SUCCESS;
     }
+    if (a->is_inter != b->is_inter) {
+        *result = MPI_UNEQUAL;
+        return MPI_SUCCESS;
+    }
     rc = impl_MPI_Group_compare(a->group->obj.handle, b->group->obj.handle, result);
+    if (!rc && a->is_inter) {
+        /* an intercommunicator compares as the weaker of its two groups */
+        int remote;
+        rc = impl_MPI_Group_compare(a->remote_group->obj.handle, b->remote_group->obj.handle, &remote);
+        if (remote > *result) *result = remote;
+    }
     if (*result == MPI_IDENT) *result = MPI_CONGRUENT;
     return rc;
 }

@@ -20,6 +20,8 @@ typedef struct lm_comm {
     struct lm_attr_list *attrs;
     struct lm_topo *topo;     /* process topology (comm/topo.h), NULL for none */
     uint32_t coll_seq;        /* collective sequence number (tags internal collectives) */
+    struct lm_comm *local_comm; /* intercommunicators only: a hidden intracommunicator over the
+                                   local group, for collectives and agreements (comm/intercomm.h) */
 } lm_comm;
 
 /* The communicator for a handle, or NULL if not a valid live communicator

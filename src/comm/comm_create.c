@@ -1,8 +1,9 @@
-/* Intracommunicator constructors from groups (MPI_Comm_create, collective
- * over the parent; MPI_Comm_create_group, collective over the group only)
- * and the split by node (MPI_Comm_split_type). */
+/* Communicator constructors from groups (MPI_Comm_create, collective over
+ * the parent, also on intercommunicators; MPI_Comm_create_group, collective
+ * over the group only) and the split by node (MPI_Comm_split_type). */
 #include "comm/comm.h"
 #include "comm/context_id.h"
+#include "comm/intercomm.h"
 #include "core/lm_error.h"
 #include "core/lm_state.h"
 #include "boot/boot.h"
@@ -10,8 +11,7 @@
 
 static int refuse_inter(MPI_Comm comm, const char *fname)
 {
-    return lm_err_comm(comm, MPI_ERR_UNSUPPORTED_OPERATION, fname,
-                       "intercommunicators are not supported in this version");
+    return lm_err_comm(comm, MPI_ERR_COMM, fname, "comm must be an intracommunicator");
 }
 
 /* Every member of g must belong to the parent: the new communicator's
@@ -41,10 +41,19 @@ int impl_MPI_Comm_create(MPI_Comm comm, MPI_Group group, MPI_Comm *newcomm)
     const char *fname = "MPI_Comm_create";
     lm_comm *p = lm_comm_get(comm);
     if (!p) return lm_err_comm(comm, MPI_ERR_COMM, fname, "invalid communicator");
-    if (p->is_inter) return refuse_inter(comm, fname);
     lm_group *g = lm_group_get(group);
     if (!g) return lm_err_comm(comm, MPI_ERR_GROUP, fname, "invalid group");
     if (!is_subgroup(g, p)) return lm_err_comm(comm, MPI_ERR_GROUP, fname, "group is not a subgroup of comm's");
+    if (p->is_inter) {
+        /* each side passes a subgroup of its own group: the split by
+         * membership, ordered by rank in the group */
+        int in = g->my_rank != MPI_UNDEFINED;
+        lm_comm *c;
+        int rc = lm_intercomm_split(p, in ? 0 : MPI_UNDEFINED, in ? g->my_rank : 0, &c);
+        if (rc) return lm_err_comm(comm, rc, fname, "intercommunicator creation failed");
+        *newcomm = c ? c->obj.handle : MPI_COMM_NULL;
+        return MPI_SUCCESS;
+    }
     /* One id for every caller: processes passing different (disjoint)
      * groups, as MPI allows, can share it since their traffic never meets. */
     uint16_t id;
@@ -84,10 +93,19 @@ int impl_MPI_Comm_split_type(MPI_Comm comm, int split_type, int key, MPI_Info in
     const char *fname = "MPI_Comm_split_type";
     lm_comm *p = lm_comm_get(comm);
     if (!p) return lm_err_comm(comm, MPI_ERR_COMM, fname, "invalid communicator");
-    if (p->is_inter) return refuse_inter(comm, fname);
     int color;
     if (split_type == MPI_UNDEFINED) {
         color = MPI_UNDEFINED;
+    } else if (split_type == MPI_COMM_TYPE_SHARED && p->is_inter) {
+        /* Both sides must name a node alike: its lowest world rank. The
+         * split then pairs the processes of each node on either side. */
+        int me = lm_world_rank();
+        color = me;
+        for (int w = 0; w < me; w++)
+            if (lm_boot_is_local(w)) {
+                color = w;
+                break;
+            }
     } else if (split_type == MPI_COMM_TYPE_SHARED) {
         /* The color of a node is the lowest parent rank on it, so every
          * process on a node computes the same one without communicating. */

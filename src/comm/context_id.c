@@ -2,7 +2,7 @@
 #include "coll/coll_basic.h"
 #include "pt2pt/pt2pt.h"
 
-#define MASK_WORDS 64 /* 2048 pairs of context ids */
+#define MASK_WORDS LM_CONTEXT_MASK_WORDS /* 2048 pairs of context ids */
 
 static uint32_t free_mask[MASK_WORDS];
 static int mask_ready;
@@ -92,4 +92,21 @@ void lm_context_id_release(uint16_t id)
     int pair = id / 2;
     if (pair < 2) return;
     free_mask[pair / 32] |= 1u << (pair % 32);
+}
+
+void lm_context_id_free_mask(uint32_t *m)
+{
+    if (!mask_ready) init_mask();
+    for (int i = 0; i < MASK_WORDS; i++) m[i] = free_mask[i];
+}
+
+void lm_context_id_mask_and(const void *in, void *inout, size_t count, void *arg)
+{
+    band(in, inout, count, arg);
+}
+
+int lm_context_id_take(const uint32_t *m, uint16_t *id)
+{
+    if (!mask_ready) init_mask();
+    return take_lowest(m, id);
 }

@@ -17,4 +17,12 @@ int lm_context_id_allocate(lm_comm *parent, uint16_t *id);
 int lm_context_id_allocate_group(lm_comm *parent, const lm_group *g, int tag, uint16_t *id);
 void lm_context_id_release(uint16_t id);
 
+/* Pieces for agreements that span two groups (intercommunicators): this
+ * process's free mask, the AND of two masks (an lm_reduce_fn over count
+ * words), and taking the lowest id free in an agreed mask. */
+#define LM_CONTEXT_MASK_WORDS 64
+void lm_context_id_free_mask(uint32_t *m);
+void lm_context_id_mask_and(const void *in, void *inout, size_t count, void *arg);
+int lm_context_id_take(const uint32_t *m, uint16_t *id);
+
 #endif

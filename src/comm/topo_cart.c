@@ -195,6 +195,7 @@ int impl_MPI_Cart_map(MPI_Comm comm, int ndims, const int dims[], const int peri
     const char *fname = "MPI_Cart_map";
     (void)periods;
     lm_comm *c = lm_comm_get(comm);
+    if (c->is_inter) return lm_err_comm(comm, MPI_ERR_COMM, fname, "topologies need an intracommunicator");
     int rc;
     long long n = grid_size(comm, ndims, dims, fname, &rc);
     if (n < 0) return rc;

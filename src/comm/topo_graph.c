@@ -100,6 +100,7 @@ int impl_MPI_Graph_map(MPI_Comm comm, int nnodes, const int index[], const int e
 {
     const char *fname = "MPI_Graph_map";
     lm_comm *c = lm_comm_get(comm);
+    if (c->is_inter) return lm_err_comm(comm, MPI_ERR_COMM, fname, "topologies need an intracommunicator");
     int rc = check_graph(comm, c->size, nnodes, index, edges, fname);
     if (rc) return rc;
     *newrank = c->rank < nnodes ? c->rank : MPI_UNDEFINED;

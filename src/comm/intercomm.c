@@ -1,0 +1,471 @@
+/* Intercommunicator constructors (MPI_Intercomm_create, from groups, dup,
+ * split, merge) and the remote-group queries; see comm/intercomm.h. */
+#include "comm/intercomm.h"
+#include "comm/context_id.h"
+#include "coll/coll_basic.h"
+#include "pt2pt/pt2pt.h"
+#include "core/errhandler.h"
+#include "core/lm_error.h"
+#include "core/lm_mem.h"
+#include "binding/impl_gen.h"
+#include <stdlib.h>
+#include <string.h>
+
+/* Leader traffic on an intercommunicator's collective context; the
+ * collectives of coll/intercomm_coll.c use small tags of their own. */
+#define TAG_AGREE 64
+/* Leader traffic on a peer communicator's (or MPI_COMM_WORLD's) collective
+ * context: above every internal collective tag, with the user's tag below. */
+#define TAG_HIGH (1 << 30)
+#define TAG_USER_MASK ((1 << 30) - 1)
+
+/* Where a leader reaches the other leader. */
+typedef struct {
+    lm_comm *c;
+    int peer, tag, ctx;
+} channel;
+
+/* What the leaders swap and then broadcast to their groups. */
+typedef struct {
+    uint32_t mask[LM_CONTEXT_MASK_WORDS];
+    int err;     /* an MPI error class a leader found before swapping */
+    int n;       /* payload entries that follow */
+    int info[2]; /* per construction (merge: high flag, leader's world rank) */
+} xhdr;
+
+static int swap(const channel *ch, const void *out, size_t outlen, void *in, size_t inlen)
+{
+    lm_request *s, *r;
+    int rc = lm_irecv_bytes(in, inlen, ch->peer, ch->tag, ch->c, ch->ctx, &r);
+    if (rc) return rc;
+    rc = lm_isend_bytes(out, outlen, ch->peer, ch->tag, ch->c, ch->ctx, &s);
+    int e2 = rc ? rc : lm_wait_release(s, MPI_STATUS_IGNORE);
+    int e1 = lm_wait_release(r, MPI_STATUS_IGNORE);
+    return e2 ? e2 : e1;
+}
+
+/* The agreement step shared by every construction (comm/intercomm.h),
+ * collective over the hidden communicator H. h->err is an error the leader
+ * found before any exchange (the swap is skipped and every member returns
+ * it); h->n entries of elem bytes at pay are sent (significant at the
+ * leader). On success rh is the remote header with the combined mask and
+ * *rpay the remote payload (rh->n entries; lm_free it), NULL if empty. ch
+ * is significant only at the leader. */
+static int agree(lm_comm *H, int leader, const channel *ch, xhdr *h, const void *pay, size_t elem, xhdr *rh,
+                 void **rpay)
+{
+    *rpay = NULL;
+    memset(rh, 0, sizeof *rh);
+    lm_context_id_free_mask(h->mask);
+    int rc = lm_coll_allreduce(h->mask, LM_CONTEXT_MASK_WORDS, sizeof(uint32_t), lm_context_id_mask_and, NULL, H);
+    if (rc) return rc;
+    char *buf = NULL;
+    if (H->rank == leader) {
+        if (h->err) {
+            rh->err = h->err;
+        } else if ((rc = swap(ch, h, sizeof *h, rh, sizeof *rh)) != MPI_SUCCESS) {
+            rh->err = rc;
+        } else {
+            lm_context_id_mask_and(h->mask, rh->mask, LM_CONTEXT_MASK_WORDS, NULL);
+            if (rh->n < 0) rh->err = MPI_ERR_INTERN;
+            else if (!(buf = lm_malloc(LM_MEM_COMM, (size_t)rh->n * elem + 1))) rh->err = MPI_ERR_NO_MEM;
+            else if ((rc = swap(ch, pay, (size_t)h->n * elem, buf, (size_t)rh->n * elem)) != MPI_SUCCESS)
+                rh->err = rc;
+        }
+    }
+    rc = lm_coll_bcast(rh, sizeof *rh, leader, H);
+    if (!rc && rh->err) rc = rh->err;
+    if (!rc && H->rank != leader && !(buf = lm_malloc(LM_MEM_COMM, (size_t)rh->n * elem + 1))) rc = MPI_ERR_NO_MEM;
+    if (!rc && rh->n && elem) rc = lm_coll_bcast(buf, (size_t)rh->n * elem, leader, H);
+    if (rc) {
+        lm_free(LM_MEM_COMM, buf);
+        return rc;
+    }
+    *rpay = buf;
+    return MPI_SUCCESS;
+}
+
+static void drop_comm(lm_comm *c)
+{
+    if (!c) return;
+    MPI_Comm h = c->obj.handle;
+    impl_MPI_Comm_free(&h);
+}
+
+void lm_intercomm_release(lm_comm *c)
+{
+    drop_comm(c->local_comm);
+    c->local_comm = NULL;
+}
+
+/* A hidden intracommunicator over g (a reference is taken) on id. */
+static lm_comm *new_hidden(lm_group *g, uint16_t id, lm_comm *parent)
+{
+    lm_group_retain(g);
+    lm_comm *h = lm_comm_new_intra(g, id, parent);
+    if (!h) {
+        lm_group_release(g);
+        lm_context_id_release(id);
+    }
+    return h;
+}
+
+/* The intercommunicator itself: local (a reference is taken), remote (its
+ * reference passes), the hidden communicator H (passes). On failure all
+ * three are given back. */
+static lm_comm *new_inter(lm_group *local, lm_group *remote, uint16_t id, lm_comm *H, lm_comm *parent)
+{
+    lm_comm *c = NULL;
+    if (remote) {
+        lm_group_retain(local);
+        c = lm_comm_new_intra(local, id, parent);
+        if (!c) lm_group_release(local);
+    }
+    if (!c) {
+        if (remote) lm_group_release(remote);
+        lm_context_id_release(id);
+        drop_comm(H);
+        return NULL;
+    }
+    c->is_inter = 1;
+    c->remote_group = remote;
+    c->local_comm = H;
+    return c;
+}
+
+static int cmp_int(const void *a, const void *b)
+{
+    int x = *(const int *)a, y = *(const int *)b;
+    return (x > y) - (x < y);
+}
+
+/* Whether g and the world ranks w[0..m) share a process (sort both lists
+ * together; a group never names a process twice). -1 when out of memory. */
+static int overlaps(const lm_group *g, const int *w, int m)
+{
+    int n = g->size;
+    int *all = lm_malloc(LM_MEM_COMM, ((size_t)n + (size_t)m) * sizeof *all + 1);
+    if (!all) return -1;
+    for (int i = 0; i < n; i++) all[i] = lm_group_world_rank(g, i);
+    memcpy(all + n, w, (size_t)m * sizeof *w);
+    qsort(all, (size_t)n + (size_t)m, sizeof *all, cmp_int);
+    int dup = 0;
+    for (int i = 1; i < n + m && !dup; i++) dup = all[i] == all[i - 1];
+    lm_free(LM_MEM_COMM, all);
+    return dup;
+}
+
+static int *world_list(const lm_group *g)
+{
+    int *w = lm_malloc(LM_MEM_COMM, (size_t)g->size * sizeof *w + 1);
+    if (w)
+        for (int i = 0; i < g->size; i++) w[i] = lm_group_world_rank(g, i);
+    return w;
+}
+
+int impl_MPI_Intercomm_create(MPI_Comm local_comm, int local_leader, MPI_Comm peer_comm, int remote_leader, int tag,
+                              MPI_Comm *newintercomm)
+{
+    const char *fname = "MPI_Intercomm_create";
+    lm_comm *L = lm_comm_get(local_comm);
+    if (!L) return lm_err_comm(local_comm, MPI_ERR_COMM, fname, "invalid local_comm");
+    if (L->is_inter) return lm_err_comm(local_comm, MPI_ERR_COMM, fname, "local_comm must be an intracommunicator");
+    int leader = L->rank == local_leader;
+    xhdr h = {.n = L->size}, rh;
+    channel ch = {0};
+    int *pay = NULL;
+    if (leader) {
+        /* peer_comm and remote_leader mean something only here */
+        lm_comm *P = lm_comm_get(peer_comm);
+        if (!P) h.err = MPI_ERR_COMM;
+        else if (remote_leader < 0 || remote_leader >= lm_comm_peer_size(P)) h.err = MPI_ERR_RANK;
+        else if (lm_group_rank_of(L->group, lm_comm_world_rank(P, remote_leader)) != MPI_UNDEFINED)
+            h.err = MPI_ERR_RANK; /* the remote leader is one of ours: the groups overlap */
+        else if (!(pay = world_list(L->group))) h.err = MPI_ERR_NO_MEM;
+        else ch = (channel){P, remote_leader, TAG_HIGH | (tag & TAG_USER_MASK), P->context_id + 1};
+    }
+    uint16_t hid, id;
+    int rc = lm_context_id_allocate(L, &hid);
+    if (rc) {
+        lm_free(LM_MEM_COMM, pay);
+        return lm_err_comm(local_comm, rc, fname, "context id agreement failed");
+    }
+    lm_comm *H = new_hidden(L->group, hid, L);
+    if (!H) {
+        lm_free(LM_MEM_COMM, pay);
+        return lm_err_comm(local_comm, MPI_ERR_NO_MEM, fname, "out of memory");
+    }
+    void *rpay;
+    rc = agree(H, local_leader, &ch, &h, pay, sizeof(int), &rh, &rpay);
+    lm_free(LM_MEM_COMM, pay);
+    if (rc) {
+        drop_comm(H);
+        if (rc == MPI_ERR_COMM) return lm_err_comm(local_comm, rc, fname, "invalid peer_comm at the local leader");
+        if (rc == MPI_ERR_RANK)
+            return lm_err_comm(local_comm, rc, fname,
+                               "remote_leader is not a rank of peer_comm outside local_comm's group");
+        return lm_err_comm(local_comm, rc, fname, "the leaders' exchange failed");
+    }
+    int ov = overlaps(L->group, rpay, rh.n);
+    if (ov) {
+        lm_free(LM_MEM_COMM, rpay);
+        drop_comm(H);
+        return ov < 0 ? lm_err_comm(local_comm, MPI_ERR_NO_MEM, fname, "out of memory")
+                      : lm_err_comm(local_comm, MPI_ERR_GROUP, fname, "the local and remote groups overlap");
+    }
+    lm_group *rg = lm_group_new_list(rpay, rh.n);
+    lm_free(LM_MEM_COMM, rpay);
+    rc = lm_context_id_take(rh.mask, &id);
+    if (rc) {
+        if (rg) lm_group_release(rg);
+        drop_comm(H);
+        return lm_err_comm(local_comm, rc, fname, "no context id free on both groups");
+    }
+    lm_comm *c = new_inter(L->group, rg, id, H, L);
+    if (!c) return lm_err_comm(local_comm, MPI_ERR_NO_MEM, fname, "out of memory");
+    *newintercomm = c->obj.handle;
+    return MPI_SUCCESS;
+}
+
+/* The string tag as a point-to-point tag (FNV-1a). */
+static int hash_tag(const char *s)
+{
+    uint32_t x = 2166136261u;
+    for (; *s; s++) x = (x ^ (unsigned char)*s) * 16777619u;
+    return (int)(x & TAG_USER_MASK);
+}
+
+/* Without a parent communicator the processes talk over MPI_COMM_WORLD's
+ * collective context, addressed by world rank: groups here are sets of
+ * world ranks, so this covers every group derived from MPI_COMM_WORLD's. */
+int impl_MPI_Intercomm_create_from_groups(MPI_Group local_group, int local_leader, MPI_Group remote_group,
+                                          int remote_leader, const char *stringtag, MPI_Info info,
+                                          MPI_Errhandler errhandler, MPI_Comm *newintercomm)
+{
+    (void)info; /* no info keys are interpreted */
+    const char *fname = "MPI_Intercomm_create_from_groups";
+    lm_comm *W = lm_comm_get(MPI_COMM_WORLD);
+    if (!W) return lm_err_noobj(MPI_ERR_UNSUPPORTED_OPERATION, fname, "needs the processes of MPI_COMM_WORLD");
+    lm_group *g = lm_group_get(local_group), *r = lm_group_get(remote_group);
+    if (!g || !r) return lm_err_noobj(MPI_ERR_GROUP, fname, "invalid group");
+    if (g->my_rank == MPI_UNDEFINED)
+        return lm_err_noobj(MPI_ERR_GROUP, fname, "the calling process is not in local_group");
+    if (local_leader >= g->size)
+        return lm_err_noobj(MPI_ERR_RANK, fname, "local_leader %d is not a rank of local_group", local_leader);
+    if (remote_leader >= r->size)
+        return lm_err_noobj(MPI_ERR_RANK, fname, "remote_leader %d is not a rank of remote_group", remote_leader);
+    /* both groups are known to every caller: overlap is found everywhere alike */
+    int *rw = world_list(r);
+    int ov = rw ? overlaps(g, rw, r->size) : -1;
+    lm_free(LM_MEM_COMM, rw);
+    if (ov) return ov < 0 ? lm_err_noobj(MPI_ERR_NO_MEM, fname, "out of memory")
+                          : lm_err_noobj(MPI_ERR_GROUP, fname, "local_group and remote_group overlap");
+    int tag = hash_tag(stringtag);
+    uint16_t hid, id;
+    int rc = lm_context_id_allocate_group(W, g, tag, &hid);
+    if (rc) return lm_err_noobj(rc, fname, "context id agreement failed");
+    lm_comm *H = new_hidden(g, hid, W);
+    if (!H) return lm_err_noobj(MPI_ERR_NO_MEM, fname, "out of memory");
+    int peer = lm_group_world_rank(r, remote_leader);
+    channel ch = {W, lm_group_rank_of(W->group, peer), TAG_HIGH | tag, W->context_id + 1};
+    xhdr h = {.n = 0, .info = {g->size, r->size}}, rh;
+    void *rpay;
+    rc = agree(H, local_leader, &ch, &h, NULL, 0, &rh, &rpay);
+    lm_free(LM_MEM_COMM, rpay);
+    /* each side must see the other's group as the other sees itself */
+    if (!rc && (rh.info[0] != r->size || rh.info[1] != g->size)) rc = MPI_ERR_GROUP;
+    if (!rc) rc = lm_context_id_take(rh.mask, &id);
+    if (rc) {
+        drop_comm(H);
+        return lm_err_noobj(rc, fname, rc == MPI_ERR_GROUP ? "the two sides disagree on the group sizes"
+                                                           : "the leaders' agreement failed");
+    }
+    lm_group_retain(r);
+    lm_comm *c = new_inter(g, r, id, H, W);
+    if (!c) return lm_err_noobj(MPI_ERR_NO_MEM, fname, "out of memory");
+    lm_errhandler_retain(errhandler);
+    lm_errhandler_release(c->errhandler);
+    c->errhandler = errhandler;
+    *newintercomm = c->obj.handle;
+    return MPI_SUCCESS;
+}
+
+/* Leader (local rank 0) to leader over the intercommunicator itself. */
+static channel via(lm_comm *p)
+{
+    return (channel){p, 0, TAG_AGREE, p->context_id + 1};
+}
+
+int lm_intercomm_dup(lm_comm *p, lm_comm **out)
+{
+    uint16_t hid, id;
+    int rc = lm_context_id_allocate(p->local_comm, &hid);
+    if (rc) return rc;
+    lm_comm *H = new_hidden(p->group, hid, p->local_comm);
+    if (!H) return MPI_ERR_NO_MEM;
+    channel ch = via(p);
+    xhdr h = {.n = 0}, rh;
+    void *rpay;
+    rc = agree(H, 0, &ch, &h, NULL, 0, &rh, &rpay);
+    lm_free(LM_MEM_COMM, rpay);
+    if (!rc) rc = lm_context_id_take(rh.mask, &id);
+    if (rc) {
+        drop_comm(H);
+        return rc;
+    }
+    lm_group_retain(p->remote_group);
+    *out = new_inter(p->group, p->remote_group, id, H, p);
+    return *out ? MPI_SUCCESS : MPI_ERR_NO_MEM;
+}
+
+typedef struct { int key, rank, world; } member;
+
+static int by_key(const void *a, const void *b)
+{
+    const member *x = a, *y = b;
+    if (x->key != y->key) return x->key < y->key ? -1 : 1;
+    return (x->rank > y->rank) - (x->rank < y->rank);
+}
+
+/* The group of the processes of g whose (color, key) entries in tab have
+ * color, ordered by key then rank; NULL when there are none (or no memory,
+ * told apart by *nomem). */
+static lm_group *color_group(const lm_group *g, const int *tab, int color, int *nomem)
+{
+    int n = 0;
+    for (int i = 0; i < g->size; i++) n += tab[2 * i] == color;
+    if (!n) return NULL;
+    member *m = lm_malloc(LM_MEM_COMM, (size_t)n * sizeof *m);
+    if (!m) {
+        *nomem = 1;
+        return NULL;
+    }
+    n = 0;
+    for (int i = 0; i < g->size; i++)
+        if (tab[2 * i] == color) m[n++] = (member){tab[2 * i + 1], i, lm_group_world_rank(g, i)};
+    qsort(m, (size_t)n, sizeof *m, by_key);
+    int *w = (int *)m; /* reuse the table for the member list */
+    for (int i = 0; i < n; i++) w[i] = m[i].world;
+    lm_group *r = lm_group_new_list(w, n);
+    lm_free(LM_MEM_COMM, m);
+    if (!r) *nomem = 1;
+    return r;
+}
+
+int lm_intercomm_split(lm_comm *p, int color, int key, lm_comm **out)
+{
+    *out = NULL;
+    lm_comm *L = p->local_comm;
+    int *tab = lm_malloc(LM_MEM_COMM, (size_t)L->size * 2 * sizeof *tab);
+    if (!tab) return MPI_ERR_NO_MEM;
+    int mine[2] = {color, key};
+    int rc = lm_coll_allgather(mine, sizeof mine, tab, L);
+    uint16_t hid = 0, id;
+    if (!rc) rc = lm_context_id_allocate(L, &hid);
+    if (rc) {
+        lm_free(LM_MEM_COMM, tab);
+        return rc;
+    }
+    channel ch = via(p);
+    xhdr h = {.n = L->size}, rh;
+    void *rpay;
+    rc = agree(L, 0, &ch, &h, tab, sizeof mine, &rh, &rpay);
+    if (!rc && rh.n != p->remote_group->size) rc = MPI_ERR_INTERN;
+    if (!rc) rc = lm_context_id_take(rh.mask, &id);
+    if (rc) {
+        lm_free(LM_MEM_COMM, tab);
+        lm_free(LM_MEM_COMM, rpay);
+        lm_context_id_release(hid);
+        return rc;
+    }
+    int nomem = 0;
+    lm_group *lg = NULL, *rg = NULL;
+    if (color != MPI_UNDEFINED) {
+        lg = color_group(p->group, tab, color, &nomem);
+        rg = color_group(p->remote_group, rpay, color, &nomem);
+    }
+    lm_free(LM_MEM_COMM, tab);
+    lm_free(LM_MEM_COMM, rpay);
+    if (!lg || !rg) {
+        /* undefined color, or no partner of this color on the other side */
+        if (lg) lm_group_release(lg);
+        if (rg) lm_group_release(rg);
+        lm_context_id_release(hid);
+        lm_context_id_release(id);
+        return nomem ? MPI_ERR_NO_MEM : MPI_SUCCESS;
+    }
+    lm_comm *H = new_hidden(lg, hid, L);
+    lm_comm *c = H ? new_inter(lg, rg, id, H, p) : NULL;
+    if (!H) {
+        lm_group_release(rg);
+        lm_context_id_release(id);
+    }
+    lm_group_release(lg);
+    if (!c) return MPI_ERR_NO_MEM;
+    *out = c;
+    return MPI_SUCCESS;
+}
+
+int impl_MPI_Intercomm_merge(MPI_Comm intercomm, int high, MPI_Comm *newintracomm)
+{
+    const char *fname = "MPI_Intercomm_merge";
+    lm_comm *p = lm_comm_get(intercomm);
+    if (!p) return lm_err_comm(intercomm, MPI_ERR_COMM, fname, "invalid communicator");
+    if (!p->is_inter) return lm_err_comm(intercomm, MPI_ERR_COMM, fname, "intercomm is not an intercommunicator");
+    channel ch = via(p);
+    xhdr h = {.n = 0, .info = {high != 0, lm_group_world_rank(p->group, 0)}}, rh;
+    void *rpay;
+    uint16_t id;
+    int rc = agree(p->local_comm, 0, &ch, &h, NULL, 0, &rh, &rpay);
+    lm_free(LM_MEM_COMM, rpay);
+    if (!rc) rc = lm_context_id_take(rh.mask, &id);
+    if (rc) return lm_err_comm(intercomm, rc, fname, "the leaders' agreement failed");
+    /* the side that passed high = false comes first; when both passed the
+     * same, the side whose leader has the lower world rank */
+    int first = h.info[0] != rh.info[0] ? h.info[0] < rh.info[0] : h.info[1] < rh.info[1];
+    const lm_group *a = first ? p->group : p->remote_group, *b = first ? p->remote_group : p->group;
+    int *w = lm_malloc(LM_MEM_COMM, ((size_t)a->size + (size_t)b->size) * sizeof *w);
+    lm_group *g = NULL;
+    if (w) {
+        for (int i = 0; i < a->size; i++) w[i] = lm_group_world_rank(a, i);
+        for (int i = 0; i < b->size; i++) w[a->size + i] = lm_group_world_rank(b, i);
+        g = lm_group_new_list(w, a->size + b->size);
+        lm_free(LM_MEM_COMM, w);
+    }
+    lm_comm *c = g ? lm_comm_new_intra(g, id, p) : NULL;
+    if (!c) {
+        if (g) lm_group_release(g);
+        lm_context_id_release(id);
+        return lm_err_comm(intercomm, MPI_ERR_NO_MEM, fname, "out of memory");
+    }
+    *newintracomm = c->obj.handle;
+    return MPI_SUCCESS;
+}
+
+static lm_comm *get_inter(MPI_Comm comm, const char *fname, int *rc)
+{
+    lm_comm *c = lm_comm_get(comm);
+    if (!c) *rc = lm_err_comm(comm, MPI_ERR_COMM, fname, "invalid communicator");
+    else if (!c->is_inter) *rc = lm_err_comm(comm, MPI_ERR_COMM, fname, "comm is not an intercommunicator");
+    else return c;
+    return NULL;
+}
+
+int impl_MPI_Comm_remote_size(MPI_Comm comm, int *size)
+{
+    int rc;
+    lm_comm *c = get_inter(comm, "MPI_Comm_remote_size", &rc);
+    if (!c) return rc;
+    *size = c->remote_group->size;
+    return MPI_SUCCESS;
+}
+
+int impl_MPI_Comm_remote_group(MPI_Comm comm, MPI_Group *group)
+{
+    int rc;
+    lm_comm *c = get_inter(comm, "MPI_Comm_remote_group", &rc);
+    if (!c) return rc;
+    lm_group_retain(c->remote_group);
+    *group = c->remote_group->obj.handle;
+    return MPI_SUCCESS;
+}
