@@ -8,6 +8,7 @@
  * packed stream (reductions: as a copy in the type's own element layout,
  * which is what the ops work on). */
 #include "coll/coll_alg.h"
+#include "coll/coll_args.h"
 #include "coll/intercomm_coll.h"
 #include "coll/op.h"
 #include "coll/sched_exec.h"
@@ -17,17 +18,10 @@
 #include <limits.h>
 #include <string.h>
 
-/* An array argument: int[] in the classic forms, MPI_Count[] or MPI_Aint[]
- * in the large-count ones. */
-typedef struct {
-    const void *p;
-    int wide;
-} arr;
-#define ARR(x) ((arr){(x), sizeof((x)[0]) == 8})
-#define NO_ARR ((arr){NULL, 0})
-static MPI_Count at(arr a, int i) { return a.wide ? ((const int64_t *)a.p)[i] : ((const int *)a.p)[i]; }
-
-enum { RUN_BLOCKING, RUN_NONBLOCKING, RUN_PERSISTENT };
+typedef lm_arr arr;
+#define ARR LM_ARR
+#define at lm_arr_at
+enum { RUN_BLOCKING = LM_RUN_BLOCKING, RUN_NONBLOCKING = LM_RUN_NONBLOCKING, RUN_PERSISTENT = LM_RUN_PERSISTENT };
 
 typedef struct call {
     const char *fname;
@@ -95,44 +89,27 @@ static size_t *alloc_arrays(build *b, int n)
 static int blocks(const call *k, build *b, int slot, const void *buf, arr counts, arr displs, lm_datatype *t,
                   const MPI_Datatype *types, MPI_Aint unit, int in, int out, size_t *bc, size_t *bd)
 {
-    int n = b->c->size, dense = 1;
+    int n = b->c->size;
     if (!counts.p || !displs.p) return fail(k, MPI_ERR_ARG, "a counts or displacements array is NULL");
-    for (int i = 0; i < n; i++) {
-        if (at(counts, i) < 0) return fail(k, MPI_ERR_COUNT, "negative count in the counts array");
+    lm_coll_block *blk = lm_calloc(LM_MEM_COLL, (size_t)n, sizeof *blk);
+    if (!blk) return fail(k, MPI_ERR_NO_MEM, "out of memory");
+    int rc = MPI_SUCCESS;
+    for (int i = 0; i < n && !rc; i++) {
+        MPI_Count c = at(counts, i);
+        if (c < 0) rc = fail(k, MPI_ERR_COUNT, "negative count in the counts array");
+        if (rc || !c) continue;
+        lm_datatype *ti = t;
         if (types) {
-            if (!at(counts, i)) continue;
-            lm_datatype *ti = type_of(types[i]);
-            if (!ti) return fail(k, MPI_ERR_TYPE, "invalid datatype in the types array");
-            if (!ti->committed) return fail(k, MPI_ERR_TYPE, "uncommitted datatype in the types array");
-            if (!lm_datatype_dense(ti)) dense = 0;
+            ti = type_of(types[i]);
+            if (!ti) rc = fail(k, MPI_ERR_TYPE, "invalid datatype in the types array");
+            else if (!ti->committed) rc = fail(k, MPI_ERR_TYPE, "uncommitted datatype in the types array");
+            if (rc) continue;
         }
+        blk[i] = (lm_coll_block){(const char *)buf + (MPI_Aint)at(displs, i) * (unit ? unit : ti->extent), c, ti};
     }
-    if (!types && !lm_datatype_dense(t)) dense = 0;
-    MPI_Aint lo = 0;
-    int first = 1;
-    for (int i = 0; i < n; i++) {
-        lm_datatype *ti = types ? (at(counts, i) ? type_of(types[i]) : NULL) : t;
-        bc[i] = ti ? (size_t)(at(counts, i) * ti->size) : 0;
-        if (!bc[i]) continue;
-        MPI_Aint addr = (MPI_Aint)at(displs, i) * (unit ? unit : ti->extent);
-        if (dense) {
-            addr += ti->true_lb;
-            if (first || addr < lo) lo = addr;
-            first = 0;
-            bd[i] = (size_t)addr;
-        } else {
-            bd[i] = lm_coll_exec_stage(b->x, (char *)buf + addr, at(counts, i), ti, in, out, 0);
-        }
-    }
-    if (dense) {
-        for (int i = 0; i < n; i++)
-            bd[i] = bc[i] ? bd[i] - (size_t)lo : 0;
-        b->x->base[slot] = (char *)buf + lo;
-    } else {
-        b->x->in_scratch[slot] = 1;
-        b->x->scratch_at[slot] = 0;
-    }
-    return MPI_SUCCESS;
+    if (!rc) lm_coll_exec_blocks(b->x, slot, n, blk, in, out, bc, bd);
+    lm_free(LM_MEM_COLL, blk);
+    return rc;
 }
 
 /* Send and receive blocks of one rank must carry the same bytes. */

@@ -1,36 +1,33 @@
-/* Blocking neighbourhood collectives (MPI-4.1 section 8.6) on Cartesian,
- * graph and distributed graph communicators: every block is one message on
- * the collective context (so none can match user traffic), all receives
- * posted before the sends, then all waited for. Blocks to or from
- * MPI_PROC_NULL move nothing and leave the buffer untouched. */
+/* Neighbourhood collectives (MPI-4.1 section 8.6) on Cartesian, graph and
+ * distributed graph communicators, blocking, nonblocking and persistent:
+ * one schedule round with a message per block, run by the collective
+ * executor (so their messages carry the collective's sequence number and
+ * can never match another collective's). Blocks to or from MPI_PROC_NULL
+ * move nothing and leave the buffer untouched. */
+#include "coll/coll_args.h"
+#include "coll/sched_exec.h"
 #include "comm/topo.h"
 #include "datatype/datatype.h"
-#include "pt2pt/pt2pt.h"
 #include "core/lm_error.h"
 #include "core/lm_mem.h"
 #include "binding/impl_gen.h"
 #include <string.h>
 
-/* tags on the collective context: above the basic collectives' and the
- * distributed graph exchange's; a Cartesian block adds its index */
-#define TAG_NEIGHBOR 64
-
-typedef struct { char *buf; MPI_Count count; lm_datatype *t; } blk;
-
 typedef struct {
     lm_comm *c;
     lm_topo_nbrs nb;
-    blk *s, *r;  /* outdeg send blocks, indeg receive blocks */
+    lm_coll_block *s, *r;  /* outdeg send blocks, indeg receive blocks */
 } plan;
 
-static int begin(const char *fname, MPI_Comm comm, plan *p)
+static int begin(const char *fname, MPI_Comm comm, int mode, MPI_Request *request, plan *p)
 {
     int rc;
+    if (mode != LM_RUN_BLOCKING && !request) return lm_err_comm(comm, MPI_ERR_ARG, fname, "request is NULL");
     lm_topo *t = lm_topo_of(comm, 0, fname, &p->c, &rc);
     if (!t) return rc;
     rc = lm_topo_neighbors(p->c, t, &p->nb);
     if (rc) return lm_err_comm(comm, rc, fname, "out of memory");
-    p->s = lm_calloc(LM_MEM_COLL, (size_t)(p->nb.indeg + p->nb.outdeg) + 1, sizeof(blk));
+    p->s = lm_calloc(LM_MEM_COLL, (size_t)(p->nb.indeg + p->nb.outdeg) + 1, sizeof *p->s);
     if (!p->s) {
         lm_topo_neighbors_free(&p->nb);
         return lm_err_comm(comm, MPI_ERR_NO_MEM, fname, "out of memory");
@@ -52,146 +49,308 @@ static int type_of(MPI_Comm comm, MPI_Datatype dt, const char *fname, lm_datatyp
     return MPI_SUCCESS;
 }
 
-/* Move the blocks of p; dense data goes straight from and to the user's
- * buffers, other layouts through packed copies. */
-static int run(const char *fname, MPI_Comm comm, plan *p)
+/* Messages of one direction, in tag order: a Cartesian neighbour can be
+ * the same rank twice (periodic, size 2), and both sides then order their
+ * messages by the block's tag, so first-come matching pairs them right. */
+static void post(lm_sched *s, int n, const int *peer, const int *tag, const size_t *len, const size_t *off,
+                 int is_send)
 {
-    int in = p->nb.indeg, out = p->nb.outdeg, ctx = p->c->context_id + 1, rc = MPI_SUCCESS, nreq = 0;
-    lm_request **reqs = lm_calloc(LM_MEM_COLL, (size_t)(in + out) + 1, sizeof *reqs);
-    char **tmp = lm_calloc(LM_MEM_COLL, (size_t)(in + out) + 1, sizeof *tmp);
-    if (!reqs || !tmp) {
-        rc = MPI_ERR_NO_MEM;
-        goto out;
-    }
-    for (int k = 0; k < in + out && !rc; k++) {
-        int recv = k < in;
-        blk *b = recv ? &p->r[k] : &p->s[k - in];
-        int peer = recv ? p->nb.in[k] : p->nb.out[k - in];
-        int tag = TAG_NEIGHBOR + (recv ? p->nb.in_tag[k] : p->nb.out_tag[k - in]);
-        if (peer == MPI_PROC_NULL) continue;
-        size_t len = (size_t)(b->count * b->t->size);
-        char *data = b->buf + b->t->true_lb;
-        if (!lm_datatype_dense(b->t) && len) {
-            if (!(tmp[k] = lm_malloc(LM_MEM_COLL, len))) {
-                rc = MPI_ERR_NO_MEM;
-                break;
-            }
-            if (!recv) lm_typemap_pack(b->t, b->buf, b->count, 0, tmp[k], len);
-            data = tmp[k];
+    int maxtag = 0;
+    for (int k = 0; k < n; k++)
+        if (tag[k] > maxtag) maxtag = tag[k];
+    for (int t = 0; t <= maxtag; t++)
+        for (int k = 0; k < n; k++) {
+            if (tag[k] != t || peer[k] == MPI_PROC_NULL || !len[k]) continue;
+            if (is_send) lm_sched_send(s, peer[k], LM_SLOT_SEND, off[k], len[k]);
+            else lm_sched_recv(s, peer[k], LM_SLOT_RECV, off[k], len[k]);
         }
-        rc = recv ? lm_irecv_bytes(data, len, peer, tag, p->c, ctx, &reqs[nreq])
-                  : lm_isend_bytes(data, len, peer, tag, p->c, ctx, &reqs[nreq]);
-        if (!rc) nreq++;
-    }
-    for (int k = 0; k < nreq; k++) {
-        int e = lm_wait_release(reqs[k], MPI_STATUS_IGNORE);
-        if (!rc) rc = e;
-    }
-    for (int k = 0; k < in && !rc; k++)
-        if (tmp[k]) lm_typemap_unpack(p->r[k].t, p->r[k].buf, p->r[k].count, 0, tmp[k],
-                                      (size_t)(p->r[k].count * p->r[k].t->size));
-out:
-    if (tmp)
-        for (int k = 0; k < in + out; k++) lm_free(LM_MEM_COLL, tmp[k]);
-    lm_free(LM_MEM_COLL, tmp);
-    lm_free(LM_MEM_COLL, reqs);
-    end(p);
-    return rc ? lm_err_comm(comm, rc, fname, "communication failed") : MPI_SUCCESS;
 }
 
-/* Each collective is written once and instantiated for the int counts of the
- * classic form and the MPI_Count counts (MPI_Aint displacements) of the
- * large-count form: CT is the count type, DT the displacement type. */
+/* Move the blocks of p (and end it): dense data straight from and to the
+ * user's buffers, other layouts through packed copies. */
+static int run(const char *fname, MPI_Comm comm, plan *p, int mode, MPI_Request *request)
+{
+    int in = p->nb.indeg, out = p->nb.outdeg, rc = MPI_SUCCESS;
+    lm_coll_exec *x = lm_coll_exec_new(p->c);
+    size_t *len = lm_calloc(LM_MEM_COLL, 2 * (size_t)(in + out) + 1, sizeof *len);
+    if (!x || !len) {
+        lm_coll_exec_free(x);
+        lm_free(LM_MEM_COLL, len);
+        end(p);
+        return lm_err_comm(comm, MPI_ERR_NO_MEM, fname, "out of memory");
+    }
+    size_t *off = len + in + out;
+    for (int k = 0; k < out; k++)
+        if (p->nb.out[k] == MPI_PROC_NULL) p->s[k].count = 0;
+    for (int k = 0; k < in; k++)
+        if (p->nb.in[k] == MPI_PROC_NULL) p->r[k].count = 0;
+    lm_coll_exec_blocks(x, LM_SLOT_SEND, out, p->s, 1, 0, len, off);
+    lm_coll_exec_blocks(x, LM_SLOT_RECV, in, p->r, 0, 1, len + out, off + out);
+    post(&x->sched, out, p->nb.out, p->nb.out_tag, len, off, 1);
+    post(&x->sched, in, p->nb.in, p->nb.in_tag, len + out, off + out, 0);
+    lm_sched_round(&x->sched);
+    lm_free(LM_MEM_COLL, len);
+    end(p);
+    if (mode == LM_RUN_BLOCKING) {
+        rc = lm_coll_exec_run(x);
+        lm_coll_exec_free(x);
+        return rc ? lm_err_comm(comm, rc, fname, "communication failed") : MPI_SUCCESS;
+    }
+    lm_request *r;
+    rc = lm_coll_exec_start_request(x, mode == LM_RUN_PERSISTENT, &r);
+    if (rc) return lm_err_comm(comm, rc, fname, "could not start");
+    *request = r->obj.handle;
+    return MPI_SUCCESS;
+}
+
+/* Each collective is written once (a static function taking lm_arr arrays,
+ * the run mode and the request) and given its six entry points: classic and
+ * large-count, each blocking, nonblocking and persistent. */
 
 /* Both datatypes resolved and the plan begun, or return the error. */
-#define BEGIN_TWO_TYPES(FNAME)                                  \
+#define BEGIN_TWO_TYPES()                                       \
     lm_datatype *st, *rt;                                       \
-    int rc = type_of(comm, sendtype, FNAME, &st);               \
-    if (!rc) rc = type_of(comm, recvtype, FNAME, &rt);          \
+    int rc = type_of(comm, sendtype, fname, &st);               \
+    if (!rc) rc = type_of(comm, recvtype, fname, &rt);          \
     plan p;                                                     \
-    if (!rc) rc = begin(FNAME, comm, &p);                       \
+    if (!rc) rc = begin(fname, comm, mode, request, &p);        \
     if (rc) return rc
 
-#define NEIGHBOR_ALLGATHER(NAME, CT)                                                                      \
-    int impl_MPI_##NAME(const void *sendbuf, CT sendcount, MPI_Datatype sendtype, void *recvbuf,          \
-                        CT recvcount, MPI_Datatype recvtype, MPI_Comm comm)                               \
-    {                                                                                                     \
-        BEGIN_TWO_TYPES("MPI_" #NAME);                                                                    \
-        for (int k = 0; k < p.nb.outdeg; k++) p.s[k] = (blk){(char *)sendbuf, sendcount, st};            \
-        for (int k = 0; k < p.nb.indeg; k++)                                                              \
-            p.r[k] = (blk){(char *)recvbuf + (MPI_Aint)k * recvcount * rt->extent, recvcount, rt};        \
-        return run("MPI_" #NAME, comm, &p);                                                               \
+/* counts[k] for k < n: present and not negative */
+static int check_counts(const char *fname, MPI_Comm comm, lm_arr counts, const void *displs, int n)
+{
+    if (n && (!counts.p || !displs)) return lm_err_comm(comm, MPI_ERR_ARG, fname, "a counts or displacements array is NULL");
+    for (int k = 0; k < n; k++)
+        if (lm_arr_at(counts, k) < 0) return lm_err_comm(comm, MPI_ERR_COUNT, fname, "negative count at index %d", k);
+    return MPI_SUCCESS;
+}
+
+static int allgather_any(const char *fname, const void *sendbuf, MPI_Count sendcount, MPI_Datatype sendtype,
+                         void *recvbuf, MPI_Count recvcount, MPI_Datatype recvtype, MPI_Comm comm, int mode,
+                         MPI_Request *request)
+{
+    BEGIN_TWO_TYPES();
+    for (int k = 0; k < p.nb.outdeg; k++) p.s[k] = (lm_coll_block){sendbuf, sendcount, st};
+    for (int k = 0; k < p.nb.indeg; k++)
+        p.r[k] = (lm_coll_block){(char *)recvbuf + (MPI_Aint)k * recvcount * rt->extent, recvcount, rt};
+    return run(fname, comm, &p, mode, request);
+}
+
+static int allgatherv_any(const char *fname, const void *sendbuf, MPI_Count sendcount, MPI_Datatype sendtype,
+                          void *recvbuf, lm_arr recvcounts, lm_arr displs, MPI_Datatype recvtype, MPI_Comm comm,
+                          int mode, MPI_Request *request)
+{
+    BEGIN_TWO_TYPES();
+    if ((rc = check_counts(fname, comm, recvcounts, displs.p, p.nb.indeg))) {
+        end(&p);
+        return rc;
+    }
+    for (int k = 0; k < p.nb.outdeg; k++) p.s[k] = (lm_coll_block){sendbuf, sendcount, st};
+    for (int k = 0; k < p.nb.indeg; k++)
+        p.r[k] = (lm_coll_block){(char *)recvbuf + (MPI_Aint)lm_arr_at(displs, k) * rt->extent,
+                                 lm_arr_at(recvcounts, k), rt};
+    return run(fname, comm, &p, mode, request);
+}
+
+static int alltoall_any(const char *fname, const void *sendbuf, MPI_Count sendcount, MPI_Datatype sendtype,
+                        void *recvbuf, MPI_Count recvcount, MPI_Datatype recvtype, MPI_Comm comm, int mode,
+                        MPI_Request *request)
+{
+    BEGIN_TWO_TYPES();
+    for (int k = 0; k < p.nb.outdeg; k++)
+        p.s[k] = (lm_coll_block){(const char *)sendbuf + (MPI_Aint)k * sendcount * st->extent, sendcount, st};
+    for (int k = 0; k < p.nb.indeg; k++)
+        p.r[k] = (lm_coll_block){(char *)recvbuf + (MPI_Aint)k * recvcount * rt->extent, recvcount, rt};
+    return run(fname, comm, &p, mode, request);
+}
+
+static int alltoallv_any(const char *fname, const void *sendbuf, lm_arr sendcounts, lm_arr sdispls,
+                         MPI_Datatype sendtype, void *recvbuf, lm_arr recvcounts, lm_arr rdispls,
+                         MPI_Datatype recvtype, MPI_Comm comm, int mode, MPI_Request *request)
+{
+    BEGIN_TWO_TYPES();
+    if ((rc = check_counts(fname, comm, sendcounts, sdispls.p, p.nb.outdeg)) ||
+        (rc = check_counts(fname, comm, recvcounts, rdispls.p, p.nb.indeg))) {
+        end(&p);
+        return rc;
+    }
+    for (int k = 0; k < p.nb.outdeg; k++)
+        p.s[k] = (lm_coll_block){(const char *)sendbuf + (MPI_Aint)lm_arr_at(sdispls, k) * st->extent,
+                                 lm_arr_at(sendcounts, k), st};
+    for (int k = 0; k < p.nb.indeg; k++)
+        p.r[k] = (lm_coll_block){(char *)recvbuf + (MPI_Aint)lm_arr_at(rdispls, k) * rt->extent,
+                                 lm_arr_at(recvcounts, k), rt};
+    return run(fname, comm, &p, mode, request);
+}
+
+static int alltoallw_any(const char *fname, const void *sendbuf, lm_arr sendcounts, const MPI_Aint sdispls[],
+                         const MPI_Datatype sendtypes[], void *recvbuf, lm_arr recvcounts, const MPI_Aint rdispls[],
+                         const MPI_Datatype recvtypes[], MPI_Comm comm, int mode, MPI_Request *request)
+{
+    plan p;
+    int rc = begin(fname, comm, mode, request, &p);
+    if (rc) return rc;
+    if ((rc = check_counts(fname, comm, sendcounts, sdispls, p.nb.outdeg)) ||
+        (rc = check_counts(fname, comm, recvcounts, rdispls, p.nb.indeg))) {
+        end(&p);
+        return rc;
+    }
+    for (int k = 0; k < p.nb.outdeg && !rc; k++) {
+        rc = type_of(comm, sendtypes[k], fname, &p.s[k].t);
+        p.s[k].buf = (const char *)sendbuf + sdispls[k];
+        p.s[k].count = lm_arr_at(sendcounts, k);
+    }
+    for (int k = 0; k < p.nb.indeg && !rc; k++) {
+        rc = type_of(comm, recvtypes[k], fname, &p.r[k].t);
+        p.r[k].buf = (char *)recvbuf + rdispls[k];
+        p.r[k].count = lm_arr_at(recvcounts, k);
+    }
+    if (rc) {
+        end(&p);
+        return rc;
+    }
+    return run(fname, comm, &p, mode, request);
+}
+
+/* The entry points: SUF is empty or _c, CT and DT the count and
+ * displacement types of that form. */
+#define NB LM_RUN_BLOCKING, NULL
+#define NN LM_RUN_NONBLOCKING, request
+#define NP LM_RUN_PERSISTENT, request
+
+#define NEIGHBOR_ALLGATHER(SUF, CT)                                                                           \
+    int impl_MPI_Neighbor_allgather##SUF(const void *sendbuf, CT sendcount, MPI_Datatype sendtype,            \
+                                         void *recvbuf, CT recvcount, MPI_Datatype recvtype, MPI_Comm comm)   \
+    {                                                                                                         \
+        return allgather_any("MPI_Neighbor_allgather" #SUF, sendbuf, sendcount, sendtype, recvbuf, recvcount, \
+                             recvtype, comm, NB);                                                             \
+    }                                                                                                         \
+    int impl_MPI_Ineighbor_allgather##SUF(const void *sendbuf, CT sendcount, MPI_Datatype sendtype,           \
+                                          void *recvbuf, CT recvcount, MPI_Datatype recvtype, MPI_Comm comm,  \
+                                          MPI_Request *request)                                               \
+    {                                                                                                         \
+        return allgather_any("MPI_Ineighbor_allgather" #SUF, sendbuf, sendcount, sendtype, recvbuf,           \
+                             recvcount, recvtype, comm, NN);                                                  \
+    }                                                                                                         \
+    int impl_MPI_Neighbor_allgather_init##SUF(const void *sendbuf, CT sendcount, MPI_Datatype sendtype,       \
+                                              void *recvbuf, CT recvcount, MPI_Datatype recvtype,             \
+                                              MPI_Comm comm, MPI_Info info, MPI_Request *request)             \
+    {                                                                                                         \
+        (void)info;                                                                                           \
+        return allgather_any("MPI_Neighbor_allgather_init" #SUF, sendbuf, sendcount, sendtype, recvbuf,       \
+                             recvcount, recvtype, comm, NP);                                                  \
     }
 
-#define NEIGHBOR_ALLGATHERV(NAME, CT, DT)                                                                 \
-    int impl_MPI_##NAME(const void *sendbuf, CT sendcount, MPI_Datatype sendtype, void *recvbuf,          \
-                        const CT recvcounts[], const DT displs[], MPI_Datatype recvtype, MPI_Comm comm)   \
-    {                                                                                                     \
-        BEGIN_TWO_TYPES("MPI_" #NAME);                                                                    \
-        for (int k = 0; k < p.nb.outdeg; k++) p.s[k] = (blk){(char *)sendbuf, sendcount, st};            \
-        for (int k = 0; k < p.nb.indeg; k++)                                                              \
-            p.r[k] = (blk){(char *)recvbuf + (MPI_Aint)displs[k] * rt->extent, recvcounts[k], rt};        \
-        return run("MPI_" #NAME, comm, &p);                                                               \
+#define NEIGHBOR_ALLGATHERV(SUF, CT, DT)                                                                      \
+    int impl_MPI_Neighbor_allgatherv##SUF(const void *sendbuf, CT sendcount, MPI_Datatype sendtype,           \
+                                          void *recvbuf, const CT recvcounts[], const DT displs[],            \
+                                          MPI_Datatype recvtype, MPI_Comm comm)                               \
+    {                                                                                                         \
+        return allgatherv_any("MPI_Neighbor_allgatherv" #SUF, sendbuf, sendcount, sendtype, recvbuf,          \
+                              LM_ARR(recvcounts), LM_ARR(displs), recvtype, comm, NB);                        \
+    }                                                                                                         \
+    int impl_MPI_Ineighbor_allgatherv##SUF(const void *sendbuf, CT sendcount, MPI_Datatype sendtype,          \
+                                           void *recvbuf, const CT recvcounts[], const DT displs[],           \
+                                           MPI_Datatype recvtype, MPI_Comm comm, MPI_Request *request)        \
+    {                                                                                                         \
+        return allgatherv_any("MPI_Ineighbor_allgatherv" #SUF, sendbuf, sendcount, sendtype, recvbuf,         \
+                              LM_ARR(recvcounts), LM_ARR(displs), recvtype, comm, NN);                        \
+    }                                                                                                         \
+    int impl_MPI_Neighbor_allgatherv_init##SUF(const void *sendbuf, CT sendcount, MPI_Datatype sendtype,      \
+                                               void *recvbuf, const CT recvcounts[], const DT displs[],       \
+                                               MPI_Datatype recvtype, MPI_Comm comm, MPI_Info info,           \
+                                               MPI_Request *request)                                          \
+    {                                                                                                         \
+        (void)info;                                                                                           \
+        return allgatherv_any("MPI_Neighbor_allgatherv_init" #SUF, sendbuf, sendcount, sendtype, recvbuf,     \
+                              LM_ARR(recvcounts), LM_ARR(displs), recvtype, comm, NP);                        \
     }
 
-#define NEIGHBOR_ALLTOALL(NAME, CT)                                                                       \
-    int impl_MPI_##NAME(const void *sendbuf, CT sendcount, MPI_Datatype sendtype, void *recvbuf,          \
-                        CT recvcount, MPI_Datatype recvtype, MPI_Comm comm)                               \
-    {                                                                                                     \
-        BEGIN_TWO_TYPES("MPI_" #NAME);                                                                    \
-        for (int k = 0; k < p.nb.outdeg; k++)                                                             \
-            p.s[k] = (blk){(char *)sendbuf + (MPI_Aint)k * sendcount * st->extent, sendcount, st};        \
-        for (int k = 0; k < p.nb.indeg; k++)                                                              \
-            p.r[k] = (blk){(char *)recvbuf + (MPI_Aint)k * recvcount * rt->extent, recvcount, rt};        \
-        return run("MPI_" #NAME, comm, &p);                                                               \
+#define NEIGHBOR_ALLTOALL(SUF, CT)                                                                            \
+    int impl_MPI_Neighbor_alltoall##SUF(const void *sendbuf, CT sendcount, MPI_Datatype sendtype,             \
+                                        void *recvbuf, CT recvcount, MPI_Datatype recvtype, MPI_Comm comm)    \
+    {                                                                                                         \
+        return alltoall_any("MPI_Neighbor_alltoall" #SUF, sendbuf, sendcount, sendtype, recvbuf, recvcount,   \
+                            recvtype, comm, NB);                                                              \
+    }                                                                                                         \
+    int impl_MPI_Ineighbor_alltoall##SUF(const void *sendbuf, CT sendcount, MPI_Datatype sendtype,            \
+                                         void *recvbuf, CT recvcount, MPI_Datatype recvtype, MPI_Comm comm,   \
+                                         MPI_Request *request)                                                \
+    {                                                                                                         \
+        return alltoall_any("MPI_Ineighbor_alltoall" #SUF, sendbuf, sendcount, sendtype, recvbuf, recvcount,  \
+                            recvtype, comm, NN);                                                              \
+    }                                                                                                         \
+    int impl_MPI_Neighbor_alltoall_init##SUF(const void *sendbuf, CT sendcount, MPI_Datatype sendtype,        \
+                                             void *recvbuf, CT recvcount, MPI_Datatype recvtype,              \
+                                             MPI_Comm comm, MPI_Info info, MPI_Request *request)              \
+    {                                                                                                         \
+        (void)info;                                                                                           \
+        return alltoall_any("MPI_Neighbor_alltoall_init" #SUF, sendbuf, sendcount, sendtype, recvbuf,         \
+                            recvcount, recvtype, comm, NP);                                                   \
     }
 
-#define NEIGHBOR_ALLTOALLV(NAME, CT, DT)                                                                  \
-    int impl_MPI_##NAME(const void *sendbuf, const CT sendcounts[], const DT sdispls[],                   \
-                        MPI_Datatype sendtype, void *recvbuf, const CT recvcounts[], const DT rdispls[],  \
-                        MPI_Datatype recvtype, MPI_Comm comm)                                             \
-    {                                                                                                     \
-        BEGIN_TWO_TYPES("MPI_" #NAME);                                                                    \
-        for (int k = 0; k < p.nb.outdeg; k++)                                                             \
-            p.s[k] = (blk){(char *)sendbuf + (MPI_Aint)sdispls[k] * st->extent, sendcounts[k], st};       \
-        for (int k = 0; k < p.nb.indeg; k++)                                                              \
-            p.r[k] = (blk){(char *)recvbuf + (MPI_Aint)rdispls[k] * rt->extent, recvcounts[k], rt};       \
-        return run("MPI_" #NAME, comm, &p);                                                               \
+#define NEIGHBOR_ALLTOALLV(SUF, CT, DT)                                                                       \
+    int impl_MPI_Neighbor_alltoallv##SUF(const void *sendbuf, const CT sendcounts[], const DT sdispls[],       \
+                                         MPI_Datatype sendtype, void *recvbuf, const CT recvcounts[],         \
+                                         const DT rdispls[], MPI_Datatype recvtype, MPI_Comm comm)            \
+    {                                                                                                         \
+        return alltoallv_any("MPI_Neighbor_alltoallv" #SUF, sendbuf, LM_ARR(sendcounts), LM_ARR(sdispls),     \
+                             sendtype, recvbuf, LM_ARR(recvcounts), LM_ARR(rdispls), recvtype, comm, NB);     \
+    }                                                                                                         \
+    int impl_MPI_Ineighbor_alltoallv##SUF(const void *sendbuf, const CT sendcounts[], const DT sdispls[],      \
+                                          MPI_Datatype sendtype, void *recvbuf, const CT recvcounts[],        \
+                                          const DT rdispls[], MPI_Datatype recvtype, MPI_Comm comm,           \
+                                          MPI_Request *request)                                               \
+    {                                                                                                         \
+        return alltoallv_any("MPI_Ineighbor_alltoallv" #SUF, sendbuf, LM_ARR(sendcounts), LM_ARR(sdispls),    \
+                             sendtype, recvbuf, LM_ARR(recvcounts), LM_ARR(rdispls), recvtype, comm, NN);     \
+    }                                                                                                         \
+    int impl_MPI_Neighbor_alltoallv_init##SUF(const void *sendbuf, const CT sendcounts[], const DT sdispls[],  \
+                                              MPI_Datatype sendtype, void *recvbuf, const CT recvcounts[],    \
+                                              const DT rdispls[], MPI_Datatype recvtype, MPI_Comm comm,       \
+                                              MPI_Info info, MPI_Request *request)                            \
+    {                                                                                                         \
+        (void)info;                                                                                           \
+        return alltoallv_any("MPI_Neighbor_alltoallv_init" #SUF, sendbuf, LM_ARR(sendcounts),                 \
+                             LM_ARR(sdispls), sendtype, recvbuf, LM_ARR(recvcounts), LM_ARR(rdispls),         \
+                             recvtype, comm, NP);                                                             \
     }
 
-#define NEIGHBOR_ALLTOALLW(NAME, CT)                                                                      \
-    int impl_MPI_##NAME(const void *sendbuf, const CT sendcounts[], const MPI_Aint sdispls[],             \
-                        const MPI_Datatype sendtypes[], void *recvbuf, const CT recvcounts[],             \
-                        const MPI_Aint rdispls[], const MPI_Datatype recvtypes[], MPI_Comm comm)          \
-    {                                                                                                     \
-        const char *fname = "MPI_" #NAME;                                                                 \
-        plan p;                                                                                           \
-        int rc = begin(fname, comm, &p);                                                                  \
-        if (rc) return rc;                                                                                \
-        for (int k = 0; k < p.nb.outdeg && !rc; k++) {                                                    \
-            rc = type_of(comm, sendtypes[k], fname, &p.s[k].t);                                           \
-            p.s[k].buf = (char *)sendbuf + sdispls[k];                                                    \
-            p.s[k].count = sendcounts[k];                                                                 \
-        }                                                                                                 \
-        for (int k = 0; k < p.nb.indeg && !rc; k++) {                                                     \
-            rc = type_of(comm, recvtypes[k], fname, &p.r[k].t);                                           \
-            p.r[k].buf = (char *)recvbuf + rdispls[k];                                                    \
-            p.r[k].count = recvcounts[k];                                                                 \
-        }                                                                                                 \
-        if (rc) {                                                                                         \
-            end(&p);                                                                                      \
-            return rc;                                                                                    \
-        }                                                                                                 \
-        return run(fname, comm, &p);                                                                      \
+#define NEIGHBOR_ALLTOALLW(SUF, CT)                                                                           \
+    int impl_MPI_Neighbor_alltoallw##SUF(const void *sendbuf, const CT sendcounts[], const MPI_Aint sdispls[], \
+                                         const MPI_Datatype sendtypes[], void *recvbuf, const CT recvcounts[], \
+                                         const MPI_Aint rdispls[], const MPI_Datatype recvtypes[],            \
+                                         MPI_Comm comm)                                                       \
+    {                                                                                                         \
+        return alltoallw_any("MPI_Neighbor_alltoallw" #SUF, sendbuf, LM_ARR(sendcounts), sdispls, sendtypes,  \
+                             recvbuf, LM_ARR(recvcounts), rdispls, recvtypes, comm, NB);                      \
+    }                                                                                                         \
+    int impl_MPI_Ineighbor_alltoallw##SUF(const void *sendbuf, const CT sendcounts[],                         \
+                                          const MPI_Aint sdispls[], const MPI_Datatype sendtypes[],           \
+                                          void *recvbuf, const CT recvcounts[], const MPI_Aint rdispls[],     \
+                                          const MPI_Datatype recvtypes[], MPI_Comm comm, MPI_Request *request) \
+    {                                                                                                         \
+        return alltoallw_any("MPI_Ineighbor_alltoallw" #SUF, sendbuf, LM_ARR(sendcounts), sdispls, sendtypes, \
+                             recvbuf, LM_ARR(recvcounts), rdispls, recvtypes, comm, NN);                      \
+    }                                                                                                         \
+    int impl_MPI_Neighbor_alltoallw_init##SUF(const void *sendbuf, const CT sendcounts[],                     \
+                                              const MPI_Aint sdispls[], const MPI_Datatype sendtypes[],       \
+                                              void *recvbuf, const CT recvcounts[], const MPI_Aint rdispls[], \
+                                              const MPI_Datatype recvtypes[], MPI_Comm comm, MPI_Info info,   \
+                                              MPI_Request *request)                                           \
+    {                                                                                                         \
+        (void)info;                                                                                           \
+        return alltoallw_any("MPI_Neighbor_alltoallw_init" #SUF, sendbuf, LM_ARR(sendcounts), sdispls,        \
+                             sendtypes, recvbuf, LM_ARR(recvcounts), rdispls, recvtypes, comm, NP);           \
     }
 
-NEIGHBOR_ALLGATHER(Neighbor_allgather, int)
-NEIGHBOR_ALLGATHER(Neighbor_allgather_c, MPI_Count)
-NEIGHBOR_ALLGATHERV(Neighbor_allgatherv, int, int)
-NEIGHBOR_ALLGATHERV(Neighbor_allgatherv_c, MPI_Count, MPI_Aint)
-NEIGHBOR_ALLTOALL(Neighbor_alltoall, int)
-NEIGHBOR_ALLTOALL(Neighbor_alltoall_c, MPI_Count)
-NEIGHBOR_ALLTOALLV(Neighbor_alltoallv, int, int)
-NEIGHBOR_ALLTOALLV(Neighbor_alltoallv_c, MPI_Count, MPI_Aint)
-NEIGHBOR_ALLTOALLW(Neighbor_alltoallw, int)
-NEIGHBOR_ALLTOALLW(Neighbor_alltoallw_c, MPI_Count)
+NEIGHBOR_ALLGATHER(, int)
+NEIGHBOR_ALLGATHER(_c, MPI_Count)
+NEIGHBOR_ALLGATHERV(, int, int)
+NEIGHBOR_ALLGATHERV(_c, MPI_Count, MPI_Aint)
+NEIGHBOR_ALLTOALL(, int)
+NEIGHBOR_ALLTOALL(_c, MPI_Count)
+NEIGHBOR_ALLTOALLV(, int, int)
+NEIGHBOR_ALLTOALLV(_c, MPI_Count, MPI_Aint)
+NEIGHBOR_ALLTOALLW(, int)
+NEIGHBOR_ALLTOALLW(_c, MPI_Count)

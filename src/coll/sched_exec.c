@@ -61,6 +61,31 @@ void lm_coll_exec_stage_at(lm_coll_exec *x, void *user, MPI_Count count, lm_data
     x->stages[x->nstages++] = (lm_stage){user, count, t, off, (uint8_t)in, (uint8_t)out, (uint8_t)raw};
 }
 
+void lm_coll_exec_blocks(lm_coll_exec *x, int slot, int n, const lm_coll_block *b, int in, int out, size_t *bytes,
+                         size_t *offs)
+{
+    int dense = 1;
+    for (int i = 0; i < n; i++) {
+        bytes[i] = b[i].t ? (size_t)(b[i].count * b[i].t->size) : 0;
+        if (bytes[i] && !lm_datatype_dense(b[i].t)) dense = 0;
+    }
+    if (!dense) {
+        x->in_scratch[slot] = 1;
+        x->scratch_at[slot] = 0;
+        for (int i = 0; i < n; i++)
+            offs[i] = bytes[i] ? lm_coll_exec_stage(x, (void *)b[i].buf, b[i].count, b[i].t, in, out, 0) : 0;
+        return;
+    }
+    /* offsets from the lowest block, so that they stay non-negative */
+    const char *lo = NULL;
+    for (int i = 0; i < n; i++)
+        if (bytes[i] && (!lo || (const char *)b[i].buf + b[i].t->true_lb < lo))
+            lo = (const char *)b[i].buf + b[i].t->true_lb;
+    for (int i = 0; i < n; i++)
+        offs[i] = bytes[i] ? (size_t)((const char *)b[i].buf + b[i].t->true_lb - lo) : 0;
+    x->base[slot] = (char *)lo;
+}
+
 /* Slots address the first data byte of element 0; ops take the address
  * the element's displacements start from. */
 static void op_adapter(const void *in, void *inout, size_t count, void *arg)

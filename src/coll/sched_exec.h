@@ -61,6 +61,17 @@ size_t lm_coll_exec_stage(lm_coll_exec *x, void *user, MPI_Count count, lm_datat
  * e.g. the part of an in-place input that receives the result). */
 void lm_coll_exec_stage_at(lm_coll_exec *x, void *user, MPI_Count count, lm_datatype *t, int in, int out, int raw,
                            size_t off);
+/* One block of user data: count elements of type t at buf. */
+typedef struct lm_coll_block {
+    const void *buf;
+    MPI_Count count;
+    lm_datatype *t;
+} lm_coll_block;
+/* Lay out n blocks (anywhere in memory) as one slot: straight from the
+ * user's memory when every block with data is dense, else all staged as
+ * packed copies. Fills each block's bytes and offset in the slot. */
+void lm_coll_exec_blocks(lm_coll_exec *x, int slot, int n, const lm_coll_block *b, int in, int out, size_t *bytes,
+                         size_t *offs);
 /* Reductions with an MPI op on type t (raw element layout). */
 void lm_coll_exec_set_op(lm_coll_exec *x, MPI_Op op, lm_datatype *t);
 

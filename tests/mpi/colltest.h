@@ -54,7 +54,7 @@ static const char *const form_names[FORM_COUNT] = {"blocking", "nonblocking", "p
 
 static int ct_focus_read, ct_focus_any;
 
-static int ct_forced(const char *coll)
+static inline int ct_forced(const char *coll)
 {
     char var[96];
     int n = snprintf(var, sizeof var, "LEANMPI_");
@@ -65,7 +65,7 @@ static int ct_forced(const char *coll)
 }
 
 /* Should this collective be tested in this run? */
-static int ct_want(const char *coll)
+static inline int ct_want(const char *coll)
 {
     if (!ct_focus_read) {
         static const char *const all[] = {"barrier", "bcast", "reduce", "allreduce", "gather", "gatherv", "scatter",

@@ -1,8 +1,16 @@
-/* Blocking neighbourhood collectives on a periodic and a non-periodic grid,
- * on a graph and on a distributed graph: every block's content checked,
- * blocks of MPI_PROC_NULL neighbours left untouched, a non-contiguous
- * receive type, and the error for a communicator without a topology. */
-#include "mpitest.h"
+/* Neighbourhood collectives on a periodic and a non-periodic grid, on a
+ * graph and on a distributed graph, each run blocking, nonblocking and
+ * persistent: every block's content checked, blocks of MPI_PROC_NULL
+ * neighbours left untouched, a non-contiguous receive type, and the error
+ * for a communicator without a topology. */
+#include "colltest.h"
+
+/* the form the tests below run in (blocking, nonblocking, persistent) */
+static int form;
+#define NB_CALL(Name, ...)                                                                    \
+    RUN_FORM(form, 1, MPI_Neighbor_##Name(__VA_ARGS__), MPI_Neighbor_##Name(__VA_ARGS__),     \
+             MPI_Ineighbor_##Name(__VA_ARGS__, &req_),                                        \
+             MPI_Neighbor_##Name##_init(__VA_ARGS__, MPI_INFO_NULL, &req_))
 
 /* MPI_UNWEIGHTED and MPI_WEIGHTS_EMPTY are sentinel addresses: read through
  * a volatile so that compilers do not warn about reading arrays at them. */
@@ -36,7 +44,7 @@ static void test_cart(int periodic)
 
     /* allgather: block k is neighbour k's rank */
     for (int k = 0; k < 2 * MAXN; k++) rbuf[k] = -1;
-    CHECK_MPI(MPI_Neighbor_allgather(&me, 1, MPI_INT, rbuf, 1, MPI_INT, c));
+    NB_CALL(allgather, &me, 1, MPI_INT, rbuf, 1, MPI_INT, c);
     for (int k = 0; k < n; k++) CHECK(rbuf[k] == (nb[k] == MPI_PROC_NULL ? -1 : nb[k]), "allgather block %d", k);
     CHECK_EQ(rbuf[n], -1);
 
@@ -47,7 +55,7 @@ static void test_cart(int periodic)
      * blocks up, so the test fails there at every process count. */
     for (int k = 0; k < n; k++) sbuf[k] = 100 * me + k;
     for (int k = 0; k < 2 * MAXN; k++) rbuf[k] = -1;
-    CHECK_MPI(MPI_Neighbor_alltoall(sbuf, 1, MPI_INT, rbuf, 1, MPI_INT, c));
+    NB_CALL(alltoall, sbuf, 1, MPI_INT, rbuf, 1, MPI_INT, c);
     for (int k = 0; k < n; k++)
         CHECK(rbuf[k] == (nb[k] == MPI_PROC_NULL ? -1 : 100 * nb[k] + (k ^ 1)), "alltoall block %d: %d", k,
               rbuf[k]);
@@ -59,7 +67,7 @@ static void test_cart(int periodic)
         rd[k] = 2 * (n - 1 - k);
     }
     for (int k = 0; k < 2 * MAXN; k++) rbuf[k] = -1;
-    CHECK_MPI(MPI_Neighbor_allgatherv(&me, 1, MPI_INT, rbuf, rc, rd, MPI_INT, c));
+    NB_CALL(allgatherv, &me, 1, MPI_INT, rbuf, rc, rd, MPI_INT, c);
     for (int k = 0; k < n; k++) {
         CHECK(rbuf[rd[k]] == (nb[k] == MPI_PROC_NULL ? -1 : nb[k]), "allgatherv block %d", k);
         CHECK_EQ(rbuf[rd[k] + 1], -1);
@@ -75,7 +83,7 @@ static void test_cart(int periodic)
         sbuf[sd[k] + 1] = -(1000 * me + k);
     }
     for (int k = 0; k < 2 * MAXN; k++) rbuf[k] = -1;
-    CHECK_MPI(MPI_Neighbor_alltoallv(sbuf, sc, sd, MPI_INT, rbuf, rc, rd, MPI_INT, c));
+    NB_CALL(alltoallv, sbuf, sc, sd, MPI_INT, rbuf, rc, rd, MPI_INT, c);
     for (int k = 0; k < n; k++) {
         int want = 1000 * nb[k] + (k ^ 1);
         if (nb[k] == MPI_PROC_NULL) CHECK(rbuf[2 * k] == -1 && rbuf[2 * k + 1] == -1, "untouched block %d", k);
@@ -93,7 +101,7 @@ static void test_cart(int periodic)
         sbuf[k] = 7 * me + k;
     }
     for (int k = 0; k < 2 * MAXN; k++) rbuf[k] = -1;
-    CHECK_MPI(MPI_Neighbor_alltoallw(sbuf, sc, swd, st, rbuf, rc, rwd, rt, c));
+    NB_CALL(alltoallw, sbuf, sc, swd, st, rbuf, rc, rwd, rt, c);
     for (int k = 0; k < n; k++)
         CHECK(rbuf[n - 1 - k] == (nb[k] == MPI_PROC_NULL ? -1 : 7 * nb[k] + (k ^ 1)), "alltoallw block %d", k);
 
@@ -105,7 +113,7 @@ static void test_cart(int periodic)
     for (int k = 0; k < 2 * MAXN; k++) rbuf[k] = -7;
     MPI_Aint lb, ext;
     MPI_Type_get_extent(vec, &lb, &ext);
-    CHECK_MPI(MPI_Neighbor_allgather(two, 2, MPI_INT, rbuf, 1, vec, c));
+    NB_CALL(allgather, two, 2, MPI_INT, rbuf, 1, vec, c);
     int stride = (int)(ext / (MPI_Aint)sizeof(int));
     for (int k = 0; k < n; k++) {
         int *b = rbuf + k * stride;
@@ -144,7 +152,7 @@ static void test_graph(void)
     MPI_Comm g;
     CHECK_MPI(MPI_Graph_create(MPI_COMM_WORLD, size, index, edges, 0, &g));
     int r[2] = {-1, -1};
-    CHECK_MPI(MPI_Neighbor_allgather(&me, 1, MPI_INT, r, 1, MPI_INT, g));
+    NB_CALL(allgather, &me, 1, MPI_INT, r, 1, MPI_INT, g);
     CHECK_EQ(r[0], (me + size - 1) % size);
     CHECK_EQ(r[1], (me + 1) % size);
     CHECK_MPI(MPI_Comm_free(&g));
@@ -163,17 +171,17 @@ static void test_dist_graph(void)
     CHECK_MPI(MPI_Dist_graph_create_adjacent(MPI_COMM_WORLD, 2, src, unw, 2, dst, unw,
                                              MPI_INFO_NULL, 0, &d));
     int r[4] = {-1, -1, -1, -1};
-    CHECK_MPI(MPI_Neighbor_allgather(&me, 1, MPI_INT, r, 1, MPI_INT, d));
+    NB_CALL(allgather, &me, 1, MPI_INT, r, 1, MPI_INT, d);
     CHECK_EQ(r[0], src[0]);
     CHECK_EQ(r[1], src[1]);
     /* block k goes to dst[k]: i-1 sends me its block 0, i-2 its block 1 */
     int s[2] = {100 * me, 100 * me + 1};
-    CHECK_MPI(MPI_Neighbor_alltoall(s, 1, MPI_INT, r, 1, MPI_INT, d));
+    NB_CALL(alltoall, s, 1, MPI_INT, r, 1, MPI_INT, d);
     CHECK_EQ(r[0], 100 * src[0]);
     CHECK_EQ(r[1], 100 * src[1] + 1);
     int sc[2] = {1, 1}, sd[2] = {1, 0}, rc[2] = {1, 1}, rd[2] = {3, 0};
     r[0] = r[1] = r[2] = r[3] = -1;
-    CHECK_MPI(MPI_Neighbor_alltoallv(s, sc, sd, MPI_INT, r, rc, rd, MPI_INT, d));
+    NB_CALL(alltoallv, s, sc, sd, MPI_INT, r, rc, rd, MPI_INT, d);
     CHECK_EQ(r[3], 100 * src[0] + 1);
     CHECK_EQ(r[0], 100 * src[1]);
     CHECK_EQ(r[1], -1);
@@ -186,7 +194,7 @@ static void test_dist_graph(void)
     CHECK_MPI(MPI_Dist_graph_create_adjacent(MPI_COMM_WORLD, in, &from, unw, out, &to2, unw,
                                              MPI_INFO_NULL, 0, &d));
     int got = -1;
-    CHECK_MPI(MPI_Neighbor_allgather(&me, 1, MPI_INT, &got, 1, MPI_INT, d));
+    NB_CALL(allgather, &me, 1, MPI_INT, &got, 1, MPI_INT, d);
     CHECK_EQ(got, in ? me - 1 : -1);
     CHECK_MPI(MPI_Comm_free(&d));
     mt_pass("dist graph");
@@ -195,10 +203,12 @@ static void test_dist_graph(void)
 int main(int argc, char **argv)
 {
     MPI_Init(&argc, &argv);
-    test_cart(1);
-    test_cart(0);
-    test_graph();
-    test_dist_graph();
+    for (form = FORM_BLOCKING; form <= FORM_PERSISTENT; form++) {
+        test_cart(1);
+        test_cart(0);
+        test_graph();
+        test_dist_graph();
+    }
 #ifdef LEANMPI
     /* peers differ here: Open MPI reports MPI_ERR_INTERN */
     MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN);
