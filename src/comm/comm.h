@@ -20,6 +20,7 @@ typedef struct lm_comm {
     struct lm_attr_list *attrs;
     struct lm_topo *topo;     /* process topology (comm/topo.h), NULL for none */
     uint32_t coll_seq;        /* collective sequence number (tags internal collectives) */
+    MPI_Info info;            /* hints (comm/comm_info.h), 0 for none */
 } lm_comm;
 
 /* The communicator for a handle, or NULL if not a valid live communicator

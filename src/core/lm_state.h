@@ -11,4 +11,12 @@ int lm_thread_level(void);
 /* Node is oversubscribed (more local ranks than usable cores): idle waits yield. */
 int lm_oversubscribed(void);
 
+/* The runtime is shared by the world model and the sessions (src/core/init.c):
+ * acquire starts or wakes it for one more user (raising the error itself
+ * and returning its code on failure), release lets one go. */
+int lm_runtime_acquire(const char *fname, int required_thread_level, int *provided);
+void lm_runtime_release(void);
+/* Session state that lives as long as the runtime (src/core/session.c). */
+void lm_sessions_finalize(void);
+
 #endif
