@@ -4,6 +4,16 @@
 #define LEANMPI_TESTS_SESSION_CHECKS_H
 #include "mpitest.h"
 
+/* Checks of error classes the standard leaves open, or where other
+ * implementations are known to crash, run on LeanMPI only. */
+static int sc_is_leanmpi(void)
+{
+    char v[MPI_MAX_LIBRARY_VERSION_STRING];
+    int len;
+    MPI_Get_library_version(v, &len);
+    return !strncmp(v, "LeanMPI", 7);
+}
+
 /* mpi_size from a process set's info, or -1 without it. */
 static int sc_pset_size(MPI_Session s, const char *name)
 {
@@ -70,11 +80,19 @@ static void sc_check_errors(MPI_Session s)
     MPI_Info info;
     MPI_Group g;
     CHECK_MPI(MPI_Session_get_num_psets(s, MPI_INFO_NULL, &n));
-    CHECK_ERRCLASS(MPI_Session_get_nth_pset(s, MPI_INFO_NULL, n, &len, name), MPI_ERR_ARG);
-    len = 16;
-    CHECK_ERRCLASS(MPI_Session_get_nth_pset(s, MPI_INFO_NULL, -1, &len, name), MPI_ERR_ARG);
-    CHECK_ERRCLASS(MPI_Session_get_pset_info(s, "mpi://NO_SUCH_SET", &info), MPI_ERR_ARG);
-    CHECK_ERRCLASS(MPI_Group_from_session_pset(s, "mpi://NO_SUCH_SET", &g), MPI_ERR_ARG);
+    if (sc_is_leanmpi()) { /* MPICH 4.0 crashes on these */
+        CHECK_ERRCLASS(MPI_Session_get_nth_pset(s, MPI_INFO_NULL, n, &len, name), MPI_ERR_ARG);
+        len = 16;
+        CHECK_ERRCLASS(MPI_Session_get_nth_pset(s, MPI_INFO_NULL, -1, &len, name), MPI_ERR_ARG);
+    }
+    /* MPICH 4.0 raises these on MPI_COMM_SELF's handler, which a program
+     * without MPI_Init cannot set */
+    int init = 0;
+    MPI_Initialized(&init);
+    if (sc_is_leanmpi() || init) {
+        CHECK_ERRCLASS(MPI_Session_get_pset_info(s, "mpi://NO_SUCH_SET", &info), MPI_ERR_ARG);
+        CHECK_ERRCLASS(MPI_Group_from_session_pset(s, "mpi://NO_SUCH_SET", &g), MPI_ERR_ARG);
+    }
 }
 
 /* A communicator over the session's world process set; checks its shape. */
@@ -189,12 +207,15 @@ static void sc_check_errhandler(MPI_Session s)
     CHECK_EQ(sc_handler_calls, 1);
     CHECK_EQ(sc_handler_code, MPI_ERR_OTHER);
     CHECK(sc_handler_session == s, "the handler is told its session");
-    /* an error in a call on the session goes to it too */
-    MPI_Info info;
-    int rc = MPI_Session_get_pset_info(s, "mpi://NO_SUCH_SET", &info);
-    CHECK_EQ(sc_handler_calls, 2);
-    CHECK_ERRCLASS(rc, MPI_ERR_ARG);
-    CHECK_ERRCLASS(sc_handler_code, MPI_ERR_ARG);
+    /* an error in a call on the session goes to it too (MPICH 4.0 reports
+     * this one on no handler) */
+    if (sc_is_leanmpi()) {
+        MPI_Info info;
+        int rc = MPI_Session_get_pset_info(s, "mpi://NO_SUCH_SET", &info);
+        CHECK_EQ(sc_handler_calls, 2);
+        CHECK_ERRCLASS(rc, MPI_ERR_ARG);
+        CHECK_ERRCLASS(sc_handler_code, MPI_ERR_ARG);
+    }
     CHECK_MPI(MPI_Session_set_errhandler(s, MPI_ERRORS_RETURN));
     CHECK_MPI(MPI_Errhandler_free(&mine));
     CHECK_MPI(MPI_Session_get_errhandler(s, &got));

@@ -3,14 +3,6 @@
  * sessions and groups. */
 #include "session_checks.h"
 
-static int is_leanmpi(void)
-{
-    char v[MPI_MAX_LIBRARY_VERSION_STRING];
-    int len;
-    MPI_Get_library_version(v, &len);
-    return !strncmp(v, "LeanMPI", 7);
-}
-
 int main(int argc, char **argv)
 {
     MPI_Session s = sc_init("MPI_THREAD_FUNNELED");
@@ -54,7 +46,7 @@ int main(int argc, char **argv)
     /* bad arguments */
     int n;
     CHECK_ERRCLASS(MPI_Session_get_num_psets(MPI_SESSION_NULL, MPI_INFO_NULL, &n), MPI_ERR_SESSION);
-    if (is_leanmpi()) {
+    if (sc_is_leanmpi()) {
         MPI_Info info;
         MPI_Errhandler comm_handler;
         CHECK_ERRCLASS(MPI_Session_get_info(MPI_SESSION_NULL, &info), MPI_ERR_SESSION);

@@ -49,12 +49,14 @@ int main(void)
     CHECK_MPI(MPI_Comm_free(&ca));
     CHECK_MPI(MPI_Session_finalize(&a));
 
-    /* every session ended: a new one starts MPI again */
-    MPI_Session c = sc_init(NULL);
-    MPI_Comm cc = sc_world_comm(c, "org.leanmpi.test.c");
-    sc_check_traffic(cc);
-    CHECK_MPI(MPI_Comm_free(&cc));
-    CHECK_MPI(MPI_Session_finalize(&c));
+    /* every session ended: a new one starts MPI again (MPICH 4.0 crashes) */
+    if (sc_is_leanmpi()) {
+        MPI_Session c = sc_init(NULL);
+        MPI_Comm cc = sc_world_comm(c, "org.leanmpi.test.c");
+        sc_check_traffic(cc);
+        CHECK_MPI(MPI_Comm_free(&cc));
+        CHECK_MPI(MPI_Session_finalize(&c));
+    }
     CHECK_EQ(world_flags(), 0);
     if (rank == 0) printf("PASS sessions without MPI_Init\n");
     return 0;
