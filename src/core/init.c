@@ -138,6 +138,7 @@ static void teardown(void)
     lm_user_errors_release();
     lm_boot_finalize();
     /* last: the layers above hand their objects back to these tables */
+    lm_f90_types_finalize();
     lm_datatype_finalize();
     lm_object_finalize();
 }

@@ -16,7 +16,9 @@ int lm_oversubscribed(void);
  * and returning its code on failure), release lets one go. */
 int lm_runtime_acquire(const char *fname, int required_thread_level, int *provided);
 void lm_runtime_release(void);
-/* Session state that lives as long as the runtime (src/core/session.c). */
+/* State that lives as long as the runtime: sessions (src/core/session.c),
+ * Fortran 90 parameterized types (src/datatype/f90_types.c). */
 void lm_sessions_finalize(void);
+void lm_f90_types_finalize(void);
 
 #endif

@@ -53,6 +53,42 @@ int main(int argc, char **argv)
     }
     CHECK_NO_TYPE(MPI_Type_create_f90_integer(100, &t));
 
+    /* a parameterized type: its envelope and contents give (p, r) back,
+     * the same arguments give the same handle, and it computes */
+    int ni, na, nd, combiner, ints[2];
+    MPI_Datatype again, real8;
+    CHECK_MPI(MPI_Type_create_f90_integer(9, &t));
+    CHECK_MPI(MPI_Type_create_f90_integer(9, &again));
+    CHECK(t == again, "the same handle for the same range");
+    CHECK_MPI(MPI_Type_get_envelope(t, &ni, &na, &nd, &combiner));
+    CHECK_EQ(combiner, MPI_COMBINER_F90_INTEGER);
+    CHECK_EQ(ni, 1);
+    CHECK_EQ(na + nd, 0);
+    CHECK_MPI(MPI_Type_get_contents(t, 1, 0, 0, ints, NULL, NULL));
+    CHECK_EQ(ints[0], 9);
+    int rank = mt_rank(MPI_COMM_WORLD), size = mt_size(MPI_COMM_WORLD);
+    int isum = -1;
+    CHECK_MPI(MPI_Allreduce(&rank, &isum, 1, t, MPI_SUM, MPI_COMM_WORLD));
+    CHECK_EQ(isum, size * (size - 1) / 2);
+    CHECK_MPI(MPI_Type_create_f90_real(15, MPI_UNDEFINED, &real8));
+    CHECK_MPI(MPI_Type_get_envelope(real8, &ni, &na, &nd, &combiner));
+    CHECK_EQ(combiner, MPI_COMBINER_F90_REAL);
+    CHECK_EQ(ni, 2);
+    CHECK_MPI(MPI_Type_get_contents(real8, 2, 0, 0, ints, NULL, NULL));
+    CHECK_EQ(ints[0], 15);
+    CHECK_EQ(ints[1], MPI_UNDEFINED);
+    double x = 0.5 + rank, dsum = -1;
+    CHECK_MPI(MPI_Allreduce(&x, &dsum, 1, real8, MPI_SUM, MPI_COMM_WORLD));
+    CHECK(dsum == 0.5 * size + size * (size - 1) / 2.0, "sum %g", dsum);
+    /* derived types build on it */
+    MPI_Datatype two;
+    CHECK_MPI(MPI_Type_contiguous(2, real8, &two));
+    CHECK_MPI(MPI_Type_commit(&two));
+    CHECK_EQ(type_size(two), 16);
+    check_moves(two);
+    CHECK_MPI(MPI_Type_free(&two));
+    if (is_leanmpi()) CHECK_ERRCLASS(MPI_Type_free(&t), MPI_ERR_TYPE); /* predefined */
+
     /* reals: precision p and range r, either MPI_UNDEFINED */
     static const int reals[][3] = {{6, MPI_UNDEFINED, 4},  {MPI_UNDEFINED, 37, 4}, {3, 10, 4},
                                    {7, MPI_UNDEFINED, 8},  {15, 307, 8},         {MPI_UNDEFINED, 38, 8},
