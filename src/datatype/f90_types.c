@@ -63,6 +63,7 @@ void lm_f90_types_finalize(void)
         lm_attr_discard(&t->attrs);
         lm_free(LM_MEM_DATATYPE, t->args);
         lm_free(LM_MEM_DATATYPE, t->types);
+        lm_free(LM_MEM_DATATYPE, t->set_name);
         lm_object_free(t);
     }
     lm_free(LM_MEM_DATATYPE, made);
@@ -105,6 +106,7 @@ static int parameterized(const char *fname, int combiner, int p, int r, MPI_Data
     t->obj = hdr;
     t->obj.refcount = 1;
     t->attrs = NULL;
+    t->set_name = NULL;
     t->combiner = combiner;
     memcpy(a, args, sizeof args);
     t->args = a;
