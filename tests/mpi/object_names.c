@@ -48,7 +48,8 @@ int main(int argc, char **argv)
     CHECK_MPI(MPI_Type_set_name(vec, "vector of ints"));
     CHECK(!strcmp(type_name(vec), "vector of ints"), "%s", type_name(vec));
     CHECK_MPI(MPI_Type_dup(vec, &vdup));
-    CHECK(!strcmp(type_name(vdup), ""), "a duplicate has no name: '%s'", type_name(vdup));
+    /* the name is not passed on (Open MPI gives duplicates a name of its own) */
+    CHECK(strcmp(type_name(vdup), "vector of ints"), "a duplicate has its own name: '%s'", type_name(vdup));
     CHECK_MPI(MPI_Type_set_name(vec, "renamed"));
     CHECK(!strcmp(type_name(vec), "renamed"), "%s", type_name(vec));
     /* too long a name is cut to MPI_MAX_OBJECT_NAME - 1 characters */
