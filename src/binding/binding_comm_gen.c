@@ -368,7 +368,7 @@ int PMPI_Comm_get_name(MPI_Comm comm, char* comm_name, int* resultlen)
     lm_errctx lm_ctx = LM_ERRCTX_INIT("MPI_Comm_get_name");
     lm_comm *lm_c = NULL;
     LM_CHECK(lm_check_init(&lm_ctx));
-    LM_CHECK(lm_check_comm(&lm_ctx, comm, "comm", &lm_c));
+    LM_CHECK(comm == MPI_COMM_NULL ? MPI_SUCCESS : lm_check_comm(&lm_ctx, comm, "comm", &lm_c));
     lm_errctx_bind(&lm_ctx, LM_KIND_COMM, comm);
     LM_CHECK(lm_check_ptr(&lm_ctx, resultlen, "resultlen"));
     return impl_MPI_Comm_get_name(comm, comm_name, resultlen);

@@ -755,7 +755,7 @@ int PMPI_Win_get_name(MPI_Win win, char* win_name, int* resultlen)
 {
     lm_errctx lm_ctx = LM_ERRCTX_INIT("MPI_Win_get_name");
     LM_CHECK(lm_check_init(&lm_ctx));
-    LM_CHECK(lm_check_win(&lm_ctx, win, "win", 0));
+    LM_CHECK(lm_check_win(&lm_ctx, win, "win", 1));
     lm_errctx_bind(&lm_ctx, LM_KIND_WIN, win);
     LM_CHECK(lm_check_ptr(&lm_ctx, resultlen, "resultlen"));
     return impl_MPI_Win_get_name(win, win_name, resultlen);

@@ -5,6 +5,7 @@
 #include "comm/topo.h"
 #include "comm/context_id.h"
 #include "comm/intercomm.h"
+#include "comm/comm_info.h"
 #include "coll/coll_basic.h"
 #include "core/errhandler.h"
 #include "core/lm_error.h"
@@ -60,6 +61,8 @@ int lm_comm_init_builtin(void)
 
 void lm_comm_finalize(void)
 {
+    lm_comm_info_free(&world);
+    lm_comm_info_free(&self);
     lm_group_release(world_group);
     lm_group_release(self_group);
     world.group = self.group = NULL;
@@ -148,14 +151,28 @@ int impl_MPI_Comm_dup(MPI_Comm comm, MPI_Comm *newcomm)
         impl_MPI_Comm_free(&h);
         return lm_err_comm(comm, rc, "MPI_Comm_dup", "an attribute copy callback failed");
     }
+    /* and the hints (MPI-4.1 section 7.4.2) */
+    if (lm_comm_info_set(c, p->info ? p->info : MPI_INFO_NULL)) {
+        MPI_Comm h = c->obj.handle;
+        impl_MPI_Comm_free(&h);
+        return lm_err_comm(comm, MPI_ERR_NO_MEM, "MPI_Comm_dup", "out of memory");
+    }
     *newcomm = c->obj.handle;
     return MPI_SUCCESS;
 }
 
 int impl_MPI_Comm_dup_with_info(MPI_Comm comm, MPI_Info info, MPI_Comm *newcomm)
 {
-    (void)info;
-    return impl_MPI_Comm_dup(comm, newcomm);
+    int rc = impl_MPI_Comm_dup(comm, newcomm);
+    if (rc) return rc;
+    /* the given hints replace the copied ones */
+    lm_comm *c = lm_comm_get(*newcomm);
+    lm_comm_info_free(c);
+    if (lm_comm_info_set(c, info)) {
+        impl_MPI_Comm_free(newcomm);
+        return lm_err_comm(comm, MPI_ERR_NO_MEM, "MPI_Comm_dup_with_info", "out of memory");
+    }
+    return MPI_SUCCESS;
 }
 
 typedef struct { int color, key, rank, world; } split_entry;
@@ -227,6 +244,7 @@ int impl_MPI_Comm_free(MPI_Comm *comm)
     if (c->remote_group) lm_group_release(c->remote_group);
     if (c->local_comm) lm_intercomm_release(c);
     lm_topo_free(c->topo);
+    lm_comm_info_free(c);
     lm_errhandler_release(c->errhandler);
     lm_object_free(c);
     *comm = MPI_COMM_NULL;
@@ -280,6 +298,11 @@ int impl_MPI_Comm_set_name(MPI_Comm comm, const char *comm_name)
 
 int impl_MPI_Comm_get_name(MPI_Comm comm, char *comm_name, int *resultlen)
 {
+    /* a null handle has a name too (MPI-4.1 section 7.8) */
+    if (comm == MPI_COMM_NULL) {
+        *resultlen = snprintf(comm_name, MPI_MAX_OBJECT_NAME, "MPI_COMM_NULL");
+        return MPI_SUCCESS;
+    }
     int rc;
     lm_comm *c = get(comm, "MPI_Comm_get_name", &rc);
     if (!c) return rc;

@@ -22,6 +22,7 @@ typedef struct lm_comm {
     uint32_t coll_seq;        /* collective sequence number (tags internal collectives) */
     struct lm_comm *local_comm; /* intercommunicators only: a hidden intracommunicator over the
                                    local group, for collectives and agreements (comm/intercomm.h) */
+    MPI_Info info;            /* hints (comm/comm_info.h), 0 for none */
 } lm_comm;
 
 /* The communicator for a handle, or NULL if not a valid live communicator

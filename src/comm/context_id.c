@@ -10,7 +10,7 @@ static int mask_ready;
 static void init_mask(void)
 {
     for (int i = 0; i < MASK_WORDS; i++) free_mask[i] = 0xffffffffu;
-    free_mask[0] &= ~3u; /* pairs 0 (world) and 1 (self) */
+    free_mask[0] &= ~7u; /* pairs 0 (world), 1 (self), 2 (group agreement) */
     mask_ready = 1;
 }
 

@@ -9,6 +9,9 @@
 
 #define LM_CONTEXT_WORLD 0
 #define LM_CONTEXT_SELF 2
+/* Over the world ranks, for agreements that have no parent communicator
+ * (MPI_Comm_create_from_group); reserved by every process from the start. */
+#define LM_CONTEXT_GROUP_AGREEMENT 4
 
 /* Collective over parent: agree on a free id. */
 int lm_context_id_allocate(lm_comm *parent, uint16_t *id);

@@ -5,6 +5,7 @@
 #include "core/errhandler.h"
 #include "core/lm_state.h"
 #include "core/user_errors.h"
+#include "core/session.h"
 #include "comm/comm.h"
 #include "boot/boot.h"
 #include "binding/impl_gen.h"
@@ -148,8 +149,8 @@ int lm_err_noobj(int cls, const char *fname, const char *fmt, ...)
     return raise_on(c->errhandler, LM_ERRH_COMM, c->obj.handle, cls);
 }
 
-/* Windows, files and sessions have their own handlers once those objects
- * exist; until then such errors go where object-less errors go. */
+/* Windows and files have their own handlers once those objects exist;
+ * until then such errors go where object-less errors go. */
 #define FORWARD_TO_NOOBJ(name, type)                                                    \
     int name(type obj, int cls, const char *fname, const char *fmt, ...)                \
     {                                                                                   \
@@ -164,7 +165,20 @@ int lm_err_noobj(int cls, const char *fname, const char *fmt, ...)
     }
 FORWARD_TO_NOOBJ(lm_err_win, MPI_Win)
 FORWARD_TO_NOOBJ(lm_err_file, MPI_File)
-FORWARD_TO_NOOBJ(lm_err_session, MPI_Session)
+
+/* A live session's own handler; an invalid session is an object-less error. */
+int lm_err_session(MPI_Session obj, int cls, const char *fname, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    format(cls, fname, fmt, ap);
+    va_end(ap);
+    MPI_Errhandler e;
+    if (lm_session_errhandler(obj, &e)) return raise_on(e, LM_ERRH_SESSION, obj, cls);
+    lm_comm *c = lm_comm_get(MPI_COMM_SELF);
+    if (!c) return cls;
+    return raise_on(c->errhandler, LM_ERRH_COMM, c->obj.handle, cls);
+}
 
 int lm_err_unsupported(const char *fname)
 {

@@ -11,4 +11,14 @@ int lm_thread_level(void);
 /* Node is oversubscribed (more local ranks than usable cores): idle waits yield. */
 int lm_oversubscribed(void);
 
+/* The runtime is shared by the world model and the sessions (src/core/init.c):
+ * acquire starts or wakes it for one more user (raising the error itself
+ * and returning its code on failure), release lets one go. */
+int lm_runtime_acquire(const char *fname, int required_thread_level, int *provided);
+void lm_runtime_release(void);
+/* State that lives as long as the runtime: sessions (src/core/session.c),
+ * Fortran 90 parameterized types (src/datatype/f90_types.c). */
+void lm_sessions_finalize(void);
+void lm_f90_types_finalize(void);
+
 #endif

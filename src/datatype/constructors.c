@@ -21,6 +21,7 @@ void lm_datatype_release(lm_datatype *t)
     lm_free(LM_MEM_DATATYPE, t->args);
     for (MPI_Count i = 0; i < t->ntypes; i++) lm_datatype_release(lm_datatype_get(t->types[i]));
     lm_free(LM_MEM_DATATYPE, t->types);
+    lm_free(LM_MEM_DATATYPE, t->set_name);
     lm_object_free(t);
 }
 

@@ -51,6 +51,7 @@ typedef struct lm_datatype {
     MPI_Count nargs, ntypes;
     MPI_Count *args;
     MPI_Datatype *types;
+    char *set_name;        /* the name MPI_Type_set_name gave (owned), NULL for none */
 } lm_datatype;
 
 /* Data of count elements is count * size bytes starting at true_lb, copied

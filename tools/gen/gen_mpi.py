@@ -195,13 +195,15 @@ class Emitter:
             val = f"*{p.name}"
         else:
             val = p.name
+        null_ok = (fn, p.name) in R.NULL_HANDLE_OK
         if p.kind == "COMMUNICATOR":
             self.has_comm = True
-            self.chk(f'lm_check_comm(&lm_ctx, {val}, "{p.name}", &lm_c)')
+            check = f'lm_check_comm(&lm_ctx, {val}, "{p.name}", &lm_c)'
+            self.chk(f'{val} == MPI_COMM_NULL ? MPI_SUCCESS : {check}' if null_ok else check)
         else:
             func = {"WINDOW": "lm_check_win", "FILE": "lm_check_file",
                     "SESSION": "lm_check_session"}[p.kind]
-            self.chk(f'{func}(&lm_ctx, {val}, "{p.name}", 0)')
+            self.chk(f'{func}(&lm_ctx, {val}, "{p.name}", {int(null_ok)})')
         self.early.append(f"lm_errctx_bind(&lm_ctx, {kind}, {val});")
         if fn in R.FREE_REJECTS_PREDEFINED:
             self.chk(f'lm_check_not_predefined(&lm_ctx, {val}, "{p.name}", MPI_ERR_COMM)')
@@ -219,7 +221,9 @@ class Emitter:
             if k == "COMMUNICATOR":
                 self.chk(f'lm_check_comm(&lm_ctx, {n}, "{n}", NULL)')
             elif k == "DATATYPE":
-                self.chk(f'lm_check_datatype(&lm_ctx, {n}, "{n}", 0)')
+                check = f'lm_check_datatype(&lm_ctx, {n}, "{n}", 0)'
+                null_ok = (fn, n) in R.NULL_HANDLE_OK
+                self.chk(f'{n} == MPI_DATATYPE_NULL ? MPI_SUCCESS : {check}' if null_ok else check)
             elif k in R.HANDLE_CHECKS:
                 null_ok = {"INFO": R.info_null_ok(fn), "REQUEST": R.request_null_ok(fn)}.get(k, False)
                 self.chk(f'{R.HANDLE_CHECKS[k]}(&lm_ctx, {n}, "{n}", {int(null_ok)})')

@@ -100,6 +100,14 @@ NULL_OK = {
     ("MPI_Session_get_nth_pset", "pset_name"),
 }
 
+# Null handles these calls accept: MPI-4.1 gives a null handle a name of its
+# own ("MPI_COMM_NULL", ...) for the get_name calls (not for set_name).
+NULL_HANDLE_OK = {
+    ("MPI_Comm_get_name", "comm"),
+    ("MPI_Type_get_name", "datatype"),
+    ("MPI_Win_get_name", "win"),
+}
+
 # Freeing these predefined objects is an error.
 FREE_REJECTS_PREDEFINED = {"MPI_Comm_free", "MPI_Type_free", "MPI_Op_free", "MPI_Info_free"}
 
