@@ -1,6 +1,7 @@
 /* MPI_Init / MPI_Finalize and the runtime queries that go with them. */
 #include "core/user_errors.h"
 #include "core/lm_state.h"
+#include "core/lm_cs.h"
 #include "core/lm_cvar.h"
 #include "core/lm_error.h"
 #include "core/lm_handle.h"
@@ -14,13 +15,16 @@
 #include "datatype/datatype.h"
 #include "binding/impl_gen.h"
 #include <pthread.h>
+#include <stdatomic.h>
 #include <sched.h>
 #include <stdio.h>
 #include <string.h>
 #include <time.h>
 #include <unistd.h>
 
-static int state = LM_STATE_NOT_INITIALIZED;
+/* Atomic: MPI_Initialized and MPI_Finalized may be called from any thread at
+ * any time, also while another thread is in MPI_Init_thread. */
+static atomic_int state = LM_STATE_NOT_INITIALIZED;
 static int thread_level = MPI_THREAD_SINGLE;
 static int oversubscribed;
 static pthread_t main_thread;
@@ -67,10 +71,11 @@ static int init(const char *fname, int required, int *provided)
         return lm_err_noobj(MPI_ERR_NO_MEM, fname, "out of memory");
     if (lm_transport_init() != LM_OK) return lm_err_noobj(MPI_ERR_OTHER, fname, "cannot start the transports");
     lm_pt2pt_init();
-    /* Everything is serialized by the caller up to MPI_THREAD_SERIALIZED;
-     * MPI_THREAD_MULTIPLE is not offered by this version. */
+    /* Up to MPI_THREAD_SERIALIZED the caller serializes its calls; at
+     * MPI_THREAD_MULTIPLE every call runs in the critical section. */
     thread_level = required < MPI_THREAD_SINGLE ? MPI_THREAD_SINGLE
-                   : required > MPI_THREAD_SERIALIZED ? MPI_THREAD_SERIALIZED : required;
+                   : required > MPI_THREAD_MULTIPLE ? MPI_THREAD_MULTIPLE : required;
+    if (thread_level == MPI_THREAD_MULTIPLE) lm_cs_enable();
     if (provided) *provided = thread_level;
     main_thread = pthread_self();
     state = LM_STATE_INITIALIZED;
