@@ -4,8 +4,9 @@
  * checked data with every rank (itself included) through Sendrecv, ANY_SOURCE
  * receives, Probe + Recv, Iprobe + Recv, Mprobe/Improbe + Mrecv/Imrecv,
  * Isend/Irecv + Waitall and blocking Send/Recv/Ssend; some messages are
- * large enough for the rendezvous protocol.  Meanwhile one more thread
- * duplicates, uses and frees communicators.  Last, one thread blocks in
+ * large enough for the rendezvous protocol; now and then each duplicates
+ * its own communicator, all at once.  Meanwhile one more thread duplicates,
+ * uses and frees communicators of a parent of its own.  Last, one thread blocks in
  * MPI_Recv (and then in MPI_Ssend) for a message that another thread of the
  * same rank sends (receives) only later: a blocking call that kept other
  * threads out of the library while it waits would hang there. */
@@ -59,6 +60,7 @@ static void check_status(const MPI_Status *st, int src, int tag, int count, cons
 
 struct worker {
     int t;
+    MPI_Comm comm; /* this thread's own duplicate of MPI_COMM_WORLD */
     int *sbuf; /* nranks * MAXLEN */
     int *rbuf; /* nranks * MAXLEN */
     MPI_Request *reqs;
@@ -199,6 +201,26 @@ static void phase_blocking(struct worker *w, int it, int tag)
     verify(w->rbuf, nr, left, w->t, it, me, "Send/Recv");
 }
 
+/* Communicators made at once by every worker thread, each from its own
+ * parent: the new ones must all be distinct and work. */
+static void phase_comm_dup(struct worker *w, int it)
+{
+    MPI_Comm c;
+    CHECK_MPI(MPI_Comm_dup(w->comm, &c));
+    int sum = -1, result = -1;
+    CHECK_MPI(MPI_Allreduce(&me, &sum, 1, MPI_INT, MPI_SUM, c));
+    CHECK_EQ(sum, nranks * (nranks - 1) / 2);
+    CHECK_MPI(MPI_Comm_compare(c, w->comm, &result));
+    CHECK_EQ(result, MPI_CONGRUENT);
+    /* a message on the new communicator reaches only its receive there */
+    int right = (me + 1) % nranks, left = (me + nranks - 1) % nranks;
+    int out = value(me, w->t, it, 99, 0), in = -1;
+    MPI_Status st;
+    CHECK_MPI(MPI_Sendrecv(&out, 1, MPI_INT, right, 0, &in, 1, MPI_INT, left, 0, c, &st));
+    CHECK_EQ(in, value(left, w->t, it, 99, 0));
+    CHECK_MPI(MPI_Comm_free(&c));
+}
+
 static void *worker_main(void *arg)
 {
     struct worker *w = arg;
@@ -214,6 +236,7 @@ static void *worker_main(void *arg)
         phase_mprobe(w, it, tag + 4);
         phase_waitall(w, it, tag + 5);
         phase_blocking(w, it, tag + 6);
+        if (it % 4 == 0) phase_comm_dup(w, it);
     }
     return NULL;
 }
@@ -300,6 +323,7 @@ int main(int argc, char **argv)
 
     struct worker w[NWORKERS];
     pthread_t th[NWORKERS + 1];
+    for (int t = 0; t < NWORKERS; t++) CHECK_MPI(MPI_Comm_dup(MPI_COMM_WORLD, &w[t].comm));
     for (int t = 0; t < NWORKERS; t++) {
         w[t].t = t;
         w[t].sbuf = malloc(sizeof(int) * MAXLEN * nranks);
@@ -311,6 +335,7 @@ int main(int argc, char **argv)
     CHECK(pthread_create(&th[NWORKERS], NULL, dup_main, NULL) == 0, "pthread_create");
     for (int t = 0; t <= NWORKERS; t++) CHECK(pthread_join(th[t], NULL) == 0, "pthread_join");
     for (int t = 0; t < NWORKERS; t++) {
+        CHECK_MPI(MPI_Comm_free(&w[t].comm));
         free(w[t].sbuf);
         free(w[t].rbuf);
         free(w[t].reqs);
