@@ -5,7 +5,8 @@
  * receives, Probe + Recv, Iprobe + Recv, Mprobe/Improbe + Mrecv/Imrecv,
  * Isend/Irecv + Waitall and blocking Send/Recv/Ssend; some messages are
  * large enough for the rendezvous protocol; now and then each duplicates
- * its own communicator, all at once.  Meanwhile one more thread duplicates,
+ * its own communicator, all at once, and uses it with an error handler and
+ * an attribute delete function that call MPI themselves.  Meanwhile one more thread duplicates,
  * uses and frees communicators of a parent of its own.  Last, one thread blocks in
  * MPI_Recv (and then in MPI_Ssend) for a message that another thread of the
  * same rank sends (receives) only later: a blocking call that kept other
@@ -201,6 +202,30 @@ static void phase_blocking(struct worker *w, int it, int tag)
     verify(w->rbuf, nr, left, w->t, it, me, "Send/Recv");
 }
 
+/* Callbacks the library calls may call MPI themselves (the critical section
+ * of a library serializing its calls must be re-entrant). */
+static int delete_calls_mpi(MPI_Comm comm, int keyval, void *attr, void *extra)
+{
+    (void)keyval, (void)extra;
+    int rank = -1;
+    CHECK_MPI(MPI_Comm_rank(comm, &rank));
+    CHECK_EQ(rank, me);
+    ++*(int *)attr;
+    return MPI_SUCCESS;
+}
+
+static _Thread_local int handler_calls;
+
+static void handler_calls_mpi(MPI_Comm *comm, int *code, ...)
+{
+    handler_calls++;
+    int rank = -1, cls = -1;
+    CHECK_MPI(MPI_Comm_rank(*comm, &rank));
+    CHECK_EQ(rank, me);
+    CHECK_MPI(MPI_Error_class(*code, &cls));
+    CHECK_EQ(cls, MPI_ERR_OTHER);
+}
+
 /* Communicators made at once by every worker thread, each from its own
  * parent: the new ones must all be distinct and work. */
 static void phase_comm_dup(struct worker *w, int it)
@@ -218,7 +243,20 @@ static void phase_comm_dup(struct worker *w, int it)
     MPI_Status st;
     CHECK_MPI(MPI_Sendrecv(&out, 1, MPI_INT, right, 0, &in, 1, MPI_INT, left, 0, c, &st));
     CHECK_EQ(in, value(left, w->t, it, 99, 0));
+    /* an error handler and an attribute delete function that call MPI */
+    MPI_Errhandler eh;
+    CHECK_MPI(MPI_Comm_create_errhandler(handler_calls_mpi, &eh));
+    CHECK_MPI(MPI_Comm_set_errhandler(c, eh));
+    CHECK_MPI(MPI_Errhandler_free(&eh));
+    handler_calls = 0;
+    CHECK_MPI(MPI_Comm_call_errhandler(c, MPI_ERR_OTHER));
+    CHECK_EQ(handler_calls, 1);
+    int keyval, deleted = 0;
+    CHECK_MPI(MPI_Comm_create_keyval(MPI_COMM_NULL_COPY_FN, delete_calls_mpi, &keyval, NULL));
+    CHECK_MPI(MPI_Comm_set_attr(c, keyval, &deleted));
     CHECK_MPI(MPI_Comm_free(&c));
+    CHECK_EQ(deleted, 1);
+    CHECK_MPI(MPI_Comm_free_keyval(&keyval));
 }
 
 static void *worker_main(void *arg)
