@@ -23,7 +23,8 @@ static void lock(void)
         pthread_mutex_lock(&section);
         atomic_fetch_sub_explicit(&waiting, 1, memory_order_relaxed);
     }
-    atomic_fetch_add_explicit(&taken, 1, memory_order_relaxed);
+    /* only the holder writes it: no read-modify-write needed */
+    atomic_store_explicit(&taken, atomic_load_explicit(&taken, memory_order_relaxed) + 1, memory_order_relaxed);
 }
 
 void lm_cs_enter(void)
