@@ -25,9 +25,9 @@ LM_HANDLE_CONVERSIONS(Type, MPI_Datatype)
 LM_HANDLE_CONVERSIONS(Win, MPI_Win)
 
 /* A Fortran status is MPI_F_STATUS_SIZE integers laid out like MPI_Status. */
-/* The error handler runs in the critical section, as in every other call. */
 static int bad_status(const char *fn, const void *p)
 {
+    /* the error handler runs in the critical section, as in every other call */
     int held = lm_cs_call_enter();
     int rc = lm_err_noobj(MPI_ERR_ARG, fn, "status argument is %s", p ? "MPI_STATUS_IGNORE" : "NULL");
     lm_cs_call_exit(held);
