@@ -2,8 +2,9 @@
 /* MPI entry points (coll): validate arguments, then call impl_MPI_*. */
 #include "binding/validate.h"
 #include "binding/impl_gen.h"
+#include "core/lm_cs.h"
 
-int PMPI_Allgather(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf, int recvcount, MPI_Datatype recvtype, MPI_Comm comm)
+static int body_MPI_Allgather(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf, int recvcount, MPI_Datatype recvtype, MPI_Comm comm)
 {
     lm_errctx lm_ctx = LM_ERRCTX_INIT("MPI_Allgather");
     lm_comm *lm_c = NULL;
@@ -18,9 +19,16 @@ int PMPI_Allgather(const void* sendbuf, int sendcount, MPI_Datatype sendtype, vo
     LM_CHECK(lm_check_buffer(&lm_ctx, recvbuf, recvcount, recvtype, "recvbuf", 0));
     return impl_MPI_Allgather(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm);
 }
+int PMPI_Allgather(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf, int recvcount, MPI_Datatype recvtype, MPI_Comm comm)
+{
+    int lm_held = lm_cs_call_enter();
+    int lm_rc = body_MPI_Allgather(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm);
+    lm_cs_call_exit(lm_held);
+    return lm_rc;
+}
 extern __typeof__(PMPI_Allgather) MPI_Allgather __attribute__((weak, alias("PMPI_Allgather")));
 
-int PMPI_Allgather_c(const void* sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void* recvbuf, MPI_Count recvcount, MPI_Datatype recvtype, MPI_Comm comm)
+static int body_MPI_Allgather_c(const void* sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void* recvbuf, MPI_Count recvcount, MPI_Datatype recvtype, MPI_Comm comm)
 {
     lm_errctx lm_ctx = LM_ERRCTX_INIT("MPI_Allgather_c");
     lm_comm *lm_c = NULL;
@@ -35,9 +43,16 @@ int PMPI_Allgather_c(const void* sendbuf, MPI_Count sendcount, MPI_Datatype send
     LM_CHECK(lm_check_buffer(&lm_ctx, recvbuf, recvcount, recvtype, "recvbuf", 0));
     return impl_MPI_Allgather_c(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm);
 }
+int PMPI_Allgather_c(const void* sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void* recvbuf, MPI_Count recvcount, MPI_Datatype recvtype, MPI_Comm comm)
+{
+    int lm_held = lm_cs_call_enter();
+    int lm_rc = body_MPI_Allgather_c(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm);
+    lm_cs_call_exit(lm_held);
+    return lm_rc;
+}
 extern __typeof__(PMPI_Allgather_c) MPI_Allgather_c __attribute__((weak, alias("PMPI_Allgather_c")));
 
-int PMPI_Allgather_init(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf, int recvcount, MPI_Datatype recvtype, MPI_Comm comm, MPI_Info info, MPI_Request* request)
+static int body_MPI_Allgather_init(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf, int recvcount, MPI_Datatype recvtype, MPI_Comm comm, MPI_Info info, MPI_Request* request)
 {
     lm_errctx lm_ctx = LM_ERRCTX_INIT("MPI_Allgather_init");
     lm_comm *lm_c = NULL;
@@ -54,9 +69,16 @@ int PMPI_Allgather_init(const void* sendbuf, int sendcount, MPI_Datatype sendtyp
     LM_CHECK(lm_check_buffer(&lm_ctx, recvbuf, recvcount, recvtype, "recvbuf", 0));
     return impl_MPI_Allgather_init(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, info, request);
 }
+int PMPI_Allgather_init(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf, int recvcount, MPI_Datatype recvtype, MPI_Comm comm, MPI_Info info, MPI_Request* request)
+{
+    int lm_held = lm_cs_call_enter();
+    int lm_rc = body_MPI_Allgather_init(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, info, request);
+    lm_cs_call_exit(lm_held);
+    return lm_rc;
+}
 extern __typeof__(PMPI_Allgather_init) MPI_Allgather_init __attribute__((weak, alias("PMPI_Allgather_init")));
 
-int PMPI_Allgather_init_c(const void* sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void* recvbuf, MPI_Count recvcount, MPI_Datatype recvtype, MPI_Comm comm, MPI_Info info, MPI_Request* request)
+static int body_MPI_Allgather_init_c(const void* sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void* recvbuf, MPI_Count recvcount, MPI_Datatype recvtype, MPI_Comm comm, MPI_Info info, MPI_Request* request)
 {
     lm_errctx lm_ctx = LM_ERRCTX_INIT("MPI_Allgather_init_c");
     lm_comm *lm_c = NULL;
@@ -73,9 +95,16 @@ int PMPI_Allgather_init_c(const void* sendbuf, MPI_Count sendcount, MPI_Datatype
     LM_CHECK(lm_check_buffer(&lm_ctx, recvbuf, recvcount, recvtype, "recvbuf", 0));
     return impl_MPI_Allgather_init_c(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, info, request);
 }
+int PMPI_Allgather_init_c(const void* sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void* recvbuf, MPI_Count recvcount, MPI_Datatype recvtype, MPI_Comm comm, MPI_Info info, MPI_Request* request)
+{
+    int lm_held = lm_cs_call_enter();
+    int lm_rc = body_MPI_Allgather_init_c(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, info, request);
+    lm_cs_call_exit(lm_held);
+    return lm_rc;
+}
 extern __typeof__(PMPI_Allgather_init_c) MPI_Allgather_init_c __attribute__((weak, alias("PMPI_Allgather_init_c")));
 
-int PMPI_Allgatherv(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf, const int recvcounts[], const int displs[], MPI_Datatype recvtype, MPI_Comm comm)
+static int body_MPI_Allgatherv(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf, const int recvcounts[], const int displs[], MPI_Datatype recvtype, MPI_Comm comm)
 {
     lm_errctx lm_ctx = LM_ERRCTX_INIT("MPI_Allgatherv");
     lm_comm *lm_c = NULL;
@@ -89,9 +118,16 @@ int PMPI_Allgatherv(const void* sendbuf, int sendcount, MPI_Datatype sendtype, v
     LM_CHECK(lm_check_buffer(&lm_ctx, recvbuf, 0, MPI_DATATYPE_NULL, "recvbuf", 0));
     return impl_MPI_Allgatherv(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, comm);
 }
+int PMPI_Allgatherv(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf, const int recvcounts[], const int displs[], MPI_Datatype recvtype, MPI_Comm comm)
+{
+    int lm_held = lm_cs_call_enter();
+    int lm_rc = body_MPI_Allgatherv(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, comm);
+    lm_cs_call_exit(lm_held);
+    return lm_rc;
+}
 extern __typeof__(PMPI_Allgatherv) MPI_Allgatherv __attribute__((weak, alias("PMPI_Allgatherv")));
 
-int PMPI_Allgatherv_c(const void* sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void* recvbuf, const MPI_Count recvcounts[], const MPI_Aint displs[], MPI_Datatype recvtype, MPI_Comm comm)
+static int body_MPI_Allgatherv_c(const void* sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void* recvbuf, const MPI_Count recvcounts[], const MPI_Aint displs[], MPI_Datatype recvtype, MPI_Comm comm)
 {
     lm_errctx lm_ctx = LM_ERRCTX_INIT("MPI_Allgatherv_c");
     lm_comm *lm_c = NULL;
@@ -105,9 +141,16 @@ int PMPI_Allgatherv_c(const void* sendbuf, MPI_Count sendcount, MPI_Datatype sen
     LM_CHECK(lm_check_buffer(&lm_ctx, recvbuf, 0, MPI_DATATYPE_NULL, "recvbuf", 0));
     return impl_MPI_Allgatherv_c(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, comm);
 }
+int PMPI_Allgatherv_c(const void* sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void* recvbuf, const MPI_Count recvcounts[], const MPI_Aint displs[], MPI_Datatype recvtype, MPI_Comm comm)
+{
+    int lm_held = lm_cs_call_enter();
+    int lm_rc = body_MPI_Allgatherv_c(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, comm);
+    lm_cs_call_exit(lm_held);
+    return lm_rc;
+}
 extern __typeof__(PMPI_Allgatherv_c) MPI_Allgatherv_c __attribute__((weak, alias("PMPI_Allgatherv_c")));
 
-int PMPI_Allgatherv_init(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf, const int recvcounts[], const int displs[], MPI_Datatype recvtype, MPI_Comm comm, MPI_Info info, MPI_Request* request)
+static int body_MPI_Allgatherv_init(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf, const int recvcounts[], const int displs[], MPI_Datatype recvtype, MPI_Comm comm, MPI_Info info, MPI_Request* request)
 {
     lm_errctx lm_ctx = LM_ERRCTX_INIT("MPI_Allgatherv_init");
     lm_comm *lm_c = NULL;
@@ -123,9 +166,16 @@ int PMPI_Allgatherv_init(const void* sendbuf, int sendcount, MPI_Datatype sendty
     LM_CHECK(lm_check_buffer(&lm_ctx, recvbuf, 0, MPI_DATATYPE_NULL, "recvbuf", 0));
     return impl_MPI_Allgatherv_init(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, comm, info, request);
 }
+int PMPI_Allgatherv_init(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf, const int recvcounts[], const int displs[], MPI_Datatype recvtype, MPI_Comm comm, MPI_Info info, MPI_Request* request)
+{
+    int lm_held = lm_cs_call_enter();
+    int lm_rc = body_MPI_Allgatherv_init(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, comm, info, request);
+    lm_cs_call_exit(lm_held);
+    return lm_rc;
+}
 extern __typeof__(PMPI_Allgatherv_init) MPI_Allgatherv_init __attribute__((weak, alias("PMPI_Allgatherv_init")));
 
-int PMPI_Allgatherv_init_c(const void* sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void* recvbuf, const MPI_Count recvcounts[], const MPI_Aint displs[], MPI_Datatype recvtype, MPI_Comm comm, MPI_Info info, MPI_Request* request)
+static int body_MPI_Allgatherv_init_c(const void* sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void* recvbuf, const MPI_Count recvcounts[], const MPI_Aint displs[], MPI_Datatype recvtype, MPI_Comm comm, MPI_Info info, MPI_Request* request)
 {
     lm_errctx lm_ctx = LM_ERRCTX_INIT("MPI_Allgatherv_init_c");
     lm_comm *lm_c = NULL;
@@ -141,9 +191,16 @@ int PMPI_Allgatherv_init_c(const void* sendbuf, MPI_Count sendcount, MPI_Datatyp
     LM_CHECK(lm_check_buffer(&lm_ctx, recvbuf, 0, MPI_DATATYPE_NULL, "recvbuf", 0));
     return impl_MPI_Allgatherv_init_c(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, comm, info, request);
 }
+int PMPI_Allgatherv_init_c(const void* sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void* recvbuf, const MPI_Count recvcounts[], const MPI_Aint displs[], MPI_Datatype recvtype, MPI_Comm comm, MPI_Info info, MPI_Request* request)
+{
+    int lm_held = lm_cs_call_enter();
+    int lm_rc = body_MPI_Allgatherv_init_c(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, comm, info, request);
+    lm_cs_call_exit(lm_held);
+    return lm_rc;
+}
 extern __typeof__(PMPI_Allgatherv_init_c) MPI_Allgatherv_init_c __attribute__((weak, alias("PMPI_Allgatherv_init_c")));
 
-int PMPI_Allreduce(const void* sendbuf, void* recvbuf, int count, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm)
+static int body_MPI_Allreduce(const void* sendbuf, void* recvbuf, int count, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm)
 {
     lm_errctx lm_ctx = LM_ERRCTX_INIT("MPI_Allreduce");
     lm_comm *lm_c = NULL;
@@ -157,9 +214,16 @@ int PMPI_Allreduce(const void* sendbuf, void* recvbuf, int count, MPI_Datatype d
     LM_CHECK(lm_check_buffer(&lm_ctx, recvbuf, count, datatype, "recvbuf", 0));
     return impl_MPI_Allreduce(sendbuf, recvbuf, count, datatype, op, comm);
 }
+int PMPI_Allreduce(const void* sendbuf, void* recvbuf, int count, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm)
+{
+    int lm_held = lm_cs_call_enter();
+    int lm_rc = body_MPI_Allreduce(sendbuf, recvbuf, count, datatype, op, comm);
+    lm_cs_call_exit(lm_held);
+    return lm_rc;
+}
 extern __typeof__(PMPI_Allreduce) MPI_Allreduce __attribute__((weak, alias("PMPI_Allreduce")));
 
-int PMPI_Allreduce_c(const void* sendbuf, void* recvbuf, MPI_Count count, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm)
+static int body_MPI_Allreduce_c(const void* sendbuf, void* recvbuf, MPI_Count count, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm)
 {
     lm_errctx lm_ctx = LM_ERRCTX_INIT("MPI_Allreduce_c");
     lm_comm *lm_c = NULL;
@@ -173,9 +237,16 @@ int PMPI_Allreduce_c(const void* sendbuf, void* recvbuf, MPI_Count count, MPI_Da
     LM_CHECK(lm_check_buffer(&lm_ctx, recvbuf, count, datatype, "recvbuf", 0));
     return impl_MPI_Allreduce_c(sendbuf, recvbuf, count, datatype, op, comm);
 }
+int PMPI_Allreduce_c(const void* sendbuf, void* recvbuf, MPI_Count count, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm)
+{
+    int lm_held = lm_cs_call_enter();
+    int lm_rc = body_MPI_Allreduce_c(sendbuf, recvbuf, count, datatype, op, comm);
+    lm_cs_call_exit(lm_held);
+    return lm_rc;
+}
 extern __typeof__(PMPI_Allreduce_c) MPI_Allreduce_c __attribute__((weak, alias("PMPI_Allreduce_c")));
 
-int PMPI_Allreduce_init(const void* sendbuf, void* recvbuf, int count, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm, MPI_Info info, MPI_Request* request)
+static int body_MPI_Allreduce_init(const void* sendbuf, void* recvbuf, int count, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm, MPI_Info info, MPI_Request* request)
 {
     lm_errctx lm_ctx = LM_ERRCTX_INIT("MPI_Allreduce_init");
     lm_comm *lm_c = NULL;
@@ -191,9 +262,16 @@ int PMPI_Allreduce_init(const void* sendbuf, void* recvbuf, int count, MPI_Datat
     LM_CHECK(lm_check_buffer(&lm_ctx, recvbuf, count, datatype, "recvbuf", 0));
     return impl_MPI_Allreduce_init(sendbuf, recvbuf, count, datatype, op, comm, info, request);
 }
+int PMPI_Allreduce_init(const void* sendbuf, void* recvbuf, int count, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm, MPI_Info info, MPI_Request* request)
+{
+    int lm_held = lm_cs_call_enter();
+    int lm_rc = body_MPI_Allreduce_init(sendbuf, recvbuf, count, datatype, op, comm, info, request);
+    lm_cs_call_exit(lm_held);
+    return lm_rc;
+}
 extern __typeof__(PMPI_Allreduce_init) MPI_Allreduce_init __attribute__((weak, alias("PMPI_Allreduce_init")));
 
-int PMPI_Allreduce_init_c(const void* sendbuf, void* recvbuf, MPI_Count count, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm, MPI_Info info, MPI_Request* request)
+static int body_MPI_Allreduce_init_c(const void* sendbuf, void* recvbuf, MPI_Count count, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm, MPI_Info info, MPI_Request* request)
 {
     lm_errctx lm_ctx = LM_ERRCTX_INIT("MPI_Allreduce_init_c");
     lm_comm *lm_c = NULL;
@@ -209,9 +287,16 @@ int PMPI_Allreduce_init_c(const void* sendbuf, void* recvbuf, MPI_Count count, M
     LM_CHECK(lm_check_buffer(&lm_ctx, recvbuf, count, datatype, "recvbuf", 0));
     return impl_MPI_Allreduce_init_c(sendbuf, recvbuf, count, datatype, op, comm, info, request);
 }
+int PMPI_Allreduce_init_c(const void* sendbuf, void* recvbuf, MPI_Count count, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm, MPI_Info info, MPI_Request* request)
+{
+    int lm_held = lm_cs_call_enter();
+    int lm_rc = body_MPI_Allreduce_init_c(sendbuf, recvbuf, count, datatype, op, comm, info, request);
+    lm_cs_call_exit(lm_held);
+    return lm_rc;
+}
 extern __typeof__(PMPI_Allreduce_init_c) MPI_Allreduce_init_c __attribute__((weak, alias("PMPI_Allreduce_init_c")));
 
-int PMPI_Alltoall(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf, int recvcount, MPI_Datatype recvtype, MPI_Comm comm)
+static int body_MPI_Alltoall(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf, int recvcount, MPI_Datatype recvtype, MPI_Comm comm)
 {
     lm_errctx lm_ctx = LM_ERRCTX_INIT("MPI_Alltoall");
     lm_comm *lm_c = NULL;
@@ -226,9 +311,16 @@ int PMPI_Alltoall(const void* sendbuf, int sendcount, MPI_Datatype sendtype, voi
     LM_CHECK(lm_check_buffer(&lm_ctx, recvbuf, recvcount, recvtype, "recvbuf", 0));
     return impl_MPI_Alltoall(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm);
 }
+int PMPI_Alltoall(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf, int recvcount, MPI_Datatype recvtype, MPI_Comm comm)
+{
+    int lm_held = lm_cs_call_enter();
+    int lm_rc = body_MPI_Alltoall(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm);
+    lm_cs_call_exit(lm_held);
+    return lm_rc;
+}
 extern __typeof__(PMPI_Alltoall) MPI_Alltoall __attribute__((weak, alias("PMPI_Alltoall")));
 
-int PMPI_Alltoall_c(const void* sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void* recvbuf, MPI_Count recvcount, MPI_Datatype recvtype, MPI_Comm comm)
+static int body_MPI_Alltoall_c(const void* sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void* recvbuf, MPI_Count recvcount, MPI_Datatype recvtype, MPI_Comm comm)
 {
     lm_errctx lm_ctx = LM_ERRCTX_INIT("MPI_Alltoall_c");
     lm_comm *lm_c = NULL;
@@ -243,9 +335,16 @@ int PMPI_Alltoall_c(const void* sendbuf, MPI_Count sendcount, MPI_Datatype sendt
     LM_CHECK(lm_check_buffer(&lm_ctx, recvbuf, recvcount, recvtype, "recvbuf", 0));
     return impl_MPI_Alltoall_c(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm);
 }
+int PMPI_Alltoall_c(const void* sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void* recvbuf, MPI_Count recvcount, MPI_Datatype recvtype, MPI_Comm comm)
+{
+    int lm_held = lm_cs_call_enter();
+    int lm_rc = body_MPI_Alltoall_c(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm);
+    lm_cs_call_exit(lm_held);
+    return lm_rc;
+}
 extern __typeof__(PMPI_Alltoall_c) MPI_Alltoall_c __attribute__((weak, alias("PMPI_Alltoall_c")));
 
-int PMPI_Alltoall_init(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf, int recvcount, MPI_Datatype recvtype, MPI_Comm comm, MPI_Info info, MPI_Request* request)
+static int body_MPI_Alltoall_init(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf, int recvcount, MPI_Datatype recvtype, MPI_Comm comm, MPI_Info info, MPI_Request* request)
 {
     lm_errctx lm_ctx = LM_ERRCTX_INIT("MPI_Alltoall_init");
     lm_comm *lm_c = NULL;
@@ -262,9 +361,16 @@ int PMPI_Alltoall_init(const void* sendbuf, int sendcount, MPI_Datatype sendtype
     LM_CHECK(lm_check_buffer(&lm_ctx, recvbuf, recvcount, recvtype, "recvbuf", 0));
     return impl_MPI_Alltoall_init(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, info, request);
 }
+int PMPI_Alltoall_init(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf, int recvcount, MPI_Datatype recvtype, MPI_Comm comm, MPI_Info info, MPI_Request* request)
+{
+    int lm_held = lm_cs_call_enter();
+    int lm_rc = body_MPI_Alltoall_init(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, info, request);
+    lm_cs_call_exit(lm_held);
+    return lm_rc;
+}
 extern __typeof__(PMPI_Alltoall_init) MPI_Alltoall_init __attribute__((weak, alias("PMPI_Alltoall_init")));
 
-int PMPI_Alltoall_init_c(const void* sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void* recvbuf, MPI_Count recvcount, MPI_Datatype recvtype, MPI_Comm comm, MPI_Info info, MPI_Request* request)
+static int body_MPI_Alltoall_init_c(const void* sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void* recvbuf, MPI_Count recvcount, MPI_Datatype recvtype, MPI_Comm comm, MPI_Info info, MPI_Request* request)
 {
     lm_errctx lm_ctx = LM_ERRCTX_INIT("MPI_Alltoall_init_c");
     lm_comm *lm_c = NULL;
@@ -281,9 +387,16 @@ int PMPI_Alltoall_init_c(const void* sendbuf, MPI_Count sendcount, MPI_Datatype 
     LM_CHECK(lm_check_buffer(&lm_ctx, recvbuf, recvcount, recvtype, "recvbuf", 0));
     return impl_MPI_Alltoall_init_c(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, info, request);
 }
+int PMPI_Alltoall_init_c(const void* sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void* recvbuf, MPI_Count recvcount, MPI_Datatype recvtype, MPI_Comm comm, MPI_Info info, MPI_Request* request)
+{
+    int lm_held = lm_cs_call_enter();
+    int lm_rc = body_MPI_Alltoall_init_c(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, info, request);
+    lm_cs_call_exit(lm_held);
+    return lm_rc;
+}
 extern __typeof__(PMPI_Alltoall_init_c) MPI_Alltoall_init_c __attribute__((weak, alias("PMPI_Alltoall_init_c")));
 
-int PMPI_Alltoallv(const void* sendbuf, const int sendcounts[], const int sdispls[], MPI_Datatype sendtype, void* recvbuf, const int recvcounts[], const int rdispls[], MPI_Datatype recvtype, MPI_Comm comm)
+static int body_MPI_Alltoallv(const void* sendbuf, const int sendcounts[], const int sdispls[], MPI_Datatype sendtype, void* recvbuf, const int recvcounts[], const int rdispls[], MPI_Datatype recvtype, MPI_Comm comm)
 {
     lm_errctx lm_ctx = LM_ERRCTX_INIT("MPI_Alltoallv");
     lm_comm *lm_c = NULL;
@@ -296,9 +409,16 @@ int PMPI_Alltoallv(const void* sendbuf, const int sendcounts[], const int sdispl
     LM_CHECK(lm_check_buffer(&lm_ctx, recvbuf, 0, MPI_DATATYPE_NULL, "recvbuf", 0));
     return impl_MPI_Alltoallv(sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, rdispls, recvtype, comm);
 }
+int PMPI_Alltoallv(const void* sendbuf, const int sendcounts[], const int sdispls[], MPI_Datatype sendtype, void* recvbuf, const int recvcounts[], const int rdispls[], MPI_Datatype recvtype, MPI_Comm comm)
+{
+    int lm_held = lm_cs_call_enter();
+    int lm_rc = body_MPI_Alltoallv(sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, rdispls, recvtype, comm);
+    lm_cs_call_exit(lm_held);
+    return lm_rc;
+}
 extern __typeof__(PMPI_Alltoallv) MPI_Alltoallv __attribute__((weak, alias("PMPI_Alltoallv")));
 
-int PMPI_Alltoallv_c(const void* sendbuf, const MPI_Count sendcounts[], const MPI_Aint sdispls[], MPI_Datatype sendtype, void* recvbuf, const MPI_Count recvcounts[], const MPI_Aint rdispls[], MPI_Datatype recvtype, MPI_Comm comm)
+static int body_MPI_Alltoallv_c(const void* sendbuf, const MPI_Count sendcounts[], const MPI_Aint sdispls[], MPI_Datatype sendtype, void* recvbuf, const MPI_Count recvcounts[], const MPI_Aint rdispls[], MPI_Datatype recvtype, MPI_Comm comm)
 {
     lm_errctx lm_ctx = LM_ERRCTX_INIT("MPI_Alltoallv_c");
     lm_comm *lm_c = NULL;
@@ -311,9 +431,16 @@ int PMPI_Alltoallv_c(const void* sendbuf, const MPI_Count sendcounts[], const MP
     LM_CHECK(lm_check_buffer(&lm_ctx, recvbuf, 0, MPI_DATATYPE_NULL, "recvbuf", 0));
     return impl_MPI_Alltoallv_c(sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, rdispls, recvtype, comm);
 }
+int PMPI_Alltoallv_c(const void* sendbuf, const MPI_Count sendcounts[], const MPI_Aint sdispls[], MPI_Datatype sendtype, void* recvbuf, const MPI_Count recvcounts[], const MPI_Aint rdispls[], MPI_Datatype recvtype, MPI_Comm comm)
+{
+    int lm_held = lm_cs_call_enter();
+    int lm_rc = body_MPI_Alltoallv_c(sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, rdispls, recvtype, comm);
+    lm_cs_call_exit(lm_held);
+    return lm_rc;
+}
 extern __typeof__(PMPI_Alltoallv_c) MPI_Alltoallv_c __attribute__((weak, alias("PMPI_Alltoallv_c")));
 
-int PMPI_Alltoallv_init(const void* sendbuf, const int sendcounts[], const int sdispls[], MPI_Datatype sendtype, void* recvbuf, const int recvcounts[], const int rdispls[], MPI_Datatype recvtype, MPI_Comm comm, MPI_Info info, MPI_Request* request)
+static int body_MPI_Alltoallv_init(const void* sendbuf, const int sendcounts[], const int sdispls[], MPI_Datatype sendtype, void* recvbuf, const int recvcounts[], const int rdispls[], MPI_Datatype recvtype, MPI_Comm comm, MPI_Info info, MPI_Request* request)
 {
     lm_errctx lm_ctx = LM_ERRCTX_INIT("MPI_Alltoallv_init");
     lm_comm *lm_c = NULL;
@@ -328,9 +455,16 @@ int PMPI_Alltoallv_init(const void* sendbuf, const int sendcounts[], const int s
     LM_CHECK(lm_check_buffer(&lm_ctx, recvbuf, 0, MPI_DATATYPE_NULL, "recvbuf", 0));
     return impl_MPI_Alltoallv_init(sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, rdispls, recvtype, comm, info, request);
 }
+int PMPI_Alltoallv_init(const void* sendbuf, const int sendcounts[], const int sdispls[], MPI_Datatype sendtype, void* recvbuf, const int recvcounts[], const int rdispls[], MPI_Datatype recvtype, MPI_Comm comm, MPI_Info info, MPI_Request* request)
+{
+    int lm_held = lm_cs_call_enter();
+    int lm_rc = body_MPI_Alltoallv_init(sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, rdispls, recvtype, comm, info, request);
+    lm_cs_call_exit(lm_held);
+    return lm_rc;
+}
 extern __typeof__(PMPI_Alltoallv_init) MPI_Alltoallv_init __attribute__((weak, alias("PMPI_Alltoallv_init")));
 
-int PMPI_Alltoallv_init_c(const void* sendbuf, const MPI_Count sendcounts[], const MPI_Aint sdispls[], MPI_Datatype sendtype, void* recvbuf, const MPI_Count recvcounts[], const MPI_Aint rdispls[], MPI_Datatype recvtype, MPI_Comm comm, MPI_Info info, MPI_Request* request)
+static int body_MPI_Alltoallv_init_c(const void* sendbuf, const MPI_Count sendcounts[], const MPI_Aint sdispls[], MPI_Datatype sendtype, void* recvbuf, const MPI_Count recvcounts[], const MPI_Aint rdispls[], MPI_Datatype recvtype, MPI_Comm comm, MPI_Info info, MPI_Request* request)
 {
     lm_errctx lm_ctx = LM_ERRCTX_INIT("MPI_Alltoallv_init_c");
     lm_comm *lm_c = NULL;
@@ -345,9 +479,16 @@ int PMPI_Alltoallv_init_c(const void* sendbuf, const MPI_Count sendcounts[], con
     LM_CHECK(lm_check_buffer(&lm_ctx, recvbuf, 0, MPI_DATATYPE_NULL, "recvbuf", 0));
     return impl_MPI_Alltoallv_init_c(sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, rdispls, recvtype, comm, info, request);
 }
+int PMPI_Alltoallv_init_c(const void* sendbuf, const MPI_Count sendcounts[], const MPI_Aint sdispls[], MPI_Datatype sendtype, void* recvbuf, const MPI_Count recvcounts[], const MPI_Aint rdispls[], MPI_Datatype recvtype, MPI_Comm comm, MPI_Info info, MPI_Request* request)
+{
+    int lm_held = lm_cs_call_enter();
+    int lm_rc = body_MPI_Alltoallv_init_c(sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, rdispls, recvtype, comm, info, request);
+    lm_cs_call_exit(lm_held);
+    return lm_rc;
+}
 extern __typeof__(PMPI_Alltoallv_init_c) MPI_Alltoallv_init_c __attribute__((weak, alias("PMPI_Alltoallv_init_c")));
 
-int PMPI_Alltoallw(const void* sendbuf, const int sendcounts[], const int sdispls[], const MPI_Datatype sendtypes[], void* recvbuf, const int recvcounts[], const int rdispls[], const MPI_Datatype recvtypes[], MPI_Comm comm)
+static int body_MPI_Alltoallw(const void* sendbuf, const int sendcounts[], const int sdispls[], const MPI_Datatype sendtypes[], void* recvbuf, const int recvcounts[], const int rdispls[], const MPI_Datatype recvtypes[], MPI_Comm comm)
 {
     lm_errctx lm_ctx = LM_ERRCTX_INIT("MPI_Alltoallw");
     lm_comm *lm_c = NULL;
@@ -358,9 +499,16 @@ int PMPI_Alltoallw(const void* sendbuf, const int sendcounts[], const int sdispl
     LM_CHECK(lm_check_buffer(&lm_ctx, recvbuf, 0, MPI_DATATYPE_NULL, "recvbuf", 0));
     return impl_MPI_Alltoallw(sendbuf, sendcounts, sdispls, sendtypes, recvbuf, recvcounts, rdispls, recvtypes, comm);
 }
+int PMPI_Alltoallw(const void* sendbuf, const int sendcounts[], const int sdispls[], const MPI_Datatype sendtypes[], void* recvbuf, const int recvcounts[], const int rdispls[], const MPI_Datatype recvtypes[], MPI_Comm comm)
+{
+    int lm_held = lm_cs_call_enter();
+    int lm_rc = body_MPI_Alltoallw(sendbuf, sendcounts, sdispls, sendtypes, recvbuf, recvcounts, rdispls, recvtypes, comm);
+    lm_cs_call_exit(lm_held);
+    return lm_rc;
+}
 extern __typeof__(PMPI_Alltoallw) MPI_Alltoallw __attribute__((weak, alias("PMPI_Alltoallw")));
 
-int PMPI_Alltoallw_c(const void* sendbuf, const MPI_Count sendcounts[], const MPI_Aint sdispls[], const MPI_Datatype sendtypes[], void* recvbuf, const MPI_Count recvcounts[], const MPI_Aint rdispls[], const MPI_Datatype recvtypes[], MPI_Comm comm)
+static int body_MPI_Alltoallw_c(const void* sendbuf, const MPI_Count sendcounts[], const MPI_Aint sdispls[], const MPI_Datatype sendtypes[], void* recvbuf, const MPI_Count recvcounts[], const MPI_Aint rdispls[], const MPI_Datatype recvtypes[], MPI_Comm comm)
 {
     lm_errctx lm_ctx = LM_ERRCTX_INIT("MPI_Alltoallw_c");
     lm_comm *lm_c = NULL;
@@ -371,9 +519,16 @@ int PMPI_Alltoallw_c(const void* sendbuf, const MPI_Count sendcounts[], const MP
     LM_CHECK(lm_check_buffer(&lm_ctx, recvbuf, 0, MPI_DATATYPE_NULL, "recvbuf", 0));
     return impl_MPI_Alltoallw_c(sendbuf, sendcounts, sdispls, sendtypes, recvbuf, recvcounts, rdispls, recvtypes, comm);
 }
+int PMPI_Alltoallw_c(const void* sendbuf, const MPI_Count sendcounts[], const MPI_Aint sdispls[], const MPI_Datatype sendtypes[], void* recvbuf, const MPI_Count recvcounts[], const MPI_Aint rdispls[], const MPI_Datatype recvtypes[], MPI_Comm comm)
+{
+    int lm_held = lm_cs_call_enter();
+    int lm_rc = body_MPI_Alltoallw_c(sendbuf, sendcounts, sdispls, sendtypes, recvbuf, recvcounts, rdispls, recvtypes, comm);
+    lm_cs_call_exit(lm_held);
+    return lm_rc;
+}
 extern __typeof__(PMPI_Alltoallw_c) MPI_Alltoallw_c __attribute__((weak, alias("PMPI_Alltoallw_c")));
 
-int PMPI_Alltoallw_init(const void* sendbuf, const int sendcounts[], const int sdispls[], const MPI_Datatype sendtypes[], void* recvbuf, const int recvcounts[], const int rdispls[], const MPI_Datatype recvtypes[], MPI_Comm comm, MPI_Info info, MPI_Request* request)
+static int body_MPI_Alltoallw_init(const void* sendbuf, const int sendcounts[], const int sdispls[], const MPI_Datatype sendtypes[], void* recvbuf, const int recvcounts[], const int rdispls[], const MPI_Datatype recvtypes[], MPI_Comm comm, MPI_Info info, MPI_Request* request)
 {
     lm_errctx lm_ctx = LM_ERRCTX_INIT("MPI_Alltoallw_init");
     lm_comm *lm_c = NULL;
@@ -386,9 +541,16 @@ int PMPI_Alltoallw_init(const void* sendbuf, const int sendcounts[], const int s
     LM_CHECK(lm_check_buffer(&lm_ctx, recvbuf, 0, MPI_DATATYPE_NULL, "recvbuf", 0));
     return impl_MPI_Alltoallw_init(sendbuf, sendcounts, sdispls, sendtypes, recvbuf, recvcounts, rdispls, recvtypes, comm, info, request);
 }
+int PMPI_Alltoallw_init(const void* sendbuf, const int sendcounts[], const int sdispls[], const MPI_Datatype sendtypes[], void* recvbuf, const int recvcounts[], const int rdispls[], const MPI_Datatype recvtypes[], MPI_Comm comm, MPI_Info info, MPI_Request* request)
+{
+    int lm_held = lm_cs_call_enter();
+    int lm_rc = body_MPI_Alltoallw_init(sendbuf, sendcounts, sdispls, sendtypes, recvbuf, recvcounts, rdispls, recvtypes, comm, info, request);
+    lm_cs_call_exit(lm_held);
+    return lm_rc;
+}
 extern __typeof__(PMPI_Alltoallw_init) MPI_Alltoallw_init __attribute__((weak, alias("PMPI_Alltoallw_init")));
 
-int PMPI_Alltoallw_init_c(const void* sendbuf, const MPI_Count sendcounts[], const MPI_Aint sdispls[], const MPI_Datatype sendtypes[], void* recvbuf, const MPI_Count recvcounts[], const MPI_Aint rdispls[], const MPI_Datatype recvtypes[], MPI_Comm comm, MPI_Info info, MPI_Request* request)
+static int body_MPI_Alltoallw_init_c(const void* sendbuf, const MPI_Count sendcounts[], const MPI_Aint sdispls[], const MPI_Datatype sendtypes[], void* recvbuf, const MPI_Count recvcounts[], const MPI_Aint rdispls[], const MPI_Datatype recvtypes[], MPI_Comm comm, MPI_Info info, MPI_Request* request)
 {
     lm_errctx lm_ctx = LM_ERRCTX_INIT("MPI_Alltoallw_init_c");
     lm_comm *lm_c = NULL;
@@ -401,9 +563,16 @@ int PMPI_Alltoallw_init_c(const void* sendbuf, const MPI_Count sendcounts[], con
     LM_CHECK(lm_check_buffer(&lm_ctx, recvbuf, 0, MPI_DATATYPE_NULL, "recvbuf", 0));
     return impl_MPI_Alltoallw_init_c(sendbuf, sendcounts, sdispls, sendtypes, recvbuf, recvcounts, rdispls, recvtypes, comm, info, request);
 }
+int PMPI_Alltoallw_init_c(const void* sendbuf, const MPI_Count sendcounts[], const MPI_Aint sdispls[], const MPI_Datatype sendtypes[], void* recvbuf, const MPI_Count recvcounts[], const MPI_Aint rdispls[], const MPI_Datatype recvtypes[], MPI_Comm comm, MPI_Info info, MPI_Request* request)
+{
+    int lm_held = lm_cs_call_enter();
+    int lm_rc = body_MPI_Alltoallw_init_c(sendbuf, sendcounts, sdispls, sendtypes, recvbuf, recvcounts, rdispls, recvtypes, comm, info, request);
+    lm_cs_call_exit(lm_held);
+    return lm_rc;
+}
 extern __typeof__(PMPI_Alltoallw_init_c) MPI_Alltoallw_init_c __attribute__((weak, alias("PMPI_Alltoallw_init_c")));
 
-int PMPI_Barrier(MPI_Comm comm)
+static int body_MPI_Barrier(MPI_Comm comm)
 {
     lm_errctx lm_ctx = LM_ERRCTX_INIT("MPI_Barrier");
     lm_comm *lm_c = NULL;
@@ -412,9 +581,16 @@ int PMPI_Barrier(MPI_Comm comm)
     lm_errctx_bind(&lm_ctx, LM_KIND_COMM, comm);
     return impl_MPI_Barrier(comm);
 }
+int PMPI_Barrier(MPI_Comm comm)
+{
+    int lm_held = lm_cs_call_enter();
+    int lm_rc = body_MPI_Barrier(comm);
+    lm_cs_call_exit(lm_held);
+    return lm_rc;
+}
 extern __typeof__(PMPI_Barrier) MPI_Barrier __attribute__((weak, alias("PMPI_Barrier")));
 
-int PMPI_Barrier_init(MPI_Comm comm, MPI_Info info, MPI_Request* request)
+static int body_MPI_Barrier_init(MPI_Comm comm, MPI_Info info, MPI_Request* request)
 {
     lm_errctx lm_ctx = LM_ERRCTX_INIT("MPI_Barrier_init");
     lm_comm *lm_c = NULL;
@@ -425,9 +601,16 @@ int PMPI_Barrier_init(MPI_Comm comm, MPI_Info info, MPI_Request* request)
     LM_CHECK(lm_check_ptr(&lm_ctx, request, "request"));
     return impl_MPI_Barrier_init(comm, info, request);
 }
+int PMPI_Barrier_init(MPI_Comm comm, MPI_Info info, MPI_Request* request)
+{
+    int lm_held = lm_cs_call_enter();
+    int lm_rc = body_MPI_Barrier_init(comm, info, request);
+    lm_cs_call_exit(lm_held);
+    return lm_rc;
+}
 extern __typeof__(PMPI_Barrier_init) MPI_Barrier_init __attribute__((weak, alias("PMPI_Barrier_init")));
 
-int PMPI_Bcast(void* buffer, int count, MPI_Datatype datatype, int root, MPI_Comm comm)
+static int body_MPI_Bcast(void* buffer, int count, MPI_Datatype datatype, int root, MPI_Comm comm)
 {
     lm_errctx lm_ctx = LM_ERRCTX_INIT("MPI_Bcast");
     lm_comm *lm_c = NULL;
@@ -440,9 +623,16 @@ int PMPI_Bcast(void* buffer, int count, MPI_Datatype datatype, int root, MPI_Com
     if (lm_leaf_side(lm_c, root)) LM_CHECK(lm_check_buffer(&lm_ctx, buffer, count, datatype, "buffer", 0));
     return impl_MPI_Bcast(buffer, count, datatype, root, comm);
 }
+int PMPI_Bcast(void* buffer, int count, MPI_Datatype datatype, int root, MPI_Comm comm)
+{
+    int lm_held = lm_cs_call_enter();
+    int lm_rc = body_MPI_Bcast(buffer, count, datatype, root, comm);
+    lm_cs_call_exit(lm_held);
+    return lm_rc;
+}
 extern __typeof__(PMPI_Bcast) MPI_Bcast __attribute__((weak, alias("PMPI_Bcast")));
 
-int PMPI_Bcast_c(void* buffer, MPI_Count count, MPI_Datatype datatype, int root, MPI_Comm comm)
+static int body_MPI_Bcast_c(void* buffer, MPI_Count count, MPI_Datatype datatype, int root, MPI_Comm comm)
 {
     lm_errctx lm_ctx = LM_ERRCTX_INIT("MPI_Bcast_c");
     lm_comm *lm_c = NULL;
@@ -455,9 +645,16 @@ int PMPI_Bcast_c(void* buffer, MPI_Count count, MPI_Datatype datatype, int root,
     if (lm_leaf_side(lm_c, root)) LM_CHECK(lm_check_buffer(&lm_ctx, buffer, count, datatype, "buffer", 0));
     return impl_MPI_Bcast_c(buffer, count, datatype, root, comm);
 }
+int PMPI_Bcast_c(void* buffer, MPI_Count count, MPI_Datatype datatype, int root, MPI_Comm comm)
+{
+    int lm_held = lm_cs_call_enter();
+    int lm_rc = body_MPI_Bcast_c(buffer, count, datatype, root, comm);
+    lm_cs_call_exit(lm_held);
+    return lm_rc;
+}
 extern __typeof__(PMPI_Bcast_c) MPI_Bcast_c __attribute__((weak, alias("PMPI_Bcast_c")));
 
-int PMPI_Bcast_init(void* buffer, int count, MPI_Datatype datatype, int root, MPI_Comm comm, MPI_Info info, MPI_Request* request)
+static int body_MPI_Bcast_init(void* buffer, int count, MPI_Datatype datatype, int root, MPI_Comm comm, MPI_Info info, MPI_Request* request)
 {
     lm_errctx lm_ctx = LM_ERRCTX_INIT("MPI_Bcast_init");
     lm_comm *lm_c = NULL;
@@ -472,9 +669,16 @@ int PMPI_Bcast_init(void* buffer, int count, MPI_Datatype datatype, int root, MP
     if (lm_leaf_side(lm_c, root)) LM_CHECK(lm_check_buffer(&lm_ctx, buffer, count, datatype, "buffer", 0));
     return impl_MPI_Bcast_init(buffer, count, datatype, root, comm, info, request);
 }
+int PMPI_Bcast_init(void* buffer, int count, MPI_Datatype datatype, int root, MPI_Comm comm, MPI_Info info, MPI_Request* request)
+{
+    int lm_held = lm_cs_call_enter();
+    int lm_rc = body_MPI_Bcast_init(buffer, count, datatype, root, comm, info, request);
+    lm_cs_call_exit(lm_held);
+    return lm_rc;
+}
 extern __typeof__(PMPI_Bcast_init) MPI_Bcast_init __attribute__((weak, alias("PMPI_Bcast_init")));
 
-int PMPI_Bcast_init_c(void* buffer, MPI_Count count, MPI_Datatype datatype, int root, MPI_Comm comm, MPI_Info info, MPI_Request* request)
+static int body_MPI_Bcast_init_c(void* buffer, MPI_Count count, MPI_Datatype datatype, int root, MPI_Comm comm, MPI_Info info, MPI_Request* request)
 {
     lm_errctx lm_ctx = LM_ERRCTX_INIT("MPI_Bcast_init_c");
     lm_comm *lm_c = NULL;
@@ -489,9 +693,16 @@ int PMPI_Bcast_init_c(void* buffer, MPI_Count count, MPI_Datatype datatype, int 
     if (lm_leaf_side(lm_c, root)) LM_CHECK(lm_check_buffer(&lm_ctx, buffer, count, datatype, "buffer", 0));
     return impl_MPI_Bcast_init_c(buffer, count, datatype, root, comm, info, request);
 }
+int PMPI_Bcast_init_c(void* buffer, MPI_Count count, MPI_Datatype datatype, int root, MPI_Comm comm, MPI_Info info, MPI_Request* request)
+{
+    int lm_held = lm_cs_call_enter();
+    int lm_rc = body_MPI_Bcast_init_c(buffer, count, datatype, root, comm, info, request);
+    lm_cs_call_exit(lm_held);
+    return lm_rc;
+}
 extern __typeof__(PMPI_Bcast_init_c) MPI_Bcast_init_c __attribute__((weak, alias("PMPI_Bcast_init_c")));
 
-int PMPI_Exscan(const void* sendbuf, void* recvbuf, int count, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm)
+static int body_MPI_Exscan(const void* sendbuf, void* recvbuf, int count, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm)
 {
     lm_errctx lm_ctx = LM_ERRCTX_INIT("MPI_Exscan");
     lm_comm *lm_c = NULL;
@@ -505,9 +716,16 @@ int PMPI_Exscan(const void* sendbuf, void* recvbuf, int count, MPI_Datatype data
     LM_CHECK(lm_check_buffer(&lm_ctx, recvbuf, count, datatype, "recvbuf", 0));
     return impl_MPI_Exscan(sendbuf, recvbuf, count, datatype, op, comm);
 }
+int PMPI_Exscan(const void* sendbuf, void* recvbuf, int count, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm)
+{
+    int lm_held = lm_cs_call_enter();
+    int lm_rc = body_MPI_Exscan(sendbuf, recvbuf, count, datatype, op, comm);
+    lm_cs_call_exit(lm_held);
+    return lm_rc;
+}
 extern __typeof__(PMPI_Exscan) MPI_Exscan __attribute__((weak, alias("PMPI_Exscan")));
 
-int PMPI_Exscan_c(const void* sendbuf, void* recvbuf, MPI_Count count, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm)
+static int body_MPI_Exscan_c(const void* sendbuf, void* recvbuf, MPI_Count count, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm)
 {
     lm_errctx lm_ctx = LM_ERRCTX_INIT("MPI_Exscan_c");
     lm_comm *lm_c = NULL;
@@ -521,9 +739,16 @@ int PMPI_Exscan_c(const void* sendbuf, void* recvbuf, MPI_Count count, MPI_Datat
     LM_CHECK(lm_check_buffer(&lm_ctx, recvbuf, count, datatype, "recvbuf", 0));
     return impl_MPI_Exscan_c(sendbuf, recvbuf, count, datatype, op, comm);
 }
+int PMPI_Exscan_c(const void* sendbuf, void* recvbuf, MPI_Count count, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm)
+{
+    int lm_held = lm_cs_call_enter();
+    int lm_rc = body_MPI_Exscan_c(sendbuf, recvbuf, count, datatype, op, comm);
+    lm_cs_call_exit(lm_held);
+    return lm_rc;
+}
 extern __typeof__(PMPI_Exscan_c) MPI_Exscan_c __attribute__((weak, alias("PMPI_Exscan_c")));
 
-int PMPI_Exscan_init(const void* sendbuf, void* recvbuf, int count, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm, MPI_Info info, MPI_Request* request)
+static int body_MPI_Exscan_init(const void* sendbuf, void* recvbuf, int count, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm, MPI_Info info, MPI_Request* request)
 {
     lm_errctx lm_ctx = LM_ERRCTX_INIT("MPI_Exscan_init");
     lm_comm *lm_c = NULL;
@@ -539,9 +764,16 @@ int PMPI_Exscan_init(const void* sendbuf, void* recvbuf, int count, MPI_Datatype
     LM_CHECK(lm_check_buffer(&lm_ctx, recvbuf, count, datatype, "recvbuf", 0));
     return impl_MPI_Exscan_init(sendbuf, recvbuf, count, datatype, op, comm, info, request);
 }
+int PMPI_Exscan_init(const void* sendbuf, void* recvbuf, int count, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm, MPI_Info info, MPI_Request* request)
+{
+    int lm_held = lm_cs_call_enter();
+    int lm_rc = body_MPI_Exscan_init(sendbuf, recvbuf, count, datatype, op, comm, info, request);
+    lm_cs_call_exit(lm_held);
+    return lm_rc;
+}
 extern __typeof__(PMPI_Exscan_init) MPI_Exscan_init __attribute__((weak, alias("PMPI_Exscan_init")));
 
-int PMPI_Exscan_init_c(const void* sendbuf, void* recvbuf, MPI_Count count, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm, MPI_Info info, MPI_Request* request)
+static int body_MPI_Exscan_init_c(const void* sendbuf, void* recvbuf, MPI_Count count, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm, MPI_Info info, MPI_Request* request)
 {
     lm_errctx lm_ctx = LM_ERRCTX_INIT("MPI_Exscan_init_c");
     lm_comm *lm_c = NULL;
@@ -557,9 +789,16 @@ int PMPI_Exscan_init_c(const void* sendbuf, void* recvbuf, MPI_Count count, MPI_
     LM_CHECK(lm_check_buffer(&lm_ctx, recvbuf, count, datatype, "recvbuf", 0));
     return impl_MPI_Exscan_init_c(sendbuf, recvbuf, count, datatype, op, comm, info, request);
 }
+int PMPI_Exscan_init_c(const void* sendbuf, void* recvbuf, MPI_Count count, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm, MPI_Info info, MPI_Request* request)
+{
+    int lm_held = lm_cs_call_enter();
+    int lm_rc = body_MPI_Exscan_init_c(sendbuf, recvbuf, count, datatype, op, comm, info, request);
+    lm_cs_call_exit(lm_held);
+    return lm_rc;
+}
 extern __typeof__(PMPI_Exscan_init_c) MPI_Exscan_init_c __attribute__((weak, alias("PMPI_Exscan_init_c")));
 
-int PMPI_Gather(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf, int recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm)
+static int body_MPI_Gather(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf, int recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm)
 {
     lm_errctx lm_ctx = LM_ERRCTX_INIT("MPI_Gather");
     lm_comm *lm_c = NULL;
@@ -575,9 +814,16 @@ int PMPI_Gather(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void*
     if (lm_root_side(lm_c, root)) LM_CHECK(lm_check_buffer(&lm_ctx, recvbuf, recvcount, recvtype, "recvbuf", 0));
     return impl_MPI_Gather(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm);
 }
+int PMPI_Gather(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf, int recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm)
+{
+    int lm_held = lm_cs_call_enter();
+    int lm_rc = body_MPI_Gather(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm);
+    lm_cs_call_exit(lm_held);
+    return lm_rc;
+}
 extern __typeof__(PMPI_Gather) MPI_Gather __attribute__((weak, alias("PMPI_Gather")));
 
-int PMPI_Gather_c(const void* sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void* recvbuf, MPI_Count recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm)
+static int body_MPI_Gather_c(const void* sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void* recvbuf, MPI_Count recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm)
 {
     lm_errctx lm_ctx = LM_ERRCTX_INIT("MPI_Gather_c");
     lm_comm *lm_c = NULL;
@@ -593,9 +839,16 @@ int PMPI_Gather_c(const void* sendbuf, MPI_Count sendcount, MPI_Datatype sendtyp
     if (lm_root_side(lm_c, root)) LM_CHECK(lm_check_buffer(&lm_ctx, recvbuf, recvcount, recvtype, "recvbuf", 0));
     return impl_MPI_Gather_c(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm);
 }
+int PMPI_Gather_c(const void* sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void* recvbuf, MPI_Count recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm)
+{
+    int lm_held = lm_cs_call_enter();
+    int lm_rc = body_MPI_Gather_c(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm);
+    lm_cs_call_exit(lm_held);
+    return lm_rc;
+}
 extern __typeof__(PMPI_Gather_c) MPI_Gather_c __attribute__((weak, alias("PMPI_Gather_c")));
 
-int PMPI_Gather_init(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf, int recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm, MPI_Info info, MPI_Request* request)
+static int body_MPI_Gather_init(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf, int recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm, MPI_Info info, MPI_Request* request)
 {
     lm_errctx lm_ctx = LM_ERRCTX_INIT("MPI_Gather_init");
     lm_comm *lm_c = NULL;
@@ -613,9 +866,16 @@ int PMPI_Gather_init(const void* sendbuf, int sendcount, MPI_Datatype sendtype, 
     if (lm_root_side(lm_c, root)) LM_CHECK(lm_check_buffer(&lm_ctx, recvbuf, recvcount, recvtype, "recvbuf", 0));
     return impl_MPI_Gather_init(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm, info, request);
 }
+int PMPI_Gather_init(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf, int recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm, MPI_Info info, MPI_Request* request)
+{
+    int lm_held = lm_cs_call_enter();
+    int lm_rc = body_MPI_Gather_init(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm, info, request);
+    lm_cs_call_exit(lm_held);
+    return lm_rc;
+}
 extern __typeof__(PMPI_Gather_init) MPI_Gather_init __attribute__((weak, alias("PMPI_Gather_init")));
 
-int PMPI_Gather_init_c(const void* sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void* recvbuf, MPI_Count recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm, MPI_Info info, MPI_Request* request)
+static int body_MPI_Gather_init_c(const void* sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void* recvbuf, MPI_Count recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm, MPI_Info info, MPI_Request* request)
 {
     lm_errctx lm_ctx = LM_ERRCTX_INIT("MPI_Gather_init_c");
     lm_comm *lm_c = NULL;
@@ -633,9 +893,16 @@ int PMPI_Gather_init_c(const void* sendbuf, MPI_Count sendcount, MPI_Datatype se
     if (lm_root_side(lm_c, root)) LM_CHECK(lm_check_buffer(&lm_ctx, recvbuf, recvcount, recvtype, "recvbuf", 0));
     return impl_MPI_Gather_init_c(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm, info, request);
 }
+int PMPI_Gather_init_c(const void* sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void* recvbuf, MPI_Count recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm, MPI_Info info, MPI_Request* request)
+{
+    int lm_held = lm_cs_call_enter();
+    int lm_rc = body_MPI_Gather_init_c(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm, info, request);
+    lm_cs_call_exit(lm_held);
+    return lm_rc;
+}
 extern __typeof__(PMPI_Gather_init_c) MPI_Gather_init_c __attribute__((weak, alias("PMPI_Gather_init_c")));
 
-int PMPI_Gatherv(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf, const int recvcounts[], const int displs[], MPI_Datatype recvtype, int root, MPI_Comm comm)
+static int body_MPI_Gatherv(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf, const int recvcounts[], const int displs[], MPI_Datatype recvtype, int root, MPI_Comm comm)
 {
     lm_errctx lm_ctx = LM_ERRCTX_INIT("MPI_Gatherv");
     lm_comm *lm_c = NULL;
@@ -650,9 +917,16 @@ int PMPI_Gatherv(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void
     if (lm_root_side(lm_c, root)) LM_CHECK(lm_check_buffer(&lm_ctx, recvbuf, 0, MPI_DATATYPE_NULL, "recvbuf", 0));
     return impl_MPI_Gatherv(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, root, comm);
 }
+int PMPI_Gatherv(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf, const int recvcounts[], const int displs[], MPI_Datatype recvtype, int root, MPI_Comm comm)
+{
+    int lm_held = lm_cs_call_enter();
+    int lm_rc = body_MPI_Gatherv(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, root, comm);
+    lm_cs_call_exit(lm_held);
+    return lm_rc;
+}
 extern __typeof__(PMPI_Gatherv) MPI_Gatherv __attribute__((weak, alias("PMPI_Gatherv")));
 
-int PMPI_Gatherv_c(const void* sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void* recvbuf, const MPI_Count recvcounts[], const MPI_Aint displs[], MPI_Datatype recvtype, int root, MPI_Comm comm)
+static int body_MPI_Gatherv_c(const void* sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void* recvbuf, const MPI_Count recvcounts[], const MPI_Aint displs[], MPI_Datatype recvtype, int root, MPI_Comm comm)
 {
     lm_errctx lm_ctx = LM_ERRCTX_INIT("MPI_Gatherv_c");
     lm_comm *lm_c = NULL;
@@ -667,9 +941,16 @@ int PMPI_Gatherv_c(const void* sendbuf, MPI_Count sendcount, MPI_Datatype sendty
     if (lm_root_side(lm_c, root)) LM_CHECK(lm_check_buffer(&lm_ctx, recvbuf, 0, MPI_DATATYPE_NULL, "recvbuf", 0));
     return impl_MPI_Gatherv_c(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, root, comm);
 }
+int PMPI_Gatherv_c(const void* sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void* recvbuf, const MPI_Count recvcounts[], const MPI_Aint displs[], MPI_Datatype recvtype, int root, MPI_Comm comm)
+{
+    int lm_held = lm_cs_call_enter();
+    int lm_rc = body_MPI_Gatherv_c(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, root, comm);
+    lm_cs_call_exit(lm_held);
+    return lm_rc;
+}
 extern __typeof__(PMPI_Gatherv_c) MPI_Gatherv_c __attribute__((weak, alias("PMPI_Gatherv_c")));
 
-int PMPI_Gatherv_init(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf, const int recvcounts[], const int displs[], MPI_Datatype recvtype, int root, MPI_Comm comm, MPI_Info info, MPI_Request* request)
+static int body_MPI_Gatherv_init(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf, const int recvcounts[], const int displs[], MPI_Datatype recvtype, int root, MPI_Comm comm, MPI_Info info, MPI_Request* request)
 {
     lm_errctx lm_ctx = LM_ERRCTX_INIT("MPI_Gatherv_init");
     lm_comm *lm_c = NULL;
@@ -686,9 +967,16 @@ int PMPI_Gatherv_init(const void* sendbuf, int sendcount, MPI_Datatype sendtype,
     if (lm_root_side(lm_c, root)) LM_CHECK(lm_check_buffer(&lm_ctx, recvbuf, 0, MPI_DATATYPE_NULL, "recvbuf", 0));
     return impl_MPI_Gatherv_init(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, root, comm, info, request);
 }
+int PMPI_Gatherv_init(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf, const int recvcounts[], const int displs[], MPI_Datatype recvtype, int root, MPI_Comm comm, MPI_Info info, MPI_Request* request)
+{
+    int lm_held = lm_cs_call_enter();
+    int lm_rc = body_MPI_Gatherv_init(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, root, comm, info, request);
+    lm_cs_call_exit(lm_held);
+    return lm_rc;
+}
 extern __typeof__(PMPI_Gatherv_init) MPI_Gatherv_init __attribute__((weak, alias("PMPI_Gatherv_init")));
 
-int PMPI_Gatherv_init_c(const void* sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void* recvbuf, const MPI_Count recvcounts[], const MPI_Aint displs[], MPI_Datatype recvtype, int root, MPI_Comm comm, MPI_Info info, MPI_Request* request)
+static int body_MPI_Gatherv_init_c(const void* sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void* recvbuf, const MPI_Count recvcounts[], const MPI_Aint displs[], MPI_Datatype recvtype, int root, MPI_Comm comm, MPI_Info info, MPI_Request* request)
 {
     lm_errctx lm_ctx = LM_ERRCTX_INIT("MPI_Gatherv_init_c");
     lm_comm *lm_c = NULL;
@@ -705,9 +993,16 @@ int PMPI_Gatherv_init_c(const void* sendbuf, MPI_Count sendcount, MPI_Datatype s
     if (lm_root_side(lm_c, root)) LM_CHECK(lm_check_buffer(&lm_ctx, recvbuf, 0, MPI_DATATYPE_NULL, "recvbuf", 0));
     return impl_MPI_Gatherv_init_c(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, root, comm, info, request);
 }
+int PMPI_Gatherv_init_c(const void* sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void* recvbuf, const MPI_Count recvcounts[], const MPI_Aint displs[], MPI_Datatype recvtype, int root, MPI_Comm comm, MPI_Info info, MPI_Request* request)
+{
+    int lm_held = lm_cs_call_enter();
+    int lm_rc = body_MPI_Gatherv_init_c(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, root, comm, info, request);
+    lm_cs_call_exit(lm_held);
+    return lm_rc;
+}
 extern __typeof__(PMPI_Gatherv_init_c) MPI_Gatherv_init_c __attribute__((weak, alias("PMPI_Gatherv_init_c")));
 
-int PMPI_Iallgather(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf, int recvcount, MPI_Datatype recvtype, MPI_Comm comm, MPI_Request* request)
+static int body_MPI_Iallgather(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf, int recvcount, MPI_Datatype recvtype, MPI_Comm comm, MPI_Request* request)
 {
     lm_errctx lm_ctx = LM_ERRCTX_INIT("MPI_Iallgather");
     lm_comm *lm_c = NULL;
@@ -723,9 +1018,16 @@ int PMPI_Iallgather(const void* sendbuf, int sendcount, MPI_Datatype sendtype, v
     LM_CHECK(lm_check_buffer(&lm_ctx, recvbuf, recvcount, recvtype, "recvbuf", 0));
     return impl_MPI_Iallgather(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, request);
 }
+int PMPI_Iallgather(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf, int recvcount, MPI_Datatype recvtype, MPI_Comm comm, MPI_Request* request)
+{
+    int lm_held = lm_cs_call_enter();
+    int lm_rc = body_MPI_Iallgather(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, request);
+    lm_cs_call_exit(lm_held);
+    return lm_rc;
+}
 extern __typeof__(PMPI_Iallgather) MPI_Iallgather __attribute__((weak, alias("PMPI_Iallgather")));
 
-int PMPI_Iallgather_c(const void* sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void* recvbuf, MPI_Count recvcount, MPI_Datatype recvtype, MPI_Comm comm, MPI_Request* request)
+static int body_MPI_Iallgather_c(const void* sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void* recvbuf, MPI_Count recvcount, MPI_Datatype recvtype, MPI_Comm comm, MPI_Request* request)
 {
     lm_errctx lm_ctx = LM_ERRCTX_INIT("MPI_Iallgather_c");
     lm_comm *lm_c = NULL;
@@ -741,9 +1043,16 @@ int PMPI_Iallgather_c(const void* sendbuf, MPI_Count sendcount, MPI_Datatype sen
     LM_CHECK(lm_check_buffer(&lm_ctx, recvbuf, recvcount, recvtype, "recvbuf", 0));
     return impl_MPI_Iallgather_c(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, request);
 }
+int PMPI_Iallgather_c(const void* sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void* recvbuf, MPI_Count recvcount, MPI_Datatype recvtype, MPI_Comm comm, MPI_Request* request)
+{
+    int lm_held = lm_cs_call_enter();
+    int lm_rc = body_MPI_Iallgather_c(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, request);
+    lm_cs_call_exit(lm_held);
+    return lm_rc;
+}
 extern __typeof__(PMPI_Iallgather_c) MPI_Iallgather_c __attribute__((weak, alias("PMPI_Iallgather_c")));
 
-int PMPI_Iallgatherv(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf, const int recvcounts[], const int displs[], MPI_Datatype recvtype, MPI_Comm comm, MPI_Request* request)
+static int body_MPI_Iallgatherv(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf, const int recvcounts[], const int displs[], MPI_Datatype recvtype, MPI_Comm comm, MPI_Request* request)
 {
     lm_errctx lm_ctx = LM_ERRCTX_INIT("MPI_Iallgatherv");
     lm_comm *lm_c = NULL;
@@ -758,9 +1067,16 @@ int PMPI_Iallgatherv(const void* sendbuf, int sendcount, MPI_Datatype sendtype, 
     LM_CHECK(lm_check_buffer(&lm_ctx, recvbuf, 0, MPI_DATATYPE_NULL, "recvbuf", 0));
     return impl_MPI_Iallgatherv(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, comm, request);
 }
+int PMPI_Iallgatherv(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf, const int recvcounts[], const int displs[], MPI_Datatype recvtype, MPI_Comm comm, MPI_Request* request)
+{
+    int lm_held = lm_cs_call_enter();
+    int lm_rc = body_MPI_Iallgatherv(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, comm, request);
+    lm_cs_call_exit(lm_held);
+    return lm_rc;
+}
 extern __typeof__(PMPI_Iallgatherv) MPI_Iallgatherv __attribute__((weak, alias("PMPI_Iallgatherv")));
 
-int PMPI_Iallgatherv_c(const void* sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void* recvbuf, const MPI_Count recvcounts[], const MPI_Aint displs[], MPI_Datatype recvtype, MPI_Comm comm, MPI_Request* request)
+static int body_MPI_Iallgatherv_c(const void* sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void* recvbuf, const MPI_Count recvcounts[], const MPI_Aint displs[], MPI_Datatype recvtype, MPI_Comm comm, MPI_Request* request)
 {
     lm_errctx lm_ctx = LM_ERRCTX_INIT("MPI_Iallgatherv_c");
     lm_comm *lm_c = NULL;
@@ -775,9 +1091,16 @@ int PMPI_Iallgatherv_c(const void* sendbuf, MPI_Count sendcount, MPI_Datatype se
     LM_CHECK(lm_check_buffer(&lm_ctx, recvbuf, 0, MPI_DATATYPE_NULL, "recvbuf", 0));
     return impl_MPI_Iallgatherv_c(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, comm, request);
 }
+int PMPI_Iallgatherv_c(const void* sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void* recvbuf, const MPI_Count recvcounts[], const MPI_Aint displs[], MPI_Datatype recvtype, MPI_Comm comm, MPI_Request* request)
+{
+    int lm_held = lm_cs_call_enter();
+    int lm_rc = body_MPI_Iallgatherv_c(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, comm, request);
+    lm_cs_call_exit(lm_held);
+    return lm_rc;
+}
 extern __typeof__(PMPI_Iallgatherv_c) MPI_Iallgatherv_c __attribute__((weak, alias("PMPI_Iallgatherv_c")));
 
-int PMPI_Iallreduce(const void* sendbuf, void* recvbuf, int count, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm, MPI_Request* request)
+static int body_MPI_Iallreduce(const void* sendbuf, void* recvbuf, int count, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm, MPI_Request* request)
 {
     lm_errctx lm_ctx = LM_ERRCTX_INIT("MPI_Iallreduce");
     lm_comm *lm_c = NULL;
@@ -792,9 +1115,16 @@ int PMPI_Iallreduce(const void* sendbuf, void* recvbuf, int count, MPI_Datatype 
     LM_CHECK(lm_check_buffer(&lm_ctx, recvbuf, count, datatype, "recvbuf", 0));
     return impl_MPI_Iallreduce(sendbuf, recvbuf, count, datatype, op, comm, request);
 }
+int PMPI_Iallreduce(const void* sendbuf, void* recvbuf, int count, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm, MPI_Request* request)
+{
+    int lm_held = lm_cs_call_enter();
+    int lm_rc = body_MPI_Iallreduce(sendbuf, recvbuf, count, datatype, op, comm, request);
+    lm_cs_call_exit(lm_held);
+    return lm_rc;
+}
 extern __typeof__(PMPI_Iallreduce) MPI_Iallreduce __attribute__((weak, alias("PMPI_Iallreduce")));
 
-int PMPI_Iallreduce_c(const void* sendbuf, void* recvbuf, MPI_Count count, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm, MPI_Request* request)
+static int body_MPI_Iallreduce_c(const void* sendbuf, void* recvbuf, MPI_Count count, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm, MPI_Request* request)
 {
     lm_errctx lm_ctx = LM_ERRCTX_INIT("MPI_Iallreduce_c");
     lm_comm *lm_c = NULL;
@@ -809,9 +1139,16 @@ int PMPI_Iallreduce_c(const void* sendbuf, void* recvbuf, MPI_Count count, MPI_D
     LM_CHECK(lm_check_buffer(&lm_ctx, recvbuf, count, datatype, "recvbuf", 0));
     return impl_MPI_Iallreduce_c(sendbuf, recvbuf, count, datatype, op, comm, request);
 }
+int PMPI_Iallreduce_c(const void* sendbuf, void* recvbuf, MPI_Count count, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm, MPI_Request* request)
+{
+    int lm_held = lm_cs_call_enter();
+    int lm_rc = body_MPI_Iallreduce_c(sendbuf, recvbuf, count, datatype, op, comm, request);
+    lm_cs_call_exit(lm_held);
+    return lm_rc;
+}
 extern __typeof__(PMPI_Iallreduce_c) MPI_Iallreduce_c __attribute__((weak, alias("PMPI_Iallreduce_c")));
 
-int PMPI_Ialltoall(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf, int recvcount, MPI_Datatype recvtype, MPI_Comm comm, MPI_Request* request)
+static int body_MPI_Ialltoall(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf, int recvcount, MPI_Datatype recvtype, MPI_Comm comm, MPI_Request* request)
 {
     lm_errctx lm_ctx = LM_ERRCTX_INIT("MPI_Ialltoall");
     lm_comm *lm_c = NULL;
@@ -827,9 +1164,16 @@ int PMPI_Ialltoall(const void* sendbuf, int sendcount, MPI_Datatype sendtype, vo
     LM_CHECK(lm_check_buffer(&lm_ctx, recvbuf, recvcount, recvtype, "recvbuf", 0));
     return impl_MPI_Ialltoall(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, request);
 }
+int PMPI_Ialltoall(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf, int recvcount, MPI_Datatype recvtype, MPI_Comm comm, MPI_Request* request)
+{
+    int lm_held = lm_cs_call_enter();
+    int lm_rc = body_MPI_Ialltoall(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, request);
+    lm_cs_call_exit(lm_held);
+    return lm_rc;
+}
 extern __typeof__(PMPI_Ialltoall) MPI_Ialltoall __attribute__((weak, alias("PMPI_Ialltoall")));
 
-int PMPI_Ialltoall_c(const void* sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void* recvbuf, MPI_Count recvcount, MPI_Datatype recvtype, MPI_Comm comm, MPI_Request* request)
+static int body_MPI_Ialltoall_c(const void* sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void* recvbuf, MPI_Count recvcount, MPI_Datatype recvtype, MPI_Comm comm, MPI_Request* request)
 {
     lm_errctx lm_ctx = LM_ERRCTX_INIT("MPI_Ialltoall_c");
     lm_comm *lm_c = NULL;
@@ -845,9 +1189,16 @@ int PMPI_Ialltoall_c(const void* sendbuf, MPI_Count sendcount, MPI_Datatype send
     LM_CHECK(lm_check_buffer(&lm_ctx, recvbuf, recvcount, recvtype, "recvbuf", 0));
     return impl_MPI_Ialltoall_c(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, request);
 }
+int PMPI_Ialltoall_c(const void* sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void* recvbuf, MPI_Count recvcount, MPI_Datatype recvtype, MPI_Comm comm, MPI_Request* request)
+{
+    int lm_held = lm_cs_call_enter();
+    int lm_rc = body_MPI_Ialltoall_c(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, request);
+    lm_cs_call_exit(lm_held);
+    return lm_rc;
+}
 extern __typeof__(PMPI_Ialltoall_c) MPI_Ialltoall_c __attribute__((weak, alias("PMPI_Ialltoall_c")));
 
-int PMPI_Ialltoallv(const void* sendbuf, const int sendcounts[], const int sdispls[], MPI_Datatype sendtype, void* recvbuf, const int recvcounts[], const int rdispls[], MPI_Datatype recvtype, MPI_Comm comm, MPI_Request* request)
+static int body_MPI_Ialltoallv(const void* sendbuf, const int sendcounts[], const int sdispls[], MPI_Datatype sendtype, void* recvbuf, const int recvcounts[], const int rdispls[], MPI_Datatype recvtype, MPI_Comm comm, MPI_Request* request)
 {
     lm_errctx lm_ctx = LM_ERRCTX_INIT("MPI_Ialltoallv");
     lm_comm *lm_c = NULL;
@@ -861,9 +1212,16 @@ int PMPI_Ialltoallv(const void* sendbuf, const int sendcounts[], const int sdisp
     LM_CHECK(lm_check_buffer(&lm_ctx, recvbuf, 0, MPI_DATATYPE_NULL, "recvbuf", 0));
     return impl_MPI_Ialltoallv(sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, rdispls, recvtype, comm, request);
 }
+int PMPI_Ialltoallv(const void* sendbuf, const int sendcounts[], const int sdispls[], MPI_Datatype sendtype, void* recvbuf, const int recvcounts[], const int rdispls[], MPI_Datatype recvtype, MPI_Comm comm, MPI_Request* request)
+{
+    int lm_held = lm_cs_call_enter();
+    int lm_rc = body_MPI_Ialltoallv(sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, rdispls, recvtype, comm, request);
+    lm_cs_call_exit(lm_held);
+    return lm_rc;
+}
 extern __typeof__(PMPI_Ialltoallv) MPI_Ialltoallv __attribute__((weak, alias("PMPI_Ialltoallv")));
 
-int PMPI_Ialltoallv_c(const void* sendbuf, const MPI_Count sendcounts[], const MPI_Aint sdispls[], MPI_Datatype sendtype, void* recvbuf, const MPI_Count recvcounts[], const MPI_Aint rdispls[], MPI_Datatype recvtype, MPI_Comm comm, MPI_Request* request)
+static int body_MPI_Ialltoallv_c(const void* sendbuf, const MPI_Count sendcounts[], const MPI_Aint sdispls[], MPI_Datatype sendtype, void* recvbuf, const MPI_Count recvcounts[], const MPI_Aint rdispls[], MPI_Datatype recvtype, MPI_Comm comm, MPI_Request* request)
 {
     lm_errctx lm_ctx = LM_ERRCTX_INIT("MPI_Ialltoallv_c");
     lm_comm *lm_c = NULL;
@@ -877,9 +1235,16 @@ int PMPI_Ialltoallv_c(const void* sendbuf, const MPI_Count sendcounts[], const M
     LM_CHECK(lm_check_buffer(&lm_ctx, recvbuf, 0, MPI_DATATYPE_NULL, "recvbuf", 0));
     return impl_MPI_Ialltoallv_c(sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, rdispls, recvtype, comm, request);
 }
+int PMPI_Ialltoallv_c(const void* sendbuf, const MPI_Count sendcounts[], const MPI_Aint sdispls[], MPI_Datatype sendtype, void* recvbuf, const MPI_Count recvcounts[], const MPI_Aint rdispls[], MPI_Datatype recvtype, MPI_Comm comm, MPI_Request* request)
+{
+    int lm_held = lm_cs_call_enter();
+    int lm_rc = body_MPI_Ialltoallv_c(sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, rdispls, recvtype, comm, request);
+    lm_cs_call_exit(lm_held);
+    return lm_rc;
+}
 extern __typeof__(PMPI_Ialltoallv_c) MPI_Ialltoallv_c __attribute__((weak, alias("PMPI_Ialltoallv_c")));
 
-int PMPI_Ialltoallw(const void* sendbuf, const int sendcounts[], const int sdispls[], const MPI_Datatype sendtypes[], void* recvbuf, const int recvcounts[], const int rdispls[], const MPI_Datatype recvtypes[], MPI_Comm comm, MPI_Request* request)
+static int body_MPI_Ialltoallw(const void* sendbuf, const int sendcounts[], const int sdispls[], const MPI_Datatype sendtypes[], void* recvbuf, const int recvcounts[], const int rdispls[], const MPI_Datatype recvtypes[], MPI_Comm comm, MPI_Request* request)
 {
     lm_errctx lm_ctx = LM_ERRCTX_INIT("MPI_Ialltoallw");
     lm_comm *lm_c = NULL;
@@ -891,9 +1256,16 @@ int PMPI_Ialltoallw(const void* sendbuf, const int sendcounts[], const int sdisp
     LM_CHECK(lm_check_buffer(&lm_ctx, recvbuf, 0, MPI_DATATYPE_NULL, "recvbuf", 0));
     return impl_MPI_Ialltoallw(sendbuf, sendcounts, sdispls, sendtypes, recvbuf, recvcounts, rdispls, recvtypes, comm, request);
 }
+int PMPI_Ialltoallw(const void* sendbuf, const int sendcounts[], const int sdispls[], const MPI_Datatype sendtypes[], void* recvbuf, const int recvcounts[], const int rdispls[], const MPI_Datatype recvtypes[], MPI_Comm comm, MPI_Request* request)
+{
+    int lm_held = lm_cs_call_enter();
+    int lm_rc = body_MPI_Ialltoallw(sendbuf, sendcounts, sdispls, sendtypes, recvbuf, recvcounts, rdispls, recvtypes, comm, request);
+    lm_cs_call_exit(lm_held);
+    return lm_rc;
+}
 extern __typeof__(PMPI_Ialltoallw) MPI_Ialltoallw __attribute__((weak, alias("PMPI_Ialltoallw")));
 
-int PMPI_Ialltoallw_c(const void* sendbuf, const MPI_Count sendcounts[], const MPI_Aint sdispls[], const MPI_Datatype sendtypes[], void* recvbuf, const MPI_Count recvcounts[], const MPI_Aint rdispls[], const MPI_Datatype recvtypes[], MPI_Comm comm, MPI_Request* request)
+static int body_MPI_Ialltoallw_c(const void* sendbuf, const MPI_Count sendcounts[], const MPI_Aint sdispls[], const MPI_Datatype sendtypes[], void* recvbuf, const MPI_Count recvcounts[], const MPI_Aint rdispls[], const MPI_Datatype recvtypes[], MPI_Comm comm, MPI_Request* request)
 {
     lm_errctx lm_ctx = LM_ERRCTX_INIT("MPI_Ialltoallw_c");
     lm_comm *lm_c = NULL;
@@ -905,9 +1277,16 @@ int PMPI_Ialltoallw_c(const void* sendbuf, const MPI_Count sendcounts[], const M
     LM_CHECK(lm_check_buffer(&lm_ctx, recvbuf, 0, MPI_DATATYPE_NULL, "recvbuf", 0));
     return impl_MPI_Ialltoallw_c(sendbuf, sendcounts, sdispls, sendtypes, recvbuf, recvcounts, rdispls, recvtypes, comm, request);
 }
+int PMPI_Ialltoallw_c(const void* sendbuf, const MPI_Count sendcounts[], const MPI_Aint sdispls[], const MPI_Datatype sendtypes[], void* recvbuf, const MPI_Count recvcounts[], const MPI_Aint rdispls[], const MPI_Datatype recvtypes[], MPI_Comm comm, MPI_Request* request)
+{
+    int lm_held = lm_cs_call_enter();
+    int lm_rc = body_MPI_Ialltoallw_c(sendbuf, sendcounts, sdispls, sendtypes, recvbuf, recvcounts, rdispls, recvtypes, comm, request);
+    lm_cs_call_exit(lm_held);
+    return lm_rc;
+}
 extern __typeof__(PMPI_Ialltoallw_c) MPI_Ialltoallw_c __attribute__((weak, alias("PMPI_Ialltoallw_c")));
 
-int PMPI_Ibarrier(MPI_Comm comm, MPI_Request* request)
+static int body_MPI_Ibarrier(MPI_Comm comm, MPI_Request* request)
 {
     lm_errctx lm_ctx = LM_ERRCTX_INIT("MPI_Ibarrier");
     lm_comm *lm_c = NULL;
@@ -917,9 +1296,16 @@ int PMPI_Ibarrier(MPI_Comm comm, MPI_Request* request)
     LM_CHECK(lm_check_ptr(&lm_ctx, request, "request"));
     return impl_MPI_Ibarrier(comm, request);
 }
+int PMPI_Ibarrier(MPI_Comm comm, MPI_Request* request)
+{
+    int lm_held = lm_cs_call_enter();
+    int lm_rc = body_MPI_Ibarrier(comm, request);
+    lm_cs_call_exit(lm_held);
+    return lm_rc;
+}
 extern __typeof__(PMPI_Ibarrier) MPI_Ibarrier __attribute__((weak, alias("PMPI_Ibarrier")));
 
-int PMPI_Ibcast(void* buffer, int count, MPI_Datatype datatype, int root, MPI_Comm comm, MPI_Request* request)
+static int body_MPI_Ibcast(void* buffer, int count, MPI_Datatype datatype, int root, MPI_Comm comm, MPI_Request* request)
 {
     lm_errctx lm_ctx = LM_ERRCTX_INIT("MPI_Ibcast");
     lm_comm *lm_c = NULL;
@@ -933,9 +1319,16 @@ int PMPI_Ibcast(void* buffer, int count, MPI_Datatype datatype, int root, MPI_Co
     if (lm_leaf_side(lm_c, root)) LM_CHECK(lm_check_buffer(&lm_ctx, buffer, count, datatype, "buffer", 0));
     return impl_MPI_Ibcast(buffer, count, datatype, root, comm, request);
 }
+int PMPI_Ibcast(void* buffer, int count, MPI_Datatype datatype, int root, MPI_Comm comm, MPI_Request* request)
+{
+    int lm_held = lm_cs_call_enter();
+    int lm_rc = body_MPI_Ibcast(buffer, count, datatype, root, comm, request);
+    lm_cs_call_exit(lm_held);
+    return lm_rc;
+}
 extern __typeof__(PMPI_Ibcast) MPI_Ibcast __attribute__((weak, alias("PMPI_Ibcast")));
 
-int PMPI_Ibcast_c(void* buffer, MPI_Count count, MPI_Datatype datatype, int root, MPI_Comm comm, MPI_Request* request)
+static int body_MPI_Ibcast_c(void* buffer, MPI_Count count, MPI_Datatype datatype, int root, MPI_Comm comm, MPI_Request* request)
 {
     lm_errctx lm_ctx = LM_ERRCTX_INIT("MPI_Ibcast_c");
     lm_comm *lm_c = NULL;
@@ -949,9 +1342,16 @@ int PMPI_Ibcast_c(void* buffer, MPI_Count count, MPI_Datatype datatype, int root
     if (lm_leaf_side(lm_c, root)) LM_CHECK(lm_check_buffer(&lm_ctx, buffer, count, datatype, "buffer", 0));
     return impl_MPI_Ibcast_c(buffer, count, datatype, root, comm, request);
 }
+int PMPI_Ibcast_c(void* buffer, MPI_Count count, MPI_Datatype datatype, int root, MPI_Comm comm, MPI_Request* request)
+{
+    int lm_held = lm_cs_call_enter();
+    int lm_rc = body_MPI_Ibcast_c(buffer, count, datatype, root, comm, request);
+    lm_cs_call_exit(lm_held);
+    return lm_rc;
+}
 extern __typeof__(PMPI_Ibcast_c) MPI_Ibcast_c __attribute__((weak, alias("PMPI_Ibcast_c")));
 
-int PMPI_Iexscan(const void* sendbuf, void* recvbuf, int count, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm, MPI_Request* request)
+static int body_MPI_Iexscan(const void* sendbuf, void* recvbuf, int count, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm, MPI_Request* request)
 {
     lm_errctx lm_ctx = LM_ERRCTX_INIT("MPI_Iexscan");
     lm_comm *lm_c = NULL;
@@ -966,9 +1366,16 @@ int PMPI_Iexscan(const void* sendbuf, void* recvbuf, int count, MPI_Datatype dat
     LM_CHECK(lm_check_buffer(&lm_ctx, recvbuf, count, datatype, "recvbuf", 0));
     return impl_MPI_Iexscan(sendbuf, recvbuf, count, datatype, op, comm, request);
 }
+int PMPI_Iexscan(const void* sendbuf, void* recvbuf, int count, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm, MPI_Request* request)
+{
+    int lm_held = lm_cs_call_enter();
+    int lm_rc = body_MPI_Iexscan(sendbuf, recvbuf, count, datatype, op, comm, request);
+    lm_cs_call_exit(lm_held);
+    return lm_rc;
+}
 extern __typeof__(PMPI_Iexscan) MPI_Iexscan __attribute__((weak, alias("PMPI_Iexscan")));
 
-int PMPI_Iexscan_c(const void* sendbuf, void* recvbuf, MPI_Count count, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm, MPI_Request* request)
+static int body_MPI_Iexscan_c(const void* sendbuf, void* recvbuf, MPI_Count count, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm, MPI_Request* request)
 {
     lm_errctx lm_ctx = LM_ERRCTX_INIT("MPI_Iexscan_c");
     lm_comm *lm_c = NULL;
@@ -983,9 +1390,16 @@ int PMPI_Iexscan_c(const void* sendbuf, void* recvbuf, MPI_Count count, MPI_Data
     LM_CHECK(lm_check_buffer(&lm_ctx, recvbuf, count, datatype, "recvbuf", 0));
     return impl_MPI_Iexscan_c(sendbuf, recvbuf, count, datatype, op, comm, request);
 }
+int PMPI_Iexscan_c(const void* sendbuf, void* recvbuf, MPI_Count count, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm, MPI_Request* request)
+{
+    int lm_held = lm_cs_call_enter();
+    int lm_rc = body_MPI_Iexscan_c(sendbuf, recvbuf, count, datatype, op, comm, request);
+    lm_cs_call_exit(lm_held);
+    return lm_rc;
+}
 extern __typeof__(PMPI_Iexscan_c) MPI_Iexscan_c __attribute__((weak, alias("PMPI_Iexscan_c")));
 
-int PMPI_Igather(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf, int recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm, MPI_Request* request)
+static int body_MPI_Igather(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf, int recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm, MPI_Request* request)
 {
     lm_errctx lm_ctx = LM_ERRCTX_INIT("MPI_Igather");
     lm_comm *lm_c = NULL;
@@ -1002,9 +1416,16 @@ int PMPI_Igather(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void
     if (lm_root_side(lm_c, root)) LM_CHECK(lm_check_buffer(&lm_ctx, recvbuf, recvcount, recvtype, "recvbuf", 0));
     return impl_MPI_Igather(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm, request);
 }
+int PMPI_Igather(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf, int recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm, MPI_Request* request)
+{
+    int lm_held = lm_cs_call_enter();
+    int lm_rc = body_MPI_Igather(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm, request);
+    lm_cs_call_exit(lm_held);
+    return lm_rc;
+}
 extern __typeof__(PMPI_Igather) MPI_Igather __attribute__((weak, alias("PMPI_Igather")));
 
-int PMPI_Igather_c(const void* sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void* recvbuf, MPI_Count recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm, MPI_Request* request)
+static int body_MPI_Igather_c(const void* sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void* recvbuf, MPI_Count recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm, MPI_Request* request)
 {
     lm_errctx lm_ctx = LM_ERRCTX_INIT("MPI_Igather_c");
     lm_comm *lm_c = NULL;
@@ -1021,9 +1442,16 @@ int PMPI_Igather_c(const void* sendbuf, MPI_Count sendcount, MPI_Datatype sendty
     if (lm_root_side(lm_c, root)) LM_CHECK(lm_check_buffer(&lm_ctx, recvbuf, recvcount, recvtype, "recvbuf", 0));
     return impl_MPI_Igather_c(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm, request);
 }
+int PMPI_Igather_c(const void* sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void* recvbuf, MPI_Count recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm, MPI_Request* request)
+{
+    int lm_held = lm_cs_call_enter();
+    int lm_rc = body_MPI_Igather_c(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm, request);
+    lm_cs_call_exit(lm_held);
+    return lm_rc;
+}
 extern __typeof__(PMPI_Igather_c) MPI_Igather_c __attribute__((weak, alias("PMPI_Igather_c")));
 
-int PMPI_Igatherv(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf, const int recvcounts[], const int displs[], MPI_Datatype recvtype, int root, MPI_Comm comm, MPI_Request* request)
+static int body_MPI_Igatherv(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf, const int recvcounts[], const int displs[], MPI_Datatype recvtype, int root, MPI_Comm comm, MPI_Request* request)
 {
     lm_errctx lm_ctx = LM_ERRCTX_INIT("MPI_Igatherv");
     lm_comm *lm_c = NULL;
@@ -1039,9 +1467,16 @@ int PMPI_Igatherv(const void* sendbuf, int sendcount, MPI_Datatype sendtype, voi
     if (lm_root_side(lm_c, root)) LM_CHECK(lm_check_buffer(&lm_ctx, recvbuf, 0, MPI_DATATYPE_NULL, "recvbuf", 0));
     return impl_MPI_Igatherv(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, root, comm, request);
 }
+int PMPI_Igatherv(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf, const int recvcounts[], const int displs[], MPI_Datatype recvtype, int root, MPI_Comm comm, MPI_Request* request)
+{
+    int lm_held = lm_cs_call_enter();
+    int lm_rc = body_MPI_Igatherv(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, root, comm, request);
+    lm_cs_call_exit(lm_held);
+    return lm_rc;
+}
 extern __typeof__(PMPI_Igatherv) MPI_Igatherv __attribute__((weak, alias("PMPI_Igatherv")));
 
-int PMPI_Igatherv_c(const void* sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void* recvbuf, const MPI_Count recvcounts[], const MPI_Aint displs[], MPI_Datatype recvtype, int root, MPI_Comm comm, MPI_Request* request)
+static int body_MPI_Igatherv_c(const void* sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void* recvbuf, const MPI_Count recvcounts[], const MPI_Aint displs[], MPI_Datatype recvtype, int root, MPI_Comm comm, MPI_Request* request)
 {
     lm_errctx lm_ctx = LM_ERRCTX_INIT("MPI_Igatherv_c");
     lm_comm *lm_c = NULL;
@@ -1057,9 +1492,16 @@ int PMPI_Igatherv_c(const void* sendbuf, MPI_Count sendcount, MPI_Datatype sendt
     if (lm_root_side(lm_c, root)) LM_CHECK(lm_check_buffer(&lm_ctx, recvbuf, 0, MPI_DATATYPE_NULL, "recvbuf", 0));
     return impl_MPI_Igatherv_c(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, root, comm, request);
 }
+int PMPI_Igatherv_c(const void* sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void* recvbuf, const MPI_Count recvcounts[], const MPI_Aint displs[], MPI_Datatype recvtype, int root, MPI_Comm comm, MPI_Request* request)
+{
+    int lm_held = lm_cs_call_enter();
+    int lm_rc = body_MPI_Igatherv_c(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, root, comm, request);
+    lm_cs_call_exit(lm_held);
+    return lm_rc;
+}
 extern __typeof__(PMPI_Igatherv_c) MPI_Igatherv_c __attribute__((weak, alias("PMPI_Igatherv_c")));
 
-int PMPI_Ineighbor_allgather(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf, int recvcount, MPI_Datatype recvtype, MPI_Comm comm, MPI_Request* request)
+static int body_MPI_Ineighbor_allgather(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf, int recvcount, MPI_Datatype recvtype, MPI_Comm comm, MPI_Request* request)
 {
     lm_errctx lm_ctx = LM_ERRCTX_INIT("MPI_Ineighbor_allgather");
     lm_comm *lm_c = NULL;
@@ -1075,9 +1517,16 @@ int PMPI_Ineighbor_allgather(const void* sendbuf, int sendcount, MPI_Datatype se
     LM_CHECK(lm_check_buffer(&lm_ctx, recvbuf, recvcount, recvtype, "recvbuf", 0));
     return impl_MPI_Ineighbor_allgather(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, request);
 }
+int PMPI_Ineighbor_allgather(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf, int recvcount, MPI_Datatype recvtype, MPI_Comm comm, MPI_Request* request)
+{
+    int lm_held = lm_cs_call_enter();
+    int lm_rc = body_MPI_Ineighbor_allgather(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, request);
+    lm_cs_call_exit(lm_held);
+    return lm_rc;
+}
 extern __typeof__(PMPI_Ineighbor_allgather) MPI_Ineighbor_allgather __attribute__((weak, alias("PMPI_Ineighbor_allgather")));
 
-int PMPI_Ineighbor_allgather_c(const void* sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void* recvbuf, MPI_Count recvcount, MPI_Datatype recvtype, MPI_Comm comm, MPI_Request* request)
+static int body_MPI_Ineighbor_allgather_c(const void* sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void* recvbuf, MPI_Count recvcount, MPI_Datatype recvtype, MPI_Comm comm, MPI_Request* request)
 {
     lm_errctx lm_ctx = LM_ERRCTX_INIT("MPI_Ineighbor_allgather_c");
     lm_comm *lm_c = NULL;
@@ -1093,9 +1542,16 @@ int PMPI_Ineighbor_allgather_c(const void* sendbuf, MPI_Count sendcount, MPI_Dat
     LM_CHECK(lm_check_buffer(&lm_ctx, recvbuf, recvcount, recvtype, "recvbuf", 0));
     return impl_MPI_Ineighbor_allgather_c(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, request);
 }
+int PMPI_Ineighbor_allgather_c(const void* sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void* recvbuf, MPI_Count recvcount, MPI_Datatype recvtype, MPI_Comm comm, MPI_Request* request)
+{
+    int lm_held = lm_cs_call_enter();
+    int lm_rc = body_MPI_Ineighbor_allgather_c(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, request);
+    lm_cs_call_exit(lm_held);
+    return lm_rc;
+}
 extern __typeof__(PMPI_Ineighbor_allgather_c) MPI_Ineighbor_allgather_c __attribute__((weak, alias("PMPI_Ineighbor_allgather_c")));
 
-int PMPI_Ineighbor_allgatherv(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf, const int recvcounts[], const int displs[], MPI_Datatype recvtype, MPI_Comm comm, MPI_Request* request)
+static int body_MPI_Ineighbor_allgatherv(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf, const int recvcounts[], const int displs[], MPI_Datatype recvtype, MPI_Comm comm, MPI_Request* request)
 {
     lm_errctx lm_ctx = LM_ERRCTX_INIT("MPI_Ineighbor_allgatherv");
     lm_comm *lm_c = NULL;
@@ -1110,9 +1566,16 @@ int PMPI_Ineighbor_allgatherv(const void* sendbuf, int sendcount, MPI_Datatype s
     LM_CHECK(lm_check_buffer(&lm_ctx, recvbuf, 0, MPI_DATATYPE_NULL, "recvbuf", 0));
     return impl_MPI_Ineighbor_allgatherv(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, comm, request);
 }
+int PMPI_Ineighbor_allgatherv(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf, const int recvcounts[], const int displs[], MPI_Datatype recvtype, MPI_Comm comm, MPI_Request* request)
+{
+    int lm_held = lm_cs_call_enter();
+    int lm_rc = body_MPI_Ineighbor_allgatherv(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, comm, request);
+    lm_cs_call_exit(lm_held);
+    return lm_rc;
+}
 extern __typeof__(PMPI_Ineighbor_allgatherv) MPI_Ineighbor_allgatherv __attribute__((weak, alias("PMPI_Ineighbor_allgatherv")));
 
-int PMPI_Ineighbor_allgatherv_c(const void* sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void* recvbuf, const MPI_Count recvcounts[], const MPI_Aint displs[], MPI_Datatype recvtype, MPI_Comm comm, MPI_Request* request)
+static int body_MPI_Ineighbor_allgatherv_c(const void* sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void* recvbuf, const MPI_Count recvcounts[], const MPI_Aint displs[], MPI_Datatype recvtype, MPI_Comm comm, MPI_Request* request)
 {
     lm_errctx lm_ctx = LM_ERRCTX_INIT("MPI_Ineighbor_allgatherv_c");
     lm_comm *lm_c = NULL;
@@ -1127,9 +1590,16 @@ int PMPI_Ineighbor_allgatherv_c(const void* sendbuf, MPI_Count sendcount, MPI_Da
     LM_CHECK(lm_check_buffer(&lm_ctx, recvbuf, 0, MPI_DATATYPE_NULL, "recvbuf", 0));
     return impl_MPI_Ineighbor_allgatherv_c(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, comm, request);
 }
+int PMPI_Ineighbor_allgatherv_c(const void* sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void* recvbuf, const MPI_Count recvcounts[], const MPI_Aint displs[], MPI_Datatype recvtype, MPI_Comm comm, MPI_Request* request)
+{
+    int lm_held = lm_cs_call_enter();
+    int lm_rc = body_MPI_Ineighbor_allgatherv_c(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, comm, request);
+    lm_cs_call_exit(lm_held);
+    return lm_rc;
+}
 extern __typeof__(PMPI_Ineighbor_allgatherv_c) MPI_Ineighbor_allgatherv_c __attribute__((weak, alias("PMPI_Ineighbor_allgatherv_c")));
 
-int PMPI_Ineighbor_alltoall(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf, int recvcount, MPI_Datatype recvtype, MPI_Comm comm, MPI_Request* request)
+static int body_MPI_Ineighbor_alltoall(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf, int recvcount, MPI_Datatype recvtype, MPI_Comm comm, MPI_Request* request)
 {
     lm_errctx lm_ctx = LM_ERRCTX_INIT("MPI_Ineighbor_alltoall");
     lm_comm *lm_c = NULL;
@@ -1145,9 +1615,16 @@ int PMPI_Ineighbor_alltoall(const void* sendbuf, int sendcount, MPI_Datatype sen
     LM_CHECK(lm_check_buffer(&lm_ctx, recvbuf, recvcount, recvtype, "recvbuf", 0));
     return impl_MPI_Ineighbor_alltoall(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, request);
 }
+int PMPI_Ineighbor_alltoall(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf, int recvcount, MPI_Datatype recvtype, MPI_Comm comm, MPI_Request* request)
+{
+    int lm_held = lm_cs_call_enter();
+    int lm_rc = body_MPI_Ineighbor_alltoall(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, request);
+    lm_cs_call_exit(lm_held);
+    return lm_rc;
+}
 extern __typeof__(PMPI_Ineighbor_alltoall) MPI_Ineighbor_alltoall __attribute__((weak, alias("PMPI_Ineighbor_alltoall")));
 
-int PMPI_Ineighbor_alltoall_c(const void* sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void* recvbuf, MPI_Count recvcount, MPI_Datatype recvtype, MPI_Comm comm, MPI_Request* request)
+static int body_MPI_Ineighbor_alltoall_c(const void* sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void* recvbuf, MPI_Count recvcount, MPI_Datatype recvtype, MPI_Comm comm, MPI_Request* request)
 {
     lm_errctx lm_ctx = LM_ERRCTX_INIT("MPI_Ineighbor_alltoall_c");
     lm_comm *lm_c = NULL;
@@ -1163,9 +1640,16 @@ int PMPI_Ineighbor_alltoall_c(const void* sendbuf, MPI_Count sendcount, MPI_Data
     LM_CHECK(lm_check_buffer(&lm_ctx, recvbuf, recvcount, recvtype, "recvbuf", 0));
     return impl_MPI_Ineighbor_alltoall_c(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, request);
 }
+int PMPI_Ineighbor_alltoall_c(const void* sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void* recvbuf, MPI_Count recvcount, MPI_Datatype recvtype, MPI_Comm comm, MPI_Request* request)
+{
+    int lm_held = lm_cs_call_enter();
+    int lm_rc = body_MPI_Ineighbor_alltoall_c(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, request);
+    lm_cs_call_exit(lm_held);
+    return lm_rc;
+}
 extern __typeof__(PMPI_Ineighbor_alltoall_c) MPI_Ineighbor_alltoall_c __attribute__((weak, alias("PMPI_Ineighbor_alltoall_c")));
 
-int PMPI_Ineighbor_alltoallv(const void* sendbuf, const int sendcounts[], const int sdispls[], MPI_Datatype sendtype, void* recvbuf, const int recvcounts[], const int rdispls[], MPI_Datatype recvtype, MPI_Comm comm, MPI_Request* request)
+static int body_MPI_Ineighbor_alltoallv(const void* sendbuf, const int sendcounts[], const int sdispls[], MPI_Datatype sendtype, void* recvbuf, const int recvcounts[], const int rdispls[], MPI_Datatype recvtype, MPI_Comm comm, MPI_Request* request)
 {
     lm_errctx lm_ctx = LM_ERRCTX_INIT("MPI_Ineighbor_alltoallv");
     lm_comm *lm_c = NULL;
@@ -1179,9 +1663,16 @@ int PMPI_Ineighbor_alltoallv(const void* sendbuf, const int sendcounts[], const 
     LM_CHECK(lm_check_buffer(&lm_ctx, recvbuf, 0, MPI_DATATYPE_NULL, "recvbuf", 0));
     return impl_MPI_Ineighbor_alltoallv(sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, rdispls, recvtype, comm, request);
 }
+int PMPI_Ineighbor_alltoallv(const void* sendbuf, const int sendcounts[], const int sdispls[], MPI_Datatype sendtype, void* recvbuf, const int recvcounts[], const int rdispls[], MPI_Datatype recvtype, MPI_Comm comm, MPI_Request* request)
+{
+    int lm_held = lm_cs_call_enter();
+    int lm_rc = body_MPI_Ineighbor_alltoallv(sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, rdispls, recvtype, comm, request);
+    lm_cs_call_exit(lm_held);
+    return lm_rc;
+}
 extern __typeof__(PMPI_Ineighbor_alltoallv) MPI_Ineighbor_alltoallv __attribute__((weak, alias("PMPI_Ineighbor_alltoallv")));
 
-int PMPI_Ineighbor_alltoallv_c(const void* sendbuf, const MPI_Count sendcounts[], const MPI_Aint sdispls[], MPI_Datatype sendtype, void* recvbuf, const MPI_Count recvcounts[], const MPI_Aint rdispls[], MPI_Datatype recvtype, MPI_Comm comm, MPI_Request* request)
+static int body_MPI_Ineighbor_alltoallv_c(const void* sendbuf, const MPI_Count sendcounts[], const MPI_Aint sdispls[], MPI_Datatype sendtype, void* recvbuf, const MPI_Count recvcounts[], const MPI_Aint rdispls[], MPI_Datatype recvtype, MPI_Comm comm, MPI_Request* request)
 {
     lm_errctx lm_ctx = LM_ERRCTX_INIT("MPI_Ineighbor_alltoallv_c");
     lm_comm *lm_c = NULL;
@@ -1195,9 +1686,16 @@ int PMPI_Ineighbor_alltoallv_c(const void* sendbuf, const MPI_Count sendcounts[]
     LM_CHECK(lm_check_buffer(&lm_ctx, recvbuf, 0, MPI_DATATYPE_NULL, "recvbuf", 0));
     return impl_MPI_Ineighbor_alltoallv_c(sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, rdispls, recvtype, comm, request);
 }
+int PMPI_Ineighbor_alltoallv_c(const void* sendbuf, const MPI_Count sendcounts[], const MPI_Aint sdispls[], MPI_Datatype sendtype, void* recvbuf, const MPI_Count recvcounts[], const MPI_Aint rdispls[], MPI_Datatype recvtype, MPI_Comm comm, MPI_Request* request)
+{
+    int lm_held = lm_cs_call_enter();
+    int lm_rc = body_MPI_Ineighbor_alltoallv_c(sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, rdispls, recvtype, comm, request);
+    lm_cs_call_exit(lm_held);
+    return lm_rc;
+}
 extern __typeof__(PMPI_Ineighbor_alltoallv_c) MPI_Ineighbor_alltoallv_c __attribute__((weak, alias("PMPI_Ineighbor_alltoallv_c")));
 
-int PMPI_Ineighbor_alltoallw(const void* sendbuf, const int sendcounts[], const MPI_Aint sdispls[], const MPI_Datatype sendtypes[], void* recvbuf, const int recvcounts[], const MPI_Aint rdispls[], const MPI_Datatype recvtypes[], MPI_Comm comm, MPI_Request* request)
+static int body_MPI_Ineighbor_alltoallw(const void* sendbuf, const int sendcounts[], const MPI_Aint sdispls[], const MPI_Datatype sendtypes[], void* recvbuf, const int recvcounts[], const MPI_Aint rdispls[], const MPI_Datatype recvtypes[], MPI_Comm comm, MPI_Request* request)
 {
     lm_errctx lm_ctx = LM_ERRCTX_INIT("MPI_Ineighbor_alltoallw");
     lm_comm *lm_c = NULL;
@@ -1209,9 +1707,16 @@ int PMPI_Ineighbor_alltoallw(const void* sendbuf, const int sendcounts[], const 
     LM_CHECK(lm_check_buffer(&lm_ctx, recvbuf, 0, MPI_DATATYPE_NULL, "recvbuf", 0));
     return impl_MPI_Ineighbor_alltoallw(sendbuf, sendcounts, sdispls, sendtypes, recvbuf, recvcounts, rdispls, recvtypes, comm, request);
 }
+int PMPI_Ineighbor_alltoallw(const void* sendbuf, const int sendcounts[], const MPI_Aint sdispls[], const MPI_Datatype sendtypes[], void* recvbuf, const int recvcounts[], const MPI_Aint rdispls[], const MPI_Datatype recvtypes[], MPI_Comm comm, MPI_Request* request)
+{
+    int lm_held = lm_cs_call_enter();
+    int lm_rc = body_MPI_Ineighbor_alltoallw(sendbuf, sendcounts, sdispls, sendtypes, recvbuf, recvcounts, rdispls, recvtypes, comm, request);
+    lm_cs_call_exit(lm_held);
+    return lm_rc;
+}
 extern __typeof__(PMPI_Ineighbor_alltoallw) MPI_Ineighbor_alltoallw __attribute__((weak, alias("PMPI_Ineighbor_alltoallw")));
 
-int PMPI_Ineighbor_alltoallw_c(const void* sendbuf, const MPI_Count sendcounts[], const MPI_Aint sdispls[], const MPI_Datatype sendtypes[], void* recvbuf, const MPI_Count recvcounts[], const MPI_Aint rdispls[], const MPI_Datatype recvtypes[], MPI_Comm comm, MPI_Request* request)
+static int body_MPI_Ineighbor_alltoallw_c(const void* sendbuf, const MPI_Count sendcounts[], const MPI_Aint sdispls[], const MPI_Datatype sendtypes[], void* recvbuf, const MPI_Count recvcounts[], const MPI_Aint rdispls[], const MPI_Datatype recvtypes[], MPI_Comm comm, MPI_Request* request)
 {
     lm_errctx lm_ctx = LM_ERRCTX_INIT("MPI_Ineighbor_alltoallw_c");
     lm_comm *lm_c = NULL;
@@ -1223,9 +1728,16 @@ int PMPI_Ineighbor_alltoallw_c(const void* sendbuf, const MPI_Count sendcounts[]
     LM_CHECK(lm_check_buffer(&lm_ctx, recvbuf, 0, MPI_DATATYPE_NULL, "recvbuf", 0));
     return impl_MPI_Ineighbor_alltoallw_c(sendbuf, sendcounts, sdispls, sendtypes, recvbuf, recvcounts, rdispls, recvtypes, comm, request);
 }
+int PMPI_Ineighbor_alltoallw_c(const void* sendbuf, const MPI_Count sendcounts[], const MPI_Aint sdispls[], const MPI_Datatype sendtypes[], void* recvbuf, const MPI_Count recvcounts[], const MPI_Aint rdispls[], const MPI_Datatype recvtypes[], MPI_Comm comm, MPI_Request* request)
+{
+    int lm_held = lm_cs_call_enter();
+    int lm_rc = body_MPI_Ineighbor_alltoallw_c(sendbuf, sendcounts, sdispls, sendtypes, recvbuf, recvcounts, rdispls, recvtypes, comm, request);
+    lm_cs_call_exit(lm_held);
+    return lm_rc;
+}
 extern __typeof__(PMPI_Ineighbor_alltoallw_c) MPI_Ineighbor_alltoallw_c __attribute__((weak, alias("PMPI_Ineighbor_alltoallw_c")));
 
-int PMPI_Ireduce(const void* sendbuf, void* recvbuf, int count, MPI_Datatype datatype, MPI_Op op, int root, MPI_Comm comm, MPI_Request* request)
+static int body_MPI_Ireduce(const void* sendbuf, void* recvbuf, int count, MPI_Datatype datatype, MPI_Op op, int root, MPI_Comm comm, MPI_Request* request)
 {
     lm_errctx lm_ctx = LM_ERRCTX_INIT("MPI_Ireduce");
     lm_comm *lm_c = NULL;
@@ -1241,9 +1753,16 @@ int PMPI_Ireduce(const void* sendbuf, void* recvbuf, int count, MPI_Datatype dat
     if (lm_root_side(lm_c, root)) LM_CHECK(lm_check_buffer(&lm_ctx, recvbuf, count, datatype, "recvbuf", 0));
     return impl_MPI_Ireduce(sendbuf, recvbuf, count, datatype, op, root, comm, request);
 }
+int PMPI_Ireduce(const void* sendbuf, void* recvbuf, int count, MPI_Datatype datatype, MPI_Op op, int root, MPI_Comm comm, MPI_Request* request)
+{
+    int lm_held = lm_cs_call_enter();
+    int lm_rc = body_MPI_Ireduce(sendbuf, recvbuf, count, datatype, op, root, comm, request);
+    lm_cs_call_exit(lm_held);
+    return lm_rc;
+}
 extern __typeof__(PMPI_Ireduce) MPI_Ireduce __attribute__((weak, alias("PMPI_Ireduce")));
 
-int PMPI_Ireduce_c(const void* sendbuf, void* recvbuf, MPI_Count count, MPI_Datatype datatype, MPI_Op op, int root, MPI_Comm comm, MPI_Request* request)
+static int body_MPI_Ireduce_c(const void* sendbuf, void* recvbuf, MPI_Count count, MPI_Datatype datatype, MPI_Op op, int root, MPI_Comm comm, MPI_Request* request)
 {
     lm_errctx lm_ctx = LM_ERRCTX_INIT("MPI_Ireduce_c");
     lm_comm *lm_c = NULL;
@@ -1259,9 +1778,16 @@ int PMPI_Ireduce_c(const void* sendbuf, void* recvbuf, MPI_Count count, MPI_Data
     if (lm_root_side(lm_c, root)) LM_CHECK(lm_check_buffer(&lm_ctx, recvbuf, count, datatype, "recvbuf", 0));
     return impl_MPI_Ireduce_c(sendbuf, recvbuf, count, datatype, op, root, comm, request);
 }
+int PMPI_Ireduce_c(const void* sendbuf, void* recvbuf, MPI_Count count, MPI_Datatype datatype, MPI_Op op, int root, MPI_Comm comm, MPI_Request* request)
+{
+    int lm_held = lm_cs_call_enter();
+    int lm_rc = body_MPI_Ireduce_c(sendbuf, recvbuf, count, datatype, op, root, comm, request);
+    lm_cs_call_exit(lm_held);
+    return lm_rc;
+}
 extern __typeof__(PMPI_Ireduce_c) MPI_Ireduce_c __attribute__((weak, alias("PMPI_Ireduce_c")));
 
-int PMPI_Ireduce_scatter(const void* sendbuf, void* recvbuf, const int recvcounts[], MPI_Datatype datatype, MPI_Op op, MPI_Comm comm, MPI_Request* request)
+static int body_MPI_Ireduce_scatter(const void* sendbuf, void* recvbuf, const int recvcounts[], MPI_Datatype datatype, MPI_Op op, MPI_Comm comm, MPI_Request* request)
 {
     lm_errctx lm_ctx = LM_ERRCTX_INIT("MPI_Ireduce_scatter");
     lm_comm *lm_c = NULL;
@@ -1275,9 +1801,16 @@ int PMPI_Ireduce_scatter(const void* sendbuf, void* recvbuf, const int recvcount
     LM_CHECK(lm_check_buffer(&lm_ctx, recvbuf, 0, MPI_DATATYPE_NULL, "recvbuf", 0));
     return impl_MPI_Ireduce_scatter(sendbuf, recvbuf, recvcounts, datatype, op, comm, request);
 }
+int PMPI_Ireduce_scatter(const void* sendbuf, void* recvbuf, const int recvcounts[], MPI_Datatype datatype, MPI_Op op, MPI_Comm comm, MPI_Request* request)
+{
+    int lm_held = lm_cs_call_enter();
+    int lm_rc = body_MPI_Ireduce_scatter(sendbuf, recvbuf, recvcounts, datatype, op, comm, request);
+    lm_cs_call_exit(lm_held);
+    return lm_rc;
+}
 extern __typeof__(PMPI_Ireduce_scatter) MPI_Ireduce_scatter __attribute__((weak, alias("PMPI_Ireduce_scatter")));
 
-int PMPI_Ireduce_scatter_c(const void* sendbuf, void* recvbuf, const MPI_Count recvcounts[], MPI_Datatype datatype, MPI_Op op, MPI_Comm comm, MPI_Request* request)
+static int body_MPI_Ireduce_scatter_c(const void* sendbuf, void* recvbuf, const MPI_Count recvcounts[], MPI_Datatype datatype, MPI_Op op, MPI_Comm comm, MPI_Request* request)
 {
     lm_errctx lm_ctx = LM_ERRCTX_INIT("MPI_Ireduce_scatter_c");
     lm_comm *lm_c = NULL;
@@ -1291,9 +1824,16 @@ int PMPI_Ireduce_scatter_c(const void* sendbuf, void* recvbuf, const MPI_Count r
     LM_CHECK(lm_check_buffer(&lm_ctx, recvbuf, 0, MPI_DATATYPE_NULL, "recvbuf", 0));
     return impl_MPI_Ireduce_scatter_c(sendbuf, recvbuf, recvcounts, datatype, op, comm, request);
 }
+int PMPI_Ireduce_scatter_c(const void* sendbuf, void* recvbuf, const MPI_Count recvcounts[], MPI_Datatype datatype, MPI_Op op, MPI_Comm comm, MPI_Request* request)
+{
+    int lm_held = lm_cs_call_enter();
+    int lm_rc = body_MPI_Ireduce_scatter_c(sendbuf, recvbuf, recvcounts, datatype, op, comm, request);
+    lm_cs_call_exit(lm_held);
+    return lm_rc;
+}
 extern __typeof__(PMPI_Ireduce_scatter_c) MPI_Ireduce_scatter_c __attribute__((weak, alias("PMPI_Ireduce_scatter_c")));
 
-int PMPI_Ireduce_scatter_block(const void* sendbuf, void* recvbuf, int recvcount, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm, MPI_Request* request)
+static int body_MPI_Ireduce_scatter_block(const void* sendbuf, void* recvbuf, int recvcount, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm, MPI_Request* request)
 {
     lm_errctx lm_ctx = LM_ERRCTX_INIT("MPI_Ireduce_scatter_block");
     lm_comm *lm_c = NULL;
@@ -1308,9 +1848,16 @@ int PMPI_Ireduce_scatter_block(const void* sendbuf, void* recvbuf, int recvcount
     LM_CHECK(lm_check_buffer(&lm_ctx, recvbuf, recvcount, datatype, "recvbuf", 0));
     return impl_MPI_Ireduce_scatter_block(sendbuf, recvbuf, recvcount, datatype, op, comm, request);
 }
+int PMPI_Ireduce_scatter_block(const void* sendbuf, void* recvbuf, int recvcount, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm, MPI_Request* request)
+{
+    int lm_held = lm_cs_call_enter();
+    int lm_rc = body_MPI_Ireduce_scatter_block(sendbuf, recvbuf, recvcount, datatype, op, comm, request);
+    lm_cs_call_exit(lm_held);
+    return lm_rc;
+}
 extern __typeof__(PMPI_Ireduce_scatter_block) MPI_Ireduce_scatter_block __attribute__((weak, alias("PMPI_Ireduce_scatter_block")));
 
-int PMPI_Ireduce_scatter_block_c(const void* sendbuf, void* recvbuf, MPI_Count recvcount, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm, MPI_Request* request)
+static int body_MPI_Ireduce_scatter_block_c(const void* sendbuf, void* recvbuf, MPI_Count recvcount, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm, MPI_Request* request)
 {
     lm_errctx lm_ctx = LM_ERRCTX_INIT("MPI_Ireduce_scatter_block_c");
     lm_comm *lm_c = NULL;
@@ -1325,9 +1872,16 @@ int PMPI_Ireduce_scatter_block_c(const void* sendbuf, void* recvbuf, MPI_Count r
     LM_CHECK(lm_check_buffer(&lm_ctx, recvbuf, recvcount, datatype, "recvbuf", 0));
     return impl_MPI_Ireduce_scatter_block_c(sendbuf, recvbuf, recvcount, datatype, op, comm, request);
 }
+int PMPI_Ireduce_scatter_block_c(const void* sendbuf, void* recvbuf, MPI_Count recvcount, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm, MPI_Request* request)
+{
+    int lm_held = lm_cs_call_enter();
+    int lm_rc = body_MPI_Ireduce_scatter_block_c(sendbuf, recvbuf, recvcount, datatype, op, comm, request);
+    lm_cs_call_exit(lm_held);
+    return lm_rc;
+}
 extern __typeof__(PMPI_Ireduce_scatter_block_c) MPI_Ireduce_scatter_block_c __attribute__((weak, alias("PMPI_Ireduce_scatter_block_c")));
 
-int PMPI_Iscan(const void* sendbuf, void* recvbuf, int count, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm, MPI_Request* request)
+static int body_MPI_Iscan(const void* sendbuf, void* recvbuf, int count, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm, MPI_Request* request)
 {
     lm_errctx lm_ctx = LM_ERRCTX_INIT("MPI_Iscan");
     lm_comm *lm_c = NULL;
@@ -1342,9 +1896,16 @@ int PMPI_Iscan(const void* sendbuf, void* recvbuf, int count, MPI_Datatype datat
     LM_CHECK(lm_check_buffer(&lm_ctx, recvbuf, count, datatype, "recvbuf", 0));
     return impl_MPI_Iscan(sendbuf, recvbuf, count, datatype, op, comm, request);
 }
+int PMPI_Iscan(const void* sendbuf, void* recvbuf, int count, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm, MPI_Request* request)
+{
+    int lm_held = lm_cs_call_enter();
+    int lm_rc = body_MPI_Iscan(sendbuf, recvbuf, count, datatype, op, comm, request);
+    lm_cs_call_exit(lm_held);
+    return lm_rc;
+}
 extern __typeof__(PMPI_Iscan) MPI_Iscan __attribute__((weak, alias("PMPI_Iscan")));
 
-int PMPI_Iscan_c(const void* sendbuf, void* recvbuf, MPI_Count count, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm, MPI_Request* request)
+static int body_MPI_Iscan_c(const void* sendbuf, void* recvbuf, MPI_Count count, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm, MPI_Request* request)
 {
     lm_errctx lm_ctx = LM_ERRCTX_INIT("MPI_Iscan_c");
     lm_comm *lm_c = NULL;
@@ -1359,9 +1920,16 @@ int PMPI_Iscan_c(const void* sendbuf, void* recvbuf, MPI_Count count, MPI_Dataty
     LM_CHECK(lm_check_buffer(&lm_ctx, recvbuf, count, datatype, "recvbuf", 0));
     return impl_MPI_Iscan_c(sendbuf, recvbuf, count, datatype, op, comm, request);
 }
+int PMPI_Iscan_c(const void* sendbuf, void* recvbuf, MPI_Count count, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm, MPI_Request* request)
+{
+    int lm_held = lm_cs_call_enter();
+    int lm_rc = body_MPI_Iscan_c(sendbuf, recvbuf, count, datatype, op, comm, request);
+    lm_cs_call_exit(lm_held);
+    return lm_rc;
+}
 extern __typeof__(PMPI_Iscan_c) MPI_Iscan_c __attribute__((weak, alias("PMPI_Iscan_c")));
 
-int PMPI_Iscatter(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf, int recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm, MPI_Request* request)
+static int body_MPI_Iscatter(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf, int recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm, MPI_Request* request)
 {
     lm_errctx lm_ctx = LM_ERRCTX_INIT("MPI_Iscatter");
     lm_comm *lm_c = NULL;
@@ -1378,9 +1946,16 @@ int PMPI_Iscatter(const void* sendbuf, int sendcount, MPI_Datatype sendtype, voi
     if (lm_leaf_side(lm_c, root)) LM_CHECK(lm_check_buffer(&lm_ctx, recvbuf, recvcount, recvtype, "recvbuf", 1));
     return impl_MPI_Iscatter(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm, request);
 }
+int PMPI_Iscatter(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf, int recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm, MPI_Request* request)
+{
+    int lm_held = lm_cs_call_enter();
+    int lm_rc = body_MPI_Iscatter(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm, request);
+    lm_cs_call_exit(lm_held);
+    return lm_rc;
+}
 extern __typeof__(PMPI_Iscatter) MPI_Iscatter __attribute__((weak, alias("PMPI_Iscatter")));
 
-int PMPI_Iscatter_c(const void* sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void* recvbuf, MPI_Count recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm, MPI_Request* request)
+static int body_MPI_Iscatter_c(const void* sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void* recvbuf, MPI_Count recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm, MPI_Request* request)
 {
     lm_errctx lm_ctx = LM_ERRCTX_INIT("MPI_Iscatter_c");
     lm_comm *lm_c = NULL;
@@ -1397,9 +1972,16 @@ int PMPI_Iscatter_c(const void* sendbuf, MPI_Count sendcount, MPI_Datatype sendt
     if (lm_leaf_side(lm_c, root)) LM_CHECK(lm_check_buffer(&lm_ctx, recvbuf, recvcount, recvtype, "recvbuf", 1));
     return impl_MPI_Iscatter_c(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm, request);
 }
+int PMPI_Iscatter_c(const void* sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void* recvbuf, MPI_Count recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm, MPI_Request* request)
+{
+    int lm_held = lm_cs_call_enter();
+    int lm_rc = body_MPI_Iscatter_c(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm, request);
+    lm_cs_call_exit(lm_held);
+    return lm_rc;
+}
 extern __typeof__(PMPI_Iscatter_c) MPI_Iscatter_c __attribute__((weak, alias("PMPI_Iscatter_c")));
 
-int PMPI_Iscatterv(const void* sendbuf, const int sendcounts[], const int displs[], MPI_Datatype sendtype, void* recvbuf, int recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm, MPI_Request* request)
+static int body_MPI_Iscatterv(const void* sendbuf, const int sendcounts[], const int displs[], MPI_Datatype sendtype, void* recvbuf, int recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm, MPI_Request* request)
 {
     lm_errctx lm_ctx = LM_ERRCTX_INIT("MPI_Iscatterv");
     lm_comm *lm_c = NULL;
@@ -1415,9 +1997,16 @@ int PMPI_Iscatterv(const void* sendbuf, const int sendcounts[], const int displs
     if (lm_leaf_side(lm_c, root)) LM_CHECK(lm_check_buffer(&lm_ctx, recvbuf, recvcount, recvtype, "recvbuf", 1));
     return impl_MPI_Iscatterv(sendbuf, sendcounts, displs, sendtype, recvbuf, recvcount, recvtype, root, comm, request);
 }
+int PMPI_Iscatterv(const void* sendbuf, const int sendcounts[], const int displs[], MPI_Datatype sendtype, void* recvbuf, int recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm, MPI_Request* request)
+{
+    int lm_held = lm_cs_call_enter();
+    int lm_rc = body_MPI_Iscatterv(sendbuf, sendcounts, displs, sendtype, recvbuf, recvcount, recvtype, root, comm, request);
+    lm_cs_call_exit(lm_held);
+    return lm_rc;
+}
 extern __typeof__(PMPI_Iscatterv) MPI_Iscatterv __attribute__((weak, alias("PMPI_Iscatterv")));
 
-int PMPI_Iscatterv_c(const void* sendbuf, const MPI_Count sendcounts[], const MPI_Aint displs[], MPI_Datatype sendtype, void* recvbuf, MPI_Count recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm, MPI_Request* request)
+static int body_MPI_Iscatterv_c(const void* sendbuf, const MPI_Count sendcounts[], const MPI_Aint displs[], MPI_Datatype sendtype, void* recvbuf, MPI_Count recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm, MPI_Request* request)
 {
     lm_errctx lm_ctx = LM_ERRCTX_INIT("MPI_Iscatterv_c");
     lm_comm *lm_c = NULL;
@@ -1433,9 +2022,16 @@ int PMPI_Iscatterv_c(const void* sendbuf, const MPI_Count sendcounts[], const MP
     if (lm_leaf_side(lm_c, root)) LM_CHECK(lm_check_buffer(&lm_ctx, recvbuf, recvcount, recvtype, "recvbuf", 1));
     return impl_MPI_Iscatterv_c(sendbuf, sendcounts, displs, sendtype, recvbuf, recvcount, recvtype, root, comm, request);
 }
+int PMPI_Iscatterv_c(const void* sendbuf, const MPI_Count sendcounts[], const MPI_Aint displs[], MPI_Datatype sendtype, void* recvbuf, MPI_Count recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm, MPI_Request* request)
+{
+    int lm_held = lm_cs_call_enter();
+    int lm_rc = body_MPI_Iscatterv_c(sendbuf, sendcounts, displs, sendtype, recvbuf, recvcount, recvtype, root, comm, request);
+    lm_cs_call_exit(lm_held);
+    return lm_rc;
+}
 extern __typeof__(PMPI_Iscatterv_c) MPI_Iscatterv_c __attribute__((weak, alias("PMPI_Iscatterv_c")));
 
-int PMPI_Neighbor_allgather(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf, int recvcount, MPI_Datatype recvtype, MPI_Comm comm)
+static int body_MPI_Neighbor_allgather(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf, int recvcount, MPI_Datatype recvtype, MPI_Comm comm)
 {
     lm_errctx lm_ctx = LM_ERRCTX_INIT("MPI_Neighbor_allgather");
     lm_comm *lm_c = NULL;
@@ -1450,9 +2046,16 @@ int PMPI_Neighbor_allgather(const void* sendbuf, int sendcount, MPI_Datatype sen
     LM_CHECK(lm_check_buffer(&lm_ctx, recvbuf, recvcount, recvtype, "recvbuf", 0));
     return impl_MPI_Neighbor_allgather(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm);
 }
+int PMPI_Neighbor_allgather(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf, int recvcount, MPI_Datatype recvtype, MPI_Comm comm)
+{
+    int lm_held = lm_cs_call_enter();
+    int lm_rc = body_MPI_Neighbor_allgather(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm);
+    lm_cs_call_exit(lm_held);
+    return lm_rc;
+}
 extern __typeof__(PMPI_Neighbor_allgather) MPI_Neighbor_allgather __attribute__((weak, alias("PMPI_Neighbor_allgather")));
 
-int PMPI_Neighbor_allgather_c(const void* sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void* recvbuf, MPI_Count recvcount, MPI_Datatype recvtype, MPI_Comm comm)
+static int body_MPI_Neighbor_allgather_c(const void* sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void* recvbuf, MPI_Count recvcount, MPI_Datatype recvtype, MPI_Comm comm)
 {
     lm_errctx lm_ctx = LM_ERRCTX_INIT("MPI_Neighbor_allgather_c");
     lm_comm *lm_c = NULL;
@@ -1467,9 +2070,16 @@ int PMPI_Neighbor_allgather_c(const void* sendbuf, MPI_Count sendcount, MPI_Data
     LM_CHECK(lm_check_buffer(&lm_ctx, recvbuf, recvcount, recvtype, "recvbuf", 0));
     return impl_MPI_Neighbor_allgather_c(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm);
 }
+int PMPI_Neighbor_allgather_c(const void* sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void* recvbuf, MPI_Count recvcount, MPI_Datatype recvtype, MPI_Comm comm)
+{
+    int lm_held = lm_cs_call_enter();
+    int lm_rc = body_MPI_Neighbor_allgather_c(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm);
+    lm_cs_call_exit(lm_held);
+    return lm_rc;
+}
 extern __typeof__(PMPI_Neighbor_allgather_c) MPI_Neighbor_allgather_c __attribute__((weak, alias("PMPI_Neighbor_allgather_c")));
 
-int PMPI_Neighbor_allgather_init(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf, int recvcount, MPI_Datatype recvtype, MPI_Comm comm, MPI_Info info, MPI_Request* request)
+static int body_MPI_Neighbor_allgather_init(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf, int recvcount, MPI_Datatype recvtype, MPI_Comm comm, MPI_Info info, MPI_Request* request)
 {
     lm_errctx lm_ctx = LM_ERRCTX_INIT("MPI_Neighbor_allgather_init");
     lm_comm *lm_c = NULL;
@@ -1486,9 +2096,16 @@ int PMPI_Neighbor_allgather_init(const void* sendbuf, int sendcount, MPI_Datatyp
     LM_CHECK(lm_check_buffer(&lm_ctx, recvbuf, recvcount, recvtype, "recvbuf", 0));
     return impl_MPI_Neighbor_allgather_init(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, info, request);
 }
+int PMPI_Neighbor_allgather_init(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf, int recvcount, MPI_Datatype recvtype, MPI_Comm comm, MPI_Info info, MPI_Request* request)
+{
+    int lm_held = lm_cs_call_enter();
+    int lm_rc = body_MPI_Neighbor_allgather_init(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, info, request);
+    lm_cs_call_exit(lm_held);
+    return lm_rc;
+}
 extern __typeof__(PMPI_Neighbor_allgather_init) MPI_Neighbor_allgather_init __attribute__((weak, alias("PMPI_Neighbor_allgather_init")));
 
-int PMPI_Neighbor_allgather_init_c(const void* sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void* recvbuf, MPI_Count recvcount, MPI_Datatype recvtype, MPI_Comm comm, MPI_Info info, MPI_Request* request)
+static int body_MPI_Neighbor_allgather_init_c(const void* sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void* recvbuf, MPI_Count recvcount, MPI_Datatype recvtype, MPI_Comm comm, MPI_Info info, MPI_Request* request)
 {
     lm_errctx lm_ctx = LM_ERRCTX_INIT("MPI_Neighbor_allgather_init_c");
     lm_comm *lm_c = NULL;
@@ -1505,9 +2122,16 @@ int PMPI_Neighbor_allgather_init_c(const void* sendbuf, MPI_Count sendcount, MPI
     LM_CHECK(lm_check_buffer(&lm_ctx, recvbuf, recvcount, recvtype, "recvbuf", 0));
     return impl_MPI_Neighbor_allgather_init_c(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, info, request);
 }
+int PMPI_Neighbor_allgather_init_c(const void* sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void* recvbuf, MPI_Count recvcount, MPI_Datatype recvtype, MPI_Comm comm, MPI_Info info, MPI_Request* request)
+{
+    int lm_held = lm_cs_call_enter();
+    int lm_rc = body_MPI_Neighbor_allgather_init_c(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, info, request);
+    lm_cs_call_exit(lm_held);
+    return lm_rc;
+}
 extern __typeof__(PMPI_Neighbor_allgather_init_c) MPI_Neighbor_allgather_init_c __attribute__((weak, alias("PMPI_Neighbor_allgather_init_c")));
 
-int PMPI_Neighbor_allgatherv(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf, const int recvcounts[], const int displs[], MPI_Datatype recvtype, MPI_Comm comm)
+static int body_MPI_Neighbor_allgatherv(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf, const int recvcounts[], const int displs[], MPI_Datatype recvtype, MPI_Comm comm)
 {
     lm_errctx lm_ctx = LM_ERRCTX_INIT("MPI_Neighbor_allgatherv");
     lm_comm *lm_c = NULL;
@@ -1521,9 +2145,16 @@ int PMPI_Neighbor_allgatherv(const void* sendbuf, int sendcount, MPI_Datatype se
     LM_CHECK(lm_check_buffer(&lm_ctx, recvbuf, 0, MPI_DATATYPE_NULL, "recvbuf", 0));
     return impl_MPI_Neighbor_allgatherv(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, comm);
 }
+int PMPI_Neighbor_allgatherv(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf, const int recvcounts[], const int displs[], MPI_Datatype recvtype, MPI_Comm comm)
+{
+    int lm_held = lm_cs_call_enter();
+    int lm_rc = body_MPI_Neighbor_allgatherv(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, comm);
+    lm_cs_call_exit(lm_held);
+    return lm_rc;
+}
 extern __typeof__(PMPI_Neighbor_allgatherv) MPI_Neighbor_allgatherv __attribute__((weak, alias("PMPI_Neighbor_allgatherv")));
 
-int PMPI_Neighbor_allgatherv_c(const void* sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void* recvbuf, const MPI_Count recvcounts[], const MPI_Aint displs[], MPI_Datatype recvtype, MPI_Comm comm)
+static int body_MPI_Neighbor_allgatherv_c(const void* sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void* recvbuf, const MPI_Count recvcounts[], const MPI_Aint displs[], MPI_Datatype recvtype, MPI_Comm comm)
 {
     lm_errctx lm_ctx = LM_ERRCTX_INIT("MPI_Neighbor_allgatherv_c");
     lm_comm *lm_c = NULL;
@@ -1537,9 +2168,16 @@ int PMPI_Neighbor_allgatherv_c(const void* sendbuf, MPI_Count sendcount, MPI_Dat
     LM_CHECK(lm_check_buffer(&lm_ctx, recvbuf, 0, MPI_DATATYPE_NULL, "recvbuf", 0));
     return impl_MPI_Neighbor_allgatherv_c(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, comm);
 }
+int PMPI_Neighbor_allgatherv_c(const void* sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void* recvbuf, const MPI_Count recvcounts[], const MPI_Aint displs[], MPI_Datatype recvtype, MPI_Comm comm)
+{
+    int lm_held = lm_cs_call_enter();
+    int lm_rc = body_MPI_Neighbor_allgatherv_c(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, comm);
+    lm_cs_call_exit(lm_held);
+    return lm_rc;
+}
 extern __typeof__(PMPI_Neighbor_allgatherv_c) MPI_Neighbor_allgatherv_c __attribute__((weak, alias("PMPI_Neighbor_allgatherv_c")));
 
-int PMPI_Neighbor_allgatherv_init(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf, const int recvcounts[], const int displs[], MPI_Datatype recvtype, MPI_Comm comm, MPI_Info info, MPI_Request* request)
+static int body_MPI_Neighbor_allgatherv_init(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf, const int recvcounts[], const int displs[], MPI_Datatype recvtype, MPI_Comm comm, MPI_Info info, MPI_Request* request)
 {
     lm_errctx lm_ctx = LM_ERRCTX_INIT("MPI_Neighbor_allgatherv_init");
     lm_comm *lm_c = NULL;
@@ -1555,9 +2193,16 @@ int PMPI_Neighbor_allgatherv_init(const void* sendbuf, int sendcount, MPI_Dataty
     LM_CHECK(lm_check_buffer(&lm_ctx, recvbuf, 0, MPI_DATATYPE_NULL, "recvbuf", 0));
     return impl_MPI_Neighbor_allgatherv_init(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, comm, info, request);
 }
+int PMPI_Neighbor_allgatherv_init(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf, const int recvcounts[], const int displs[], MPI_Datatype recvtype, MPI_Comm comm, MPI_Info info, MPI_Request* request)
+{
+    int lm_held = lm_cs_call_enter();
+    int lm_rc = body_MPI_Neighbor_allgatherv_init(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, comm, info, request);
+    lm_cs_call_exit(lm_held);
+    return lm_rc;
+}
 extern __typeof__(PMPI_Neighbor_allgatherv_init) MPI_Neighbor_allgatherv_init __attribute__((weak, alias("PMPI_Neighbor_allgatherv_init")));
 
-int PMPI_Neighbor_allgatherv_init_c(const void* sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void* recvbuf, const MPI_Count recvcounts[], const MPI_Aint displs[], MPI_Datatype recvtype, MPI_Comm comm, MPI_Info info, MPI_Request* request)
+static int body_MPI_Neighbor_allgatherv_init_c(const void* sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void* recvbuf, const MPI_Count recvcounts[], const MPI_Aint displs[], MPI_Datatype recvtype, MPI_Comm comm, MPI_Info info, MPI_Request* request)
 {
     lm_errctx lm_ctx = LM_ERRCTX_INIT("MPI_Neighbor_allgatherv_init_c");
     lm_comm *lm_c = NULL;
@@ -1573,9 +2218,16 @@ int PMPI_Neighbor_allgatherv_init_c(const void* sendbuf, MPI_Count sendcount, MP
     LM_CHECK(lm_check_buffer(&lm_ctx, recvbuf, 0, MPI_DATATYPE_NULL, "recvbuf", 0));
     return impl_MPI_Neighbor_allgatherv_init_c(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, comm, info, request);
 }
+int PMPI_Neighbor_allgatherv_init_c(const void* sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void* recvbuf, const MPI_Count recvcounts[], const MPI_Aint displs[], MPI_Datatype recvtype, MPI_Comm comm, MPI_Info info, MPI_Request* request)
+{
+    int lm_held = lm_cs_call_enter();
+    int lm_rc = body_MPI_Neighbor_allgatherv_init_c(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, comm, info, request);
+    lm_cs_call_exit(lm_held);
+    return lm_rc;
+}
 extern __typeof__(PMPI_Neighbor_allgatherv_init_c) MPI_Neighbor_allgatherv_init_c __attribute__((weak, alias("PMPI_Neighbor_allgatherv_init_c")));
 
-int PMPI_Neighbor_alltoall(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf, int recvcount, MPI_Datatype recvtype, MPI_Comm comm)
+static int body_MPI_Neighbor_alltoall(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf, int recvcount, MPI_Datatype recvtype, MPI_Comm comm)
 {
     lm_errctx lm_ctx = LM_ERRCTX_INIT("MPI_Neighbor_alltoall");
     lm_comm *lm_c = NULL;
@@ -1590,9 +2242,16 @@ int PMPI_Neighbor_alltoall(const void* sendbuf, int sendcount, MPI_Datatype send
     LM_CHECK(lm_check_buffer(&lm_ctx, recvbuf, recvcount, recvtype, "recvbuf", 0));
     return impl_MPI_Neighbor_alltoall(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm);
 }
+int PMPI_Neighbor_alltoall(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf, int recvcount, MPI_Datatype recvtype, MPI_Comm comm)
+{
+    int lm_held = lm_cs_call_enter();
+    int lm_rc = body_MPI_Neighbor_alltoall(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm);
+    lm_cs_call_exit(lm_held);
+    return lm_rc;
+}
 extern __typeof__(PMPI_Neighbor_alltoall) MPI_Neighbor_alltoall __attribute__((weak, alias("PMPI_Neighbor_alltoall")));
 
-int PMPI_Neighbor_alltoall_c(const void* sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void* recvbuf, MPI_Count recvcount, MPI_Datatype recvtype, MPI_Comm comm)
+static int body_MPI_Neighbor_alltoall_c(const void* sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void* recvbuf, MPI_Count recvcount, MPI_Datatype recvtype, MPI_Comm comm)
 {
     lm_errctx lm_ctx = LM_ERRCTX_INIT("MPI_Neighbor_alltoall_c");
     lm_comm *lm_c = NULL;
@@ -1607,9 +2266,16 @@ int PMPI_Neighbor_alltoall_c(const void* sendbuf, MPI_Count sendcount, MPI_Datat
     LM_CHECK(lm_check_buffer(&lm_ctx, recvbuf, recvcount, recvtype, "recvbuf", 0));
     return impl_MPI_Neighbor_alltoall_c(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm);
 }
+int PMPI_Neighbor_alltoall_c(const void* sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void* recvbuf, MPI_Count recvcount, MPI_Datatype recvtype, MPI_Comm comm)
+{
+    int lm_held = lm_cs_call_enter();
+    int lm_rc = body_MPI_Neighbor_alltoall_c(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm);
+    lm_cs_call_exit(lm_held);
+    return lm_rc;
+}
 extern __typeof__(PMPI_Neighbor_alltoall_c) MPI_Neighbor_alltoall_c __attribute__((weak, alias("PMPI_Neighbor_alltoall_c")));
 
-int PMPI_Neighbor_alltoall_init(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf, int recvcount, MPI_Datatype recvtype, MPI_Comm comm, MPI_Info info, MPI_Request* request)
+static int body_MPI_Neighbor_alltoall_init(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf, int recvcount, MPI_Datatype recvtype, MPI_Comm comm, MPI_Info info, MPI_Request* request)
 {
     lm_errctx lm_ctx = LM_ERRCTX_INIT("MPI_Neighbor_alltoall_init");
     lm_comm *lm_c = NULL;
@@ -1626,9 +2292,16 @@ int PMPI_Neighbor_alltoall_init(const void* sendbuf, int sendcount, MPI_Datatype
     LM_CHECK(lm_check_buffer(&lm_ctx, recvbuf, recvcount, recvtype, "recvbuf", 0));
     return impl_MPI_Neighbor_alltoall_init(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, info, request);
 }
+int PMPI_Neighbor_alltoall_init(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf, int recvcount, MPI_Datatype recvtype, MPI_Comm comm, MPI_Info info, MPI_Request* request)
+{
+    int lm_held = lm_cs_call_enter();
+    int lm_rc = body_MPI_Neighbor_alltoall_init(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, info, request);
+    lm_cs_call_exit(lm_held);
+    return lm_rc;
+}
 extern __typeof__(PMPI_Neighbor_alltoall_init) MPI_Neighbor_alltoall_init __attribute__((weak, alias("PMPI_Neighbor_alltoall_init")));
 
-int PMPI_Neighbor_alltoall_init_c(const void* sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void* recvbuf, MPI_Count recvcount, MPI_Datatype recvtype, MPI_Comm comm, MPI_Info info, MPI_Request* request)
+static int body_MPI_Neighbor_alltoall_init_c(const void* sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void* recvbuf, MPI_Count recvcount, MPI_Datatype recvtype, MPI_Comm comm, MPI_Info info, MPI_Request* request)
 {
     lm_errctx lm_ctx = LM_ERRCTX_INIT("MPI_Neighbor_alltoall_init_c");
     lm_comm *lm_c = NULL;
@@ -1645,9 +2318,16 @@ int PMPI_Neighbor_alltoall_init_c(const void* sendbuf, MPI_Count sendcount, MPI_
     LM_CHECK(lm_check_buffer(&lm_ctx, recvbuf, recvcount, recvtype, "recvbuf", 0));
     return impl_MPI_Neighbor_alltoall_init_c(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, info, request);
 }
+int PMPI_Neighbor_alltoall_init_c(const void* sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void* recvbuf, MPI_Count recvcount, MPI_Datatype recvtype, MPI_Comm comm, MPI_Info info, MPI_Request* request)
+{
+    int lm_held = lm_cs_call_enter();
+    int lm_rc = body_MPI_Neighbor_alltoall_init_c(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, info, request);
+    lm_cs_call_exit(lm_held);
+    return lm_rc;
+}
 extern __typeof__(PMPI_Neighbor_alltoall_init_c) MPI_Neighbor_alltoall_init_c __attribute__((weak, alias("PMPI_Neighbor_alltoall_init_c")));
 
-int PMPI_Neighbor_alltoallv(const void* sendbuf, const int sendcounts[], const int sdispls[], MPI_Datatype sendtype, void* recvbuf, const int recvcounts[], const int rdispls[], MPI_Datatype recvtype, MPI_Comm comm)
+static int body_MPI_Neighbor_alltoallv(const void* sendbuf, const int sendcounts[], const int sdispls[], MPI_Datatype sendtype, void* recvbuf, const int recvcounts[], const int rdispls[], MPI_Datatype recvtype, MPI_Comm comm)
 {
     lm_errctx lm_ctx = LM_ERRCTX_INIT("MPI_Neighbor_alltoallv");
     lm_comm *lm_c = NULL;
@@ -1660,9 +2340,16 @@ int PMPI_Neighbor_alltoallv(const void* sendbuf, const int sendcounts[], const i
     LM_CHECK(lm_check_buffer(&lm_ctx, recvbuf, 0, MPI_DATATYPE_NULL, "recvbuf", 0));
     return impl_MPI_Neighbor_alltoallv(sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, rdispls, recvtype, comm);
 }
+int PMPI_Neighbor_alltoallv(const void* sendbuf, const int sendcounts[], const int sdispls[], MPI_Datatype sendtype, void* recvbuf, const int recvcounts[], const int rdispls[], MPI_Datatype recvtype, MPI_Comm comm)
+{
+    int lm_held = lm_cs_call_enter();
+    int lm_rc = body_MPI_Neighbor_alltoallv(sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, rdispls, recvtype, comm);
+    lm_cs_call_exit(lm_held);
+    return lm_rc;
+}
 extern __typeof__(PMPI_Neighbor_alltoallv) MPI_Neighbor_alltoallv __attribute__((weak, alias("PMPI_Neighbor_alltoallv")));
 
-int PMPI_Neighbor_alltoallv_c(const void* sendbuf, const MPI_Count sendcounts[], const MPI_Aint sdispls[], MPI_Datatype sendtype, void* recvbuf, const MPI_Count recvcounts[], const MPI_Aint rdispls[], MPI_Datatype recvtype, MPI_Comm comm)
+static int body_MPI_Neighbor_alltoallv_c(const void* sendbuf, const MPI_Count sendcounts[], const MPI_Aint sdispls[], MPI_Datatype sendtype, void* recvbuf, const MPI_Count recvcounts[], const MPI_Aint rdispls[], MPI_Datatype recvtype, MPI_Comm comm)
 {
     lm_errctx lm_ctx = LM_ERRCTX_INIT("MPI_Neighbor_alltoallv_c");
     lm_comm *lm_c = NULL;
@@ -1675,9 +2362,16 @@ int PMPI_Neighbor_alltoallv_c(const void* sendbuf, const MPI_Count sendcounts[],
     LM_CHECK(lm_check_buffer(&lm_ctx, recvbuf, 0, MPI_DATATYPE_NULL, "recvbuf", 0));
     return impl_MPI_Neighbor_alltoallv_c(sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, rdispls, recvtype, comm);
 }
+int PMPI_Neighbor_alltoallv_c(const void* sendbuf, const MPI_Count sendcounts[], const MPI_Aint sdispls[], MPI_Datatype sendtype, void* recvbuf, const MPI_Count recvcounts[], const MPI_Aint rdispls[], MPI_Datatype recvtype, MPI_Comm comm)
+{
+    int lm_held = lm_cs_call_enter();
+    int lm_rc = body_MPI_Neighbor_alltoallv_c(sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, rdispls, recvtype, comm);
+    lm_cs_call_exit(lm_held);
+    return lm_rc;
+}
 extern __typeof__(PMPI_Neighbor_alltoallv_c) MPI_Neighbor_alltoallv_c __attribute__((weak, alias("PMPI_Neighbor_alltoallv_c")));
 
-int PMPI_Neighbor_alltoallv_init(const void* sendbuf, const int sendcounts[], const int sdispls[], MPI_Datatype sendtype, void* recvbuf, const int recvcounts[], const int rdispls[], MPI_Datatype recvtype, MPI_Comm comm, MPI_Info info, MPI_Request* request)
+static int body_MPI_Neighbor_alltoallv_init(const void* sendbuf, const int sendcounts[], const int sdispls[], MPI_Datatype sendtype, void* recvbuf, const int recvcounts[], const int rdispls[], MPI_Datatype recvtype, MPI_Comm comm, MPI_Info info, MPI_Request* request)
 {
     lm_errctx lm_ctx = LM_ERRCTX_INIT("MPI_Neighbor_alltoallv_init");
     lm_comm *lm_c = NULL;
@@ -1692,9 +2386,16 @@ int PMPI_Neighbor_alltoallv_init(const void* sendbuf, const int sendcounts[], co
     LM_CHECK(lm_check_buffer(&lm_ctx, recvbuf, 0, MPI_DATATYPE_NULL, "recvbuf", 0));
     return impl_MPI_Neighbor_alltoallv_init(sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, rdispls, recvtype, comm, info, request);
 }
+int PMPI_Neighbor_alltoallv_init(const void* sendbuf, const int sendcounts[], const int sdispls[], MPI_Datatype sendtype, void* recvbuf, const int recvcounts[], const int rdispls[], MPI_Datatype recvtype, MPI_Comm comm, MPI_Info info, MPI_Request* request)
+{
+    int lm_held = lm_cs_call_enter();
+    int lm_rc = body_MPI_Neighbor_alltoallv_init(sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, rdispls, recvtype, comm, info, request);
+    lm_cs_call_exit(lm_held);
+    return lm_rc;
+}
 extern __typeof__(PMPI_Neighbor_alltoallv_init) MPI_Neighbor_alltoallv_init __attribute__((weak, alias("PMPI_Neighbor_alltoallv_init")));
 
-int PMPI_Neighbor_alltoallv_init_c(const void* sendbuf, const MPI_Count sendcounts[], const MPI_Aint sdispls[], MPI_Datatype sendtype, void* recvbuf, const MPI_Count recvcounts[], const MPI_Aint rdispls[], MPI_Datatype recvtype, MPI_Comm comm, MPI_Info info, MPI_Request* request)
+static int body_MPI_Neighbor_alltoallv_init_c(const void* sendbuf, const MPI_Count sendcounts[], const MPI_Aint sdispls[], MPI_Datatype sendtype, void* recvbuf, const MPI_Count recvcounts[], const MPI_Aint rdispls[], MPI_Datatype recvtype, MPI_Comm comm, MPI_Info info, MPI_Request* request)
 {
     lm_errctx lm_ctx = LM_ERRCTX_INIT("MPI_Neighbor_alltoallv_init_c");
     lm_comm *lm_c = NULL;
@@ -1709,9 +2410,16 @@ int PMPI_Neighbor_alltoallv_init_c(const void* sendbuf, const MPI_Count sendcoun
     LM_CHECK(lm_check_buffer(&lm_ctx, recvbuf, 0, MPI_DATATYPE_NULL, "recvbuf", 0));
     return impl_MPI_Neighbor_alltoallv_init_c(sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, rdispls, recvtype, comm, info, request);
 }
+int PMPI_Neighbor_alltoallv_init_c(const void* sendbuf, const MPI_Count sendcounts[], const MPI_Aint sdispls[], MPI_Datatype sendtype, void* recvbuf, const MPI_Count recvcounts[], const MPI_Aint rdispls[], MPI_Datatype recvtype, MPI_Comm comm, MPI_Info info, MPI_Request* request)
+{
+    int lm_held = lm_cs_call_enter();
+    int lm_rc = body_MPI_Neighbor_alltoallv_init_c(sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, rdispls, recvtype, comm, info, request);
+    lm_cs_call_exit(lm_held);
+    return lm_rc;
+}
 extern __typeof__(PMPI_Neighbor_alltoallv_init_c) MPI_Neighbor_alltoallv_init_c __attribute__((weak, alias("PMPI_Neighbor_alltoallv_init_c")));
 
-int PMPI_Neighbor_alltoallw(const void* sendbuf, const int sendcounts[], const MPI_Aint sdispls[], const MPI_Datatype sendtypes[], void* recvbuf, const int recvcounts[], const MPI_Aint rdispls[], const MPI_Datatype recvtypes[], MPI_Comm comm)
+static int body_MPI_Neighbor_alltoallw(const void* sendbuf, const int sendcounts[], const MPI_Aint sdispls[], const MPI_Datatype sendtypes[], void* recvbuf, const int recvcounts[], const MPI_Aint rdispls[], const MPI_Datatype recvtypes[], MPI_Comm comm)
 {
     lm_errctx lm_ctx = LM_ERRCTX_INIT("MPI_Neighbor_alltoallw");
     lm_comm *lm_c = NULL;
@@ -1722,9 +2430,16 @@ int PMPI_Neighbor_alltoallw(const void* sendbuf, const int sendcounts[], const M
     LM_CHECK(lm_check_buffer(&lm_ctx, recvbuf, 0, MPI_DATATYPE_NULL, "recvbuf", 0));
     return impl_MPI_Neighbor_alltoallw(sendbuf, sendcounts, sdispls, sendtypes, recvbuf, recvcounts, rdispls, recvtypes, comm);
 }
+int PMPI_Neighbor_alltoallw(const void* sendbuf, const int sendcounts[], const MPI_Aint sdispls[], const MPI_Datatype sendtypes[], void* recvbuf, const int recvcounts[], const MPI_Aint rdispls[], const MPI_Datatype recvtypes[], MPI_Comm comm)
+{
+    int lm_held = lm_cs_call_enter();
+    int lm_rc = body_MPI_Neighbor_alltoallw(sendbuf, sendcounts, sdispls, sendtypes, recvbuf, recvcounts, rdispls, recvtypes, comm);
+    lm_cs_call_exit(lm_held);
+    return lm_rc;
+}
 extern __typeof__(PMPI_Neighbor_alltoallw) MPI_Neighbor_alltoallw __attribute__((weak, alias("PMPI_Neighbor_alltoallw")));
 
-int PMPI_Neighbor_alltoallw_c(const void* sendbuf, const MPI_Count sendcounts[], const MPI_Aint sdispls[], const MPI_Datatype sendtypes[], void* recvbuf, const MPI_Count recvcounts[], const MPI_Aint rdispls[], const MPI_Datatype recvtypes[], MPI_Comm comm)
+static int body_MPI_Neighbor_alltoallw_c(const void* sendbuf, const MPI_Count sendcounts[], const MPI_Aint sdispls[], const MPI_Datatype sendtypes[], void* recvbuf, const MPI_Count recvcounts[], const MPI_Aint rdispls[], const MPI_Datatype recvtypes[], MPI_Comm comm)
 {
     lm_errctx lm_ctx = LM_ERRCTX_INIT("MPI_Neighbor_alltoallw_c");
     lm_comm *lm_c = NULL;
@@ -1735,9 +2450,16 @@ int PMPI_Neighbor_alltoallw_c(const void* sendbuf, const MPI_Count sendcounts[],
     LM_CHECK(lm_check_buffer(&lm_ctx, recvbuf, 0, MPI_DATATYPE_NULL, "recvbuf", 0));
     return impl_MPI_Neighbor_alltoallw_c(sendbuf, sendcounts, sdispls, sendtypes, recvbuf, recvcounts, rdispls, recvtypes, comm);
 }
+int PMPI_Neighbor_alltoallw_c(const void* sendbuf, const MPI_Count sendcounts[], const MPI_Aint sdispls[], const MPI_Datatype sendtypes[], void* recvbuf, const MPI_Count recvcounts[], const MPI_Aint rdispls[], const MPI_Datatype recvtypes[], MPI_Comm comm)
+{
+    int lm_held = lm_cs_call_enter();
+    int lm_rc = body_MPI_Neighbor_alltoallw_c(sendbuf, sendcounts, sdispls, sendtypes, recvbuf, recvcounts, rdispls, recvtypes, comm);
+    lm_cs_call_exit(lm_held);
+    return lm_rc;
+}
 extern __typeof__(PMPI_Neighbor_alltoallw_c) MPI_Neighbor_alltoallw_c __attribute__((weak, alias("PMPI_Neighbor_alltoallw_c")));
 
-int PMPI_Neighbor_alltoallw_init(const void* sendbuf, const int sendcounts[], const MPI_Aint sdispls[], const MPI_Datatype sendtypes[], void* recvbuf, const int recvcounts[], const MPI_Aint rdispls[], const MPI_Datatype recvtypes[], MPI_Comm comm, MPI_Info info, MPI_Request* request)
+static int body_MPI_Neighbor_alltoallw_init(const void* sendbuf, const int sendcounts[], const MPI_Aint sdispls[], const MPI_Datatype sendtypes[], void* recvbuf, const int recvcounts[], const MPI_Aint rdispls[], const MPI_Datatype recvtypes[], MPI_Comm comm, MPI_Info info, MPI_Request* request)
 {
     lm_errctx lm_ctx = LM_ERRCTX_INIT("MPI_Neighbor_alltoallw_init");
     lm_comm *lm_c = NULL;
@@ -1750,9 +2472,16 @@ int PMPI_Neighbor_alltoallw_init(const void* sendbuf, const int sendcounts[], co
     LM_CHECK(lm_check_buffer(&lm_ctx, recvbuf, 0, MPI_DATATYPE_NULL, "recvbuf", 0));
     return impl_MPI_Neighbor_alltoallw_init(sendbuf, sendcounts, sdispls, sendtypes, recvbuf, recvcounts, rdispls, recvtypes, comm, info, request);
 }
+int PMPI_Neighbor_alltoallw_init(const void* sendbuf, const int sendcounts[], const MPI_Aint sdispls[], const MPI_Datatype sendtypes[], void* recvbuf, const int recvcounts[], const MPI_Aint rdispls[], const MPI_Datatype recvtypes[], MPI_Comm comm, MPI_Info info, MPI_Request* request)
+{
+    int lm_held = lm_cs_call_enter();
+    int lm_rc = body_MPI_Neighbor_alltoallw_init(sendbuf, sendcounts, sdispls, sendtypes, recvbuf, recvcounts, rdispls, recvtypes, comm, info, request);
+    lm_cs_call_exit(lm_held);
+    return lm_rc;
+}
 extern __typeof__(PMPI_Neighbor_alltoallw_init) MPI_Neighbor_alltoallw_init __attribute__((weak, alias("PMPI_Neighbor_alltoallw_init")));
 
-int PMPI_Neighbor_alltoallw_init_c(const void* sendbuf, const MPI_Count sendcounts[], const MPI_Aint sdispls[], const MPI_Datatype sendtypes[], void* recvbuf, const MPI_Count recvcounts[], const MPI_Aint rdispls[], const MPI_Datatype recvtypes[], MPI_Comm comm, MPI_Info info, MPI_Request* request)
+static int body_MPI_Neighbor_alltoallw_init_c(const void* sendbuf, const MPI_Count sendcounts[], const MPI_Aint sdispls[], const MPI_Datatype sendtypes[], void* recvbuf, const MPI_Count recvcounts[], const MPI_Aint rdispls[], const MPI_Datatype recvtypes[], MPI_Comm comm, MPI_Info info, MPI_Request* request)
 {
     lm_errctx lm_ctx = LM_ERRCTX_INIT("MPI_Neighbor_alltoallw_init_c");
     lm_comm *lm_c = NULL;
@@ -1765,9 +2494,16 @@ int PMPI_Neighbor_alltoallw_init_c(const void* sendbuf, const MPI_Count sendcoun
     LM_CHECK(lm_check_buffer(&lm_ctx, recvbuf, 0, MPI_DATATYPE_NULL, "recvbuf", 0));
     return impl_MPI_Neighbor_alltoallw_init_c(sendbuf, sendcounts, sdispls, sendtypes, recvbuf, recvcounts, rdispls, recvtypes, comm, info, request);
 }
+int PMPI_Neighbor_alltoallw_init_c(const void* sendbuf, const MPI_Count sendcounts[], const MPI_Aint sdispls[], const MPI_Datatype sendtypes[], void* recvbuf, const MPI_Count recvcounts[], const MPI_Aint rdispls[], const MPI_Datatype recvtypes[], MPI_Comm comm, MPI_Info info, MPI_Request* request)
+{
+    int lm_held = lm_cs_call_enter();
+    int lm_rc = body_MPI_Neighbor_alltoallw_init_c(sendbuf, sendcounts, sdispls, sendtypes, recvbuf, recvcounts, rdispls, recvtypes, comm, info, request);
+    lm_cs_call_exit(lm_held);
+    return lm_rc;
+}
 extern __typeof__(PMPI_Neighbor_alltoallw_init_c) MPI_Neighbor_alltoallw_init_c __attribute__((weak, alias("PMPI_Neighbor_alltoallw_init_c")));
 
-int PMPI_Reduce(const void* sendbuf, void* recvbuf, int count, MPI_Datatype datatype, MPI_Op op, int root, MPI_Comm comm)
+static int body_MPI_Reduce(const void* sendbuf, void* recvbuf, int count, MPI_Datatype datatype, MPI_Op op, int root, MPI_Comm comm)
 {
     lm_errctx lm_ctx = LM_ERRCTX_INIT("MPI_Reduce");
     lm_comm *lm_c = NULL;
@@ -1782,9 +2518,16 @@ int PMPI_Reduce(const void* sendbuf, void* recvbuf, int count, MPI_Datatype data
     if (lm_root_side(lm_c, root)) LM_CHECK(lm_check_buffer(&lm_ctx, recvbuf, count, datatype, "recvbuf", 0));
     return impl_MPI_Reduce(sendbuf, recvbuf, count, datatype, op, root, comm);
 }
+int PMPI_Reduce(const void* sendbuf, void* recvbuf, int count, MPI_Datatype datatype, MPI_Op op, int root, MPI_Comm comm)
+{
+    int lm_held = lm_cs_call_enter();
+    int lm_rc = body_MPI_Reduce(sendbuf, recvbuf, count, datatype, op, root, comm);
+    lm_cs_call_exit(lm_held);
+    return lm_rc;
+}
 extern __typeof__(PMPI_Reduce) MPI_Reduce __attribute__((weak, alias("PMPI_Reduce")));
 
-int PMPI_Reduce_c(const void* sendbuf, void* recvbuf, MPI_Count count, MPI_Datatype datatype, MPI_Op op, int root, MPI_Comm comm)
+static int body_MPI_Reduce_c(const void* sendbuf, void* recvbuf, MPI_Count count, MPI_Datatype datatype, MPI_Op op, int root, MPI_Comm comm)
 {
     lm_errctx lm_ctx = LM_ERRCTX_INIT("MPI_Reduce_c");
     lm_comm *lm_c = NULL;
@@ -1799,9 +2542,16 @@ int PMPI_Reduce_c(const void* sendbuf, void* recvbuf, MPI_Count count, MPI_Datat
     if (lm_root_side(lm_c, root)) LM_CHECK(lm_check_buffer(&lm_ctx, recvbuf, count, datatype, "recvbuf", 0));
     return impl_MPI_Reduce_c(sendbuf, recvbuf, count, datatype, op, root, comm);
 }
+int PMPI_Reduce_c(const void* sendbuf, void* recvbuf, MPI_Count count, MPI_Datatype datatype, MPI_Op op, int root, MPI_Comm comm)
+{
+    int lm_held = lm_cs_call_enter();
+    int lm_rc = body_MPI_Reduce_c(sendbuf, recvbuf, count, datatype, op, root, comm);
+    lm_cs_call_exit(lm_held);
+    return lm_rc;
+}
 extern __typeof__(PMPI_Reduce_c) MPI_Reduce_c __attribute__((weak, alias("PMPI_Reduce_c")));
 
-int PMPI_Reduce_init(const void* sendbuf, void* recvbuf, int count, MPI_Datatype datatype, MPI_Op op, int root, MPI_Comm comm, MPI_Info info, MPI_Request* request)
+static int body_MPI_Reduce_init(const void* sendbuf, void* recvbuf, int count, MPI_Datatype datatype, MPI_Op op, int root, MPI_Comm comm, MPI_Info info, MPI_Request* request)
 {
     lm_errctx lm_ctx = LM_ERRCTX_INIT("MPI_Reduce_init");
     lm_comm *lm_c = NULL;
@@ -1818,9 +2568,16 @@ int PMPI_Reduce_init(const void* sendbuf, void* recvbuf, int count, MPI_Datatype
     if (lm_root_side(lm_c, root)) LM_CHECK(lm_check_buffer(&lm_ctx, recvbuf, count, datatype, "recvbuf", 0));
     return impl_MPI_Reduce_init(sendbuf, recvbuf, count, datatype, op, root, comm, info, request);
 }
+int PMPI_Reduce_init(const void* sendbuf, void* recvbuf, int count, MPI_Datatype datatype, MPI_Op op, int root, MPI_Comm comm, MPI_Info info, MPI_Request* request)
+{
+    int lm_held = lm_cs_call_enter();
+    int lm_rc = body_MPI_Reduce_init(sendbuf, recvbuf, count, datatype, op, root, comm, info, request);
+    lm_cs_call_exit(lm_held);
+    return lm_rc;
+}
 extern __typeof__(PMPI_Reduce_init) MPI_Reduce_init __attribute__((weak, alias("PMPI_Reduce_init")));
 
-int PMPI_Reduce_init_c(const void* sendbuf, void* recvbuf, MPI_Count count, MPI_Datatype datatype, MPI_Op op, int root, MPI_Comm comm, MPI_Info info, MPI_Request* request)
+static int body_MPI_Reduce_init_c(const void* sendbuf, void* recvbuf, MPI_Count count, MPI_Datatype datatype, MPI_Op op, int root, MPI_Comm comm, MPI_Info info, MPI_Request* request)
 {
     lm_errctx lm_ctx = LM_ERRCTX_INIT("MPI_Reduce_init_c");
     lm_comm *lm_c = NULL;
@@ -1837,9 +2594,16 @@ int PMPI_Reduce_init_c(const void* sendbuf, void* recvbuf, MPI_Count count, MPI_
     if (lm_root_side(lm_c, root)) LM_CHECK(lm_check_buffer(&lm_ctx, recvbuf, count, datatype, "recvbuf", 0));
     return impl_MPI_Reduce_init_c(sendbuf, recvbuf, count, datatype, op, root, comm, info, request);
 }
+int PMPI_Reduce_init_c(const void* sendbuf, void* recvbuf, MPI_Count count, MPI_Datatype datatype, MPI_Op op, int root, MPI_Comm comm, MPI_Info info, MPI_Request* request)
+{
+    int lm_held = lm_cs_call_enter();
+    int lm_rc = body_MPI_Reduce_init_c(sendbuf, recvbuf, count, datatype, op, root, comm, info, request);
+    lm_cs_call_exit(lm_held);
+    return lm_rc;
+}
 extern __typeof__(PMPI_Reduce_init_c) MPI_Reduce_init_c __attribute__((weak, alias("PMPI_Reduce_init_c")));
 
-int PMPI_Reduce_local(const void* inbuf, void* inoutbuf, int count, MPI_Datatype datatype, MPI_Op op)
+static int body_MPI_Reduce_local(const void* inbuf, void* inoutbuf, int count, MPI_Datatype datatype, MPI_Op op)
 {
     lm_errctx lm_ctx = LM_ERRCTX_INIT("MPI_Reduce_local");
     LM_CHECK(lm_check_init(&lm_ctx));
@@ -1850,9 +2614,16 @@ int PMPI_Reduce_local(const void* inbuf, void* inoutbuf, int count, MPI_Datatype
     LM_CHECK(lm_check_buffer(&lm_ctx, inoutbuf, count, datatype, "inoutbuf", 0));
     return impl_MPI_Reduce_local(inbuf, inoutbuf, count, datatype, op);
 }
+int PMPI_Reduce_local(const void* inbuf, void* inoutbuf, int count, MPI_Datatype datatype, MPI_Op op)
+{
+    int lm_held = lm_cs_call_enter();
+    int lm_rc = body_MPI_Reduce_local(inbuf, inoutbuf, count, datatype, op);
+    lm_cs_call_exit(lm_held);
+    return lm_rc;
+}
 extern __typeof__(PMPI_Reduce_local) MPI_Reduce_local __attribute__((weak, alias("PMPI_Reduce_local")));
 
-int PMPI_Reduce_local_c(const void* inbuf, void* inoutbuf, MPI_Count count, MPI_Datatype datatype, MPI_Op op)
+static int body_MPI_Reduce_local_c(const void* inbuf, void* inoutbuf, MPI_Count count, MPI_Datatype datatype, MPI_Op op)
 {
     lm_errctx lm_ctx = LM_ERRCTX_INIT("MPI_Reduce_local_c");
     LM_CHECK(lm_check_init(&lm_ctx));
@@ -1863,9 +2634,16 @@ int PMPI_Reduce_local_c(const void* inbuf, void* inoutbuf, MPI_Count count, MPI_
     LM_CHECK(lm_check_buffer(&lm_ctx, inoutbuf, count, datatype, "inoutbuf", 0));
     return impl_MPI_Reduce_local_c(inbuf, inoutbuf, count, datatype, op);
 }
+int PMPI_Reduce_local_c(const void* inbuf, void* inoutbuf, MPI_Count count, MPI_Datatype datatype, MPI_Op op)
+{
+    int lm_held = lm_cs_call_enter();
+    int lm_rc = body_MPI_Reduce_local_c(inbuf, inoutbuf, count, datatype, op);
+    lm_cs_call_exit(lm_held);
+    return lm_rc;
+}
 extern __typeof__(PMPI_Reduce_local_c) MPI_Reduce_local_c __attribute__((weak, alias("PMPI_Reduce_local_c")));
 
-int PMPI_Reduce_scatter(const void* sendbuf, void* recvbuf, const int recvcounts[], MPI_Datatype datatype, MPI_Op op, MPI_Comm comm)
+static int body_MPI_Reduce_scatter(const void* sendbuf, void* recvbuf, const int recvcounts[], MPI_Datatype datatype, MPI_Op op, MPI_Comm comm)
 {
     lm_errctx lm_ctx = LM_ERRCTX_INIT("MPI_Reduce_scatter");
     lm_comm *lm_c = NULL;
@@ -1878,9 +2656,16 @@ int PMPI_Reduce_scatter(const void* sendbuf, void* recvbuf, const int recvcounts
     LM_CHECK(lm_check_buffer(&lm_ctx, recvbuf, 0, MPI_DATATYPE_NULL, "recvbuf", 0));
     return impl_MPI_Reduce_scatter(sendbuf, recvbuf, recvcounts, datatype, op, comm);
 }
+int PMPI_Reduce_scatter(const void* sendbuf, void* recvbuf, const int recvcounts[], MPI_Datatype datatype, MPI_Op op, MPI_Comm comm)
+{
+    int lm_held = lm_cs_call_enter();
+    int lm_rc = body_MPI_Reduce_scatter(sendbuf, recvbuf, recvcounts, datatype, op, comm);
+    lm_cs_call_exit(lm_held);
+    return lm_rc;
+}
 extern __typeof__(PMPI_Reduce_scatter) MPI_Reduce_scatter __attribute__((weak, alias("PMPI_Reduce_scatter")));
 
-int PMPI_Reduce_scatter_c(const void* sendbuf, void* recvbuf, const MPI_Count recvcounts[], MPI_Datatype datatype, MPI_Op op, MPI_Comm comm)
+static int body_MPI_Reduce_scatter_c(const void* sendbuf, void* recvbuf, const MPI_Count recvcounts[], MPI_Datatype datatype, MPI_Op op, MPI_Comm comm)
 {
     lm_errctx lm_ctx = LM_ERRCTX_INIT("MPI_Reduce_scatter_c");
     lm_comm *lm_c = NULL;
@@ -1893,9 +2678,16 @@ int PMPI_Reduce_scatter_c(const void* sendbuf, void* recvbuf, const MPI_Count re
     LM_CHECK(lm_check_buffer(&lm_ctx, recvbuf, 0, MPI_DATATYPE_NULL, "recvbuf", 0));
     return impl_MPI_Reduce_scatter_c(sendbuf, recvbuf, recvcounts, datatype, op, comm);
 }
+int PMPI_Reduce_scatter_c(const void* sendbuf, void* recvbuf, const MPI_Count recvcounts[], MPI_Datatype datatype, MPI_Op op, MPI_Comm comm)
+{
+    int lm_held = lm_cs_call_enter();
+    int lm_rc = body_MPI_Reduce_scatter_c(sendbuf, recvbuf, recvcounts, datatype, op, comm);
+    lm_cs_call_exit(lm_held);
+    return lm_rc;
+}
 extern __typeof__(PMPI_Reduce_scatter_c) MPI_Reduce_scatter_c __attribute__((weak, alias("PMPI_Reduce_scatter_c")));
 
-int PMPI_Reduce_scatter_block(const void* sendbuf, void* recvbuf, int recvcount, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm)
+static int body_MPI_Reduce_scatter_block(const void* sendbuf, void* recvbuf, int recvcount, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm)
 {
     lm_errctx lm_ctx = LM_ERRCTX_INIT("MPI_Reduce_scatter_block");
     lm_comm *lm_c = NULL;
@@ -1909,9 +2701,16 @@ int PMPI_Reduce_scatter_block(const void* sendbuf, void* recvbuf, int recvcount,
     LM_CHECK(lm_check_buffer(&lm_ctx, recvbuf, recvcount, datatype, "recvbuf", 0));
     return impl_MPI_Reduce_scatter_block(sendbuf, recvbuf, recvcount, datatype, op, comm);
 }
+int PMPI_Reduce_scatter_block(const void* sendbuf, void* recvbuf, int recvcount, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm)
+{
+    int lm_held = lm_cs_call_enter();
+    int lm_rc = body_MPI_Reduce_scatter_block(sendbuf, recvbuf, recvcount, datatype, op, comm);
+    lm_cs_call_exit(lm_held);
+    return lm_rc;
+}
 extern __typeof__(PMPI_Reduce_scatter_block) MPI_Reduce_scatter_block __attribute__((weak, alias("PMPI_Reduce_scatter_block")));
 
-int PMPI_Reduce_scatter_block_c(const void* sendbuf, void* recvbuf, MPI_Count recvcount, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm)
+static int body_MPI_Reduce_scatter_block_c(const void* sendbuf, void* recvbuf, MPI_Count recvcount, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm)
 {
     lm_errctx lm_ctx = LM_ERRCTX_INIT("MPI_Reduce_scatter_block_c");
     lm_comm *lm_c = NULL;
@@ -1925,9 +2724,16 @@ int PMPI_Reduce_scatter_block_c(const void* sendbuf, void* recvbuf, MPI_Count re
     LM_CHECK(lm_check_buffer(&lm_ctx, recvbuf, recvcount, datatype, "recvbuf", 0));
     return impl_MPI_Reduce_scatter_block_c(sendbuf, recvbuf, recvcount, datatype, op, comm);
 }
+int PMPI_Reduce_scatter_block_c(const void* sendbuf, void* recvbuf, MPI_Count recvcount, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm)
+{
+    int lm_held = lm_cs_call_enter();
+    int lm_rc = body_MPI_Reduce_scatter_block_c(sendbuf, recvbuf, recvcount, datatype, op, comm);
+    lm_cs_call_exit(lm_held);
+    return lm_rc;
+}
 extern __typeof__(PMPI_Reduce_scatter_block_c) MPI_Reduce_scatter_block_c __attribute__((weak, alias("PMPI_Reduce_scatter_block_c")));
 
-int PMPI_Reduce_scatter_block_init(const void* sendbuf, void* recvbuf, int recvcount, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm, MPI_Info info, MPI_Request* request)
+static int body_MPI_Reduce_scatter_block_init(const void* sendbuf, void* recvbuf, int recvcount, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm, MPI_Info info, MPI_Request* request)
 {
     lm_errctx lm_ctx = LM_ERRCTX_INIT("MPI_Reduce_scatter_block_init");
     lm_comm *lm_c = NULL;
@@ -1943,9 +2749,16 @@ int PMPI_Reduce_scatter_block_init(const void* sendbuf, void* recvbuf, int recvc
     LM_CHECK(lm_check_buffer(&lm_ctx, recvbuf, recvcount, datatype, "recvbuf", 0));
     return impl_MPI_Reduce_scatter_block_init(sendbuf, recvbuf, recvcount, datatype, op, comm, info, request);
 }
+int PMPI_Reduce_scatter_block_init(const void* sendbuf, void* recvbuf, int recvcount, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm, MPI_Info info, MPI_Request* request)
+{
+    int lm_held = lm_cs_call_enter();
+    int lm_rc = body_MPI_Reduce_scatter_block_init(sendbuf, recvbuf, recvcount, datatype, op, comm, info, request);
+    lm_cs_call_exit(lm_held);
+    return lm_rc;
+}
 extern __typeof__(PMPI_Reduce_scatter_block_init) MPI_Reduce_scatter_block_init __attribute__((weak, alias("PMPI_Reduce_scatter_block_init")));
 
-int PMPI_Reduce_scatter_block_init_c(const void* sendbuf, void* recvbuf, MPI_Count recvcount, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm, MPI_Info info, MPI_Request* request)
+static int body_MPI_Reduce_scatter_block_init_c(const void* sendbuf, void* recvbuf, MPI_Count recvcount, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm, MPI_Info info, MPI_Request* request)
 {
     lm_errctx lm_ctx = LM_ERRCTX_INIT("MPI_Reduce_scatter_block_init_c");
     lm_comm *lm_c = NULL;
@@ -1961,9 +2774,16 @@ int PMPI_Reduce_scatter_block_init_c(const void* sendbuf, void* recvbuf, MPI_Cou
     LM_CHECK(lm_check_buffer(&lm_ctx, recvbuf, recvcount, datatype, "recvbuf", 0));
     return impl_MPI_Reduce_scatter_block_init_c(sendbuf, recvbuf, recvcount, datatype, op, comm, info, request);
 }
+int PMPI_Reduce_scatter_block_init_c(const void* sendbuf, void* recvbuf, MPI_Count recvcount, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm, MPI_Info info, MPI_Request* request)
+{
+    int lm_held = lm_cs_call_enter();
+    int lm_rc = body_MPI_Reduce_scatter_block_init_c(sendbuf, recvbuf, recvcount, datatype, op, comm, info, request);
+    lm_cs_call_exit(lm_held);
+    return lm_rc;
+}
 extern __typeof__(PMPI_Reduce_scatter_block_init_c) MPI_Reduce_scatter_block_init_c __attribute__((weak, alias("PMPI_Reduce_scatter_block_init_c")));
 
-int PMPI_Reduce_scatter_init(const void* sendbuf, void* recvbuf, const int recvcounts[], MPI_Datatype datatype, MPI_Op op, MPI_Comm comm, MPI_Info info, MPI_Request* request)
+static int body_MPI_Reduce_scatter_init(const void* sendbuf, void* recvbuf, const int recvcounts[], MPI_Datatype datatype, MPI_Op op, MPI_Comm comm, MPI_Info info, MPI_Request* request)
 {
     lm_errctx lm_ctx = LM_ERRCTX_INIT("MPI_Reduce_scatter_init");
     lm_comm *lm_c = NULL;
@@ -1978,9 +2798,16 @@ int PMPI_Reduce_scatter_init(const void* sendbuf, void* recvbuf, const int recvc
     LM_CHECK(lm_check_buffer(&lm_ctx, recvbuf, 0, MPI_DATATYPE_NULL, "recvbuf", 0));
     return impl_MPI_Reduce_scatter_init(sendbuf, recvbuf, recvcounts, datatype, op, comm, info, request);
 }
+int PMPI_Reduce_scatter_init(const void* sendbuf, void* recvbuf, const int recvcounts[], MPI_Datatype datatype, MPI_Op op, MPI_Comm comm, MPI_Info info, MPI_Request* request)
+{
+    int lm_held = lm_cs_call_enter();
+    int lm_rc = body_MPI_Reduce_scatter_init(sendbuf, recvbuf, recvcounts, datatype, op, comm, info, request);
+    lm_cs_call_exit(lm_held);
+    return lm_rc;
+}
 extern __typeof__(PMPI_Reduce_scatter_init) MPI_Reduce_scatter_init __attribute__((weak, alias("PMPI_Reduce_scatter_init")));
 
-int PMPI_Reduce_scatter_init_c(const void* sendbuf, void* recvbuf, const MPI_Count recvcounts[], MPI_Datatype datatype, MPI_Op op, MPI_Comm comm, MPI_Info info, MPI_Request* request)
+static int body_MPI_Reduce_scatter_init_c(const void* sendbuf, void* recvbuf, const MPI_Count recvcounts[], MPI_Datatype datatype, MPI_Op op, MPI_Comm comm, MPI_Info info, MPI_Request* request)
 {
     lm_errctx lm_ctx = LM_ERRCTX_INIT("MPI_Reduce_scatter_init_c");
     lm_comm *lm_c = NULL;
@@ -1995,9 +2822,16 @@ int PMPI_Reduce_scatter_init_c(const void* sendbuf, void* recvbuf, const MPI_Cou
     LM_CHECK(lm_check_buffer(&lm_ctx, recvbuf, 0, MPI_DATATYPE_NULL, "recvbuf", 0));
     return impl_MPI_Reduce_scatter_init_c(sendbuf, recvbuf, recvcounts, datatype, op, comm, info, request);
 }
+int PMPI_Reduce_scatter_init_c(const void* sendbuf, void* recvbuf, const MPI_Count recvcounts[], MPI_Datatype datatype, MPI_Op op, MPI_Comm comm, MPI_Info info, MPI_Request* request)
+{
+    int lm_held = lm_cs_call_enter();
+    int lm_rc = body_MPI_Reduce_scatter_init_c(sendbuf, recvbuf, recvcounts, datatype, op, comm, info, request);
+    lm_cs_call_exit(lm_held);
+    return lm_rc;
+}
 extern __typeof__(PMPI_Reduce_scatter_init_c) MPI_Reduce_scatter_init_c __attribute__((weak, alias("PMPI_Reduce_scatter_init_c")));
 
-int PMPI_Scan(const void* sendbuf, void* recvbuf, int count, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm)
+static int body_MPI_Scan(const void* sendbuf, void* recvbuf, int count, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm)
 {
     lm_errctx lm_ctx = LM_ERRCTX_INIT("MPI_Scan");
     lm_comm *lm_c = NULL;
@@ -2011,9 +2845,16 @@ int PMPI_Scan(const void* sendbuf, void* recvbuf, int count, MPI_Datatype dataty
     LM_CHECK(lm_check_buffer(&lm_ctx, recvbuf, count, datatype, "recvbuf", 0));
     return impl_MPI_Scan(sendbuf, recvbuf, count, datatype, op, comm);
 }
+int PMPI_Scan(const void* sendbuf, void* recvbuf, int count, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm)
+{
+    int lm_held = lm_cs_call_enter();
+    int lm_rc = body_MPI_Scan(sendbuf, recvbuf, count, datatype, op, comm);
+    lm_cs_call_exit(lm_held);
+    return lm_rc;
+}
 extern __typeof__(PMPI_Scan) MPI_Scan __attribute__((weak, alias("PMPI_Scan")));
 
-int PMPI_Scan_c(const void* sendbuf, void* recvbuf, MPI_Count count, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm)
+static int body_MPI_Scan_c(const void* sendbuf, void* recvbuf, MPI_Count count, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm)
 {
     lm_errctx lm_ctx = LM_ERRCTX_INIT("MPI_Scan_c");
     lm_comm *lm_c = NULL;
@@ -2027,9 +2868,16 @@ int PMPI_Scan_c(const void* sendbuf, void* recvbuf, MPI_Count count, MPI_Datatyp
     LM_CHECK(lm_check_buffer(&lm_ctx, recvbuf, count, datatype, "recvbuf", 0));
     return impl_MPI_Scan_c(sendbuf, recvbuf, count, datatype, op, comm);
 }
+int PMPI_Scan_c(const void* sendbuf, void* recvbuf, MPI_Count count, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm)
+{
+    int lm_held = lm_cs_call_enter();
+    int lm_rc = body_MPI_Scan_c(sendbuf, recvbuf, count, datatype, op, comm);
+    lm_cs_call_exit(lm_held);
+    return lm_rc;
+}
 extern __typeof__(PMPI_Scan_c) MPI_Scan_c __attribute__((weak, alias("PMPI_Scan_c")));
 
-int PMPI_Scan_init(const void* sendbuf, void* recvbuf, int count, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm, MPI_Info info, MPI_Request* request)
+static int body_MPI_Scan_init(const void* sendbuf, void* recvbuf, int count, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm, MPI_Info info, MPI_Request* request)
 {
     lm_errctx lm_ctx = LM_ERRCTX_INIT("MPI_Scan_init");
     lm_comm *lm_c = NULL;
@@ -2045,9 +2893,16 @@ int PMPI_Scan_init(const void* sendbuf, void* recvbuf, int count, MPI_Datatype d
     LM_CHECK(lm_check_buffer(&lm_ctx, recvbuf, count, datatype, "recvbuf", 0));
     return impl_MPI_Scan_init(sendbuf, recvbuf, count, datatype, op, comm, info, request);
 }
+int PMPI_Scan_init(const void* sendbuf, void* recvbuf, int count, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm, MPI_Info info, MPI_Request* request)
+{
+    int lm_held = lm_cs_call_enter();
+    int lm_rc = body_MPI_Scan_init(sendbuf, recvbuf, count, datatype, op, comm, info, request);
+    lm_cs_call_exit(lm_held);
+    return lm_rc;
+}
 extern __typeof__(PMPI_Scan_init) MPI_Scan_init __attribute__((weak, alias("PMPI_Scan_init")));
 
-int PMPI_Scan_init_c(const void* sendbuf, void* recvbuf, MPI_Count count, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm, MPI_Info info, MPI_Request* request)
+static int body_MPI_Scan_init_c(const void* sendbuf, void* recvbuf, MPI_Count count, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm, MPI_Info info, MPI_Request* request)
 {
     lm_errctx lm_ctx = LM_ERRCTX_INIT("MPI_Scan_init_c");
     lm_comm *lm_c = NULL;
@@ -2063,9 +2918,16 @@ int PMPI_Scan_init_c(const void* sendbuf, void* recvbuf, MPI_Count count, MPI_Da
     LM_CHECK(lm_check_buffer(&lm_ctx, recvbuf, count, datatype, "recvbuf", 0));
     return impl_MPI_Scan_init_c(sendbuf, recvbuf, count, datatype, op, comm, info, request);
 }
+int PMPI_Scan_init_c(const void* sendbuf, void* recvbuf, MPI_Count count, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm, MPI_Info info, MPI_Request* request)
+{
+    int lm_held = lm_cs_call_enter();
+    int lm_rc = body_MPI_Scan_init_c(sendbuf, recvbuf, count, datatype, op, comm, info, request);
+    lm_cs_call_exit(lm_held);
+    return lm_rc;
+}
 extern __typeof__(PMPI_Scan_init_c) MPI_Scan_init_c __attribute__((weak, alias("PMPI_Scan_init_c")));
 
-int PMPI_Scatter(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf, int recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm)
+static int body_MPI_Scatter(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf, int recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm)
 {
     lm_errctx lm_ctx = LM_ERRCTX_INIT("MPI_Scatter");
     lm_comm *lm_c = NULL;
@@ -2081,9 +2943,16 @@ int PMPI_Scatter(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void
     if (lm_leaf_side(lm_c, root)) LM_CHECK(lm_check_buffer(&lm_ctx, recvbuf, recvcount, recvtype, "recvbuf", 1));
     return impl_MPI_Scatter(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm);
 }
+int PMPI_Scatter(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf, int recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm)
+{
+    int lm_held = lm_cs_call_enter();
+    int lm_rc = body_MPI_Scatter(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm);
+    lm_cs_call_exit(lm_held);
+    return lm_rc;
+}
 extern __typeof__(PMPI_Scatter) MPI_Scatter __attribute__((weak, alias("PMPI_Scatter")));
 
-int PMPI_Scatter_c(const void* sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void* recvbuf, MPI_Count recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm)
+static int body_MPI_Scatter_c(const void* sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void* recvbuf, MPI_Count recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm)
 {
     lm_errctx lm_ctx = LM_ERRCTX_INIT("MPI_Scatter_c");
     lm_comm *lm_c = NULL;
@@ -2099,9 +2968,16 @@ int PMPI_Scatter_c(const void* sendbuf, MPI_Count sendcount, MPI_Datatype sendty
     if (lm_leaf_side(lm_c, root)) LM_CHECK(lm_check_buffer(&lm_ctx, recvbuf, recvcount, recvtype, "recvbuf", 1));
     return impl_MPI_Scatter_c(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm);
 }
+int PMPI_Scatter_c(const void* sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void* recvbuf, MPI_Count recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm)
+{
+    int lm_held = lm_cs_call_enter();
+    int lm_rc = body_MPI_Scatter_c(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm);
+    lm_cs_call_exit(lm_held);
+    return lm_rc;
+}
 extern __typeof__(PMPI_Scatter_c) MPI_Scatter_c __attribute__((weak, alias("PMPI_Scatter_c")));
 
-int PMPI_Scatter_init(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf, int recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm, MPI_Info info, MPI_Request* request)
+static int body_MPI_Scatter_init(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf, int recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm, MPI_Info info, MPI_Request* request)
 {
     lm_errctx lm_ctx = LM_ERRCTX_INIT("MPI_Scatter_init");
     lm_comm *lm_c = NULL;
@@ -2119,9 +2995,16 @@ int PMPI_Scatter_init(const void* sendbuf, int sendcount, MPI_Datatype sendtype,
     if (lm_leaf_side(lm_c, root)) LM_CHECK(lm_check_buffer(&lm_ctx, recvbuf, recvcount, recvtype, "recvbuf", 1));
     return impl_MPI_Scatter_init(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm, info, request);
 }
+int PMPI_Scatter_init(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf, int recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm, MPI_Info info, MPI_Request* request)
+{
+    int lm_held = lm_cs_call_enter();
+    int lm_rc = body_MPI_Scatter_init(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm, info, request);
+    lm_cs_call_exit(lm_held);
+    return lm_rc;
+}
 extern __typeof__(PMPI_Scatter_init) MPI_Scatter_init __attribute__((weak, alias("PMPI_Scatter_init")));
 
-int PMPI_Scatter_init_c(const void* sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void* recvbuf, MPI_Count recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm, MPI_Info info, MPI_Request* request)
+static int body_MPI_Scatter_init_c(const void* sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void* recvbuf, MPI_Count recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm, MPI_Info info, MPI_Request* request)
 {
     lm_errctx lm_ctx = LM_ERRCTX_INIT("MPI_Scatter_init_c");
     lm_comm *lm_c = NULL;
@@ -2139,9 +3022,16 @@ int PMPI_Scatter_init_c(const void* sendbuf, MPI_Count sendcount, MPI_Datatype s
     if (lm_leaf_side(lm_c, root)) LM_CHECK(lm_check_buffer(&lm_ctx, recvbuf, recvcount, recvtype, "recvbuf", 1));
     return impl_MPI_Scatter_init_c(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm, info, request);
 }
+int PMPI_Scatter_init_c(const void* sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void* recvbuf, MPI_Count recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm, MPI_Info info, MPI_Request* request)
+{
+    int lm_held = lm_cs_call_enter();
+    int lm_rc = body_MPI_Scatter_init_c(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm, info, request);
+    lm_cs_call_exit(lm_held);
+    return lm_rc;
+}
 extern __typeof__(PMPI_Scatter_init_c) MPI_Scatter_init_c __attribute__((weak, alias("PMPI_Scatter_init_c")));
 
-int PMPI_Scatterv(const void* sendbuf, const int sendcounts[], const int displs[], MPI_Datatype sendtype, void* recvbuf, int recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm)
+static int body_MPI_Scatterv(const void* sendbuf, const int sendcounts[], const int displs[], MPI_Datatype sendtype, void* recvbuf, int recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm)
 {
     lm_errctx lm_ctx = LM_ERRCTX_INIT("MPI_Scatterv");
     lm_comm *lm_c = NULL;
@@ -2156,9 +3046,16 @@ int PMPI_Scatterv(const void* sendbuf, const int sendcounts[], const int displs[
     if (lm_leaf_side(lm_c, root)) LM_CHECK(lm_check_buffer(&lm_ctx, recvbuf, recvcount, recvtype, "recvbuf", 1));
     return impl_MPI_Scatterv(sendbuf, sendcounts, displs, sendtype, recvbuf, recvcount, recvtype, root, comm);
 }
+int PMPI_Scatterv(const void* sendbuf, const int sendcounts[], const int displs[], MPI_Datatype sendtype, void* recvbuf, int recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm)
+{
+    int lm_held = lm_cs_call_enter();
+    int lm_rc = body_MPI_Scatterv(sendbuf, sendcounts, displs, sendtype, recvbuf, recvcount, recvtype, root, comm);
+    lm_cs_call_exit(lm_held);
+    return lm_rc;
+}
 extern __typeof__(PMPI_Scatterv) MPI_Scatterv __attribute__((weak, alias("PMPI_Scatterv")));
 
-int PMPI_Scatterv_c(const void* sendbuf, const MPI_Count sendcounts[], const MPI_Aint displs[], MPI_Datatype sendtype, void* recvbuf, MPI_Count recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm)
+static int body_MPI_Scatterv_c(const void* sendbuf, const MPI_Count sendcounts[], const MPI_Aint displs[], MPI_Datatype sendtype, void* recvbuf, MPI_Count recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm)
 {
     lm_errctx lm_ctx = LM_ERRCTX_INIT("MPI_Scatterv_c");
     lm_comm *lm_c = NULL;
@@ -2173,9 +3070,16 @@ int PMPI_Scatterv_c(const void* sendbuf, const MPI_Count sendcounts[], const MPI
     if (lm_leaf_side(lm_c, root)) LM_CHECK(lm_check_buffer(&lm_ctx, recvbuf, recvcount, recvtype, "recvbuf", 1));
     return impl_MPI_Scatterv_c(sendbuf, sendcounts, displs, sendtype, recvbuf, recvcount, recvtype, root, comm);
 }
+int PMPI_Scatterv_c(const void* sendbuf, const MPI_Count sendcounts[], const MPI_Aint displs[], MPI_Datatype sendtype, void* recvbuf, MPI_Count recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm)
+{
+    int lm_held = lm_cs_call_enter();
+    int lm_rc = body_MPI_Scatterv_c(sendbuf, sendcounts, displs, sendtype, recvbuf, recvcount, recvtype, root, comm);
+    lm_cs_call_exit(lm_held);
+    return lm_rc;
+}
 extern __typeof__(PMPI_Scatterv_c) MPI_Scatterv_c __attribute__((weak, alias("PMPI_Scatterv_c")));
 
-int PMPI_Scatterv_init(const void* sendbuf, const int sendcounts[], const int displs[], MPI_Datatype sendtype, void* recvbuf, int recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm, MPI_Info info, MPI_Request* request)
+static int body_MPI_Scatterv_init(const void* sendbuf, const int sendcounts[], const int displs[], MPI_Datatype sendtype, void* recvbuf, int recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm, MPI_Info info, MPI_Request* request)
 {
     lm_errctx lm_ctx = LM_ERRCTX_INIT("MPI_Scatterv_init");
     lm_comm *lm_c = NULL;
@@ -2192,9 +3096,16 @@ int PMPI_Scatterv_init(const void* sendbuf, const int sendcounts[], const int di
     if (lm_root_side(lm_c, root)) LM_CHECK(lm_check_buffer(&lm_ctx, recvbuf, recvcount, recvtype, "recvbuf", 1));
     return impl_MPI_Scatterv_init(sendbuf, sendcounts, displs, sendtype, recvbuf, recvcount, recvtype, root, comm, info, request);
 }
+int PMPI_Scatterv_init(const void* sendbuf, const int sendcounts[], const int displs[], MPI_Datatype sendtype, void* recvbuf, int recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm, MPI_Info info, MPI_Request* request)
+{
+    int lm_held = lm_cs_call_enter();
+    int lm_rc = body_MPI_Scatterv_init(sendbuf, sendcounts, displs, sendtype, recvbuf, recvcount, recvtype, root, comm, info, request);
+    lm_cs_call_exit(lm_held);
+    return lm_rc;
+}
 extern __typeof__(PMPI_Scatterv_init) MPI_Scatterv_init __attribute__((weak, alias("PMPI_Scatterv_init")));
 
-int PMPI_Scatterv_init_c(const void* sendbuf, const MPI_Count sendcounts[], const MPI_Aint displs[], MPI_Datatype sendtype, void* recvbuf, MPI_Count recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm, MPI_Info info, MPI_Request* request)
+static int body_MPI_Scatterv_init_c(const void* sendbuf, const MPI_Count sendcounts[], const MPI_Aint displs[], MPI_Datatype sendtype, void* recvbuf, MPI_Count recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm, MPI_Info info, MPI_Request* request)
 {
     lm_errctx lm_ctx = LM_ERRCTX_INIT("MPI_Scatterv_init_c");
     lm_comm *lm_c = NULL;
@@ -2210,5 +3121,12 @@ int PMPI_Scatterv_init_c(const void* sendbuf, const MPI_Count sendcounts[], cons
     if (lm_root_side(lm_c, root)) LM_CHECK(lm_check_buffer(&lm_ctx, sendbuf, 0, MPI_DATATYPE_NULL, "sendbuf", 0));
     if (lm_root_side(lm_c, root)) LM_CHECK(lm_check_buffer(&lm_ctx, recvbuf, recvcount, recvtype, "recvbuf", 1));
     return impl_MPI_Scatterv_init_c(sendbuf, sendcounts, displs, sendtype, recvbuf, recvcount, recvtype, root, comm, info, request);
+}
+int PMPI_Scatterv_init_c(const void* sendbuf, const MPI_Count sendcounts[], const MPI_Aint displs[], MPI_Datatype sendtype, void* recvbuf, MPI_Count recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm, MPI_Info info, MPI_Request* request)
+{
+    int lm_held = lm_cs_call_enter();
+    int lm_rc = body_MPI_Scatterv_init_c(sendbuf, sendcounts, displs, sendtype, recvbuf, recvcount, recvtype, root, comm, info, request);
+    lm_cs_call_exit(lm_held);
+    return lm_rc;
 }
 extern __typeof__(PMPI_Scatterv_init_c) MPI_Scatterv_init_c __attribute__((weak, alias("PMPI_Scatterv_init_c")));

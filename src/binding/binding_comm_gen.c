@@ -2,8 +2,9 @@
 /* MPI entry points (comm): validate arguments, then call impl_MPI_*. */
 #include "binding/validate.h"
 #include "binding/impl_gen.h"
+#include "core/lm_cs.h"
 
-int PMPI_Attr_delete(MPI_Comm comm, int keyval)
+static int body_MPI_Attr_delete(MPI_Comm comm, int keyval)
 {
     lm_errctx lm_ctx = LM_ERRCTX_INIT("MPI_Attr_delete");
     lm_comm *lm_c = NULL;
@@ -12,9 +13,16 @@ int PMPI_Attr_delete(MPI_Comm comm, int keyval)
     lm_errctx_bind(&lm_ctx, LM_KIND_COMM, comm);
     return impl_MPI_Attr_delete(comm, keyval);
 }
+int PMPI_Attr_delete(MPI_Comm comm, int keyval)
+{
+    int lm_held = lm_cs_call_enter();
+    int lm_rc = body_MPI_Attr_delete(comm, keyval);
+    lm_cs_call_exit(lm_held);
+    return lm_rc;
+}
 extern __typeof__(PMPI_Attr_delete) MPI_Attr_delete __attribute__((weak, alias("PMPI_Attr_delete")));
 
-int PMPI_Attr_get(MPI_Comm comm, int keyval, void* attribute_val, int* flag)
+static int body_MPI_Attr_get(MPI_Comm comm, int keyval, void* attribute_val, int* flag)
 {
     lm_errctx lm_ctx = LM_ERRCTX_INIT("MPI_Attr_get");
     lm_comm *lm_c = NULL;
@@ -25,9 +33,16 @@ int PMPI_Attr_get(MPI_Comm comm, int keyval, void* attribute_val, int* flag)
     LM_CHECK(lm_check_ptr(&lm_ctx, flag, "flag"));
     return impl_MPI_Attr_get(comm, keyval, attribute_val, flag);
 }
+int PMPI_Attr_get(MPI_Comm comm, int keyval, void* attribute_val, int* flag)
+{
+    int lm_held = lm_cs_call_enter();
+    int lm_rc = body_MPI_Attr_get(comm, keyval, attribute_val, flag);
+    lm_cs_call_exit(lm_held);
+    return lm_rc;
+}
 extern __typeof__(PMPI_Attr_get) MPI_Attr_get __attribute__((weak, alias("PMPI_Attr_get")));
 
-int PMPI_Attr_put(MPI_Comm comm, int keyval, void* attribute_val)
+static int body_MPI_Attr_put(MPI_Comm comm, int keyval, void* attribute_val)
 {
     lm_errctx lm_ctx = LM_ERRCTX_INIT("MPI_Attr_put");
     lm_comm *lm_c = NULL;
@@ -36,9 +51,16 @@ int PMPI_Attr_put(MPI_Comm comm, int keyval, void* attribute_val)
     lm_errctx_bind(&lm_ctx, LM_KIND_COMM, comm);
     return impl_MPI_Attr_put(comm, keyval, attribute_val);
 }
+int PMPI_Attr_put(MPI_Comm comm, int keyval, void* attribute_val)
+{
+    int lm_held = lm_cs_call_enter();
+    int lm_rc = body_MPI_Attr_put(comm, keyval, attribute_val);
+    lm_cs_call_exit(lm_held);
+    return lm_rc;
+}
 extern __typeof__(PMPI_Attr_put) MPI_Attr_put __attribute__((weak, alias("PMPI_Attr_put")));
 
-int PMPI_Cart_coords(MPI_Comm comm, int rank, int maxdims, int coords[])
+static int body_MPI_Cart_coords(MPI_Comm comm, int rank, int maxdims, int coords[])
 {
     lm_errctx lm_ctx = LM_ERRCTX_INIT("MPI_Cart_coords");
     lm_comm *lm_c = NULL;
@@ -48,9 +70,16 @@ int PMPI_Cart_coords(MPI_Comm comm, int rank, int maxdims, int coords[])
     LM_CHECK(lm_check_rank(&lm_ctx, lm_c, rank, "rank", 0));
     return impl_MPI_Cart_coords(comm, rank, maxdims, coords);
 }
+int PMPI_Cart_coords(MPI_Comm comm, int rank, int maxdims, int coords[])
+{
+    int lm_held = lm_cs_call_enter();
+    int lm_rc = body_MPI_Cart_coords(comm, rank, maxdims, coords);
+    lm_cs_call_exit(lm_held);
+    return lm_rc;
+}
 extern __typeof__(PMPI_Cart_coords) MPI_Cart_coords __attribute__((weak, alias("PMPI_Cart_coords")));
 
-int PMPI_Cart_create(MPI_Comm comm_old, int ndims, const int dims[], const int periods[], int reorder, MPI_Comm* comm_cart)
+static int body_MPI_Cart_create(MPI_Comm comm_old, int ndims, const int dims[], const int periods[], int reorder, MPI_Comm* comm_cart)
 {
     lm_errctx lm_ctx = LM_ERRCTX_INIT("MPI_Cart_create");
     lm_comm *lm_c = NULL;
@@ -61,9 +90,16 @@ int PMPI_Cart_create(MPI_Comm comm_old, int ndims, const int dims[], const int p
     LM_CHECK(lm_check_ptr(&lm_ctx, comm_cart, "comm_cart"));
     return impl_MPI_Cart_create(comm_old, ndims, dims, periods, reorder, comm_cart);
 }
+int PMPI_Cart_create(MPI_Comm comm_old, int ndims, const int dims[], const int periods[], int reorder, MPI_Comm* comm_cart)
+{
+    int lm_held = lm_cs_call_enter();
+    int lm_rc = body_MPI_Cart_create(comm_old, ndims, dims, periods, reorder, comm_cart);
+    lm_cs_call_exit(lm_held);
+    return lm_rc;
+}
 extern __typeof__(PMPI_Cart_create) MPI_Cart_create __attribute__((weak, alias("PMPI_Cart_create")));
 
-int PMPI_Cart_get(MPI_Comm comm, int maxdims, int dims[], int periods[], int coords[])
+static int body_MPI_Cart_get(MPI_Comm comm, int maxdims, int dims[], int periods[], int coords[])
 {
     lm_errctx lm_ctx = LM_ERRCTX_INIT("MPI_Cart_get");
     lm_comm *lm_c = NULL;
@@ -72,9 +108,16 @@ int PMPI_Cart_get(MPI_Comm comm, int maxdims, int dims[], int periods[], int coo
     lm_errctx_bind(&lm_ctx, LM_KIND_COMM, comm);
     return impl_MPI_Cart_get(comm, maxdims, dims, periods, coords);
 }
+int PMPI_Cart_get(MPI_Comm comm, int maxdims, int dims[], int periods[], int coords[])
+{
+    int lm_held = lm_cs_call_enter();
+    int lm_rc = body_MPI_Cart_get(comm, maxdims, dims, periods, coords);
+    lm_cs_call_exit(lm_held);
+    return lm_rc;
+}
 extern __typeof__(PMPI_Cart_get) MPI_Cart_get __attribute__((weak, alias("PMPI_Cart_get")));
 
-int PMPI_Cart_map(MPI_Comm comm, int ndims, const int dims[], const int periods[], int* newrank)
+static int body_MPI_Cart_map(MPI_Comm comm, int ndims, const int dims[], const int periods[], int* newrank)
 {
     lm_errctx lm_ctx = LM_ERRCTX_INIT("MPI_Cart_map");
     lm_comm *lm_c = NULL;
@@ -85,9 +128,16 @@ int PMPI_Cart_map(MPI_Comm comm, int ndims, const int dims[], const int periods[
     LM_CHECK(lm_check_ptr(&lm_ctx, newrank, "newrank"));
     return impl_MPI_Cart_map(comm, ndims, dims, periods, newrank);
 }
+int PMPI_Cart_map(MPI_Comm comm, int ndims, const int dims[], const int periods[], int* newrank)
+{
+    int lm_held = lm_cs_call_enter();
+    int lm_rc = body_MPI_Cart_map(comm, ndims, dims, periods, newrank);
+    lm_cs_call_exit(lm_held);
+    return lm_rc;
+}
 extern __typeof__(PMPI_Cart_map) MPI_Cart_map __attribute__((weak, alias("PMPI_Cart_map")));
 
-int PMPI_Cart_rank(MPI_Comm comm, const int coords[], int* rank)
+static int body_MPI_Cart_rank(MPI_Comm comm, const int coords[], int* rank)
 {
     lm_errctx lm_ctx = LM_ERRCTX_INIT("MPI_Cart_rank");
     lm_comm *lm_c = NULL;
@@ -97,9 +147,16 @@ int PMPI_Cart_rank(MPI_Comm comm, const int coords[], int* rank)
     LM_CHECK(lm_check_ptr(&lm_ctx, rank, "rank"));
     return impl_MPI_Cart_rank(comm, coords, rank);
 }
+int PMPI_Cart_rank(MPI_Comm comm, const int coords[], int* rank)
+{
+    int lm_held = lm_cs_call_enter();
+    int lm_rc = body_MPI_Cart_rank(comm, coords, rank);
+    lm_cs_call_exit(lm_held);
+    return lm_rc;
+}
 extern __typeof__(PMPI_Cart_rank) MPI_Cart_rank __attribute__((weak, alias("PMPI_Cart_rank")));
 
-int PMPI_Cart_shift(MPI_Comm comm, int direction, int disp, int* rank_source, int* rank_dest)
+static int body_MPI_Cart_shift(MPI_Comm comm, int direction, int disp, int* rank_source, int* rank_dest)
 {
     lm_errctx lm_ctx = LM_ERRCTX_INIT("MPI_Cart_shift");
     lm_comm *lm_c = NULL;
@@ -110,9 +167,16 @@ int PMPI_Cart_shift(MPI_Comm comm, int direction, int disp, int* rank_source, in
     LM_CHECK(lm_check_ptr(&lm_ctx, rank_dest, "rank_dest"));
     return impl_MPI_Cart_shift(comm, direction, disp, rank_source, rank_dest);
 }
+int PMPI_Cart_shift(MPI_Comm comm, int direction, int disp, int* rank_source, int* rank_dest)
+{
+    int lm_held = lm_cs_call_enter();
+    int lm_rc = body_MPI_Cart_shift(comm, direction, disp, rank_source, rank_dest);
+    lm_cs_call_exit(lm_held);
+    return lm_rc;
+}
 extern __typeof__(PMPI_Cart_shift) MPI_Cart_shift __attribute__((weak, alias("PMPI_Cart_shift")));
 
-int PMPI_Cart_sub(MPI_Comm comm, const int remain_dims[], MPI_Comm* newcomm)
+static int body_MPI_Cart_sub(MPI_Comm comm, const int remain_dims[], MPI_Comm* newcomm)
 {
     lm_errctx lm_ctx = LM_ERRCTX_INIT("MPI_Cart_sub");
     lm_comm *lm_c = NULL;
@@ -122,9 +186,16 @@ int PMPI_Cart_sub(MPI_Comm comm, const int remain_dims[], MPI_Comm* newcomm)
     LM_CHECK(lm_check_ptr(&lm_ctx, newcomm, "newcomm"));
     return impl_MPI_Cart_sub(comm, remain_dims, newcomm);
 }
+int PMPI_Cart_sub(MPI_Comm comm, const int remain_dims[], MPI_Comm* newcomm)
+{
+    int lm_held = lm_cs_call_enter();
+    int lm_rc = body_MPI_Cart_sub(comm, remain_dims, newcomm);
+    lm_cs_call_exit(lm_held);
+    return lm_rc;
+}
 extern __typeof__(PMPI_Cart_sub) MPI_Cart_sub __attribute__((weak, alias("PMPI_Cart_sub")));
 
-int PMPI_Cartdim_get(MPI_Comm comm, int* ndims)
+static int body_MPI_Cartdim_get(MPI_Comm comm, int* ndims)
 {
     lm_errctx lm_ctx = LM_ERRCTX_INIT("MPI_Cartdim_get");
     lm_comm *lm_c = NULL;
@@ -134,18 +205,32 @@ int PMPI_Cartdim_get(MPI_Comm comm, int* ndims)
     LM_CHECK(lm_check_ptr(&lm_ctx, ndims, "ndims"));
     return impl_MPI_Cartdim_get(comm, ndims);
 }
+int PMPI_Cartdim_get(MPI_Comm comm, int* ndims)
+{
+    int lm_held = lm_cs_call_enter();
+    int lm_rc = body_MPI_Cartdim_get(comm, ndims);
+    lm_cs_call_exit(lm_held);
+    return lm_rc;
+}
 extern __typeof__(PMPI_Cartdim_get) MPI_Cartdim_get __attribute__((weak, alias("PMPI_Cartdim_get")));
 
-int PMPI_Close_port(const char* port_name)
+static int body_MPI_Close_port(const char* port_name)
 {
     lm_errctx lm_ctx = LM_ERRCTX_INIT("MPI_Close_port");
     LM_CHECK(lm_check_init(&lm_ctx));
     LM_CHECK(lm_check_string(&lm_ctx, port_name, "port_name", MPI_ERR_ARG));
     return impl_MPI_Close_port(port_name);
 }
+int PMPI_Close_port(const char* port_name)
+{
+    int lm_held = lm_cs_call_enter();
+    int lm_rc = body_MPI_Close_port(port_name);
+    lm_cs_call_exit(lm_held);
+    return lm_rc;
+}
 extern __typeof__(PMPI_Close_port) MPI_Close_port __attribute__((weak, alias("PMPI_Close_port")));
 
-int PMPI_Comm_accept(const char* port_name, MPI_Info info, int root, MPI_Comm comm, MPI_Comm* newcomm)
+static int body_MPI_Comm_accept(const char* port_name, MPI_Info info, int root, MPI_Comm comm, MPI_Comm* newcomm)
 {
     lm_errctx lm_ctx = LM_ERRCTX_INIT("MPI_Comm_accept");
     lm_comm *lm_c = NULL;
@@ -158,9 +243,16 @@ int PMPI_Comm_accept(const char* port_name, MPI_Info info, int root, MPI_Comm co
     LM_CHECK(lm_check_ptr(&lm_ctx, newcomm, "newcomm"));
     return impl_MPI_Comm_accept(port_name, info, root, comm, newcomm);
 }
+int PMPI_Comm_accept(const char* port_name, MPI_Info info, int root, MPI_Comm comm, MPI_Comm* newcomm)
+{
+    int lm_held = lm_cs_call_enter();
+    int lm_rc = body_MPI_Comm_accept(port_name, info, root, comm, newcomm);
+    lm_cs_call_exit(lm_held);
+    return lm_rc;
+}
 extern __typeof__(PMPI_Comm_accept) MPI_Comm_accept __attribute__((weak, alias("PMPI_Comm_accept")));
 
-int PMPI_Comm_call_errhandler(MPI_Comm comm, int errorcode)
+static int body_MPI_Comm_call_errhandler(MPI_Comm comm, int errorcode)
 {
     lm_errctx lm_ctx = LM_ERRCTX_INIT("MPI_Comm_call_errhandler");
     lm_comm *lm_c = NULL;
@@ -169,9 +261,16 @@ int PMPI_Comm_call_errhandler(MPI_Comm comm, int errorcode)
     lm_errctx_bind(&lm_ctx, LM_KIND_COMM, comm);
     return impl_MPI_Comm_call_errhandler(comm, errorcode);
 }
+int PMPI_Comm_call_errhandler(MPI_Comm comm, int errorcode)
+{
+    int lm_held = lm_cs_call_enter();
+    int lm_rc = body_MPI_Comm_call_errhandler(comm, errorcode);
+    lm_cs_call_exit(lm_held);
+    return lm_rc;
+}
 extern __typeof__(PMPI_Comm_call_errhandler) MPI_Comm_call_errhandler __attribute__((weak, alias("PMPI_Comm_call_errhandler")));
 
-int PMPI_Comm_compare(MPI_Comm comm1, MPI_Comm comm2, int* result)
+static int body_MPI_Comm_compare(MPI_Comm comm1, MPI_Comm comm2, int* result)
 {
     lm_errctx lm_ctx = LM_ERRCTX_INIT("MPI_Comm_compare");
     lm_comm *lm_c = NULL;
@@ -182,9 +281,16 @@ int PMPI_Comm_compare(MPI_Comm comm1, MPI_Comm comm2, int* result)
     LM_CHECK(lm_check_ptr(&lm_ctx, result, "result"));
     return impl_MPI_Comm_compare(comm1, comm2, result);
 }
+int PMPI_Comm_compare(MPI_Comm comm1, MPI_Comm comm2, int* result)
+{
+    int lm_held = lm_cs_call_enter();
+    int lm_rc = body_MPI_Comm_compare(comm1, comm2, result);
+    lm_cs_call_exit(lm_held);
+    return lm_rc;
+}
 extern __typeof__(PMPI_Comm_compare) MPI_Comm_compare __attribute__((weak, alias("PMPI_Comm_compare")));
 
-int PMPI_Comm_connect(const char* port_name, MPI_Info info, int root, MPI_Comm comm, MPI_Comm* newcomm)
+static int body_MPI_Comm_connect(const char* port_name, MPI_Info info, int root, MPI_Comm comm, MPI_Comm* newcomm)
 {
     lm_errctx lm_ctx = LM_ERRCTX_INIT("MPI_Comm_connect");
     lm_comm *lm_c = NULL;
@@ -197,9 +303,16 @@ int PMPI_Comm_connect(const char* port_name, MPI_Info info, int root, MPI_Comm c
     LM_CHECK(lm_check_ptr(&lm_ctx, newcomm, "newcomm"));
     return impl_MPI_Comm_connect(port_name, info, root, comm, newcomm);
 }
+int PMPI_Comm_connect(const char* port_name, MPI_Info info, int root, MPI_Comm comm, MPI_Comm* newcomm)
+{
+    int lm_held = lm_cs_call_enter();
+    int lm_rc = body_MPI_Comm_connect(port_name, info, root, comm, newcomm);
+    lm_cs_call_exit(lm_held);
+    return lm_rc;
+}
 extern __typeof__(PMPI_Comm_connect) MPI_Comm_connect __attribute__((weak, alias("PMPI_Comm_connect")));
 
-int PMPI_Comm_create(MPI_Comm comm, MPI_Group group, MPI_Comm* newcomm)
+static int body_MPI_Comm_create(MPI_Comm comm, MPI_Group group, MPI_Comm* newcomm)
 {
     lm_errctx lm_ctx = LM_ERRCTX_INIT("MPI_Comm_create");
     lm_comm *lm_c = NULL;
@@ -210,18 +323,32 @@ int PMPI_Comm_create(MPI_Comm comm, MPI_Group group, MPI_Comm* newcomm)
     LM_CHECK(lm_check_ptr(&lm_ctx, newcomm, "newcomm"));
     return impl_MPI_Comm_create(comm, group, newcomm);
 }
+int PMPI_Comm_create(MPI_Comm comm, MPI_Group group, MPI_Comm* newcomm)
+{
+    int lm_held = lm_cs_call_enter();
+    int lm_rc = body_MPI_Comm_create(comm, group, newcomm);
+    lm_cs_call_exit(lm_held);
+    return lm_rc;
+}
 extern __typeof__(PMPI_Comm_create) MPI_Comm_create __attribute__((weak, alias("PMPI_Comm_create")));
 
-int PMPI_Comm_create_errhandler(MPI_Comm_errhandler_function* comm_errhandler_fn, MPI_Errhandler* errhandler)
+static int body_MPI_Comm_create_errhandler(MPI_Comm_errhandler_function* comm_errhandler_fn, MPI_Errhandler* errhandler)
 {
     lm_errctx lm_ctx = LM_ERRCTX_INIT("MPI_Comm_create_errhandler");
     LM_CHECK(lm_check_init(&lm_ctx));
     LM_CHECK(lm_check_ptr(&lm_ctx, errhandler, "errhandler"));
     return impl_MPI_Comm_create_errhandler(comm_errhandler_fn, errhandler);
 }
+int PMPI_Comm_create_errhandler(MPI_Comm_errhandler_function* comm_errhandler_fn, MPI_Errhandler* errhandler)
+{
+    int lm_held = lm_cs_call_enter();
+    int lm_rc = body_MPI_Comm_create_errhandler(comm_errhandler_fn, errhandler);
+    lm_cs_call_exit(lm_held);
+    return lm_rc;
+}
 extern __typeof__(PMPI_Comm_create_errhandler) MPI_Comm_create_errhandler __attribute__((weak, alias("PMPI_Comm_create_errhandler")));
 
-int PMPI_Comm_create_from_group(MPI_Group group, const char* stringtag, MPI_Info info, MPI_Errhandler errhandler, MPI_Comm* newcomm)
+static int body_MPI_Comm_create_from_group(MPI_Group group, const char* stringtag, MPI_Info info, MPI_Errhandler errhandler, MPI_Comm* newcomm)
 {
     lm_errctx lm_ctx = LM_ERRCTX_INIT("MPI_Comm_create_from_group");
     LM_CHECK(lm_check_group(&lm_ctx, group, "group", 0));
@@ -231,9 +358,16 @@ int PMPI_Comm_create_from_group(MPI_Group group, const char* stringtag, MPI_Info
     LM_CHECK(lm_check_ptr(&lm_ctx, newcomm, "newcomm"));
     return impl_MPI_Comm_create_from_group(group, stringtag, info, errhandler, newcomm);
 }
+int PMPI_Comm_create_from_group(MPI_Group group, const char* stringtag, MPI_Info info, MPI_Errhandler errhandler, MPI_Comm* newcomm)
+{
+    int lm_held = lm_cs_call_enter();
+    int lm_rc = body_MPI_Comm_create_from_group(group, stringtag, info, errhandler, newcomm);
+    lm_cs_call_exit(lm_held);
+    return lm_rc;
+}
 extern __typeof__(PMPI_Comm_create_from_group) MPI_Comm_create_from_group __attribute__((weak, alias("PMPI_Comm_create_from_group")));
 
-int PMPI_Comm_create_group(MPI_Comm comm, MPI_Group group, int tag, MPI_Comm* newcomm)
+static int body_MPI_Comm_create_group(MPI_Comm comm, MPI_Group group, int tag, MPI_Comm* newcomm)
 {
     lm_errctx lm_ctx = LM_ERRCTX_INIT("MPI_Comm_create_group");
     lm_comm *lm_c = NULL;
@@ -245,18 +379,32 @@ int PMPI_Comm_create_group(MPI_Comm comm, MPI_Group group, int tag, MPI_Comm* ne
     LM_CHECK(lm_check_ptr(&lm_ctx, newcomm, "newcomm"));
     return impl_MPI_Comm_create_group(comm, group, tag, newcomm);
 }
+int PMPI_Comm_create_group(MPI_Comm comm, MPI_Group group, int tag, MPI_Comm* newcomm)
+{
+    int lm_held = lm_cs_call_enter();
+    int lm_rc = body_MPI_Comm_create_group(comm, group, tag, newcomm);
+    lm_cs_call_exit(lm_held);
+    return lm_rc;
+}
 extern __typeof__(PMPI_Comm_create_group) MPI_Comm_create_group __attribute__((weak, alias("PMPI_Comm_create_group")));
 
-int PMPI_Comm_create_keyval(MPI_Comm_copy_attr_function* comm_copy_attr_fn, MPI_Comm_delete_attr_function* comm_delete_attr_fn, int* comm_keyval, void* extra_state)
+static int body_MPI_Comm_create_keyval(MPI_Comm_copy_attr_function* comm_copy_attr_fn, MPI_Comm_delete_attr_function* comm_delete_attr_fn, int* comm_keyval, void* extra_state)
 {
     lm_errctx lm_ctx = LM_ERRCTX_INIT("MPI_Comm_create_keyval");
     LM_CHECK(lm_check_init(&lm_ctx));
     LM_CHECK(lm_check_ptr(&lm_ctx, comm_keyval, "comm_keyval"));
     return impl_MPI_Comm_create_keyval(comm_copy_attr_fn, comm_delete_attr_fn, comm_keyval, extra_state);
 }
+int PMPI_Comm_create_keyval(MPI_Comm_copy_attr_function* comm_copy_attr_fn, MPI_Comm_delete_attr_function* comm_delete_attr_fn, int* comm_keyval, void* extra_state)
+{
+    int lm_held = lm_cs_call_enter();
+    int lm_rc = body_MPI_Comm_create_keyval(comm_copy_attr_fn, comm_delete_attr_fn, comm_keyval, extra_state);
+    lm_cs_call_exit(lm_held);
+    return lm_rc;
+}
 extern __typeof__(PMPI_Comm_create_keyval) MPI_Comm_create_keyval __attribute__((weak, alias("PMPI_Comm_create_keyval")));
 
-int PMPI_Comm_delete_attr(MPI_Comm comm, int comm_keyval)
+static int body_MPI_Comm_delete_attr(MPI_Comm comm, int comm_keyval)
 {
     lm_errctx lm_ctx = LM_ERRCTX_INIT("MPI_Comm_delete_attr");
     lm_comm *lm_c = NULL;
@@ -265,9 +413,16 @@ int PMPI_Comm_delete_attr(MPI_Comm comm, int comm_keyval)
     lm_errctx_bind(&lm_ctx, LM_KIND_COMM, comm);
     return impl_MPI_Comm_delete_attr(comm, comm_keyval);
 }
+int PMPI_Comm_delete_attr(MPI_Comm comm, int comm_keyval)
+{
+    int lm_held = lm_cs_call_enter();
+    int lm_rc = body_MPI_Comm_delete_attr(comm, comm_keyval);
+    lm_cs_call_exit(lm_held);
+    return lm_rc;
+}
 extern __typeof__(PMPI_Comm_delete_attr) MPI_Comm_delete_attr __attribute__((weak, alias("PMPI_Comm_delete_attr")));
 
-int PMPI_Comm_disconnect(MPI_Comm* comm)
+static int body_MPI_Comm_disconnect(MPI_Comm* comm)
 {
     lm_errctx lm_ctx = LM_ERRCTX_INIT("MPI_Comm_disconnect");
     lm_comm *lm_c = NULL;
@@ -277,9 +432,16 @@ int PMPI_Comm_disconnect(MPI_Comm* comm)
     lm_errctx_bind(&lm_ctx, LM_KIND_COMM, *comm);
     return impl_MPI_Comm_disconnect(comm);
 }
+int PMPI_Comm_disconnect(MPI_Comm* comm)
+{
+    int lm_held = lm_cs_call_enter();
+    int lm_rc = body_MPI_Comm_disconnect(comm);
+    lm_cs_call_exit(lm_held);
+    return lm_rc;
+}
 extern __typeof__(PMPI_Comm_disconnect) MPI_Comm_disconnect __attribute__((weak, alias("PMPI_Comm_disconnect")));
 
-int PMPI_Comm_dup(MPI_Comm comm, MPI_Comm* newcomm)
+static int body_MPI_Comm_dup(MPI_Comm comm, MPI_Comm* newcomm)
 {
     lm_errctx lm_ctx = LM_ERRCTX_INIT("MPI_Comm_dup");
     lm_comm *lm_c = NULL;
@@ -289,9 +451,16 @@ int PMPI_Comm_dup(MPI_Comm comm, MPI_Comm* newcomm)
     LM_CHECK(lm_check_ptr(&lm_ctx, newcomm, "newcomm"));
     return impl_MPI_Comm_dup(comm, newcomm);
 }
+int PMPI_Comm_dup(MPI_Comm comm, MPI_Comm* newcomm)
+{
+    int lm_held = lm_cs_call_enter();
+    int lm_rc = body_MPI_Comm_dup(comm, newcomm);
+    lm_cs_call_exit(lm_held);
+    return lm_rc;
+}
 extern __typeof__(PMPI_Comm_dup) MPI_Comm_dup __attribute__((weak, alias("PMPI_Comm_dup")));
 
-int PMPI_Comm_dup_with_info(MPI_Comm comm, MPI_Info info, MPI_Comm* newcomm)
+static int body_MPI_Comm_dup_with_info(MPI_Comm comm, MPI_Info info, MPI_Comm* newcomm)
 {
     lm_errctx lm_ctx = LM_ERRCTX_INIT("MPI_Comm_dup_with_info");
     lm_comm *lm_c = NULL;
@@ -302,9 +471,16 @@ int PMPI_Comm_dup_with_info(MPI_Comm comm, MPI_Info info, MPI_Comm* newcomm)
     LM_CHECK(lm_check_ptr(&lm_ctx, newcomm, "newcomm"));
     return impl_MPI_Comm_dup_with_info(comm, info, newcomm);
 }
+int PMPI_Comm_dup_with_info(MPI_Comm comm, MPI_Info info, MPI_Comm* newcomm)
+{
+    int lm_held = lm_cs_call_enter();
+    int lm_rc = body_MPI_Comm_dup_with_info(comm, info, newcomm);
+    lm_cs_call_exit(lm_held);
+    return lm_rc;
+}
 extern __typeof__(PMPI_Comm_dup_with_info) MPI_Comm_dup_with_info __attribute__((weak, alias("PMPI_Comm_dup_with_info")));
 
-int PMPI_Comm_free(MPI_Comm* comm)
+static int body_MPI_Comm_free(MPI_Comm* comm)
 {
     lm_errctx lm_ctx = LM_ERRCTX_INIT("MPI_Comm_free");
     lm_comm *lm_c = NULL;
@@ -315,18 +491,32 @@ int PMPI_Comm_free(MPI_Comm* comm)
     LM_CHECK(lm_check_not_predefined(&lm_ctx, *comm, "comm", MPI_ERR_COMM));
     return impl_MPI_Comm_free(comm);
 }
+int PMPI_Comm_free(MPI_Comm* comm)
+{
+    int lm_held = lm_cs_call_enter();
+    int lm_rc = body_MPI_Comm_free(comm);
+    lm_cs_call_exit(lm_held);
+    return lm_rc;
+}
 extern __typeof__(PMPI_Comm_free) MPI_Comm_free __attribute__((weak, alias("PMPI_Comm_free")));
 
-int PMPI_Comm_free_keyval(int* comm_keyval)
+static int body_MPI_Comm_free_keyval(int* comm_keyval)
 {
     lm_errctx lm_ctx = LM_ERRCTX_INIT("MPI_Comm_free_keyval");
     LM_CHECK(lm_check_init(&lm_ctx));
     LM_CHECK(lm_check_ptr(&lm_ctx, comm_keyval, "comm_keyval"));
     return impl_MPI_Comm_free_keyval(comm_keyval);
 }
+int PMPI_Comm_free_keyval(int* comm_keyval)
+{
+    int lm_held = lm_cs_call_enter();
+    int lm_rc = body_MPI_Comm_free_keyval(comm_keyval);
+    lm_cs_call_exit(lm_held);
+    return lm_rc;
+}
 extern __typeof__(PMPI_Comm_free_keyval) MPI_Comm_free_keyval __attribute__((weak, alias("PMPI_Comm_free_keyval")));
 
-int PMPI_Comm_get_attr(MPI_Comm comm, int comm_keyval, void* attribute_val, int* flag)
+static int body_MPI_Comm_get_attr(MPI_Comm comm, int comm_keyval, void* attribute_val, int* flag)
 {
     lm_errctx lm_ctx = LM_ERRCTX_INIT("MPI_Comm_get_attr");
     lm_comm *lm_c = NULL;
@@ -337,9 +527,16 @@ int PMPI_Comm_get_attr(MPI_Comm comm, int comm_keyval, void* attribute_val, int*
     LM_CHECK(lm_check_ptr(&lm_ctx, flag, "flag"));
     return impl_MPI_Comm_get_attr(comm, comm_keyval, attribute_val, flag);
 }
+int PMPI_Comm_get_attr(MPI_Comm comm, int comm_keyval, void* attribute_val, int* flag)
+{
+    int lm_held = lm_cs_call_enter();
+    int lm_rc = body_MPI_Comm_get_attr(comm, comm_keyval, attribute_val, flag);
+    lm_cs_call_exit(lm_held);
+    return lm_rc;
+}
 extern __typeof__(PMPI_Comm_get_attr) MPI_Comm_get_attr __attribute__((weak, alias("PMPI_Comm_get_attr")));
 
-int PMPI_Comm_get_errhandler(MPI_Comm comm, MPI_Errhandler* errhandler)
+static int body_MPI_Comm_get_errhandler(MPI_Comm comm, MPI_Errhandler* errhandler)
 {
     lm_errctx lm_ctx = LM_ERRCTX_INIT("MPI_Comm_get_errhandler");
     lm_comm *lm_c = NULL;
@@ -349,9 +546,16 @@ int PMPI_Comm_get_errhandler(MPI_Comm comm, MPI_Errhandler* errhandler)
     LM_CHECK(lm_check_ptr(&lm_ctx, errhandler, "errhandler"));
     return impl_MPI_Comm_get_errhandler(comm, errhandler);
 }
+int PMPI_Comm_get_errhandler(MPI_Comm comm, MPI_Errhandler* errhandler)
+{
+    int lm_held = lm_cs_call_enter();
+    int lm_rc = body_MPI_Comm_get_errhandler(comm, errhandler);
+    lm_cs_call_exit(lm_held);
+    return lm_rc;
+}
 extern __typeof__(PMPI_Comm_get_errhandler) MPI_Comm_get_errhandler __attribute__((weak, alias("PMPI_Comm_get_errhandler")));
 
-int PMPI_Comm_get_info(MPI_Comm comm, MPI_Info* info_used)
+static int body_MPI_Comm_get_info(MPI_Comm comm, MPI_Info* info_used)
 {
     lm_errctx lm_ctx = LM_ERRCTX_INIT("MPI_Comm_get_info");
     lm_comm *lm_c = NULL;
@@ -361,9 +565,16 @@ int PMPI_Comm_get_info(MPI_Comm comm, MPI_Info* info_used)
     LM_CHECK(lm_check_ptr(&lm_ctx, info_used, "info_used"));
     return impl_MPI_Comm_get_info(comm, info_used);
 }
+int PMPI_Comm_get_info(MPI_Comm comm, MPI_Info* info_used)
+{
+    int lm_held = lm_cs_call_enter();
+    int lm_rc = body_MPI_Comm_get_info(comm, info_used);
+    lm_cs_call_exit(lm_held);
+    return lm_rc;
+}
 extern __typeof__(PMPI_Comm_get_info) MPI_Comm_get_info __attribute__((weak, alias("PMPI_Comm_get_info")));
 
-int PMPI_Comm_get_name(MPI_Comm comm, char* comm_name, int* resultlen)
+static int body_MPI_Comm_get_name(MPI_Comm comm, char* comm_name, int* resultlen)
 {
     lm_errctx lm_ctx = LM_ERRCTX_INIT("MPI_Comm_get_name");
     lm_comm *lm_c = NULL;
@@ -373,18 +584,32 @@ int PMPI_Comm_get_name(MPI_Comm comm, char* comm_name, int* resultlen)
     LM_CHECK(lm_check_ptr(&lm_ctx, resultlen, "resultlen"));
     return impl_MPI_Comm_get_name(comm, comm_name, resultlen);
 }
+int PMPI_Comm_get_name(MPI_Comm comm, char* comm_name, int* resultlen)
+{
+    int lm_held = lm_cs_call_enter();
+    int lm_rc = body_MPI_Comm_get_name(comm, comm_name, resultlen);
+    lm_cs_call_exit(lm_held);
+    return lm_rc;
+}
 extern __typeof__(PMPI_Comm_get_name) MPI_Comm_get_name __attribute__((weak, alias("PMPI_Comm_get_name")));
 
-int PMPI_Comm_get_parent(MPI_Comm* parent)
+static int body_MPI_Comm_get_parent(MPI_Comm* parent)
 {
     lm_errctx lm_ctx = LM_ERRCTX_INIT("MPI_Comm_get_parent");
     LM_CHECK(lm_check_init(&lm_ctx));
     LM_CHECK(lm_check_ptr(&lm_ctx, parent, "parent"));
     return impl_MPI_Comm_get_parent(parent);
 }
+int PMPI_Comm_get_parent(MPI_Comm* parent)
+{
+    int lm_held = lm_cs_call_enter();
+    int lm_rc = body_MPI_Comm_get_parent(parent);
+    lm_cs_call_exit(lm_held);
+    return lm_rc;
+}
 extern __typeof__(PMPI_Comm_get_parent) MPI_Comm_get_parent __attribute__((weak, alias("PMPI_Comm_get_parent")));
 
-int PMPI_Comm_group(MPI_Comm comm, MPI_Group* group)
+static int body_MPI_Comm_group(MPI_Comm comm, MPI_Group* group)
 {
     lm_errctx lm_ctx = LM_ERRCTX_INIT("MPI_Comm_group");
     lm_comm *lm_c = NULL;
@@ -394,9 +619,16 @@ int PMPI_Comm_group(MPI_Comm comm, MPI_Group* group)
     LM_CHECK(lm_check_ptr(&lm_ctx, group, "group"));
     return impl_MPI_Comm_group(comm, group);
 }
+int PMPI_Comm_group(MPI_Comm comm, MPI_Group* group)
+{
+    int lm_held = lm_cs_call_enter();
+    int lm_rc = body_MPI_Comm_group(comm, group);
+    lm_cs_call_exit(lm_held);
+    return lm_rc;
+}
 extern __typeof__(PMPI_Comm_group) MPI_Comm_group __attribute__((weak, alias("PMPI_Comm_group")));
 
-int PMPI_Comm_idup(MPI_Comm comm, MPI_Comm* newcomm, MPI_Request* request)
+static int body_MPI_Comm_idup(MPI_Comm comm, MPI_Comm* newcomm, MPI_Request* request)
 {
     lm_errctx lm_ctx = LM_ERRCTX_INIT("MPI_Comm_idup");
     lm_comm *lm_c = NULL;
@@ -407,9 +639,16 @@ int PMPI_Comm_idup(MPI_Comm comm, MPI_Comm* newcomm, MPI_Request* request)
     LM_CHECK(lm_check_ptr(&lm_ctx, request, "request"));
     return impl_MPI_Comm_idup(comm, newcomm, request);
 }
+int PMPI_Comm_idup(MPI_Comm comm, MPI_Comm* newcomm, MPI_Request* request)
+{
+    int lm_held = lm_cs_call_enter();
+    int lm_rc = body_MPI_Comm_idup(comm, newcomm, request);
+    lm_cs_call_exit(lm_held);
+    return lm_rc;
+}
 extern __typeof__(PMPI_Comm_idup) MPI_Comm_idup __attribute__((weak, alias("PMPI_Comm_idup")));
 
-int PMPI_Comm_idup_with_info(MPI_Comm comm, MPI_Info info, MPI_Comm* newcomm, MPI_Request* request)
+static int body_MPI_Comm_idup_with_info(MPI_Comm comm, MPI_Info info, MPI_Comm* newcomm, MPI_Request* request)
 {
     lm_errctx lm_ctx = LM_ERRCTX_INIT("MPI_Comm_idup_with_info");
     lm_comm *lm_c = NULL;
@@ -421,18 +660,32 @@ int PMPI_Comm_idup_with_info(MPI_Comm comm, MPI_Info info, MPI_Comm* newcomm, MP
     LM_CHECK(lm_check_ptr(&lm_ctx, request, "request"));
     return impl_MPI_Comm_idup_with_info(comm, info, newcomm, request);
 }
+int PMPI_Comm_idup_with_info(MPI_Comm comm, MPI_Info info, MPI_Comm* newcomm, MPI_Request* request)
+{
+    int lm_held = lm_cs_call_enter();
+    int lm_rc = body_MPI_Comm_idup_with_info(comm, info, newcomm, request);
+    lm_cs_call_exit(lm_held);
+    return lm_rc;
+}
 extern __typeof__(PMPI_Comm_idup_with_info) MPI_Comm_idup_with_info __attribute__((weak, alias("PMPI_Comm_idup_with_info")));
 
-int PMPI_Comm_join(int fd, MPI_Comm* intercomm)
+static int body_MPI_Comm_join(int fd, MPI_Comm* intercomm)
 {
     lm_errctx lm_ctx = LM_ERRCTX_INIT("MPI_Comm_join");
     LM_CHECK(lm_check_init(&lm_ctx));
     LM_CHECK(lm_check_ptr(&lm_ctx, intercomm, "intercomm"));
     return impl_MPI_Comm_join(fd, intercomm);
 }
+int PMPI_Comm_join(int fd, MPI_Comm* intercomm)
+{
+    int lm_held = lm_cs_call_enter();
+    int lm_rc = body_MPI_Comm_join(fd, intercomm);
+    lm_cs_call_exit(lm_held);
+    return lm_rc;
+}
 extern __typeof__(PMPI_Comm_join) MPI_Comm_join __attribute__((weak, alias("PMPI_Comm_join")));
 
-int PMPI_Comm_rank(MPI_Comm comm, int* rank)
+static int body_MPI_Comm_rank(MPI_Comm comm, int* rank)
 {
     lm_errctx lm_ctx = LM_ERRCTX_INIT("MPI_Comm_rank");
     lm_comm *lm_c = NULL;
@@ -442,9 +695,16 @@ int PMPI_Comm_rank(MPI_Comm comm, int* rank)
     LM_CHECK(lm_check_ptr(&lm_ctx, rank, "rank"));
     return impl_MPI_Comm_rank(comm, rank);
 }
+int PMPI_Comm_rank(MPI_Comm comm, int* rank)
+{
+    int lm_held = lm_cs_call_enter();
+    int lm_rc = body_MPI_Comm_rank(comm, rank);
+    lm_cs_call_exit(lm_held);
+    return lm_rc;
+}
 extern __typeof__(PMPI_Comm_rank) MPI_Comm_rank __attribute__((weak, alias("PMPI_Comm_rank")));
 
-int PMPI_Comm_remote_group(MPI_Comm comm, MPI_Group* group)
+static int body_MPI_Comm_remote_group(MPI_Comm comm, MPI_Group* group)
 {
     lm_errctx lm_ctx = LM_ERRCTX_INIT("MPI_Comm_remote_group");
     lm_comm *lm_c = NULL;
@@ -454,9 +714,16 @@ int PMPI_Comm_remote_group(MPI_Comm comm, MPI_Group* group)
     LM_CHECK(lm_check_ptr(&lm_ctx, group, "group"));
     return impl_MPI_Comm_remote_group(comm, group);
 }
+int PMPI_Comm_remote_group(MPI_Comm comm, MPI_Group* group)
+{
+    int lm_held = lm_cs_call_enter();
+    int lm_rc = body_MPI_Comm_remote_group(comm, group);
+    lm_cs_call_exit(lm_held);
+    return lm_rc;
+}
 extern __typeof__(PMPI_Comm_remote_group) MPI_Comm_remote_group __attribute__((weak, alias("PMPI_Comm_remote_group")));
 
-int PMPI_Comm_remote_size(MPI_Comm comm, int* size)
+static int body_MPI_Comm_remote_size(MPI_Comm comm, int* size)
 {
     lm_errctx lm_ctx = LM_ERRCTX_INIT("MPI_Comm_remote_size");
     lm_comm *lm_c = NULL;
@@ -466,9 +733,16 @@ int PMPI_Comm_remote_size(MPI_Comm comm, int* size)
     LM_CHECK(lm_check_ptr(&lm_ctx, size, "size"));
     return impl_MPI_Comm_remote_size(comm, size);
 }
+int PMPI_Comm_remote_size(MPI_Comm comm, int* size)
+{
+    int lm_held = lm_cs_call_enter();
+    int lm_rc = body_MPI_Comm_remote_size(comm, size);
+    lm_cs_call_exit(lm_held);
+    return lm_rc;
+}
 extern __typeof__(PMPI_Comm_remote_size) MPI_Comm_remote_size __attribute__((weak, alias("PMPI_Comm_remote_size")));
 
-int PMPI_Comm_set_attr(MPI_Comm comm, int comm_keyval, void* attribute_val)
+static int body_MPI_Comm_set_attr(MPI_Comm comm, int comm_keyval, void* attribute_val)
 {
     lm_errctx lm_ctx = LM_ERRCTX_INIT("MPI_Comm_set_attr");
     lm_comm *lm_c = NULL;
@@ -477,9 +751,16 @@ int PMPI_Comm_set_attr(MPI_Comm comm, int comm_keyval, void* attribute_val)
     lm_errctx_bind(&lm_ctx, LM_KIND_COMM, comm);
     return impl_MPI_Comm_set_attr(comm, comm_keyval, attribute_val);
 }
+int PMPI_Comm_set_attr(MPI_Comm comm, int comm_keyval, void* attribute_val)
+{
+    int lm_held = lm_cs_call_enter();
+    int lm_rc = body_MPI_Comm_set_attr(comm, comm_keyval, attribute_val);
+    lm_cs_call_exit(lm_held);
+    return lm_rc;
+}
 extern __typeof__(PMPI_Comm_set_attr) MPI_Comm_set_attr __attribute__((weak, alias("PMPI_Comm_set_attr")));
 
-int PMPI_Comm_set_errhandler(MPI_Comm comm, MPI_Errhandler errhandler)
+static int body_MPI_Comm_set_errhandler(MPI_Comm comm, MPI_Errhandler errhandler)
 {
     lm_errctx lm_ctx = LM_ERRCTX_INIT("MPI_Comm_set_errhandler");
     lm_comm *lm_c = NULL;
@@ -489,9 +770,16 @@ int PMPI_Comm_set_errhandler(MPI_Comm comm, MPI_Errhandler errhandler)
     LM_CHECK(lm_check_errhandler(&lm_ctx, errhandler, "errhandler", 0));
     return impl_MPI_Comm_set_errhandler(comm, errhandler);
 }
+int PMPI_Comm_set_errhandler(MPI_Comm comm, MPI_Errhandler errhandler)
+{
+    int lm_held = lm_cs_call_enter();
+    int lm_rc = body_MPI_Comm_set_errhandler(comm, errhandler);
+    lm_cs_call_exit(lm_held);
+    return lm_rc;
+}
 extern __typeof__(PMPI_Comm_set_errhandler) MPI_Comm_set_errhandler __attribute__((weak, alias("PMPI_Comm_set_errhandler")));
 
-int PMPI_Comm_set_info(MPI_Comm comm, MPI_Info info)
+static int body_MPI_Comm_set_info(MPI_Comm comm, MPI_Info info)
 {
     lm_errctx lm_ctx = LM_ERRCTX_INIT("MPI_Comm_set_info");
     lm_comm *lm_c = NULL;
@@ -501,9 +789,16 @@ int PMPI_Comm_set_info(MPI_Comm comm, MPI_Info info)
     LM_CHECK(lm_check_info(&lm_ctx, info, "info", 1));
     return impl_MPI_Comm_set_info(comm, info);
 }
+int PMPI_Comm_set_info(MPI_Comm comm, MPI_Info info)
+{
+    int lm_held = lm_cs_call_enter();
+    int lm_rc = body_MPI_Comm_set_info(comm, info);
+    lm_cs_call_exit(lm_held);
+    return lm_rc;
+}
 extern __typeof__(PMPI_Comm_set_info) MPI_Comm_set_info __attribute__((weak, alias("PMPI_Comm_set_info")));
 
-int PMPI_Comm_set_name(MPI_Comm comm, const char* comm_name)
+static int body_MPI_Comm_set_name(MPI_Comm comm, const char* comm_name)
 {
     lm_errctx lm_ctx = LM_ERRCTX_INIT("MPI_Comm_set_name");
     lm_comm *lm_c = NULL;
@@ -513,9 +808,16 @@ int PMPI_Comm_set_name(MPI_Comm comm, const char* comm_name)
     LM_CHECK(lm_check_string(&lm_ctx, comm_name, "comm_name", MPI_ERR_ARG));
     return impl_MPI_Comm_set_name(comm, comm_name);
 }
+int PMPI_Comm_set_name(MPI_Comm comm, const char* comm_name)
+{
+    int lm_held = lm_cs_call_enter();
+    int lm_rc = body_MPI_Comm_set_name(comm, comm_name);
+    lm_cs_call_exit(lm_held);
+    return lm_rc;
+}
 extern __typeof__(PMPI_Comm_set_name) MPI_Comm_set_name __attribute__((weak, alias("PMPI_Comm_set_name")));
 
-int PMPI_Comm_size(MPI_Comm comm, int* size)
+static int body_MPI_Comm_size(MPI_Comm comm, int* size)
 {
     lm_errctx lm_ctx = LM_ERRCTX_INIT("MPI_Comm_size");
     lm_comm *lm_c = NULL;
@@ -525,9 +827,16 @@ int PMPI_Comm_size(MPI_Comm comm, int* size)
     LM_CHECK(lm_check_ptr(&lm_ctx, size, "size"));
     return impl_MPI_Comm_size(comm, size);
 }
+int PMPI_Comm_size(MPI_Comm comm, int* size)
+{
+    int lm_held = lm_cs_call_enter();
+    int lm_rc = body_MPI_Comm_size(comm, size);
+    lm_cs_call_exit(lm_held);
+    return lm_rc;
+}
 extern __typeof__(PMPI_Comm_size) MPI_Comm_size __attribute__((weak, alias("PMPI_Comm_size")));
 
-int PMPI_Comm_spawn(const char* command, char* argv[], int maxprocs, MPI_Info info, int root, MPI_Comm comm, MPI_Comm* intercomm, int array_of_errcodes[])
+static int body_MPI_Comm_spawn(const char* command, char* argv[], int maxprocs, MPI_Info info, int root, MPI_Comm comm, MPI_Comm* intercomm, int array_of_errcodes[])
 {
     lm_errctx lm_ctx = LM_ERRCTX_INIT("MPI_Comm_spawn");
     lm_comm *lm_c = NULL;
@@ -540,9 +849,16 @@ int PMPI_Comm_spawn(const char* command, char* argv[], int maxprocs, MPI_Info in
     LM_CHECK(lm_check_ptr(&lm_ctx, intercomm, "intercomm"));
     return impl_MPI_Comm_spawn(command, argv, maxprocs, info, root, comm, intercomm, array_of_errcodes);
 }
+int PMPI_Comm_spawn(const char* command, char* argv[], int maxprocs, MPI_Info info, int root, MPI_Comm comm, MPI_Comm* intercomm, int array_of_errcodes[])
+{
+    int lm_held = lm_cs_call_enter();
+    int lm_rc = body_MPI_Comm_spawn(command, argv, maxprocs, info, root, comm, intercomm, array_of_errcodes);
+    lm_cs_call_exit(lm_held);
+    return lm_rc;
+}
 extern __typeof__(PMPI_Comm_spawn) MPI_Comm_spawn __attribute__((weak, alias("PMPI_Comm_spawn")));
 
-int PMPI_Comm_spawn_multiple(int count, char* array_of_commands[], char** array_of_argv[], const int array_of_maxprocs[], const MPI_Info array_of_info[], int root, MPI_Comm comm, MPI_Comm* intercomm, int array_of_errcodes[])
+static int body_MPI_Comm_spawn_multiple(int count, char* array_of_commands[], char** array_of_argv[], const int array_of_maxprocs[], const MPI_Info array_of_info[], int root, MPI_Comm comm, MPI_Comm* intercomm, int array_of_errcodes[])
 {
     lm_errctx lm_ctx = LM_ERRCTX_INIT("MPI_Comm_spawn_multiple");
     lm_comm *lm_c = NULL;
@@ -554,9 +870,16 @@ int PMPI_Comm_spawn_multiple(int count, char* array_of_commands[], char** array_
     LM_CHECK(lm_check_ptr(&lm_ctx, intercomm, "intercomm"));
     return impl_MPI_Comm_spawn_multiple(count, array_of_commands, array_of_argv, array_of_maxprocs, array_of_info, root, comm, intercomm, array_of_errcodes);
 }
+int PMPI_Comm_spawn_multiple(int count, char* array_of_commands[], char** array_of_argv[], const int array_of_maxprocs[], const MPI_Info array_of_info[], int root, MPI_Comm comm, MPI_Comm* intercomm, int array_of_errcodes[])
+{
+    int lm_held = lm_cs_call_enter();
+    int lm_rc = body_MPI_Comm_spawn_multiple(count, array_of_commands, array_of_argv, array_of_maxprocs, array_of_info, root, comm, intercomm, array_of_errcodes);
+    lm_cs_call_exit(lm_held);
+    return lm_rc;
+}
 extern __typeof__(PMPI_Comm_spawn_multiple) MPI_Comm_spawn_multiple __attribute__((weak, alias("PMPI_Comm_spawn_multiple")));
 
-int PMPI_Comm_split(MPI_Comm comm, int color, int key, MPI_Comm* newcomm)
+static int body_MPI_Comm_split(MPI_Comm comm, int color, int key, MPI_Comm* newcomm)
 {
     lm_errctx lm_ctx = LM_ERRCTX_INIT("MPI_Comm_split");
     lm_comm *lm_c = NULL;
@@ -567,9 +890,16 @@ int PMPI_Comm_split(MPI_Comm comm, int color, int key, MPI_Comm* newcomm)
     LM_CHECK(lm_check_ptr(&lm_ctx, newcomm, "newcomm"));
     return impl_MPI_Comm_split(comm, color, key, newcomm);
 }
+int PMPI_Comm_split(MPI_Comm comm, int color, int key, MPI_Comm* newcomm)
+{
+    int lm_held = lm_cs_call_enter();
+    int lm_rc = body_MPI_Comm_split(comm, color, key, newcomm);
+    lm_cs_call_exit(lm_held);
+    return lm_rc;
+}
 extern __typeof__(PMPI_Comm_split) MPI_Comm_split __attribute__((weak, alias("PMPI_Comm_split")));
 
-int PMPI_Comm_split_type(MPI_Comm comm, int split_type, int key, MPI_Info info, MPI_Comm* newcomm)
+static int body_MPI_Comm_split_type(MPI_Comm comm, int split_type, int key, MPI_Info info, MPI_Comm* newcomm)
 {
     lm_errctx lm_ctx = LM_ERRCTX_INIT("MPI_Comm_split_type");
     lm_comm *lm_c = NULL;
@@ -580,9 +910,16 @@ int PMPI_Comm_split_type(MPI_Comm comm, int split_type, int key, MPI_Info info, 
     LM_CHECK(lm_check_ptr(&lm_ctx, newcomm, "newcomm"));
     return impl_MPI_Comm_split_type(comm, split_type, key, info, newcomm);
 }
+int PMPI_Comm_split_type(MPI_Comm comm, int split_type, int key, MPI_Info info, MPI_Comm* newcomm)
+{
+    int lm_held = lm_cs_call_enter();
+    int lm_rc = body_MPI_Comm_split_type(comm, split_type, key, info, newcomm);
+    lm_cs_call_exit(lm_held);
+    return lm_rc;
+}
 extern __typeof__(PMPI_Comm_split_type) MPI_Comm_split_type __attribute__((weak, alias("PMPI_Comm_split_type")));
 
-int PMPI_Comm_test_inter(MPI_Comm comm, int* flag)
+static int body_MPI_Comm_test_inter(MPI_Comm comm, int* flag)
 {
     lm_errctx lm_ctx = LM_ERRCTX_INIT("MPI_Comm_test_inter");
     lm_comm *lm_c = NULL;
@@ -592,18 +929,32 @@ int PMPI_Comm_test_inter(MPI_Comm comm, int* flag)
     LM_CHECK(lm_check_ptr(&lm_ctx, flag, "flag"));
     return impl_MPI_Comm_test_inter(comm, flag);
 }
+int PMPI_Comm_test_inter(MPI_Comm comm, int* flag)
+{
+    int lm_held = lm_cs_call_enter();
+    int lm_rc = body_MPI_Comm_test_inter(comm, flag);
+    lm_cs_call_exit(lm_held);
+    return lm_rc;
+}
 extern __typeof__(PMPI_Comm_test_inter) MPI_Comm_test_inter __attribute__((weak, alias("PMPI_Comm_test_inter")));
 
-int PMPI_Dims_create(int nnodes, int ndims, int dims[])
+static int body_MPI_Dims_create(int nnodes, int ndims, int dims[])
 {
     lm_errctx lm_ctx = LM_ERRCTX_INIT("MPI_Dims_create");
     LM_CHECK(lm_check_init(&lm_ctx));
     LM_CHECK(lm_check_count(&lm_ctx, ndims, "ndims", MPI_ERR_DIMS, 0));
     return impl_MPI_Dims_create(nnodes, ndims, dims);
 }
+int PMPI_Dims_create(int nnodes, int ndims, int dims[])
+{
+    int lm_held = lm_cs_call_enter();
+    int lm_rc = body_MPI_Dims_create(nnodes, ndims, dims);
+    lm_cs_call_exit(lm_held);
+    return lm_rc;
+}
 extern __typeof__(PMPI_Dims_create) MPI_Dims_create __attribute__((weak, alias("PMPI_Dims_create")));
 
-int PMPI_Dist_graph_create(MPI_Comm comm_old, int n, const int sources[], const int degrees[], const int destinations[], const int weights[], MPI_Info info, int reorder, MPI_Comm* comm_dist_graph)
+static int body_MPI_Dist_graph_create(MPI_Comm comm_old, int n, const int sources[], const int degrees[], const int destinations[], const int weights[], MPI_Info info, int reorder, MPI_Comm* comm_dist_graph)
 {
     lm_errctx lm_ctx = LM_ERRCTX_INIT("MPI_Dist_graph_create");
     lm_comm *lm_c = NULL;
@@ -615,9 +966,16 @@ int PMPI_Dist_graph_create(MPI_Comm comm_old, int n, const int sources[], const 
     LM_CHECK(lm_check_ptr(&lm_ctx, comm_dist_graph, "comm_dist_graph"));
     return impl_MPI_Dist_graph_create(comm_old, n, sources, degrees, destinations, weights, info, reorder, comm_dist_graph);
 }
+int PMPI_Dist_graph_create(MPI_Comm comm_old, int n, const int sources[], const int degrees[], const int destinations[], const int weights[], MPI_Info info, int reorder, MPI_Comm* comm_dist_graph)
+{
+    int lm_held = lm_cs_call_enter();
+    int lm_rc = body_MPI_Dist_graph_create(comm_old, n, sources, degrees, destinations, weights, info, reorder, comm_dist_graph);
+    lm_cs_call_exit(lm_held);
+    return lm_rc;
+}
 extern __typeof__(PMPI_Dist_graph_create) MPI_Dist_graph_create __attribute__((weak, alias("PMPI_Dist_graph_create")));
 
-int PMPI_Dist_graph_create_adjacent(MPI_Comm comm_old, int indegree, const int sources[], const int sourceweights[], int outdegree, const int destinations[], const int destweights[], MPI_Info info, int reorder, MPI_Comm* comm_dist_graph)
+static int body_MPI_Dist_graph_create_adjacent(MPI_Comm comm_old, int indegree, const int sources[], const int sourceweights[], int outdegree, const int destinations[], const int destweights[], MPI_Info info, int reorder, MPI_Comm* comm_dist_graph)
 {
     lm_errctx lm_ctx = LM_ERRCTX_INIT("MPI_Dist_graph_create_adjacent");
     lm_comm *lm_c = NULL;
@@ -628,9 +986,16 @@ int PMPI_Dist_graph_create_adjacent(MPI_Comm comm_old, int indegree, const int s
     LM_CHECK(lm_check_ptr(&lm_ctx, comm_dist_graph, "comm_dist_graph"));
     return impl_MPI_Dist_graph_create_adjacent(comm_old, indegree, sources, sourceweights, outdegree, destinations, destweights, info, reorder, comm_dist_graph);
 }
+int PMPI_Dist_graph_create_adjacent(MPI_Comm comm_old, int indegree, const int sources[], const int sourceweights[], int outdegree, const int destinations[], const int destweights[], MPI_Info info, int reorder, MPI_Comm* comm_dist_graph)
+{
+    int lm_held = lm_cs_call_enter();
+    int lm_rc = body_MPI_Dist_graph_create_adjacent(comm_old, indegree, sources, sourceweights, outdegree, destinations, destweights, info, reorder, comm_dist_graph);
+    lm_cs_call_exit(lm_held);
+    return lm_rc;
+}
 extern __typeof__(PMPI_Dist_graph_create_adjacent) MPI_Dist_graph_create_adjacent __attribute__((weak, alias("PMPI_Dist_graph_create_adjacent")));
 
-int PMPI_Dist_graph_neighbors(MPI_Comm comm, int maxindegree, int sources[], int sourceweights[], int maxoutdegree, int destinations[], int destweights[])
+static int body_MPI_Dist_graph_neighbors(MPI_Comm comm, int maxindegree, int sources[], int sourceweights[], int maxoutdegree, int destinations[], int destweights[])
 {
     lm_errctx lm_ctx = LM_ERRCTX_INIT("MPI_Dist_graph_neighbors");
     lm_comm *lm_c = NULL;
@@ -641,9 +1006,16 @@ int PMPI_Dist_graph_neighbors(MPI_Comm comm, int maxindegree, int sources[], int
     LM_CHECK(lm_check_count(&lm_ctx, maxoutdegree, "maxoutdegree", MPI_ERR_COUNT, 0));
     return impl_MPI_Dist_graph_neighbors(comm, maxindegree, sources, sourceweights, maxoutdegree, destinations, destweights);
 }
+int PMPI_Dist_graph_neighbors(MPI_Comm comm, int maxindegree, int sources[], int sourceweights[], int maxoutdegree, int destinations[], int destweights[])
+{
+    int lm_held = lm_cs_call_enter();
+    int lm_rc = body_MPI_Dist_graph_neighbors(comm, maxindegree, sources, sourceweights, maxoutdegree, destinations, destweights);
+    lm_cs_call_exit(lm_held);
+    return lm_rc;
+}
 extern __typeof__(PMPI_Dist_graph_neighbors) MPI_Dist_graph_neighbors __attribute__((weak, alias("PMPI_Dist_graph_neighbors")));
 
-int PMPI_Dist_graph_neighbors_count(MPI_Comm comm, int* indegree, int* outdegree, int* weighted)
+static int body_MPI_Dist_graph_neighbors_count(MPI_Comm comm, int* indegree, int* outdegree, int* weighted)
 {
     lm_errctx lm_ctx = LM_ERRCTX_INIT("MPI_Dist_graph_neighbors_count");
     lm_comm *lm_c = NULL;
@@ -655,9 +1027,16 @@ int PMPI_Dist_graph_neighbors_count(MPI_Comm comm, int* indegree, int* outdegree
     LM_CHECK(lm_check_ptr(&lm_ctx, weighted, "weighted"));
     return impl_MPI_Dist_graph_neighbors_count(comm, indegree, outdegree, weighted);
 }
+int PMPI_Dist_graph_neighbors_count(MPI_Comm comm, int* indegree, int* outdegree, int* weighted)
+{
+    int lm_held = lm_cs_call_enter();
+    int lm_rc = body_MPI_Dist_graph_neighbors_count(comm, indegree, outdegree, weighted);
+    lm_cs_call_exit(lm_held);
+    return lm_rc;
+}
 extern __typeof__(PMPI_Dist_graph_neighbors_count) MPI_Dist_graph_neighbors_count __attribute__((weak, alias("PMPI_Dist_graph_neighbors_count")));
 
-int PMPI_Graph_create(MPI_Comm comm_old, int nnodes, const int index[], const int edges[], int reorder, MPI_Comm* comm_graph)
+static int body_MPI_Graph_create(MPI_Comm comm_old, int nnodes, const int index[], const int edges[], int reorder, MPI_Comm* comm_graph)
 {
     lm_errctx lm_ctx = LM_ERRCTX_INIT("MPI_Graph_create");
     lm_comm *lm_c = NULL;
@@ -667,9 +1046,16 @@ int PMPI_Graph_create(MPI_Comm comm_old, int nnodes, const int index[], const in
     LM_CHECK(lm_check_ptr(&lm_ctx, comm_graph, "comm_graph"));
     return impl_MPI_Graph_create(comm_old, nnodes, index, edges, reorder, comm_graph);
 }
+int PMPI_Graph_create(MPI_Comm comm_old, int nnodes, const int index[], const int edges[], int reorder, MPI_Comm* comm_graph)
+{
+    int lm_held = lm_cs_call_enter();
+    int lm_rc = body_MPI_Graph_create(comm_old, nnodes, index, edges, reorder, comm_graph);
+    lm_cs_call_exit(lm_held);
+    return lm_rc;
+}
 extern __typeof__(PMPI_Graph_create) MPI_Graph_create __attribute__((weak, alias("PMPI_Graph_create")));
 
-int PMPI_Graph_get(MPI_Comm comm, int maxindex, int maxedges, int index[], int edges[])
+static int body_MPI_Graph_get(MPI_Comm comm, int maxindex, int maxedges, int index[], int edges[])
 {
     lm_errctx lm_ctx = LM_ERRCTX_INIT("MPI_Graph_get");
     lm_comm *lm_c = NULL;
@@ -678,9 +1064,16 @@ int PMPI_Graph_get(MPI_Comm comm, int maxindex, int maxedges, int index[], int e
     lm_errctx_bind(&lm_ctx, LM_KIND_COMM, comm);
     return impl_MPI_Graph_get(comm, maxindex, maxedges, index, edges);
 }
+int PMPI_Graph_get(MPI_Comm comm, int maxindex, int maxedges, int index[], int edges[])
+{
+    int lm_held = lm_cs_call_enter();
+    int lm_rc = body_MPI_Graph_get(comm, maxindex, maxedges, index, edges);
+    lm_cs_call_exit(lm_held);
+    return lm_rc;
+}
 extern __typeof__(PMPI_Graph_get) MPI_Graph_get __attribute__((weak, alias("PMPI_Graph_get")));
 
-int PMPI_Graph_map(MPI_Comm comm, int nnodes, const int index[], const int edges[], int* newrank)
+static int body_MPI_Graph_map(MPI_Comm comm, int nnodes, const int index[], const int edges[], int* newrank)
 {
     lm_errctx lm_ctx = LM_ERRCTX_INIT("MPI_Graph_map");
     lm_comm *lm_c = NULL;
@@ -690,9 +1083,16 @@ int PMPI_Graph_map(MPI_Comm comm, int nnodes, const int index[], const int edges
     LM_CHECK(lm_check_ptr(&lm_ctx, newrank, "newrank"));
     return impl_MPI_Graph_map(comm, nnodes, index, edges, newrank);
 }
+int PMPI_Graph_map(MPI_Comm comm, int nnodes, const int index[], const int edges[], int* newrank)
+{
+    int lm_held = lm_cs_call_enter();
+    int lm_rc = body_MPI_Graph_map(comm, nnodes, index, edges, newrank);
+    lm_cs_call_exit(lm_held);
+    return lm_rc;
+}
 extern __typeof__(PMPI_Graph_map) MPI_Graph_map __attribute__((weak, alias("PMPI_Graph_map")));
 
-int PMPI_Graph_neighbors(MPI_Comm comm, int rank, int maxneighbors, int neighbors[])
+static int body_MPI_Graph_neighbors(MPI_Comm comm, int rank, int maxneighbors, int neighbors[])
 {
     lm_errctx lm_ctx = LM_ERRCTX_INIT("MPI_Graph_neighbors");
     lm_comm *lm_c = NULL;
@@ -702,9 +1102,16 @@ int PMPI_Graph_neighbors(MPI_Comm comm, int rank, int maxneighbors, int neighbor
     LM_CHECK(lm_check_rank(&lm_ctx, lm_c, rank, "rank", 0));
     return impl_MPI_Graph_neighbors(comm, rank, maxneighbors, neighbors);
 }
+int PMPI_Graph_neighbors(MPI_Comm comm, int rank, int maxneighbors, int neighbors[])
+{
+    int lm_held = lm_cs_call_enter();
+    int lm_rc = body_MPI_Graph_neighbors(comm, rank, maxneighbors, neighbors);
+    lm_cs_call_exit(lm_held);
+    return lm_rc;
+}
 extern __typeof__(PMPI_Graph_neighbors) MPI_Graph_neighbors __attribute__((weak, alias("PMPI_Graph_neighbors")));
 
-int PMPI_Graph_neighbors_count(MPI_Comm comm, int rank, int* nneighbors)
+static int body_MPI_Graph_neighbors_count(MPI_Comm comm, int rank, int* nneighbors)
 {
     lm_errctx lm_ctx = LM_ERRCTX_INIT("MPI_Graph_neighbors_count");
     lm_comm *lm_c = NULL;
@@ -715,9 +1122,16 @@ int PMPI_Graph_neighbors_count(MPI_Comm comm, int rank, int* nneighbors)
     LM_CHECK(lm_check_ptr(&lm_ctx, nneighbors, "nneighbors"));
     return impl_MPI_Graph_neighbors_count(comm, rank, nneighbors);
 }
+int PMPI_Graph_neighbors_count(MPI_Comm comm, int rank, int* nneighbors)
+{
+    int lm_held = lm_cs_call_enter();
+    int lm_rc = body_MPI_Graph_neighbors_count(comm, rank, nneighbors);
+    lm_cs_call_exit(lm_held);
+    return lm_rc;
+}
 extern __typeof__(PMPI_Graph_neighbors_count) MPI_Graph_neighbors_count __attribute__((weak, alias("PMPI_Graph_neighbors_count")));
 
-int PMPI_Graphdims_get(MPI_Comm comm, int* nnodes, int* nedges)
+static int body_MPI_Graphdims_get(MPI_Comm comm, int* nnodes, int* nedges)
 {
     lm_errctx lm_ctx = LM_ERRCTX_INIT("MPI_Graphdims_get");
     lm_comm *lm_c = NULL;
@@ -728,9 +1142,16 @@ int PMPI_Graphdims_get(MPI_Comm comm, int* nnodes, int* nedges)
     LM_CHECK(lm_check_ptr(&lm_ctx, nedges, "nedges"));
     return impl_MPI_Graphdims_get(comm, nnodes, nedges);
 }
+int PMPI_Graphdims_get(MPI_Comm comm, int* nnodes, int* nedges)
+{
+    int lm_held = lm_cs_call_enter();
+    int lm_rc = body_MPI_Graphdims_get(comm, nnodes, nedges);
+    lm_cs_call_exit(lm_held);
+    return lm_rc;
+}
 extern __typeof__(PMPI_Graphdims_get) MPI_Graphdims_get __attribute__((weak, alias("PMPI_Graphdims_get")));
 
-int PMPI_Group_compare(MPI_Group group1, MPI_Group group2, int* result)
+static int body_MPI_Group_compare(MPI_Group group1, MPI_Group group2, int* result)
 {
     lm_errctx lm_ctx = LM_ERRCTX_INIT("MPI_Group_compare");
     LM_CHECK(lm_check_init(&lm_ctx));
@@ -739,9 +1160,16 @@ int PMPI_Group_compare(MPI_Group group1, MPI_Group group2, int* result)
     LM_CHECK(lm_check_ptr(&lm_ctx, result, "result"));
     return impl_MPI_Group_compare(group1, group2, result);
 }
+int PMPI_Group_compare(MPI_Group group1, MPI_Group group2, int* result)
+{
+    int lm_held = lm_cs_call_enter();
+    int lm_rc = body_MPI_Group_compare(group1, group2, result);
+    lm_cs_call_exit(lm_held);
+    return lm_rc;
+}
 extern __typeof__(PMPI_Group_compare) MPI_Group_compare __attribute__((weak, alias("PMPI_Group_compare")));
 
-int PMPI_Group_difference(MPI_Group group1, MPI_Group group2, MPI_Group* newgroup)
+static int body_MPI_Group_difference(MPI_Group group1, MPI_Group group2, MPI_Group* newgroup)
 {
     lm_errctx lm_ctx = LM_ERRCTX_INIT("MPI_Group_difference");
     LM_CHECK(lm_check_init(&lm_ctx));
@@ -750,9 +1178,16 @@ int PMPI_Group_difference(MPI_Group group1, MPI_Group group2, MPI_Group* newgrou
     LM_CHECK(lm_check_ptr(&lm_ctx, newgroup, "newgroup"));
     return impl_MPI_Group_difference(group1, group2, newgroup);
 }
+int PMPI_Group_difference(MPI_Group group1, MPI_Group group2, MPI_Group* newgroup)
+{
+    int lm_held = lm_cs_call_enter();
+    int lm_rc = body_MPI_Group_difference(group1, group2, newgroup);
+    lm_cs_call_exit(lm_held);
+    return lm_rc;
+}
 extern __typeof__(PMPI_Group_difference) MPI_Group_difference __attribute__((weak, alias("PMPI_Group_difference")));
 
-int PMPI_Group_excl(MPI_Group group, int n, const int ranks[], MPI_Group* newgroup)
+static int body_MPI_Group_excl(MPI_Group group, int n, const int ranks[], MPI_Group* newgroup)
 {
     lm_errctx lm_ctx = LM_ERRCTX_INIT("MPI_Group_excl");
     LM_CHECK(lm_check_init(&lm_ctx));
@@ -760,18 +1195,32 @@ int PMPI_Group_excl(MPI_Group group, int n, const int ranks[], MPI_Group* newgro
     LM_CHECK(lm_check_ptr(&lm_ctx, newgroup, "newgroup"));
     return impl_MPI_Group_excl(group, n, ranks, newgroup);
 }
+int PMPI_Group_excl(MPI_Group group, int n, const int ranks[], MPI_Group* newgroup)
+{
+    int lm_held = lm_cs_call_enter();
+    int lm_rc = body_MPI_Group_excl(group, n, ranks, newgroup);
+    lm_cs_call_exit(lm_held);
+    return lm_rc;
+}
 extern __typeof__(PMPI_Group_excl) MPI_Group_excl __attribute__((weak, alias("PMPI_Group_excl")));
 
-int PMPI_Group_free(MPI_Group* group)
+static int body_MPI_Group_free(MPI_Group* group)
 {
     lm_errctx lm_ctx = LM_ERRCTX_INIT("MPI_Group_free");
     LM_CHECK(lm_check_ptr(&lm_ctx, group, "group"));
     LM_CHECK(lm_check_group(&lm_ctx, *group, "group", 0));
     return impl_MPI_Group_free(group);
 }
+int PMPI_Group_free(MPI_Group* group)
+{
+    int lm_held = lm_cs_call_enter();
+    int lm_rc = body_MPI_Group_free(group);
+    lm_cs_call_exit(lm_held);
+    return lm_rc;
+}
 extern __typeof__(PMPI_Group_free) MPI_Group_free __attribute__((weak, alias("PMPI_Group_free")));
 
-int PMPI_Group_from_session_pset(MPI_Session session, const char* pset_name, MPI_Group* newgroup)
+static int body_MPI_Group_from_session_pset(MPI_Session session, const char* pset_name, MPI_Group* newgroup)
 {
     lm_errctx lm_ctx = LM_ERRCTX_INIT("MPI_Group_from_session_pset");
     LM_CHECK(lm_check_session(&lm_ctx, session, "session", 0));
@@ -780,9 +1229,16 @@ int PMPI_Group_from_session_pset(MPI_Session session, const char* pset_name, MPI
     LM_CHECK(lm_check_ptr(&lm_ctx, newgroup, "newgroup"));
     return impl_MPI_Group_from_session_pset(session, pset_name, newgroup);
 }
+int PMPI_Group_from_session_pset(MPI_Session session, const char* pset_name, MPI_Group* newgroup)
+{
+    int lm_held = lm_cs_call_enter();
+    int lm_rc = body_MPI_Group_from_session_pset(session, pset_name, newgroup);
+    lm_cs_call_exit(lm_held);
+    return lm_rc;
+}
 extern __typeof__(PMPI_Group_from_session_pset) MPI_Group_from_session_pset __attribute__((weak, alias("PMPI_Group_from_session_pset")));
 
-int PMPI_Group_incl(MPI_Group group, int n, const int ranks[], MPI_Group* newgroup)
+static int body_MPI_Group_incl(MPI_Group group, int n, const int ranks[], MPI_Group* newgroup)
 {
     lm_errctx lm_ctx = LM_ERRCTX_INIT("MPI_Group_incl");
     LM_CHECK(lm_check_init(&lm_ctx));
@@ -790,9 +1246,16 @@ int PMPI_Group_incl(MPI_Group group, int n, const int ranks[], MPI_Group* newgro
     LM_CHECK(lm_check_ptr(&lm_ctx, newgroup, "newgroup"));
     return impl_MPI_Group_incl(group, n, ranks, newgroup);
 }
+int PMPI_Group_incl(MPI_Group group, int n, const int ranks[], MPI_Group* newgroup)
+{
+    int lm_held = lm_cs_call_enter();
+    int lm_rc = body_MPI_Group_incl(group, n, ranks, newgroup);
+    lm_cs_call_exit(lm_held);
+    return lm_rc;
+}
 extern __typeof__(PMPI_Group_incl) MPI_Group_incl __attribute__((weak, alias("PMPI_Group_incl")));
 
-int PMPI_Group_intersection(MPI_Group group1, MPI_Group group2, MPI_Group* newgroup)
+static int body_MPI_Group_intersection(MPI_Group group1, MPI_Group group2, MPI_Group* newgroup)
 {
     lm_errctx lm_ctx = LM_ERRCTX_INIT("MPI_Group_intersection");
     LM_CHECK(lm_check_init(&lm_ctx));
@@ -801,9 +1264,16 @@ int PMPI_Group_intersection(MPI_Group group1, MPI_Group group2, MPI_Group* newgr
     LM_CHECK(lm_check_ptr(&lm_ctx, newgroup, "newgroup"));
     return impl_MPI_Group_intersection(group1, group2, newgroup);
 }
+int PMPI_Group_intersection(MPI_Group group1, MPI_Group group2, MPI_Group* newgroup)
+{
+    int lm_held = lm_cs_call_enter();
+    int lm_rc = body_MPI_Group_intersection(group1, group2, newgroup);
+    lm_cs_call_exit(lm_held);
+    return lm_rc;
+}
 extern __typeof__(PMPI_Group_intersection) MPI_Group_intersection __attribute__((weak, alias("PMPI_Group_intersection")));
 
-int PMPI_Group_range_excl(MPI_Group group, int n, int ranges[][3], MPI_Group* newgroup)
+static int body_MPI_Group_range_excl(MPI_Group group, int n, int ranges[][3], MPI_Group* newgroup)
 {
     lm_errctx lm_ctx = LM_ERRCTX_INIT("MPI_Group_range_excl");
     LM_CHECK(lm_check_init(&lm_ctx));
@@ -811,9 +1281,16 @@ int PMPI_Group_range_excl(MPI_Group group, int n, int ranges[][3], MPI_Group* ne
     LM_CHECK(lm_check_ptr(&lm_ctx, newgroup, "newgroup"));
     return impl_MPI_Group_range_excl(group, n, ranges, newgroup);
 }
+int PMPI_Group_range_excl(MPI_Group group, int n, int ranges[][3], MPI_Group* newgroup)
+{
+    int lm_held = lm_cs_call_enter();
+    int lm_rc = body_MPI_Group_range_excl(group, n, ranges, newgroup);
+    lm_cs_call_exit(lm_held);
+    return lm_rc;
+}
 extern __typeof__(PMPI_Group_range_excl) MPI_Group_range_excl __attribute__((weak, alias("PMPI_Group_range_excl")));
 
-int PMPI_Group_range_incl(MPI_Group group, int n, int ranges[][3], MPI_Group* newgroup)
+static int body_MPI_Group_range_incl(MPI_Group group, int n, int ranges[][3], MPI_Group* newgroup)
 {
     lm_errctx lm_ctx = LM_ERRCTX_INIT("MPI_Group_range_incl");
     LM_CHECK(lm_check_init(&lm_ctx));
@@ -821,9 +1298,16 @@ int PMPI_Group_range_incl(MPI_Group group, int n, int ranges[][3], MPI_Group* ne
     LM_CHECK(lm_check_ptr(&lm_ctx, newgroup, "newgroup"));
     return impl_MPI_Group_range_incl(group, n, ranges, newgroup);
 }
+int PMPI_Group_range_incl(MPI_Group group, int n, int ranges[][3], MPI_Group* newgroup)
+{
+    int lm_held = lm_cs_call_enter();
+    int lm_rc = body_MPI_Group_range_incl(group, n, ranges, newgroup);
+    lm_cs_call_exit(lm_held);
+    return lm_rc;
+}
 extern __typeof__(PMPI_Group_range_incl) MPI_Group_range_incl __attribute__((weak, alias("PMPI_Group_range_incl")));
 
-int PMPI_Group_rank(MPI_Group group, int* rank)
+static int body_MPI_Group_rank(MPI_Group group, int* rank)
 {
     lm_errctx lm_ctx = LM_ERRCTX_INIT("MPI_Group_rank");
     LM_CHECK(lm_check_init(&lm_ctx));
@@ -831,9 +1315,16 @@ int PMPI_Group_rank(MPI_Group group, int* rank)
     LM_CHECK(lm_check_ptr(&lm_ctx, rank, "rank"));
     return impl_MPI_Group_rank(group, rank);
 }
+int PMPI_Group_rank(MPI_Group group, int* rank)
+{
+    int lm_held = lm_cs_call_enter();
+    int lm_rc = body_MPI_Group_rank(group, rank);
+    lm_cs_call_exit(lm_held);
+    return lm_rc;
+}
 extern __typeof__(PMPI_Group_rank) MPI_Group_rank __attribute__((weak, alias("PMPI_Group_rank")));
 
-int PMPI_Group_size(MPI_Group group, int* size)
+static int body_MPI_Group_size(MPI_Group group, int* size)
 {
     lm_errctx lm_ctx = LM_ERRCTX_INIT("MPI_Group_size");
     LM_CHECK(lm_check_init(&lm_ctx));
@@ -841,9 +1332,16 @@ int PMPI_Group_size(MPI_Group group, int* size)
     LM_CHECK(lm_check_ptr(&lm_ctx, size, "size"));
     return impl_MPI_Group_size(group, size);
 }
+int PMPI_Group_size(MPI_Group group, int* size)
+{
+    int lm_held = lm_cs_call_enter();
+    int lm_rc = body_MPI_Group_size(group, size);
+    lm_cs_call_exit(lm_held);
+    return lm_rc;
+}
 extern __typeof__(PMPI_Group_size) MPI_Group_size __attribute__((weak, alias("PMPI_Group_size")));
 
-int PMPI_Group_translate_ranks(MPI_Group group1, int n, const int ranks1[], MPI_Group group2, int ranks2[])
+static int body_MPI_Group_translate_ranks(MPI_Group group1, int n, const int ranks1[], MPI_Group group2, int ranks2[])
 {
     lm_errctx lm_ctx = LM_ERRCTX_INIT("MPI_Group_translate_ranks");
     LM_CHECK(lm_check_init(&lm_ctx));
@@ -851,9 +1349,16 @@ int PMPI_Group_translate_ranks(MPI_Group group1, int n, const int ranks1[], MPI_
     LM_CHECK(lm_check_group(&lm_ctx, group2, "group2", 0));
     return impl_MPI_Group_translate_ranks(group1, n, ranks1, group2, ranks2);
 }
+int PMPI_Group_translate_ranks(MPI_Group group1, int n, const int ranks1[], MPI_Group group2, int ranks2[])
+{
+    int lm_held = lm_cs_call_enter();
+    int lm_rc = body_MPI_Group_translate_ranks(group1, n, ranks1, group2, ranks2);
+    lm_cs_call_exit(lm_held);
+    return lm_rc;
+}
 extern __typeof__(PMPI_Group_translate_ranks) MPI_Group_translate_ranks __attribute__((weak, alias("PMPI_Group_translate_ranks")));
 
-int PMPI_Group_union(MPI_Group group1, MPI_Group group2, MPI_Group* newgroup)
+static int body_MPI_Group_union(MPI_Group group1, MPI_Group group2, MPI_Group* newgroup)
 {
     lm_errctx lm_ctx = LM_ERRCTX_INIT("MPI_Group_union");
     LM_CHECK(lm_check_init(&lm_ctx));
@@ -862,9 +1367,16 @@ int PMPI_Group_union(MPI_Group group1, MPI_Group group2, MPI_Group* newgroup)
     LM_CHECK(lm_check_ptr(&lm_ctx, newgroup, "newgroup"));
     return impl_MPI_Group_union(group1, group2, newgroup);
 }
+int PMPI_Group_union(MPI_Group group1, MPI_Group group2, MPI_Group* newgroup)
+{
+    int lm_held = lm_cs_call_enter();
+    int lm_rc = body_MPI_Group_union(group1, group2, newgroup);
+    lm_cs_call_exit(lm_held);
+    return lm_rc;
+}
 extern __typeof__(PMPI_Group_union) MPI_Group_union __attribute__((weak, alias("PMPI_Group_union")));
 
-int PMPI_Intercomm_create(MPI_Comm local_comm, int local_leader, MPI_Comm peer_comm, int remote_leader, int tag, MPI_Comm* newintercomm)
+static int body_MPI_Intercomm_create(MPI_Comm local_comm, int local_leader, MPI_Comm peer_comm, int remote_leader, int tag, MPI_Comm* newintercomm)
 {
     lm_errctx lm_ctx = LM_ERRCTX_INIT("MPI_Intercomm_create");
     lm_comm *lm_c = NULL;
@@ -876,9 +1388,16 @@ int PMPI_Intercomm_create(MPI_Comm local_comm, int local_leader, MPI_Comm peer_c
     LM_CHECK(lm_check_ptr(&lm_ctx, newintercomm, "newintercomm"));
     return impl_MPI_Intercomm_create(local_comm, local_leader, peer_comm, remote_leader, tag, newintercomm);
 }
+int PMPI_Intercomm_create(MPI_Comm local_comm, int local_leader, MPI_Comm peer_comm, int remote_leader, int tag, MPI_Comm* newintercomm)
+{
+    int lm_held = lm_cs_call_enter();
+    int lm_rc = body_MPI_Intercomm_create(local_comm, local_leader, peer_comm, remote_leader, tag, newintercomm);
+    lm_cs_call_exit(lm_held);
+    return lm_rc;
+}
 extern __typeof__(PMPI_Intercomm_create) MPI_Intercomm_create __attribute__((weak, alias("PMPI_Intercomm_create")));
 
-int PMPI_Intercomm_create_from_groups(MPI_Group local_group, int local_leader, MPI_Group remote_group, int remote_leader, const char* stringtag, MPI_Info info, MPI_Errhandler errhandler, MPI_Comm* newintercomm)
+static int body_MPI_Intercomm_create_from_groups(MPI_Group local_group, int local_leader, MPI_Group remote_group, int remote_leader, const char* stringtag, MPI_Info info, MPI_Errhandler errhandler, MPI_Comm* newintercomm)
 {
     lm_errctx lm_ctx = LM_ERRCTX_INIT("MPI_Intercomm_create_from_groups");
     LM_CHECK(lm_check_group(&lm_ctx, local_group, "local_group", 0));
@@ -891,9 +1410,16 @@ int PMPI_Intercomm_create_from_groups(MPI_Group local_group, int local_leader, M
     LM_CHECK(lm_check_ptr(&lm_ctx, newintercomm, "newintercomm"));
     return impl_MPI_Intercomm_create_from_groups(local_group, local_leader, remote_group, remote_leader, stringtag, info, errhandler, newintercomm);
 }
+int PMPI_Intercomm_create_from_groups(MPI_Group local_group, int local_leader, MPI_Group remote_group, int remote_leader, const char* stringtag, MPI_Info info, MPI_Errhandler errhandler, MPI_Comm* newintercomm)
+{
+    int lm_held = lm_cs_call_enter();
+    int lm_rc = body_MPI_Intercomm_create_from_groups(local_group, local_leader, remote_group, remote_leader, stringtag, info, errhandler, newintercomm);
+    lm_cs_call_exit(lm_held);
+    return lm_rc;
+}
 extern __typeof__(PMPI_Intercomm_create_from_groups) MPI_Intercomm_create_from_groups __attribute__((weak, alias("PMPI_Intercomm_create_from_groups")));
 
-int PMPI_Intercomm_merge(MPI_Comm intercomm, int high, MPI_Comm* newintracomm)
+static int body_MPI_Intercomm_merge(MPI_Comm intercomm, int high, MPI_Comm* newintracomm)
 {
     lm_errctx lm_ctx = LM_ERRCTX_INIT("MPI_Intercomm_merge");
     lm_comm *lm_c = NULL;
@@ -903,27 +1429,48 @@ int PMPI_Intercomm_merge(MPI_Comm intercomm, int high, MPI_Comm* newintracomm)
     LM_CHECK(lm_check_ptr(&lm_ctx, newintracomm, "newintracomm"));
     return impl_MPI_Intercomm_merge(intercomm, high, newintracomm);
 }
+int PMPI_Intercomm_merge(MPI_Comm intercomm, int high, MPI_Comm* newintracomm)
+{
+    int lm_held = lm_cs_call_enter();
+    int lm_rc = body_MPI_Intercomm_merge(intercomm, high, newintracomm);
+    lm_cs_call_exit(lm_held);
+    return lm_rc;
+}
 extern __typeof__(PMPI_Intercomm_merge) MPI_Intercomm_merge __attribute__((weak, alias("PMPI_Intercomm_merge")));
 
-int PMPI_Keyval_create(MPI_Copy_function* copy_fn, MPI_Delete_function* delete_fn, int* keyval, void* extra_state)
+static int body_MPI_Keyval_create(MPI_Copy_function* copy_fn, MPI_Delete_function* delete_fn, int* keyval, void* extra_state)
 {
     lm_errctx lm_ctx = LM_ERRCTX_INIT("MPI_Keyval_create");
     LM_CHECK(lm_check_init(&lm_ctx));
     LM_CHECK(lm_check_ptr(&lm_ctx, keyval, "keyval"));
     return impl_MPI_Keyval_create(copy_fn, delete_fn, keyval, extra_state);
 }
+int PMPI_Keyval_create(MPI_Copy_function* copy_fn, MPI_Delete_function* delete_fn, int* keyval, void* extra_state)
+{
+    int lm_held = lm_cs_call_enter();
+    int lm_rc = body_MPI_Keyval_create(copy_fn, delete_fn, keyval, extra_state);
+    lm_cs_call_exit(lm_held);
+    return lm_rc;
+}
 extern __typeof__(PMPI_Keyval_create) MPI_Keyval_create __attribute__((weak, alias("PMPI_Keyval_create")));
 
-int PMPI_Keyval_free(int* keyval)
+static int body_MPI_Keyval_free(int* keyval)
 {
     lm_errctx lm_ctx = LM_ERRCTX_INIT("MPI_Keyval_free");
     LM_CHECK(lm_check_init(&lm_ctx));
     LM_CHECK(lm_check_ptr(&lm_ctx, keyval, "keyval"));
     return impl_MPI_Keyval_free(keyval);
 }
+int PMPI_Keyval_free(int* keyval)
+{
+    int lm_held = lm_cs_call_enter();
+    int lm_rc = body_MPI_Keyval_free(keyval);
+    lm_cs_call_exit(lm_held);
+    return lm_rc;
+}
 extern __typeof__(PMPI_Keyval_free) MPI_Keyval_free __attribute__((weak, alias("PMPI_Keyval_free")));
 
-int PMPI_Lookup_name(const char* service_name, MPI_Info info, char* port_name)
+static int body_MPI_Lookup_name(const char* service_name, MPI_Info info, char* port_name)
 {
     lm_errctx lm_ctx = LM_ERRCTX_INIT("MPI_Lookup_name");
     LM_CHECK(lm_check_init(&lm_ctx));
@@ -931,18 +1478,32 @@ int PMPI_Lookup_name(const char* service_name, MPI_Info info, char* port_name)
     LM_CHECK(lm_check_info(&lm_ctx, info, "info", 1));
     return impl_MPI_Lookup_name(service_name, info, port_name);
 }
+int PMPI_Lookup_name(const char* service_name, MPI_Info info, char* port_name)
+{
+    int lm_held = lm_cs_call_enter();
+    int lm_rc = body_MPI_Lookup_name(service_name, info, port_name);
+    lm_cs_call_exit(lm_held);
+    return lm_rc;
+}
 extern __typeof__(PMPI_Lookup_name) MPI_Lookup_name __attribute__((weak, alias("PMPI_Lookup_name")));
 
-int PMPI_Open_port(MPI_Info info, char* port_name)
+static int body_MPI_Open_port(MPI_Info info, char* port_name)
 {
     lm_errctx lm_ctx = LM_ERRCTX_INIT("MPI_Open_port");
     LM_CHECK(lm_check_init(&lm_ctx));
     LM_CHECK(lm_check_info(&lm_ctx, info, "info", 1));
     return impl_MPI_Open_port(info, port_name);
 }
+int PMPI_Open_port(MPI_Info info, char* port_name)
+{
+    int lm_held = lm_cs_call_enter();
+    int lm_rc = body_MPI_Open_port(info, port_name);
+    lm_cs_call_exit(lm_held);
+    return lm_rc;
+}
 extern __typeof__(PMPI_Open_port) MPI_Open_port __attribute__((weak, alias("PMPI_Open_port")));
 
-int PMPI_Publish_name(const char* service_name, MPI_Info info, const char* port_name)
+static int body_MPI_Publish_name(const char* service_name, MPI_Info info, const char* port_name)
 {
     lm_errctx lm_ctx = LM_ERRCTX_INIT("MPI_Publish_name");
     LM_CHECK(lm_check_init(&lm_ctx));
@@ -951,9 +1512,16 @@ int PMPI_Publish_name(const char* service_name, MPI_Info info, const char* port_
     LM_CHECK(lm_check_string(&lm_ctx, port_name, "port_name", MPI_ERR_ARG));
     return impl_MPI_Publish_name(service_name, info, port_name);
 }
+int PMPI_Publish_name(const char* service_name, MPI_Info info, const char* port_name)
+{
+    int lm_held = lm_cs_call_enter();
+    int lm_rc = body_MPI_Publish_name(service_name, info, port_name);
+    lm_cs_call_exit(lm_held);
+    return lm_rc;
+}
 extern __typeof__(PMPI_Publish_name) MPI_Publish_name __attribute__((weak, alias("PMPI_Publish_name")));
 
-int PMPI_Topo_test(MPI_Comm comm, int* status)
+static int body_MPI_Topo_test(MPI_Comm comm, int* status)
 {
     lm_errctx lm_ctx = LM_ERRCTX_INIT("MPI_Topo_test");
     lm_comm *lm_c = NULL;
@@ -963,9 +1531,16 @@ int PMPI_Topo_test(MPI_Comm comm, int* status)
     LM_CHECK(lm_check_ptr(&lm_ctx, status, "status"));
     return impl_MPI_Topo_test(comm, status);
 }
+int PMPI_Topo_test(MPI_Comm comm, int* status)
+{
+    int lm_held = lm_cs_call_enter();
+    int lm_rc = body_MPI_Topo_test(comm, status);
+    lm_cs_call_exit(lm_held);
+    return lm_rc;
+}
 extern __typeof__(PMPI_Topo_test) MPI_Topo_test __attribute__((weak, alias("PMPI_Topo_test")));
 
-int PMPI_Unpublish_name(const char* service_name, MPI_Info info, const char* port_name)
+static int body_MPI_Unpublish_name(const char* service_name, MPI_Info info, const char* port_name)
 {
     lm_errctx lm_ctx = LM_ERRCTX_INIT("MPI_Unpublish_name");
     LM_CHECK(lm_check_init(&lm_ctx));
@@ -973,5 +1548,12 @@ int PMPI_Unpublish_name(const char* service_name, MPI_Info info, const char* por
     LM_CHECK(lm_check_info(&lm_ctx, info, "info", 1));
     LM_CHECK(lm_check_string(&lm_ctx, port_name, "port_name", MPI_ERR_ARG));
     return impl_MPI_Unpublish_name(service_name, info, port_name);
+}
+int PMPI_Unpublish_name(const char* service_name, MPI_Info info, const char* port_name)
+{
+    int lm_held = lm_cs_call_enter();
+    int lm_rc = body_MPI_Unpublish_name(service_name, info, port_name);
+    lm_cs_call_exit(lm_held);
+    return lm_rc;
 }
 extern __typeof__(PMPI_Unpublish_name) MPI_Unpublish_name __attribute__((weak, alias("PMPI_Unpublish_name")));

@@ -2,8 +2,9 @@
 /* MPI entry points (datatype): validate arguments, then call impl_MPI_*. */
 #include "binding/validate.h"
 #include "binding/impl_gen.h"
+#include "core/lm_cs.h"
 
-int PMPI_Pack(const void* inbuf, int incount, MPI_Datatype datatype, void* outbuf, int outsize, int* position, MPI_Comm comm)
+static int body_MPI_Pack(const void* inbuf, int incount, MPI_Datatype datatype, void* outbuf, int outsize, int* position, MPI_Comm comm)
 {
     lm_errctx lm_ctx = LM_ERRCTX_INIT("MPI_Pack");
     lm_comm *lm_c = NULL;
@@ -18,9 +19,16 @@ int PMPI_Pack(const void* inbuf, int incount, MPI_Datatype datatype, void* outbu
     LM_CHECK(lm_check_buffer(&lm_ctx, outbuf, 0, MPI_DATATYPE_NULL, "outbuf", 0));
     return impl_MPI_Pack(inbuf, incount, datatype, outbuf, outsize, position, comm);
 }
+int PMPI_Pack(const void* inbuf, int incount, MPI_Datatype datatype, void* outbuf, int outsize, int* position, MPI_Comm comm)
+{
+    int lm_held = lm_cs_call_enter();
+    int lm_rc = body_MPI_Pack(inbuf, incount, datatype, outbuf, outsize, position, comm);
+    lm_cs_call_exit(lm_held);
+    return lm_rc;
+}
 extern __typeof__(PMPI_Pack) MPI_Pack __attribute__((weak, alias("PMPI_Pack")));
 
-int PMPI_Pack_c(const void* inbuf, MPI_Count incount, MPI_Datatype datatype, void* outbuf, MPI_Count outsize, MPI_Count* position, MPI_Comm comm)
+static int body_MPI_Pack_c(const void* inbuf, MPI_Count incount, MPI_Datatype datatype, void* outbuf, MPI_Count outsize, MPI_Count* position, MPI_Comm comm)
 {
     lm_errctx lm_ctx = LM_ERRCTX_INIT("MPI_Pack_c");
     lm_comm *lm_c = NULL;
@@ -35,9 +43,16 @@ int PMPI_Pack_c(const void* inbuf, MPI_Count incount, MPI_Datatype datatype, voi
     LM_CHECK(lm_check_buffer(&lm_ctx, outbuf, 0, MPI_DATATYPE_NULL, "outbuf", 0));
     return impl_MPI_Pack_c(inbuf, incount, datatype, outbuf, outsize, position, comm);
 }
+int PMPI_Pack_c(const void* inbuf, MPI_Count incount, MPI_Datatype datatype, void* outbuf, MPI_Count outsize, MPI_Count* position, MPI_Comm comm)
+{
+    int lm_held = lm_cs_call_enter();
+    int lm_rc = body_MPI_Pack_c(inbuf, incount, datatype, outbuf, outsize, position, comm);
+    lm_cs_call_exit(lm_held);
+    return lm_rc;
+}
 extern __typeof__(PMPI_Pack_c) MPI_Pack_c __attribute__((weak, alias("PMPI_Pack_c")));
 
-int PMPI_Pack_external(const char datarep[], const void* inbuf, int incount, MPI_Datatype datatype, void* outbuf, MPI_Aint outsize, MPI_Aint* position)
+static int body_MPI_Pack_external(const char datarep[], const void* inbuf, int incount, MPI_Datatype datatype, void* outbuf, MPI_Aint outsize, MPI_Aint* position)
 {
     lm_errctx lm_ctx = LM_ERRCTX_INIT("MPI_Pack_external");
     LM_CHECK(lm_check_init(&lm_ctx));
@@ -48,9 +63,16 @@ int PMPI_Pack_external(const char datarep[], const void* inbuf, int incount, MPI
     LM_CHECK(lm_check_buffer(&lm_ctx, outbuf, 0, MPI_DATATYPE_NULL, "outbuf", 0));
     return impl_MPI_Pack_external(datarep, inbuf, incount, datatype, outbuf, outsize, position);
 }
+int PMPI_Pack_external(const char datarep[], const void* inbuf, int incount, MPI_Datatype datatype, void* outbuf, MPI_Aint outsize, MPI_Aint* position)
+{
+    int lm_held = lm_cs_call_enter();
+    int lm_rc = body_MPI_Pack_external(datarep, inbuf, incount, datatype, outbuf, outsize, position);
+    lm_cs_call_exit(lm_held);
+    return lm_rc;
+}
 extern __typeof__(PMPI_Pack_external) MPI_Pack_external __attribute__((weak, alias("PMPI_Pack_external")));
 
-int PMPI_Pack_external_c(const char datarep[], const void* inbuf, MPI_Count incount, MPI_Datatype datatype, void* outbuf, MPI_Count outsize, MPI_Count* position)
+static int body_MPI_Pack_external_c(const char datarep[], const void* inbuf, MPI_Count incount, MPI_Datatype datatype, void* outbuf, MPI_Count outsize, MPI_Count* position)
 {
     lm_errctx lm_ctx = LM_ERRCTX_INIT("MPI_Pack_external_c");
     LM_CHECK(lm_check_init(&lm_ctx));
@@ -61,9 +83,16 @@ int PMPI_Pack_external_c(const char datarep[], const void* inbuf, MPI_Count inco
     LM_CHECK(lm_check_buffer(&lm_ctx, outbuf, 0, MPI_DATATYPE_NULL, "outbuf", 0));
     return impl_MPI_Pack_external_c(datarep, inbuf, incount, datatype, outbuf, outsize, position);
 }
+int PMPI_Pack_external_c(const char datarep[], const void* inbuf, MPI_Count incount, MPI_Datatype datatype, void* outbuf, MPI_Count outsize, MPI_Count* position)
+{
+    int lm_held = lm_cs_call_enter();
+    int lm_rc = body_MPI_Pack_external_c(datarep, inbuf, incount, datatype, outbuf, outsize, position);
+    lm_cs_call_exit(lm_held);
+    return lm_rc;
+}
 extern __typeof__(PMPI_Pack_external_c) MPI_Pack_external_c __attribute__((weak, alias("PMPI_Pack_external_c")));
 
-int PMPI_Pack_external_size(const char datarep[], int incount, MPI_Datatype datatype, MPI_Aint* size)
+static int body_MPI_Pack_external_size(const char datarep[], int incount, MPI_Datatype datatype, MPI_Aint* size)
 {
     lm_errctx lm_ctx = LM_ERRCTX_INIT("MPI_Pack_external_size");
     LM_CHECK(lm_check_init(&lm_ctx));
@@ -72,9 +101,16 @@ int PMPI_Pack_external_size(const char datarep[], int incount, MPI_Datatype data
     LM_CHECK(lm_check_ptr(&lm_ctx, size, "size"));
     return impl_MPI_Pack_external_size(datarep, incount, datatype, size);
 }
+int PMPI_Pack_external_size(const char datarep[], int incount, MPI_Datatype datatype, MPI_Aint* size)
+{
+    int lm_held = lm_cs_call_enter();
+    int lm_rc = body_MPI_Pack_external_size(datarep, incount, datatype, size);
+    lm_cs_call_exit(lm_held);
+    return lm_rc;
+}
 extern __typeof__(PMPI_Pack_external_size) MPI_Pack_external_size __attribute__((weak, alias("PMPI_Pack_external_size")));
 
-int PMPI_Pack_external_size_c(const char datarep[], MPI_Count incount, MPI_Datatype datatype, MPI_Count* size)
+static int body_MPI_Pack_external_size_c(const char datarep[], MPI_Count incount, MPI_Datatype datatype, MPI_Count* size)
 {
     lm_errctx lm_ctx = LM_ERRCTX_INIT("MPI_Pack_external_size_c");
     LM_CHECK(lm_check_init(&lm_ctx));
@@ -83,9 +119,16 @@ int PMPI_Pack_external_size_c(const char datarep[], MPI_Count incount, MPI_Datat
     LM_CHECK(lm_check_ptr(&lm_ctx, size, "size"));
     return impl_MPI_Pack_external_size_c(datarep, incount, datatype, size);
 }
+int PMPI_Pack_external_size_c(const char datarep[], MPI_Count incount, MPI_Datatype datatype, MPI_Count* size)
+{
+    int lm_held = lm_cs_call_enter();
+    int lm_rc = body_MPI_Pack_external_size_c(datarep, incount, datatype, size);
+    lm_cs_call_exit(lm_held);
+    return lm_rc;
+}
 extern __typeof__(PMPI_Pack_external_size_c) MPI_Pack_external_size_c __attribute__((weak, alias("PMPI_Pack_external_size_c")));
 
-int PMPI_Pack_size(int incount, MPI_Datatype datatype, MPI_Comm comm, int* size)
+static int body_MPI_Pack_size(int incount, MPI_Datatype datatype, MPI_Comm comm, int* size)
 {
     lm_errctx lm_ctx = LM_ERRCTX_INIT("MPI_Pack_size");
     lm_comm *lm_c = NULL;
@@ -97,9 +140,16 @@ int PMPI_Pack_size(int incount, MPI_Datatype datatype, MPI_Comm comm, int* size)
     LM_CHECK(lm_check_ptr(&lm_ctx, size, "size"));
     return impl_MPI_Pack_size(incount, datatype, comm, size);
 }
+int PMPI_Pack_size(int incount, MPI_Datatype datatype, MPI_Comm comm, int* size)
+{
+    int lm_held = lm_cs_call_enter();
+    int lm_rc = body_MPI_Pack_size(incount, datatype, comm, size);
+    lm_cs_call_exit(lm_held);
+    return lm_rc;
+}
 extern __typeof__(PMPI_Pack_size) MPI_Pack_size __attribute__((weak, alias("PMPI_Pack_size")));
 
-int PMPI_Pack_size_c(MPI_Count incount, MPI_Datatype datatype, MPI_Comm comm, MPI_Count* size)
+static int body_MPI_Pack_size_c(MPI_Count incount, MPI_Datatype datatype, MPI_Comm comm, MPI_Count* size)
 {
     lm_errctx lm_ctx = LM_ERRCTX_INIT("MPI_Pack_size_c");
     lm_comm *lm_c = NULL;
@@ -111,9 +161,16 @@ int PMPI_Pack_size_c(MPI_Count incount, MPI_Datatype datatype, MPI_Comm comm, MP
     LM_CHECK(lm_check_ptr(&lm_ctx, size, "size"));
     return impl_MPI_Pack_size_c(incount, datatype, comm, size);
 }
+int PMPI_Pack_size_c(MPI_Count incount, MPI_Datatype datatype, MPI_Comm comm, MPI_Count* size)
+{
+    int lm_held = lm_cs_call_enter();
+    int lm_rc = body_MPI_Pack_size_c(incount, datatype, comm, size);
+    lm_cs_call_exit(lm_held);
+    return lm_rc;
+}
 extern __typeof__(PMPI_Pack_size_c) MPI_Pack_size_c __attribute__((weak, alias("PMPI_Pack_size_c")));
 
-int PMPI_Status_set_elements(MPI_Status* status, MPI_Datatype datatype, int count)
+static int body_MPI_Status_set_elements(MPI_Status* status, MPI_Datatype datatype, int count)
 {
     lm_errctx lm_ctx = LM_ERRCTX_INIT("MPI_Status_set_elements");
     LM_CHECK(lm_check_init(&lm_ctx));
@@ -121,9 +178,16 @@ int PMPI_Status_set_elements(MPI_Status* status, MPI_Datatype datatype, int coun
     LM_CHECK(lm_check_datatype(&lm_ctx, datatype, "datatype", 0));
     return impl_MPI_Status_set_elements(status, datatype, count);
 }
+int PMPI_Status_set_elements(MPI_Status* status, MPI_Datatype datatype, int count)
+{
+    int lm_held = lm_cs_call_enter();
+    int lm_rc = body_MPI_Status_set_elements(status, datatype, count);
+    lm_cs_call_exit(lm_held);
+    return lm_rc;
+}
 extern __typeof__(PMPI_Status_set_elements) MPI_Status_set_elements __attribute__((weak, alias("PMPI_Status_set_elements")));
 
-int PMPI_Status_set_elements_c(MPI_Status* status, MPI_Datatype datatype, MPI_Count count)
+static int body_MPI_Status_set_elements_c(MPI_Status* status, MPI_Datatype datatype, MPI_Count count)
 {
     lm_errctx lm_ctx = LM_ERRCTX_INIT("MPI_Status_set_elements_c");
     LM_CHECK(lm_check_init(&lm_ctx));
@@ -131,9 +195,16 @@ int PMPI_Status_set_elements_c(MPI_Status* status, MPI_Datatype datatype, MPI_Co
     LM_CHECK(lm_check_datatype(&lm_ctx, datatype, "datatype", 0));
     return impl_MPI_Status_set_elements_c(status, datatype, count);
 }
+int PMPI_Status_set_elements_c(MPI_Status* status, MPI_Datatype datatype, MPI_Count count)
+{
+    int lm_held = lm_cs_call_enter();
+    int lm_rc = body_MPI_Status_set_elements_c(status, datatype, count);
+    lm_cs_call_exit(lm_held);
+    return lm_rc;
+}
 extern __typeof__(PMPI_Status_set_elements_c) MPI_Status_set_elements_c __attribute__((weak, alias("PMPI_Status_set_elements_c")));
 
-int PMPI_Status_set_elements_x(MPI_Status* status, MPI_Datatype datatype, MPI_Count count)
+static int body_MPI_Status_set_elements_x(MPI_Status* status, MPI_Datatype datatype, MPI_Count count)
 {
     lm_errctx lm_ctx = LM_ERRCTX_INIT("MPI_Status_set_elements_x");
     LM_CHECK(lm_check_init(&lm_ctx));
@@ -141,9 +212,16 @@ int PMPI_Status_set_elements_x(MPI_Status* status, MPI_Datatype datatype, MPI_Co
     LM_CHECK(lm_check_datatype(&lm_ctx, datatype, "datatype", 0));
     return impl_MPI_Status_set_elements_x(status, datatype, count);
 }
+int PMPI_Status_set_elements_x(MPI_Status* status, MPI_Datatype datatype, MPI_Count count)
+{
+    int lm_held = lm_cs_call_enter();
+    int lm_rc = body_MPI_Status_set_elements_x(status, datatype, count);
+    lm_cs_call_exit(lm_held);
+    return lm_rc;
+}
 extern __typeof__(PMPI_Status_set_elements_x) MPI_Status_set_elements_x __attribute__((weak, alias("PMPI_Status_set_elements_x")));
 
-int PMPI_Type_commit(MPI_Datatype* datatype)
+static int body_MPI_Type_commit(MPI_Datatype* datatype)
 {
     lm_errctx lm_ctx = LM_ERRCTX_INIT("MPI_Type_commit");
     LM_CHECK(lm_check_init(&lm_ctx));
@@ -151,9 +229,16 @@ int PMPI_Type_commit(MPI_Datatype* datatype)
     LM_CHECK(lm_check_datatype(&lm_ctx, *datatype, "datatype", 0));
     return impl_MPI_Type_commit(datatype);
 }
+int PMPI_Type_commit(MPI_Datatype* datatype)
+{
+    int lm_held = lm_cs_call_enter();
+    int lm_rc = body_MPI_Type_commit(datatype);
+    lm_cs_call_exit(lm_held);
+    return lm_rc;
+}
 extern __typeof__(PMPI_Type_commit) MPI_Type_commit __attribute__((weak, alias("PMPI_Type_commit")));
 
-int PMPI_Type_contiguous(int count, MPI_Datatype oldtype, MPI_Datatype* newtype)
+static int body_MPI_Type_contiguous(int count, MPI_Datatype oldtype, MPI_Datatype* newtype)
 {
     lm_errctx lm_ctx = LM_ERRCTX_INIT("MPI_Type_contiguous");
     LM_CHECK(lm_check_init(&lm_ctx));
@@ -162,9 +247,16 @@ int PMPI_Type_contiguous(int count, MPI_Datatype oldtype, MPI_Datatype* newtype)
     LM_CHECK(lm_check_ptr(&lm_ctx, newtype, "newtype"));
     return impl_MPI_Type_contiguous(count, oldtype, newtype);
 }
+int PMPI_Type_contiguous(int count, MPI_Datatype oldtype, MPI_Datatype* newtype)
+{
+    int lm_held = lm_cs_call_enter();
+    int lm_rc = body_MPI_Type_contiguous(count, oldtype, newtype);
+    lm_cs_call_exit(lm_held);
+    return lm_rc;
+}
 extern __typeof__(PMPI_Type_contiguous) MPI_Type_contiguous __attribute__((weak, alias("PMPI_Type_contiguous")));
 
-int PMPI_Type_contiguous_c(MPI_Count count, MPI_Datatype oldtype, MPI_Datatype* newtype)
+static int body_MPI_Type_contiguous_c(MPI_Count count, MPI_Datatype oldtype, MPI_Datatype* newtype)
 {
     lm_errctx lm_ctx = LM_ERRCTX_INIT("MPI_Type_contiguous_c");
     LM_CHECK(lm_check_init(&lm_ctx));
@@ -173,9 +265,16 @@ int PMPI_Type_contiguous_c(MPI_Count count, MPI_Datatype oldtype, MPI_Datatype* 
     LM_CHECK(lm_check_ptr(&lm_ctx, newtype, "newtype"));
     return impl_MPI_Type_contiguous_c(count, oldtype, newtype);
 }
+int PMPI_Type_contiguous_c(MPI_Count count, MPI_Datatype oldtype, MPI_Datatype* newtype)
+{
+    int lm_held = lm_cs_call_enter();
+    int lm_rc = body_MPI_Type_contiguous_c(count, oldtype, newtype);
+    lm_cs_call_exit(lm_held);
+    return lm_rc;
+}
 extern __typeof__(PMPI_Type_contiguous_c) MPI_Type_contiguous_c __attribute__((weak, alias("PMPI_Type_contiguous_c")));
 
-int PMPI_Type_create_darray(int size, int rank, int ndims, const int array_of_gsizes[], const int array_of_distribs[], const int array_of_dargs[], const int array_of_psizes[], int order, MPI_Datatype oldtype, MPI_Datatype* newtype)
+static int body_MPI_Type_create_darray(int size, int rank, int ndims, const int array_of_gsizes[], const int array_of_distribs[], const int array_of_dargs[], const int array_of_psizes[], int order, MPI_Datatype oldtype, MPI_Datatype* newtype)
 {
     lm_errctx lm_ctx = LM_ERRCTX_INIT("MPI_Type_create_darray");
     LM_CHECK(lm_check_init(&lm_ctx));
@@ -185,9 +284,16 @@ int PMPI_Type_create_darray(int size, int rank, int ndims, const int array_of_gs
     LM_CHECK(lm_check_ptr(&lm_ctx, newtype, "newtype"));
     return impl_MPI_Type_create_darray(size, rank, ndims, array_of_gsizes, array_of_distribs, array_of_dargs, array_of_psizes, order, oldtype, newtype);
 }
+int PMPI_Type_create_darray(int size, int rank, int ndims, const int array_of_gsizes[], const int array_of_distribs[], const int array_of_dargs[], const int array_of_psizes[], int order, MPI_Datatype oldtype, MPI_Datatype* newtype)
+{
+    int lm_held = lm_cs_call_enter();
+    int lm_rc = body_MPI_Type_create_darray(size, rank, ndims, array_of_gsizes, array_of_distribs, array_of_dargs, array_of_psizes, order, oldtype, newtype);
+    lm_cs_call_exit(lm_held);
+    return lm_rc;
+}
 extern __typeof__(PMPI_Type_create_darray) MPI_Type_create_darray __attribute__((weak, alias("PMPI_Type_create_darray")));
 
-int PMPI_Type_create_darray_c(int size, int rank, int ndims, const MPI_Count array_of_gsizes[], const int array_of_distribs[], const int array_of_dargs[], const int array_of_psizes[], int order, MPI_Datatype oldtype, MPI_Datatype* newtype)
+static int body_MPI_Type_create_darray_c(int size, int rank, int ndims, const MPI_Count array_of_gsizes[], const int array_of_distribs[], const int array_of_dargs[], const int array_of_psizes[], int order, MPI_Datatype oldtype, MPI_Datatype* newtype)
 {
     lm_errctx lm_ctx = LM_ERRCTX_INIT("MPI_Type_create_darray_c");
     LM_CHECK(lm_check_init(&lm_ctx));
@@ -197,36 +303,64 @@ int PMPI_Type_create_darray_c(int size, int rank, int ndims, const MPI_Count arr
     LM_CHECK(lm_check_ptr(&lm_ctx, newtype, "newtype"));
     return impl_MPI_Type_create_darray_c(size, rank, ndims, array_of_gsizes, array_of_distribs, array_of_dargs, array_of_psizes, order, oldtype, newtype);
 }
+int PMPI_Type_create_darray_c(int size, int rank, int ndims, const MPI_Count array_of_gsizes[], const int array_of_distribs[], const int array_of_dargs[], const int array_of_psizes[], int order, MPI_Datatype oldtype, MPI_Datatype* newtype)
+{
+    int lm_held = lm_cs_call_enter();
+    int lm_rc = body_MPI_Type_create_darray_c(size, rank, ndims, array_of_gsizes, array_of_distribs, array_of_dargs, array_of_psizes, order, oldtype, newtype);
+    lm_cs_call_exit(lm_held);
+    return lm_rc;
+}
 extern __typeof__(PMPI_Type_create_darray_c) MPI_Type_create_darray_c __attribute__((weak, alias("PMPI_Type_create_darray_c")));
 
-int PMPI_Type_create_f90_complex(int p, int r, MPI_Datatype* newtype)
+static int body_MPI_Type_create_f90_complex(int p, int r, MPI_Datatype* newtype)
 {
     lm_errctx lm_ctx = LM_ERRCTX_INIT("MPI_Type_create_f90_complex");
     LM_CHECK(lm_check_init(&lm_ctx));
     LM_CHECK(lm_check_ptr(&lm_ctx, newtype, "newtype"));
     return impl_MPI_Type_create_f90_complex(p, r, newtype);
 }
+int PMPI_Type_create_f90_complex(int p, int r, MPI_Datatype* newtype)
+{
+    int lm_held = lm_cs_call_enter();
+    int lm_rc = body_MPI_Type_create_f90_complex(p, r, newtype);
+    lm_cs_call_exit(lm_held);
+    return lm_rc;
+}
 extern __typeof__(PMPI_Type_create_f90_complex) MPI_Type_create_f90_complex __attribute__((weak, alias("PMPI_Type_create_f90_complex")));
 
-int PMPI_Type_create_f90_integer(int r, MPI_Datatype* newtype)
+static int body_MPI_Type_create_f90_integer(int r, MPI_Datatype* newtype)
 {
     lm_errctx lm_ctx = LM_ERRCTX_INIT("MPI_Type_create_f90_integer");
     LM_CHECK(lm_check_init(&lm_ctx));
     LM_CHECK(lm_check_ptr(&lm_ctx, newtype, "newtype"));
     return impl_MPI_Type_create_f90_integer(r, newtype);
 }
+int PMPI_Type_create_f90_integer(int r, MPI_Datatype* newtype)
+{
+    int lm_held = lm_cs_call_enter();
+    int lm_rc = body_MPI_Type_create_f90_integer(r, newtype);
+    lm_cs_call_exit(lm_held);
+    return lm_rc;
+}
 extern __typeof__(PMPI_Type_create_f90_integer) MPI_Type_create_f90_integer __attribute__((weak, alias("PMPI_Type_create_f90_integer")));
 
-int PMPI_Type_create_f90_real(int p, int r, MPI_Datatype* newtype)
+static int body_MPI_Type_create_f90_real(int p, int r, MPI_Datatype* newtype)
 {
     lm_errctx lm_ctx = LM_ERRCTX_INIT("MPI_Type_create_f90_real");
     LM_CHECK(lm_check_init(&lm_ctx));
     LM_CHECK(lm_check_ptr(&lm_ctx, newtype, "newtype"));
     return impl_MPI_Type_create_f90_real(p, r, newtype);
 }
+int PMPI_Type_create_f90_real(int p, int r, MPI_Datatype* newtype)
+{
+    int lm_held = lm_cs_call_enter();
+    int lm_rc = body_MPI_Type_create_f90_real(p, r, newtype);
+    lm_cs_call_exit(lm_held);
+    return lm_rc;
+}
 extern __typeof__(PMPI_Type_create_f90_real) MPI_Type_create_f90_real __attribute__((weak, alias("PMPI_Type_create_f90_real")));
 
-int PMPI_Type_create_hindexed(int count, const int array_of_blocklengths[], const MPI_Aint array_of_displacements[], MPI_Datatype oldtype, MPI_Datatype* newtype)
+static int body_MPI_Type_create_hindexed(int count, const int array_of_blocklengths[], const MPI_Aint array_of_displacements[], MPI_Datatype oldtype, MPI_Datatype* newtype)
 {
     lm_errctx lm_ctx = LM_ERRCTX_INIT("MPI_Type_create_hindexed");
     LM_CHECK(lm_check_init(&lm_ctx));
@@ -235,9 +369,16 @@ int PMPI_Type_create_hindexed(int count, const int array_of_blocklengths[], cons
     LM_CHECK(lm_check_ptr(&lm_ctx, newtype, "newtype"));
     return impl_MPI_Type_create_hindexed(count, array_of_blocklengths, array_of_displacements, oldtype, newtype);
 }
+int PMPI_Type_create_hindexed(int count, const int array_of_blocklengths[], const MPI_Aint array_of_displacements[], MPI_Datatype oldtype, MPI_Datatype* newtype)
+{
+    int lm_held = lm_cs_call_enter();
+    int lm_rc = body_MPI_Type_create_hindexed(count, array_of_blocklengths, array_of_displacements, oldtype, newtype);
+    lm_cs_call_exit(lm_held);
+    return lm_rc;
+}
 extern __typeof__(PMPI_Type_create_hindexed) MPI_Type_create_hindexed __attribute__((weak, alias("PMPI_Type_create_hindexed")));
 
-int PMPI_Type_create_hindexed_c(MPI_Count count, const MPI_Count array_of_blocklengths[], const MPI_Count array_of_displacements[], MPI_Datatype oldtype, MPI_Datatype* newtype)
+static int body_MPI_Type_create_hindexed_c(MPI_Count count, const MPI_Count array_of_blocklengths[], const MPI_Count array_of_displacements[], MPI_Datatype oldtype, MPI_Datatype* newtype)
 {
     lm_errctx lm_ctx = LM_ERRCTX_INIT("MPI_Type_create_hindexed_c");
     LM_CHECK(lm_check_init(&lm_ctx));
@@ -246,9 +387,16 @@ int PMPI_Type_create_hindexed_c(MPI_Count count, const MPI_Count array_of_blockl
     LM_CHECK(lm_check_ptr(&lm_ctx, newtype, "newtype"));
     return impl_MPI_Type_create_hindexed_c(count, array_of_blocklengths, array_of_displacements, oldtype, newtype);
 }
+int PMPI_Type_create_hindexed_c(MPI_Count count, const MPI_Count array_of_blocklengths[], const MPI_Count array_of_displacements[], MPI_Datatype oldtype, MPI_Datatype* newtype)
+{
+    int lm_held = lm_cs_call_enter();
+    int lm_rc = body_MPI_Type_create_hindexed_c(count, array_of_blocklengths, array_of_displacements, oldtype, newtype);
+    lm_cs_call_exit(lm_held);
+    return lm_rc;
+}
 extern __typeof__(PMPI_Type_create_hindexed_c) MPI_Type_create_hindexed_c __attribute__((weak, alias("PMPI_Type_create_hindexed_c")));
 
-int PMPI_Type_create_hindexed_block(int count, int blocklength, const MPI_Aint array_of_displacements[], MPI_Datatype oldtype, MPI_Datatype* newtype)
+static int body_MPI_Type_create_hindexed_block(int count, int blocklength, const MPI_Aint array_of_displacements[], MPI_Datatype oldtype, MPI_Datatype* newtype)
 {
     lm_errctx lm_ctx = LM_ERRCTX_INIT("MPI_Type_create_hindexed_block");
     LM_CHECK(lm_check_init(&lm_ctx));
@@ -258,9 +406,16 @@ int PMPI_Type_create_hindexed_block(int count, int blocklength, const MPI_Aint a
     LM_CHECK(lm_check_ptr(&lm_ctx, newtype, "newtype"));
     return impl_MPI_Type_create_hindexed_block(count, blocklength, array_of_displacements, oldtype, newtype);
 }
+int PMPI_Type_create_hindexed_block(int count, int blocklength, const MPI_Aint array_of_displacements[], MPI_Datatype oldtype, MPI_Datatype* newtype)
+{
+    int lm_held = lm_cs_call_enter();
+    int lm_rc = body_MPI_Type_create_hindexed_block(count, blocklength, array_of_displacements, oldtype, newtype);
+    lm_cs_call_exit(lm_held);
+    return lm_rc;
+}
 extern __typeof__(PMPI_Type_create_hindexed_block) MPI_Type_create_hindexed_block __attribute__((weak, alias("PMPI_Type_create_hindexed_block")));
 
-int PMPI_Type_create_hindexed_block_c(MPI_Count count, MPI_Count blocklength, const MPI_Count array_of_displacements[], MPI_Datatype oldtype, MPI_Datatype* newtype)
+static int body_MPI_Type_create_hindexed_block_c(MPI_Count count, MPI_Count blocklength, const MPI_Count array_of_displacements[], MPI_Datatype oldtype, MPI_Datatype* newtype)
 {
     lm_errctx lm_ctx = LM_ERRCTX_INIT("MPI_Type_create_hindexed_block_c");
     LM_CHECK(lm_check_init(&lm_ctx));
@@ -270,9 +425,16 @@ int PMPI_Type_create_hindexed_block_c(MPI_Count count, MPI_Count blocklength, co
     LM_CHECK(lm_check_ptr(&lm_ctx, newtype, "newtype"));
     return impl_MPI_Type_create_hindexed_block_c(count, blocklength, array_of_displacements, oldtype, newtype);
 }
+int PMPI_Type_create_hindexed_block_c(MPI_Count count, MPI_Count blocklength, const MPI_Count array_of_displacements[], MPI_Datatype oldtype, MPI_Datatype* newtype)
+{
+    int lm_held = lm_cs_call_enter();
+    int lm_rc = body_MPI_Type_create_hindexed_block_c(count, blocklength, array_of_displacements, oldtype, newtype);
+    lm_cs_call_exit(lm_held);
+    return lm_rc;
+}
 extern __typeof__(PMPI_Type_create_hindexed_block_c) MPI_Type_create_hindexed_block_c __attribute__((weak, alias("PMPI_Type_create_hindexed_block_c")));
 
-int PMPI_Type_create_hvector(int count, int blocklength, MPI_Aint stride, MPI_Datatype oldtype, MPI_Datatype* newtype)
+static int body_MPI_Type_create_hvector(int count, int blocklength, MPI_Aint stride, MPI_Datatype oldtype, MPI_Datatype* newtype)
 {
     lm_errctx lm_ctx = LM_ERRCTX_INIT("MPI_Type_create_hvector");
     LM_CHECK(lm_check_init(&lm_ctx));
@@ -282,9 +444,16 @@ int PMPI_Type_create_hvector(int count, int blocklength, MPI_Aint stride, MPI_Da
     LM_CHECK(lm_check_ptr(&lm_ctx, newtype, "newtype"));
     return impl_MPI_Type_create_hvector(count, blocklength, stride, oldtype, newtype);
 }
+int PMPI_Type_create_hvector(int count, int blocklength, MPI_Aint stride, MPI_Datatype oldtype, MPI_Datatype* newtype)
+{
+    int lm_held = lm_cs_call_enter();
+    int lm_rc = body_MPI_Type_create_hvector(count, blocklength, stride, oldtype, newtype);
+    lm_cs_call_exit(lm_held);
+    return lm_rc;
+}
 extern __typeof__(PMPI_Type_create_hvector) MPI_Type_create_hvector __attribute__((weak, alias("PMPI_Type_create_hvector")));
 
-int PMPI_Type_create_hvector_c(MPI_Count count, MPI_Count blocklength, MPI_Count stride, MPI_Datatype oldtype, MPI_Datatype* newtype)
+static int body_MPI_Type_create_hvector_c(MPI_Count count, MPI_Count blocklength, MPI_Count stride, MPI_Datatype oldtype, MPI_Datatype* newtype)
 {
     lm_errctx lm_ctx = LM_ERRCTX_INIT("MPI_Type_create_hvector_c");
     LM_CHECK(lm_check_init(&lm_ctx));
@@ -294,9 +463,16 @@ int PMPI_Type_create_hvector_c(MPI_Count count, MPI_Count blocklength, MPI_Count
     LM_CHECK(lm_check_ptr(&lm_ctx, newtype, "newtype"));
     return impl_MPI_Type_create_hvector_c(count, blocklength, stride, oldtype, newtype);
 }
+int PMPI_Type_create_hvector_c(MPI_Count count, MPI_Count blocklength, MPI_Count stride, MPI_Datatype oldtype, MPI_Datatype* newtype)
+{
+    int lm_held = lm_cs_call_enter();
+    int lm_rc = body_MPI_Type_create_hvector_c(count, blocklength, stride, oldtype, newtype);
+    lm_cs_call_exit(lm_held);
+    return lm_rc;
+}
 extern __typeof__(PMPI_Type_create_hvector_c) MPI_Type_create_hvector_c __attribute__((weak, alias("PMPI_Type_create_hvector_c")));
 
-int PMPI_Type_create_indexed_block(int count, int blocklength, const int array_of_displacements[], MPI_Datatype oldtype, MPI_Datatype* newtype)
+static int body_MPI_Type_create_indexed_block(int count, int blocklength, const int array_of_displacements[], MPI_Datatype oldtype, MPI_Datatype* newtype)
 {
     lm_errctx lm_ctx = LM_ERRCTX_INIT("MPI_Type_create_indexed_block");
     LM_CHECK(lm_check_init(&lm_ctx));
@@ -306,9 +482,16 @@ int PMPI_Type_create_indexed_block(int count, int blocklength, const int array_o
     LM_CHECK(lm_check_ptr(&lm_ctx, newtype, "newtype"));
     return impl_MPI_Type_create_indexed_block(count, blocklength, array_of_displacements, oldtype, newtype);
 }
+int PMPI_Type_create_indexed_block(int count, int blocklength, const int array_of_displacements[], MPI_Datatype oldtype, MPI_Datatype* newtype)
+{
+    int lm_held = lm_cs_call_enter();
+    int lm_rc = body_MPI_Type_create_indexed_block(count, blocklength, array_of_displacements, oldtype, newtype);
+    lm_cs_call_exit(lm_held);
+    return lm_rc;
+}
 extern __typeof__(PMPI_Type_create_indexed_block) MPI_Type_create_indexed_block __attribute__((weak, alias("PMPI_Type_create_indexed_block")));
 
-int PMPI_Type_create_indexed_block_c(MPI_Count count, MPI_Count blocklength, const MPI_Count array_of_displacements[], MPI_Datatype oldtype, MPI_Datatype* newtype)
+static int body_MPI_Type_create_indexed_block_c(MPI_Count count, MPI_Count blocklength, const MPI_Count array_of_displacements[], MPI_Datatype oldtype, MPI_Datatype* newtype)
 {
     lm_errctx lm_ctx = LM_ERRCTX_INIT("MPI_Type_create_indexed_block_c");
     LM_CHECK(lm_check_init(&lm_ctx));
@@ -318,18 +501,32 @@ int PMPI_Type_create_indexed_block_c(MPI_Count count, MPI_Count blocklength, con
     LM_CHECK(lm_check_ptr(&lm_ctx, newtype, "newtype"));
     return impl_MPI_Type_create_indexed_block_c(count, blocklength, array_of_displacements, oldtype, newtype);
 }
+int PMPI_Type_create_indexed_block_c(MPI_Count count, MPI_Count blocklength, const MPI_Count array_of_displacements[], MPI_Datatype oldtype, MPI_Datatype* newtype)
+{
+    int lm_held = lm_cs_call_enter();
+    int lm_rc = body_MPI_Type_create_indexed_block_c(count, blocklength, array_of_displacements, oldtype, newtype);
+    lm_cs_call_exit(lm_held);
+    return lm_rc;
+}
 extern __typeof__(PMPI_Type_create_indexed_block_c) MPI_Type_create_indexed_block_c __attribute__((weak, alias("PMPI_Type_create_indexed_block_c")));
 
-int PMPI_Type_create_keyval(MPI_Type_copy_attr_function* type_copy_attr_fn, MPI_Type_delete_attr_function* type_delete_attr_fn, int* type_keyval, void* extra_state)
+static int body_MPI_Type_create_keyval(MPI_Type_copy_attr_function* type_copy_attr_fn, MPI_Type_delete_attr_function* type_delete_attr_fn, int* type_keyval, void* extra_state)
 {
     lm_errctx lm_ctx = LM_ERRCTX_INIT("MPI_Type_create_keyval");
     LM_CHECK(lm_check_init(&lm_ctx));
     LM_CHECK(lm_check_ptr(&lm_ctx, type_keyval, "type_keyval"));
     return impl_MPI_Type_create_keyval(type_copy_attr_fn, type_delete_attr_fn, type_keyval, extra_state);
 }
+int PMPI_Type_create_keyval(MPI_Type_copy_attr_function* type_copy_attr_fn, MPI_Type_delete_attr_function* type_delete_attr_fn, int* type_keyval, void* extra_state)
+{
+    int lm_held = lm_cs_call_enter();
+    int lm_rc = body_MPI_Type_create_keyval(type_copy_attr_fn, type_delete_attr_fn, type_keyval, extra_state);
+    lm_cs_call_exit(lm_held);
+    return lm_rc;
+}
 extern __typeof__(PMPI_Type_create_keyval) MPI_Type_create_keyval __attribute__((weak, alias("PMPI_Type_create_keyval")));
 
-int PMPI_Type_create_resized(MPI_Datatype oldtype, MPI_Aint lb, MPI_Aint extent, MPI_Datatype* newtype)
+static int body_MPI_Type_create_resized(MPI_Datatype oldtype, MPI_Aint lb, MPI_Aint extent, MPI_Datatype* newtype)
 {
     lm_errctx lm_ctx = LM_ERRCTX_INIT("MPI_Type_create_resized");
     LM_CHECK(lm_check_init(&lm_ctx));
@@ -337,9 +534,16 @@ int PMPI_Type_create_resized(MPI_Datatype oldtype, MPI_Aint lb, MPI_Aint extent,
     LM_CHECK(lm_check_ptr(&lm_ctx, newtype, "newtype"));
     return impl_MPI_Type_create_resized(oldtype, lb, extent, newtype);
 }
+int PMPI_Type_create_resized(MPI_Datatype oldtype, MPI_Aint lb, MPI_Aint extent, MPI_Datatype* newtype)
+{
+    int lm_held = lm_cs_call_enter();
+    int lm_rc = body_MPI_Type_create_resized(oldtype, lb, extent, newtype);
+    lm_cs_call_exit(lm_held);
+    return lm_rc;
+}
 extern __typeof__(PMPI_Type_create_resized) MPI_Type_create_resized __attribute__((weak, alias("PMPI_Type_create_resized")));
 
-int PMPI_Type_create_resized_c(MPI_Datatype oldtype, MPI_Count lb, MPI_Count extent, MPI_Datatype* newtype)
+static int body_MPI_Type_create_resized_c(MPI_Datatype oldtype, MPI_Count lb, MPI_Count extent, MPI_Datatype* newtype)
 {
     lm_errctx lm_ctx = LM_ERRCTX_INIT("MPI_Type_create_resized_c");
     LM_CHECK(lm_check_init(&lm_ctx));
@@ -347,9 +551,16 @@ int PMPI_Type_create_resized_c(MPI_Datatype oldtype, MPI_Count lb, MPI_Count ext
     LM_CHECK(lm_check_ptr(&lm_ctx, newtype, "newtype"));
     return impl_MPI_Type_create_resized_c(oldtype, lb, extent, newtype);
 }
+int PMPI_Type_create_resized_c(MPI_Datatype oldtype, MPI_Count lb, MPI_Count extent, MPI_Datatype* newtype)
+{
+    int lm_held = lm_cs_call_enter();
+    int lm_rc = body_MPI_Type_create_resized_c(oldtype, lb, extent, newtype);
+    lm_cs_call_exit(lm_held);
+    return lm_rc;
+}
 extern __typeof__(PMPI_Type_create_resized_c) MPI_Type_create_resized_c __attribute__((weak, alias("PMPI_Type_create_resized_c")));
 
-int PMPI_Type_create_struct(int count, const int array_of_blocklengths[], const MPI_Aint array_of_displacements[], const MPI_Datatype array_of_types[], MPI_Datatype* newtype)
+static int body_MPI_Type_create_struct(int count, const int array_of_blocklengths[], const MPI_Aint array_of_displacements[], const MPI_Datatype array_of_types[], MPI_Datatype* newtype)
 {
     lm_errctx lm_ctx = LM_ERRCTX_INIT("MPI_Type_create_struct");
     LM_CHECK(lm_check_init(&lm_ctx));
@@ -357,9 +568,16 @@ int PMPI_Type_create_struct(int count, const int array_of_blocklengths[], const 
     LM_CHECK(lm_check_ptr(&lm_ctx, newtype, "newtype"));
     return impl_MPI_Type_create_struct(count, array_of_blocklengths, array_of_displacements, array_of_types, newtype);
 }
+int PMPI_Type_create_struct(int count, const int array_of_blocklengths[], const MPI_Aint array_of_displacements[], const MPI_Datatype array_of_types[], MPI_Datatype* newtype)
+{
+    int lm_held = lm_cs_call_enter();
+    int lm_rc = body_MPI_Type_create_struct(count, array_of_blocklengths, array_of_displacements, array_of_types, newtype);
+    lm_cs_call_exit(lm_held);
+    return lm_rc;
+}
 extern __typeof__(PMPI_Type_create_struct) MPI_Type_create_struct __attribute__((weak, alias("PMPI_Type_create_struct")));
 
-int PMPI_Type_create_struct_c(MPI_Count count, const MPI_Count array_of_blocklengths[], const MPI_Count array_of_displacements[], const MPI_Datatype array_of_types[], MPI_Datatype* newtype)
+static int body_MPI_Type_create_struct_c(MPI_Count count, const MPI_Count array_of_blocklengths[], const MPI_Count array_of_displacements[], const MPI_Datatype array_of_types[], MPI_Datatype* newtype)
 {
     lm_errctx lm_ctx = LM_ERRCTX_INIT("MPI_Type_create_struct_c");
     LM_CHECK(lm_check_init(&lm_ctx));
@@ -367,9 +585,16 @@ int PMPI_Type_create_struct_c(MPI_Count count, const MPI_Count array_of_blocklen
     LM_CHECK(lm_check_ptr(&lm_ctx, newtype, "newtype"));
     return impl_MPI_Type_create_struct_c(count, array_of_blocklengths, array_of_displacements, array_of_types, newtype);
 }
+int PMPI_Type_create_struct_c(MPI_Count count, const MPI_Count array_of_blocklengths[], const MPI_Count array_of_displacements[], const MPI_Datatype array_of_types[], MPI_Datatype* newtype)
+{
+    int lm_held = lm_cs_call_enter();
+    int lm_rc = body_MPI_Type_create_struct_c(count, array_of_blocklengths, array_of_displacements, array_of_types, newtype);
+    lm_cs_call_exit(lm_held);
+    return lm_rc;
+}
 extern __typeof__(PMPI_Type_create_struct_c) MPI_Type_create_struct_c __attribute__((weak, alias("PMPI_Type_create_struct_c")));
 
-int PMPI_Type_create_subarray(int ndims, const int array_of_sizes[], const int array_of_subsizes[], const int array_of_starts[], int order, MPI_Datatype oldtype, MPI_Datatype* newtype)
+static int body_MPI_Type_create_subarray(int ndims, const int array_of_sizes[], const int array_of_subsizes[], const int array_of_starts[], int order, MPI_Datatype oldtype, MPI_Datatype* newtype)
 {
     lm_errctx lm_ctx = LM_ERRCTX_INIT("MPI_Type_create_subarray");
     LM_CHECK(lm_check_init(&lm_ctx));
@@ -378,9 +603,16 @@ int PMPI_Type_create_subarray(int ndims, const int array_of_sizes[], const int a
     LM_CHECK(lm_check_ptr(&lm_ctx, newtype, "newtype"));
     return impl_MPI_Type_create_subarray(ndims, array_of_sizes, array_of_subsizes, array_of_starts, order, oldtype, newtype);
 }
+int PMPI_Type_create_subarray(int ndims, const int array_of_sizes[], const int array_of_subsizes[], const int array_of_starts[], int order, MPI_Datatype oldtype, MPI_Datatype* newtype)
+{
+    int lm_held = lm_cs_call_enter();
+    int lm_rc = body_MPI_Type_create_subarray(ndims, array_of_sizes, array_of_subsizes, array_of_starts, order, oldtype, newtype);
+    lm_cs_call_exit(lm_held);
+    return lm_rc;
+}
 extern __typeof__(PMPI_Type_create_subarray) MPI_Type_create_subarray __attribute__((weak, alias("PMPI_Type_create_subarray")));
 
-int PMPI_Type_create_subarray_c(int ndims, const MPI_Count array_of_sizes[], const MPI_Count array_of_subsizes[], const MPI_Count array_of_starts[], int order, MPI_Datatype oldtype, MPI_Datatype* newtype)
+static int body_MPI_Type_create_subarray_c(int ndims, const MPI_Count array_of_sizes[], const MPI_Count array_of_subsizes[], const MPI_Count array_of_starts[], int order, MPI_Datatype oldtype, MPI_Datatype* newtype)
 {
     lm_errctx lm_ctx = LM_ERRCTX_INIT("MPI_Type_create_subarray_c");
     LM_CHECK(lm_check_init(&lm_ctx));
@@ -389,18 +621,32 @@ int PMPI_Type_create_subarray_c(int ndims, const MPI_Count array_of_sizes[], con
     LM_CHECK(lm_check_ptr(&lm_ctx, newtype, "newtype"));
     return impl_MPI_Type_create_subarray_c(ndims, array_of_sizes, array_of_subsizes, array_of_starts, order, oldtype, newtype);
 }
+int PMPI_Type_create_subarray_c(int ndims, const MPI_Count array_of_sizes[], const MPI_Count array_of_subsizes[], const MPI_Count array_of_starts[], int order, MPI_Datatype oldtype, MPI_Datatype* newtype)
+{
+    int lm_held = lm_cs_call_enter();
+    int lm_rc = body_MPI_Type_create_subarray_c(ndims, array_of_sizes, array_of_subsizes, array_of_starts, order, oldtype, newtype);
+    lm_cs_call_exit(lm_held);
+    return lm_rc;
+}
 extern __typeof__(PMPI_Type_create_subarray_c) MPI_Type_create_subarray_c __attribute__((weak, alias("PMPI_Type_create_subarray_c")));
 
-int PMPI_Type_delete_attr(MPI_Datatype datatype, int type_keyval)
+static int body_MPI_Type_delete_attr(MPI_Datatype datatype, int type_keyval)
 {
     lm_errctx lm_ctx = LM_ERRCTX_INIT("MPI_Type_delete_attr");
     LM_CHECK(lm_check_init(&lm_ctx));
     LM_CHECK(lm_check_datatype(&lm_ctx, datatype, "datatype", 0));
     return impl_MPI_Type_delete_attr(datatype, type_keyval);
 }
+int PMPI_Type_delete_attr(MPI_Datatype datatype, int type_keyval)
+{
+    int lm_held = lm_cs_call_enter();
+    int lm_rc = body_MPI_Type_delete_attr(datatype, type_keyval);
+    lm_cs_call_exit(lm_held);
+    return lm_rc;
+}
 extern __typeof__(PMPI_Type_delete_attr) MPI_Type_delete_attr __attribute__((weak, alias("PMPI_Type_delete_attr")));
 
-int PMPI_Type_dup(MPI_Datatype oldtype, MPI_Datatype* newtype)
+static int body_MPI_Type_dup(MPI_Datatype oldtype, MPI_Datatype* newtype)
 {
     lm_errctx lm_ctx = LM_ERRCTX_INIT("MPI_Type_dup");
     LM_CHECK(lm_check_init(&lm_ctx));
@@ -408,9 +654,16 @@ int PMPI_Type_dup(MPI_Datatype oldtype, MPI_Datatype* newtype)
     LM_CHECK(lm_check_ptr(&lm_ctx, newtype, "newtype"));
     return impl_MPI_Type_dup(oldtype, newtype);
 }
+int PMPI_Type_dup(MPI_Datatype oldtype, MPI_Datatype* newtype)
+{
+    int lm_held = lm_cs_call_enter();
+    int lm_rc = body_MPI_Type_dup(oldtype, newtype);
+    lm_cs_call_exit(lm_held);
+    return lm_rc;
+}
 extern __typeof__(PMPI_Type_dup) MPI_Type_dup __attribute__((weak, alias("PMPI_Type_dup")));
 
-int PMPI_Type_free(MPI_Datatype* datatype)
+static int body_MPI_Type_free(MPI_Datatype* datatype)
 {
     lm_errctx lm_ctx = LM_ERRCTX_INIT("MPI_Type_free");
     LM_CHECK(lm_check_init(&lm_ctx));
@@ -419,18 +672,32 @@ int PMPI_Type_free(MPI_Datatype* datatype)
     LM_CHECK(lm_check_not_predefined(&lm_ctx, *datatype, "datatype", MPI_ERR_TYPE));
     return impl_MPI_Type_free(datatype);
 }
+int PMPI_Type_free(MPI_Datatype* datatype)
+{
+    int lm_held = lm_cs_call_enter();
+    int lm_rc = body_MPI_Type_free(datatype);
+    lm_cs_call_exit(lm_held);
+    return lm_rc;
+}
 extern __typeof__(PMPI_Type_free) MPI_Type_free __attribute__((weak, alias("PMPI_Type_free")));
 
-int PMPI_Type_free_keyval(int* type_keyval)
+static int body_MPI_Type_free_keyval(int* type_keyval)
 {
     lm_errctx lm_ctx = LM_ERRCTX_INIT("MPI_Type_free_keyval");
     LM_CHECK(lm_check_init(&lm_ctx));
     LM_CHECK(lm_check_ptr(&lm_ctx, type_keyval, "type_keyval"));
     return impl_MPI_Type_free_keyval(type_keyval);
 }
+int PMPI_Type_free_keyval(int* type_keyval)
+{
+    int lm_held = lm_cs_call_enter();
+    int lm_rc = body_MPI_Type_free_keyval(type_keyval);
+    lm_cs_call_exit(lm_held);
+    return lm_rc;
+}
 extern __typeof__(PMPI_Type_free_keyval) MPI_Type_free_keyval __attribute__((weak, alias("PMPI_Type_free_keyval")));
 
-int PMPI_Type_get_attr(MPI_Datatype datatype, int type_keyval, void* attribute_val, int* flag)
+static int body_MPI_Type_get_attr(MPI_Datatype datatype, int type_keyval, void* attribute_val, int* flag)
 {
     lm_errctx lm_ctx = LM_ERRCTX_INIT("MPI_Type_get_attr");
     LM_CHECK(lm_check_init(&lm_ctx));
@@ -439,27 +706,48 @@ int PMPI_Type_get_attr(MPI_Datatype datatype, int type_keyval, void* attribute_v
     LM_CHECK(lm_check_ptr(&lm_ctx, flag, "flag"));
     return impl_MPI_Type_get_attr(datatype, type_keyval, attribute_val, flag);
 }
+int PMPI_Type_get_attr(MPI_Datatype datatype, int type_keyval, void* attribute_val, int* flag)
+{
+    int lm_held = lm_cs_call_enter();
+    int lm_rc = body_MPI_Type_get_attr(datatype, type_keyval, attribute_val, flag);
+    lm_cs_call_exit(lm_held);
+    return lm_rc;
+}
 extern __typeof__(PMPI_Type_get_attr) MPI_Type_get_attr __attribute__((weak, alias("PMPI_Type_get_attr")));
 
-int PMPI_Type_get_contents(MPI_Datatype datatype, int max_integers, int max_addresses, int max_datatypes, int array_of_integers[], MPI_Aint array_of_addresses[], MPI_Datatype array_of_datatypes[])
+static int body_MPI_Type_get_contents(MPI_Datatype datatype, int max_integers, int max_addresses, int max_datatypes, int array_of_integers[], MPI_Aint array_of_addresses[], MPI_Datatype array_of_datatypes[])
 {
     lm_errctx lm_ctx = LM_ERRCTX_INIT("MPI_Type_get_contents");
     LM_CHECK(lm_check_init(&lm_ctx));
     LM_CHECK(lm_check_datatype(&lm_ctx, datatype, "datatype", 0));
     return impl_MPI_Type_get_contents(datatype, max_integers, max_addresses, max_datatypes, array_of_integers, array_of_addresses, array_of_datatypes);
 }
+int PMPI_Type_get_contents(MPI_Datatype datatype, int max_integers, int max_addresses, int max_datatypes, int array_of_integers[], MPI_Aint array_of_addresses[], MPI_Datatype array_of_datatypes[])
+{
+    int lm_held = lm_cs_call_enter();
+    int lm_rc = body_MPI_Type_get_contents(datatype, max_integers, max_addresses, max_datatypes, array_of_integers, array_of_addresses, array_of_datatypes);
+    lm_cs_call_exit(lm_held);
+    return lm_rc;
+}
 extern __typeof__(PMPI_Type_get_contents) MPI_Type_get_contents __attribute__((weak, alias("PMPI_Type_get_contents")));
 
-int PMPI_Type_get_contents_c(MPI_Datatype datatype, MPI_Count max_integers, MPI_Count max_addresses, MPI_Count max_large_counts, MPI_Count max_datatypes, int array_of_integers[], MPI_Aint array_of_addresses[], MPI_Count array_of_large_counts[], MPI_Datatype array_of_datatypes[])
+static int body_MPI_Type_get_contents_c(MPI_Datatype datatype, MPI_Count max_integers, MPI_Count max_addresses, MPI_Count max_large_counts, MPI_Count max_datatypes, int array_of_integers[], MPI_Aint array_of_addresses[], MPI_Count array_of_large_counts[], MPI_Datatype array_of_datatypes[])
 {
     lm_errctx lm_ctx = LM_ERRCTX_INIT("MPI_Type_get_contents_c");
     LM_CHECK(lm_check_init(&lm_ctx));
     LM_CHECK(lm_check_datatype(&lm_ctx, datatype, "datatype", 0));
     return impl_MPI_Type_get_contents_c(datatype, max_integers, max_addresses, max_large_counts, max_datatypes, array_of_integers, array_of_addresses, array_of_large_counts, array_of_datatypes);
 }
+int PMPI_Type_get_contents_c(MPI_Datatype datatype, MPI_Count max_integers, MPI_Count max_addresses, MPI_Count max_large_counts, MPI_Count max_datatypes, int array_of_integers[], MPI_Aint array_of_addresses[], MPI_Count array_of_large_counts[], MPI_Datatype array_of_datatypes[])
+{
+    int lm_held = lm_cs_call_enter();
+    int lm_rc = body_MPI_Type_get_contents_c(datatype, max_integers, max_addresses, max_large_counts, max_datatypes, array_of_integers, array_of_addresses, array_of_large_counts, array_of_datatypes);
+    lm_cs_call_exit(lm_held);
+    return lm_rc;
+}
 extern __typeof__(PMPI_Type_get_contents_c) MPI_Type_get_contents_c __attribute__((weak, alias("PMPI_Type_get_contents_c")));
 
-int PMPI_Type_get_envelope(MPI_Datatype datatype, int* num_integers, int* num_addresses, int* num_datatypes, int* combiner)
+static int body_MPI_Type_get_envelope(MPI_Datatype datatype, int* num_integers, int* num_addresses, int* num_datatypes, int* combiner)
 {
     lm_errctx lm_ctx = LM_ERRCTX_INIT("MPI_Type_get_envelope");
     LM_CHECK(lm_check_init(&lm_ctx));
@@ -470,9 +758,16 @@ int PMPI_Type_get_envelope(MPI_Datatype datatype, int* num_integers, int* num_ad
     LM_CHECK(lm_check_ptr(&lm_ctx, combiner, "combiner"));
     return impl_MPI_Type_get_envelope(datatype, num_integers, num_addresses, num_datatypes, combiner);
 }
+int PMPI_Type_get_envelope(MPI_Datatype datatype, int* num_integers, int* num_addresses, int* num_datatypes, int* combiner)
+{
+    int lm_held = lm_cs_call_enter();
+    int lm_rc = body_MPI_Type_get_envelope(datatype, num_integers, num_addresses, num_datatypes, combiner);
+    lm_cs_call_exit(lm_held);
+    return lm_rc;
+}
 extern __typeof__(PMPI_Type_get_envelope) MPI_Type_get_envelope __attribute__((weak, alias("PMPI_Type_get_envelope")));
 
-int PMPI_Type_get_envelope_c(MPI_Datatype datatype, MPI_Count* num_integers, MPI_Count* num_addresses, MPI_Count* num_large_counts, MPI_Count* num_datatypes, int* combiner)
+static int body_MPI_Type_get_envelope_c(MPI_Datatype datatype, MPI_Count* num_integers, MPI_Count* num_addresses, MPI_Count* num_large_counts, MPI_Count* num_datatypes, int* combiner)
 {
     lm_errctx lm_ctx = LM_ERRCTX_INIT("MPI_Type_get_envelope_c");
     LM_CHECK(lm_check_init(&lm_ctx));
@@ -484,9 +779,16 @@ int PMPI_Type_get_envelope_c(MPI_Datatype datatype, MPI_Count* num_integers, MPI
     LM_CHECK(lm_check_ptr(&lm_ctx, combiner, "combiner"));
     return impl_MPI_Type_get_envelope_c(datatype, num_integers, num_addresses, num_large_counts, num_datatypes, combiner);
 }
+int PMPI_Type_get_envelope_c(MPI_Datatype datatype, MPI_Count* num_integers, MPI_Count* num_addresses, MPI_Count* num_large_counts, MPI_Count* num_datatypes, int* combiner)
+{
+    int lm_held = lm_cs_call_enter();
+    int lm_rc = body_MPI_Type_get_envelope_c(datatype, num_integers, num_addresses, num_large_counts, num_datatypes, combiner);
+    lm_cs_call_exit(lm_held);
+    return lm_rc;
+}
 extern __typeof__(PMPI_Type_get_envelope_c) MPI_Type_get_envelope_c __attribute__((weak, alias("PMPI_Type_get_envelope_c")));
 
-int PMPI_Type_get_extent(MPI_Datatype datatype, MPI_Aint* lb, MPI_Aint* extent)
+static int body_MPI_Type_get_extent(MPI_Datatype datatype, MPI_Aint* lb, MPI_Aint* extent)
 {
     lm_errctx lm_ctx = LM_ERRCTX_INIT("MPI_Type_get_extent");
     LM_CHECK(lm_check_init(&lm_ctx));
@@ -495,9 +797,16 @@ int PMPI_Type_get_extent(MPI_Datatype datatype, MPI_Aint* lb, MPI_Aint* extent)
     LM_CHECK(lm_check_ptr(&lm_ctx, extent, "extent"));
     return impl_MPI_Type_get_extent(datatype, lb, extent);
 }
+int PMPI_Type_get_extent(MPI_Datatype datatype, MPI_Aint* lb, MPI_Aint* extent)
+{
+    int lm_held = lm_cs_call_enter();
+    int lm_rc = body_MPI_Type_get_extent(datatype, lb, extent);
+    lm_cs_call_exit(lm_held);
+    return lm_rc;
+}
 extern __typeof__(PMPI_Type_get_extent) MPI_Type_get_extent __attribute__((weak, alias("PMPI_Type_get_extent")));
 
-int PMPI_Type_get_extent_c(MPI_Datatype datatype, MPI_Count* lb, MPI_Count* extent)
+static int body_MPI_Type_get_extent_c(MPI_Datatype datatype, MPI_Count* lb, MPI_Count* extent)
 {
     lm_errctx lm_ctx = LM_ERRCTX_INIT("MPI_Type_get_extent_c");
     LM_CHECK(lm_check_init(&lm_ctx));
@@ -506,9 +815,16 @@ int PMPI_Type_get_extent_c(MPI_Datatype datatype, MPI_Count* lb, MPI_Count* exte
     LM_CHECK(lm_check_ptr(&lm_ctx, extent, "extent"));
     return impl_MPI_Type_get_extent_c(datatype, lb, extent);
 }
+int PMPI_Type_get_extent_c(MPI_Datatype datatype, MPI_Count* lb, MPI_Count* extent)
+{
+    int lm_held = lm_cs_call_enter();
+    int lm_rc = body_MPI_Type_get_extent_c(datatype, lb, extent);
+    lm_cs_call_exit(lm_held);
+    return lm_rc;
+}
 extern __typeof__(PMPI_Type_get_extent_c) MPI_Type_get_extent_c __attribute__((weak, alias("PMPI_Type_get_extent_c")));
 
-int PMPI_Type_get_extent_x(MPI_Datatype datatype, MPI_Count* lb, MPI_Count* extent)
+static int body_MPI_Type_get_extent_x(MPI_Datatype datatype, MPI_Count* lb, MPI_Count* extent)
 {
     lm_errctx lm_ctx = LM_ERRCTX_INIT("MPI_Type_get_extent_x");
     LM_CHECK(lm_check_init(&lm_ctx));
@@ -517,9 +833,16 @@ int PMPI_Type_get_extent_x(MPI_Datatype datatype, MPI_Count* lb, MPI_Count* exte
     LM_CHECK(lm_check_ptr(&lm_ctx, extent, "extent"));
     return impl_MPI_Type_get_extent_x(datatype, lb, extent);
 }
+int PMPI_Type_get_extent_x(MPI_Datatype datatype, MPI_Count* lb, MPI_Count* extent)
+{
+    int lm_held = lm_cs_call_enter();
+    int lm_rc = body_MPI_Type_get_extent_x(datatype, lb, extent);
+    lm_cs_call_exit(lm_held);
+    return lm_rc;
+}
 extern __typeof__(PMPI_Type_get_extent_x) MPI_Type_get_extent_x __attribute__((weak, alias("PMPI_Type_get_extent_x")));
 
-int PMPI_Type_get_name(MPI_Datatype datatype, char* type_name, int* resultlen)
+static int body_MPI_Type_get_name(MPI_Datatype datatype, char* type_name, int* resultlen)
 {
     lm_errctx lm_ctx = LM_ERRCTX_INIT("MPI_Type_get_name");
     LM_CHECK(lm_check_init(&lm_ctx));
@@ -527,9 +850,16 @@ int PMPI_Type_get_name(MPI_Datatype datatype, char* type_name, int* resultlen)
     LM_CHECK(lm_check_ptr(&lm_ctx, resultlen, "resultlen"));
     return impl_MPI_Type_get_name(datatype, type_name, resultlen);
 }
+int PMPI_Type_get_name(MPI_Datatype datatype, char* type_name, int* resultlen)
+{
+    int lm_held = lm_cs_call_enter();
+    int lm_rc = body_MPI_Type_get_name(datatype, type_name, resultlen);
+    lm_cs_call_exit(lm_held);
+    return lm_rc;
+}
 extern __typeof__(PMPI_Type_get_name) MPI_Type_get_name __attribute__((weak, alias("PMPI_Type_get_name")));
 
-int PMPI_Type_get_true_extent(MPI_Datatype datatype, MPI_Aint* true_lb, MPI_Aint* true_extent)
+static int body_MPI_Type_get_true_extent(MPI_Datatype datatype, MPI_Aint* true_lb, MPI_Aint* true_extent)
 {
     lm_errctx lm_ctx = LM_ERRCTX_INIT("MPI_Type_get_true_extent");
     LM_CHECK(lm_check_init(&lm_ctx));
@@ -538,9 +868,16 @@ int PMPI_Type_get_true_extent(MPI_Datatype datatype, MPI_Aint* true_lb, MPI_Aint
     LM_CHECK(lm_check_ptr(&lm_ctx, true_extent, "true_extent"));
     return impl_MPI_Type_get_true_extent(datatype, true_lb, true_extent);
 }
+int PMPI_Type_get_true_extent(MPI_Datatype datatype, MPI_Aint* true_lb, MPI_Aint* true_extent)
+{
+    int lm_held = lm_cs_call_enter();
+    int lm_rc = body_MPI_Type_get_true_extent(datatype, true_lb, true_extent);
+    lm_cs_call_exit(lm_held);
+    return lm_rc;
+}
 extern __typeof__(PMPI_Type_get_true_extent) MPI_Type_get_true_extent __attribute__((weak, alias("PMPI_Type_get_true_extent")));
 
-int PMPI_Type_get_true_extent_c(MPI_Datatype datatype, MPI_Count* true_lb, MPI_Count* true_extent)
+static int body_MPI_Type_get_true_extent_c(MPI_Datatype datatype, MPI_Count* true_lb, MPI_Count* true_extent)
 {
     lm_errctx lm_ctx = LM_ERRCTX_INIT("MPI_Type_get_true_extent_c");
     LM_CHECK(lm_check_init(&lm_ctx));
@@ -549,9 +886,16 @@ int PMPI_Type_get_true_extent_c(MPI_Datatype datatype, MPI_Count* true_lb, MPI_C
     LM_CHECK(lm_check_ptr(&lm_ctx, true_extent, "true_extent"));
     return impl_MPI_Type_get_true_extent_c(datatype, true_lb, true_extent);
 }
+int PMPI_Type_get_true_extent_c(MPI_Datatype datatype, MPI_Count* true_lb, MPI_Count* true_extent)
+{
+    int lm_held = lm_cs_call_enter();
+    int lm_rc = body_MPI_Type_get_true_extent_c(datatype, true_lb, true_extent);
+    lm_cs_call_exit(lm_held);
+    return lm_rc;
+}
 extern __typeof__(PMPI_Type_get_true_extent_c) MPI_Type_get_true_extent_c __attribute__((weak, alias("PMPI_Type_get_true_extent_c")));
 
-int PMPI_Type_get_true_extent_x(MPI_Datatype datatype, MPI_Count* true_lb, MPI_Count* true_extent)
+static int body_MPI_Type_get_true_extent_x(MPI_Datatype datatype, MPI_Count* true_lb, MPI_Count* true_extent)
 {
     lm_errctx lm_ctx = LM_ERRCTX_INIT("MPI_Type_get_true_extent_x");
     LM_CHECK(lm_check_init(&lm_ctx));
@@ -560,9 +904,16 @@ int PMPI_Type_get_true_extent_x(MPI_Datatype datatype, MPI_Count* true_lb, MPI_C
     LM_CHECK(lm_check_ptr(&lm_ctx, true_extent, "true_extent"));
     return impl_MPI_Type_get_true_extent_x(datatype, true_lb, true_extent);
 }
+int PMPI_Type_get_true_extent_x(MPI_Datatype datatype, MPI_Count* true_lb, MPI_Count* true_extent)
+{
+    int lm_held = lm_cs_call_enter();
+    int lm_rc = body_MPI_Type_get_true_extent_x(datatype, true_lb, true_extent);
+    lm_cs_call_exit(lm_held);
+    return lm_rc;
+}
 extern __typeof__(PMPI_Type_get_true_extent_x) MPI_Type_get_true_extent_x __attribute__((weak, alias("PMPI_Type_get_true_extent_x")));
 
-int PMPI_Type_get_value_index(MPI_Datatype value_type, MPI_Datatype index_type, MPI_Datatype* pair_type)
+static int body_MPI_Type_get_value_index(MPI_Datatype value_type, MPI_Datatype index_type, MPI_Datatype* pair_type)
 {
     lm_errctx lm_ctx = LM_ERRCTX_INIT("MPI_Type_get_value_index");
     LM_CHECK(lm_check_init(&lm_ctx));
@@ -571,9 +922,16 @@ int PMPI_Type_get_value_index(MPI_Datatype value_type, MPI_Datatype index_type, 
     LM_CHECK(lm_check_ptr(&lm_ctx, pair_type, "pair_type"));
     return impl_MPI_Type_get_value_index(value_type, index_type, pair_type);
 }
+int PMPI_Type_get_value_index(MPI_Datatype value_type, MPI_Datatype index_type, MPI_Datatype* pair_type)
+{
+    int lm_held = lm_cs_call_enter();
+    int lm_rc = body_MPI_Type_get_value_index(value_type, index_type, pair_type);
+    lm_cs_call_exit(lm_held);
+    return lm_rc;
+}
 extern __typeof__(PMPI_Type_get_value_index) MPI_Type_get_value_index __attribute__((weak, alias("PMPI_Type_get_value_index")));
 
-int PMPI_Type_indexed(int count, const int array_of_blocklengths[], const int array_of_displacements[], MPI_Datatype oldtype, MPI_Datatype* newtype)
+static int body_MPI_Type_indexed(int count, const int array_of_blocklengths[], const int array_of_displacements[], MPI_Datatype oldtype, MPI_Datatype* newtype)
 {
     lm_errctx lm_ctx = LM_ERRCTX_INIT("MPI_Type_indexed");
     LM_CHECK(lm_check_init(&lm_ctx));
@@ -582,9 +940,16 @@ int PMPI_Type_indexed(int count, const int array_of_blocklengths[], const int ar
     LM_CHECK(lm_check_ptr(&lm_ctx, newtype, "newtype"));
     return impl_MPI_Type_indexed(count, array_of_blocklengths, array_of_displacements, oldtype, newtype);
 }
+int PMPI_Type_indexed(int count, const int array_of_blocklengths[], const int array_of_displacements[], MPI_Datatype oldtype, MPI_Datatype* newtype)
+{
+    int lm_held = lm_cs_call_enter();
+    int lm_rc = body_MPI_Type_indexed(count, array_of_blocklengths, array_of_displacements, oldtype, newtype);
+    lm_cs_call_exit(lm_held);
+    return lm_rc;
+}
 extern __typeof__(PMPI_Type_indexed) MPI_Type_indexed __attribute__((weak, alias("PMPI_Type_indexed")));
 
-int PMPI_Type_indexed_c(MPI_Count count, const MPI_Count array_of_blocklengths[], const MPI_Count array_of_displacements[], MPI_Datatype oldtype, MPI_Datatype* newtype)
+static int body_MPI_Type_indexed_c(MPI_Count count, const MPI_Count array_of_blocklengths[], const MPI_Count array_of_displacements[], MPI_Datatype oldtype, MPI_Datatype* newtype)
 {
     lm_errctx lm_ctx = LM_ERRCTX_INIT("MPI_Type_indexed_c");
     LM_CHECK(lm_check_init(&lm_ctx));
@@ -593,27 +958,48 @@ int PMPI_Type_indexed_c(MPI_Count count, const MPI_Count array_of_blocklengths[]
     LM_CHECK(lm_check_ptr(&lm_ctx, newtype, "newtype"));
     return impl_MPI_Type_indexed_c(count, array_of_blocklengths, array_of_displacements, oldtype, newtype);
 }
+int PMPI_Type_indexed_c(MPI_Count count, const MPI_Count array_of_blocklengths[], const MPI_Count array_of_displacements[], MPI_Datatype oldtype, MPI_Datatype* newtype)
+{
+    int lm_held = lm_cs_call_enter();
+    int lm_rc = body_MPI_Type_indexed_c(count, array_of_blocklengths, array_of_displacements, oldtype, newtype);
+    lm_cs_call_exit(lm_held);
+    return lm_rc;
+}
 extern __typeof__(PMPI_Type_indexed_c) MPI_Type_indexed_c __attribute__((weak, alias("PMPI_Type_indexed_c")));
 
-int PMPI_Type_match_size(int typeclass, int size, MPI_Datatype* datatype)
+static int body_MPI_Type_match_size(int typeclass, int size, MPI_Datatype* datatype)
 {
     lm_errctx lm_ctx = LM_ERRCTX_INIT("MPI_Type_match_size");
     LM_CHECK(lm_check_init(&lm_ctx));
     LM_CHECK(lm_check_ptr(&lm_ctx, datatype, "datatype"));
     return impl_MPI_Type_match_size(typeclass, size, datatype);
 }
+int PMPI_Type_match_size(int typeclass, int size, MPI_Datatype* datatype)
+{
+    int lm_held = lm_cs_call_enter();
+    int lm_rc = body_MPI_Type_match_size(typeclass, size, datatype);
+    lm_cs_call_exit(lm_held);
+    return lm_rc;
+}
 extern __typeof__(PMPI_Type_match_size) MPI_Type_match_size __attribute__((weak, alias("PMPI_Type_match_size")));
 
-int PMPI_Type_set_attr(MPI_Datatype datatype, int type_keyval, void* attribute_val)
+static int body_MPI_Type_set_attr(MPI_Datatype datatype, int type_keyval, void* attribute_val)
 {
     lm_errctx lm_ctx = LM_ERRCTX_INIT("MPI_Type_set_attr");
     LM_CHECK(lm_check_init(&lm_ctx));
     LM_CHECK(lm_check_datatype(&lm_ctx, datatype, "datatype", 0));
     return impl_MPI_Type_set_attr(datatype, type_keyval, attribute_val);
 }
+int PMPI_Type_set_attr(MPI_Datatype datatype, int type_keyval, void* attribute_val)
+{
+    int lm_held = lm_cs_call_enter();
+    int lm_rc = body_MPI_Type_set_attr(datatype, type_keyval, attribute_val);
+    lm_cs_call_exit(lm_held);
+    return lm_rc;
+}
 extern __typeof__(PMPI_Type_set_attr) MPI_Type_set_attr __attribute__((weak, alias("PMPI_Type_set_attr")));
 
-int PMPI_Type_set_name(MPI_Datatype datatype, const char* type_name)
+static int body_MPI_Type_set_name(MPI_Datatype datatype, const char* type_name)
 {
     lm_errctx lm_ctx = LM_ERRCTX_INIT("MPI_Type_set_name");
     LM_CHECK(lm_check_init(&lm_ctx));
@@ -621,9 +1007,16 @@ int PMPI_Type_set_name(MPI_Datatype datatype, const char* type_name)
     LM_CHECK(lm_check_string(&lm_ctx, type_name, "type_name", MPI_ERR_ARG));
     return impl_MPI_Type_set_name(datatype, type_name);
 }
+int PMPI_Type_set_name(MPI_Datatype datatype, const char* type_name)
+{
+    int lm_held = lm_cs_call_enter();
+    int lm_rc = body_MPI_Type_set_name(datatype, type_name);
+    lm_cs_call_exit(lm_held);
+    return lm_rc;
+}
 extern __typeof__(PMPI_Type_set_name) MPI_Type_set_name __attribute__((weak, alias("PMPI_Type_set_name")));
 
-int PMPI_Type_size(MPI_Datatype datatype, int* size)
+static int body_MPI_Type_size(MPI_Datatype datatype, int* size)
 {
     lm_errctx lm_ctx = LM_ERRCTX_INIT("MPI_Type_size");
     LM_CHECK(lm_check_init(&lm_ctx));
@@ -631,9 +1024,16 @@ int PMPI_Type_size(MPI_Datatype datatype, int* size)
     LM_CHECK(lm_check_ptr(&lm_ctx, size, "size"));
     return impl_MPI_Type_size(datatype, size);
 }
+int PMPI_Type_size(MPI_Datatype datatype, int* size)
+{
+    int lm_held = lm_cs_call_enter();
+    int lm_rc = body_MPI_Type_size(datatype, size);
+    lm_cs_call_exit(lm_held);
+    return lm_rc;
+}
 extern __typeof__(PMPI_Type_size) MPI_Type_size __attribute__((weak, alias("PMPI_Type_size")));
 
-int PMPI_Type_size_c(MPI_Datatype datatype, MPI_Count* size)
+static int body_MPI_Type_size_c(MPI_Datatype datatype, MPI_Count* size)
 {
     lm_errctx lm_ctx = LM_ERRCTX_INIT("MPI_Type_size_c");
     LM_CHECK(lm_check_init(&lm_ctx));
@@ -641,9 +1041,16 @@ int PMPI_Type_size_c(MPI_Datatype datatype, MPI_Count* size)
     LM_CHECK(lm_check_ptr(&lm_ctx, size, "size"));
     return impl_MPI_Type_size_c(datatype, size);
 }
+int PMPI_Type_size_c(MPI_Datatype datatype, MPI_Count* size)
+{
+    int lm_held = lm_cs_call_enter();
+    int lm_rc = body_MPI_Type_size_c(datatype, size);
+    lm_cs_call_exit(lm_held);
+    return lm_rc;
+}
 extern __typeof__(PMPI_Type_size_c) MPI_Type_size_c __attribute__((weak, alias("PMPI_Type_size_c")));
 
-int PMPI_Type_size_x(MPI_Datatype datatype, MPI_Count* size)
+static int body_MPI_Type_size_x(MPI_Datatype datatype, MPI_Count* size)
 {
     lm_errctx lm_ctx = LM_ERRCTX_INIT("MPI_Type_size_x");
     LM_CHECK(lm_check_init(&lm_ctx));
@@ -651,9 +1058,16 @@ int PMPI_Type_size_x(MPI_Datatype datatype, MPI_Count* size)
     LM_CHECK(lm_check_ptr(&lm_ctx, size, "size"));
     return impl_MPI_Type_size_x(datatype, size);
 }
+int PMPI_Type_size_x(MPI_Datatype datatype, MPI_Count* size)
+{
+    int lm_held = lm_cs_call_enter();
+    int lm_rc = body_MPI_Type_size_x(datatype, size);
+    lm_cs_call_exit(lm_held);
+    return lm_rc;
+}
 extern __typeof__(PMPI_Type_size_x) MPI_Type_size_x __attribute__((weak, alias("PMPI_Type_size_x")));
 
-int PMPI_Type_vector(int count, int blocklength, int stride, MPI_Datatype oldtype, MPI_Datatype* newtype)
+static int body_MPI_Type_vector(int count, int blocklength, int stride, MPI_Datatype oldtype, MPI_Datatype* newtype)
 {
     lm_errctx lm_ctx = LM_ERRCTX_INIT("MPI_Type_vector");
     LM_CHECK(lm_check_init(&lm_ctx));
@@ -663,9 +1077,16 @@ int PMPI_Type_vector(int count, int blocklength, int stride, MPI_Datatype oldtyp
     LM_CHECK(lm_check_ptr(&lm_ctx, newtype, "newtype"));
     return impl_MPI_Type_vector(count, blocklength, stride, oldtype, newtype);
 }
+int PMPI_Type_vector(int count, int blocklength, int stride, MPI_Datatype oldtype, MPI_Datatype* newtype)
+{
+    int lm_held = lm_cs_call_enter();
+    int lm_rc = body_MPI_Type_vector(count, blocklength, stride, oldtype, newtype);
+    lm_cs_call_exit(lm_held);
+    return lm_rc;
+}
 extern __typeof__(PMPI_Type_vector) MPI_Type_vector __attribute__((weak, alias("PMPI_Type_vector")));
 
-int PMPI_Type_vector_c(MPI_Count count, MPI_Count blocklength, MPI_Count stride, MPI_Datatype oldtype, MPI_Datatype* newtype)
+static int body_MPI_Type_vector_c(MPI_Count count, MPI_Count blocklength, MPI_Count stride, MPI_Datatype oldtype, MPI_Datatype* newtype)
 {
     lm_errctx lm_ctx = LM_ERRCTX_INIT("MPI_Type_vector_c");
     LM_CHECK(lm_check_init(&lm_ctx));
@@ -675,9 +1096,16 @@ int PMPI_Type_vector_c(MPI_Count count, MPI_Count blocklength, MPI_Count stride,
     LM_CHECK(lm_check_ptr(&lm_ctx, newtype, "newtype"));
     return impl_MPI_Type_vector_c(count, blocklength, stride, oldtype, newtype);
 }
+int PMPI_Type_vector_c(MPI_Count count, MPI_Count blocklength, MPI_Count stride, MPI_Datatype oldtype, MPI_Datatype* newtype)
+{
+    int lm_held = lm_cs_call_enter();
+    int lm_rc = body_MPI_Type_vector_c(count, blocklength, stride, oldtype, newtype);
+    lm_cs_call_exit(lm_held);
+    return lm_rc;
+}
 extern __typeof__(PMPI_Type_vector_c) MPI_Type_vector_c __attribute__((weak, alias("PMPI_Type_vector_c")));
 
-int PMPI_Unpack(const void* inbuf, int insize, int* position, void* outbuf, int outcount, MPI_Datatype datatype, MPI_Comm comm)
+static int body_MPI_Unpack(const void* inbuf, int insize, int* position, void* outbuf, int outcount, MPI_Datatype datatype, MPI_Comm comm)
 {
     lm_errctx lm_ctx = LM_ERRCTX_INIT("MPI_Unpack");
     lm_comm *lm_c = NULL;
@@ -691,9 +1119,16 @@ int PMPI_Unpack(const void* inbuf, int insize, int* position, void* outbuf, int 
     LM_CHECK(lm_check_buffer(&lm_ctx, outbuf, 0, MPI_DATATYPE_NULL, "outbuf", 0));
     return impl_MPI_Unpack(inbuf, insize, position, outbuf, outcount, datatype, comm);
 }
+int PMPI_Unpack(const void* inbuf, int insize, int* position, void* outbuf, int outcount, MPI_Datatype datatype, MPI_Comm comm)
+{
+    int lm_held = lm_cs_call_enter();
+    int lm_rc = body_MPI_Unpack(inbuf, insize, position, outbuf, outcount, datatype, comm);
+    lm_cs_call_exit(lm_held);
+    return lm_rc;
+}
 extern __typeof__(PMPI_Unpack) MPI_Unpack __attribute__((weak, alias("PMPI_Unpack")));
 
-int PMPI_Unpack_c(const void* inbuf, MPI_Count insize, MPI_Count* position, void* outbuf, MPI_Count outcount, MPI_Datatype datatype, MPI_Comm comm)
+static int body_MPI_Unpack_c(const void* inbuf, MPI_Count insize, MPI_Count* position, void* outbuf, MPI_Count outcount, MPI_Datatype datatype, MPI_Comm comm)
 {
     lm_errctx lm_ctx = LM_ERRCTX_INIT("MPI_Unpack_c");
     lm_comm *lm_c = NULL;
@@ -707,9 +1142,16 @@ int PMPI_Unpack_c(const void* inbuf, MPI_Count insize, MPI_Count* position, void
     LM_CHECK(lm_check_buffer(&lm_ctx, outbuf, 0, MPI_DATATYPE_NULL, "outbuf", 0));
     return impl_MPI_Unpack_c(inbuf, insize, position, outbuf, outcount, datatype, comm);
 }
+int PMPI_Unpack_c(const void* inbuf, MPI_Count insize, MPI_Count* position, void* outbuf, MPI_Count outcount, MPI_Datatype datatype, MPI_Comm comm)
+{
+    int lm_held = lm_cs_call_enter();
+    int lm_rc = body_MPI_Unpack_c(inbuf, insize, position, outbuf, outcount, datatype, comm);
+    lm_cs_call_exit(lm_held);
+    return lm_rc;
+}
 extern __typeof__(PMPI_Unpack_c) MPI_Unpack_c __attribute__((weak, alias("PMPI_Unpack_c")));
 
-int PMPI_Unpack_external(const char datarep[], const void* inbuf, MPI_Aint insize, MPI_Aint* position, void* outbuf, int outcount, MPI_Datatype datatype)
+static int body_MPI_Unpack_external(const char datarep[], const void* inbuf, MPI_Aint insize, MPI_Aint* position, void* outbuf, int outcount, MPI_Datatype datatype)
 {
     lm_errctx lm_ctx = LM_ERRCTX_INIT("MPI_Unpack_external");
     LM_CHECK(lm_check_init(&lm_ctx));
@@ -720,9 +1162,16 @@ int PMPI_Unpack_external(const char datarep[], const void* inbuf, MPI_Aint insiz
     LM_CHECK(lm_check_buffer(&lm_ctx, outbuf, 0, MPI_DATATYPE_NULL, "outbuf", 0));
     return impl_MPI_Unpack_external(datarep, inbuf, insize, position, outbuf, outcount, datatype);
 }
+int PMPI_Unpack_external(const char datarep[], const void* inbuf, MPI_Aint insize, MPI_Aint* position, void* outbuf, int outcount, MPI_Datatype datatype)
+{
+    int lm_held = lm_cs_call_enter();
+    int lm_rc = body_MPI_Unpack_external(datarep, inbuf, insize, position, outbuf, outcount, datatype);
+    lm_cs_call_exit(lm_held);
+    return lm_rc;
+}
 extern __typeof__(PMPI_Unpack_external) MPI_Unpack_external __attribute__((weak, alias("PMPI_Unpack_external")));
 
-int PMPI_Unpack_external_c(const char datarep[], const void* inbuf, MPI_Count insize, MPI_Count* position, void* outbuf, MPI_Count outcount, MPI_Datatype datatype)
+static int body_MPI_Unpack_external_c(const char datarep[], const void* inbuf, MPI_Count insize, MPI_Count* position, void* outbuf, MPI_Count outcount, MPI_Datatype datatype)
 {
     lm_errctx lm_ctx = LM_ERRCTX_INIT("MPI_Unpack_external_c");
     LM_CHECK(lm_check_init(&lm_ctx));
@@ -732,5 +1181,12 @@ int PMPI_Unpack_external_c(const char datarep[], const void* inbuf, MPI_Count in
     LM_CHECK(lm_check_buffer(&lm_ctx, inbuf, 0, MPI_DATATYPE_NULL, "inbuf", 0));
     LM_CHECK(lm_check_buffer(&lm_ctx, outbuf, 0, MPI_DATATYPE_NULL, "outbuf", 0));
     return impl_MPI_Unpack_external_c(datarep, inbuf, insize, position, outbuf, outcount, datatype);
+}
+int PMPI_Unpack_external_c(const char datarep[], const void* inbuf, MPI_Count insize, MPI_Count* position, void* outbuf, MPI_Count outcount, MPI_Datatype datatype)
+{
+    int lm_held = lm_cs_call_enter();
+    int lm_rc = body_MPI_Unpack_external_c(datarep, inbuf, insize, position, outbuf, outcount, datatype);
+    lm_cs_call_exit(lm_held);
+    return lm_rc;
 }
 extern __typeof__(PMPI_Unpack_external_c) MPI_Unpack_external_c __attribute__((weak, alias("PMPI_Unpack_external_c")));

@@ -2,8 +2,9 @@
 /* MPI entry points (env): validate arguments, then call impl_MPI_*. */
 #include "binding/validate.h"
 #include "binding/impl_gen.h"
+#include "core/lm_cs.h"
 
-int PMPI_Abort(MPI_Comm comm, int errorcode)
+static int body_MPI_Abort(MPI_Comm comm, int errorcode)
 {
     lm_errctx lm_ctx = LM_ERRCTX_INIT("MPI_Abort");
     lm_comm *lm_c = NULL;
@@ -11,110 +12,201 @@ int PMPI_Abort(MPI_Comm comm, int errorcode)
     lm_errctx_bind(&lm_ctx, LM_KIND_COMM, comm);
     return impl_MPI_Abort(comm, errorcode);
 }
+int PMPI_Abort(MPI_Comm comm, int errorcode)
+{
+    int lm_held = lm_cs_call_enter();
+    int lm_rc = body_MPI_Abort(comm, errorcode);
+    lm_cs_call_exit(lm_held);
+    return lm_rc;
+}
 extern __typeof__(PMPI_Abort) MPI_Abort __attribute__((weak, alias("PMPI_Abort")));
 
-int PMPI_Add_error_class(int* errorclass)
+static int body_MPI_Add_error_class(int* errorclass)
 {
     lm_errctx lm_ctx = LM_ERRCTX_INIT("MPI_Add_error_class");
     LM_CHECK(lm_check_init(&lm_ctx));
     LM_CHECK(lm_check_ptr(&lm_ctx, errorclass, "errorclass"));
     return impl_MPI_Add_error_class(errorclass);
 }
+int PMPI_Add_error_class(int* errorclass)
+{
+    int lm_held = lm_cs_call_enter();
+    int lm_rc = body_MPI_Add_error_class(errorclass);
+    lm_cs_call_exit(lm_held);
+    return lm_rc;
+}
 extern __typeof__(PMPI_Add_error_class) MPI_Add_error_class __attribute__((weak, alias("PMPI_Add_error_class")));
 
-int PMPI_Add_error_code(int errorclass, int* errorcode)
+static int body_MPI_Add_error_code(int errorclass, int* errorcode)
 {
     lm_errctx lm_ctx = LM_ERRCTX_INIT("MPI_Add_error_code");
     LM_CHECK(lm_check_init(&lm_ctx));
     return impl_MPI_Add_error_code(errorclass, errorcode);
 }
+int PMPI_Add_error_code(int errorclass, int* errorcode)
+{
+    int lm_held = lm_cs_call_enter();
+    int lm_rc = body_MPI_Add_error_code(errorclass, errorcode);
+    lm_cs_call_exit(lm_held);
+    return lm_rc;
+}
 extern __typeof__(PMPI_Add_error_code) MPI_Add_error_code __attribute__((weak, alias("PMPI_Add_error_code")));
 
-int PMPI_Add_error_string(int errorcode, const char* string)
+static int body_MPI_Add_error_string(int errorcode, const char* string)
 {
     lm_errctx lm_ctx = LM_ERRCTX_INIT("MPI_Add_error_string");
     LM_CHECK(lm_check_init(&lm_ctx));
     LM_CHECK(lm_check_string(&lm_ctx, string, "string", MPI_ERR_ARG));
     return impl_MPI_Add_error_string(errorcode, string);
 }
+int PMPI_Add_error_string(int errorcode, const char* string)
+{
+    int lm_held = lm_cs_call_enter();
+    int lm_rc = body_MPI_Add_error_string(errorcode, string);
+    lm_cs_call_exit(lm_held);
+    return lm_rc;
+}
 extern __typeof__(PMPI_Add_error_string) MPI_Add_error_string __attribute__((weak, alias("PMPI_Add_error_string")));
 
-int PMPI_Errhandler_free(MPI_Errhandler* errhandler)
+static int body_MPI_Errhandler_free(MPI_Errhandler* errhandler)
 {
     lm_errctx lm_ctx = LM_ERRCTX_INIT("MPI_Errhandler_free");
     LM_CHECK(lm_check_ptr(&lm_ctx, errhandler, "errhandler"));
     LM_CHECK(lm_check_errhandler(&lm_ctx, *errhandler, "errhandler", 0));
     return impl_MPI_Errhandler_free(errhandler);
 }
+int PMPI_Errhandler_free(MPI_Errhandler* errhandler)
+{
+    int lm_held = lm_cs_call_enter();
+    int lm_rc = body_MPI_Errhandler_free(errhandler);
+    lm_cs_call_exit(lm_held);
+    return lm_rc;
+}
 extern __typeof__(PMPI_Errhandler_free) MPI_Errhandler_free __attribute__((weak, alias("PMPI_Errhandler_free")));
 
-int PMPI_Error_class(int errorcode, int* errorclass)
+static int body_MPI_Error_class(int errorcode, int* errorclass)
 {
     lm_errctx lm_ctx = LM_ERRCTX_INIT("MPI_Error_class");
     LM_CHECK(lm_check_ptr(&lm_ctx, errorclass, "errorclass"));
     return impl_MPI_Error_class(errorcode, errorclass);
 }
+int PMPI_Error_class(int errorcode, int* errorclass)
+{
+    int lm_held = lm_cs_call_enter();
+    int lm_rc = body_MPI_Error_class(errorcode, errorclass);
+    lm_cs_call_exit(lm_held);
+    return lm_rc;
+}
 extern __typeof__(PMPI_Error_class) MPI_Error_class __attribute__((weak, alias("PMPI_Error_class")));
 
-int PMPI_Error_string(int errorcode, char* string, int* resultlen)
+static int body_MPI_Error_string(int errorcode, char* string, int* resultlen)
 {
     lm_errctx lm_ctx = LM_ERRCTX_INIT("MPI_Error_string");
     LM_CHECK(lm_check_ptr(&lm_ctx, resultlen, "resultlen"));
     return impl_MPI_Error_string(errorcode, string, resultlen);
 }
+int PMPI_Error_string(int errorcode, char* string, int* resultlen)
+{
+    int lm_held = lm_cs_call_enter();
+    int lm_rc = body_MPI_Error_string(errorcode, string, resultlen);
+    lm_cs_call_exit(lm_held);
+    return lm_rc;
+}
 extern __typeof__(PMPI_Error_string) MPI_Error_string __attribute__((weak, alias("PMPI_Error_string")));
 
-int PMPI_Finalize(void)
+static int body_MPI_Finalize(void)
 {
     lm_errctx lm_ctx = LM_ERRCTX_INIT("MPI_Finalize");
     LM_CHECK(lm_check_init(&lm_ctx));
     return impl_MPI_Finalize();
 }
+int PMPI_Finalize(void)
+{
+    int lm_held = lm_cs_call_enter();
+    int lm_rc = body_MPI_Finalize();
+    lm_cs_call_exit(lm_held);
+    return lm_rc;
+}
 extern __typeof__(PMPI_Finalize) MPI_Finalize __attribute__((weak, alias("PMPI_Finalize")));
 
-int PMPI_Finalized(int* flag)
+static int body_MPI_Finalized(int* flag)
 {
     lm_errctx lm_ctx = LM_ERRCTX_INIT("MPI_Finalized");
     LM_CHECK(lm_check_ptr(&lm_ctx, flag, "flag"));
     return impl_MPI_Finalized(flag);
 }
+int PMPI_Finalized(int* flag)
+{
+    int lm_held = lm_cs_call_enter();
+    int lm_rc = body_MPI_Finalized(flag);
+    lm_cs_call_exit(lm_held);
+    return lm_rc;
+}
 extern __typeof__(PMPI_Finalized) MPI_Finalized __attribute__((weak, alias("PMPI_Finalized")));
 
-int PMPI_Info_create(MPI_Info* info)
+static int body_MPI_Info_create(MPI_Info* info)
 {
     lm_errctx lm_ctx = LM_ERRCTX_INIT("MPI_Info_create");
     LM_CHECK(lm_check_ptr(&lm_ctx, info, "info"));
     return impl_MPI_Info_create(info);
 }
+int PMPI_Info_create(MPI_Info* info)
+{
+    int lm_held = lm_cs_call_enter();
+    int lm_rc = body_MPI_Info_create(info);
+    lm_cs_call_exit(lm_held);
+    return lm_rc;
+}
 extern __typeof__(PMPI_Info_create) MPI_Info_create __attribute__((weak, alias("PMPI_Info_create")));
 
-int PMPI_Info_create_env(int argc, char *argv[], MPI_Info* info)
+static int body_MPI_Info_create_env(int argc, char *argv[], MPI_Info* info)
 {
     lm_errctx lm_ctx = LM_ERRCTX_INIT("MPI_Info_create_env");
     LM_CHECK(lm_check_ptr(&lm_ctx, info, "info"));
     return impl_MPI_Info_create_env(argc, argv, info);
 }
+int PMPI_Info_create_env(int argc, char *argv[], MPI_Info* info)
+{
+    int lm_held = lm_cs_call_enter();
+    int lm_rc = body_MPI_Info_create_env(argc, argv, info);
+    lm_cs_call_exit(lm_held);
+    return lm_rc;
+}
 extern __typeof__(PMPI_Info_create_env) MPI_Info_create_env __attribute__((weak, alias("PMPI_Info_create_env")));
 
-int PMPI_Info_delete(MPI_Info info, const char* key)
+static int body_MPI_Info_delete(MPI_Info info, const char* key)
 {
     lm_errctx lm_ctx = LM_ERRCTX_INIT("MPI_Info_delete");
     LM_CHECK(lm_check_info(&lm_ctx, info, "info", 0));
     LM_CHECK(lm_check_string(&lm_ctx, key, "key", MPI_ERR_INFO_KEY));
     return impl_MPI_Info_delete(info, key);
 }
+int PMPI_Info_delete(MPI_Info info, const char* key)
+{
+    int lm_held = lm_cs_call_enter();
+    int lm_rc = body_MPI_Info_delete(info, key);
+    lm_cs_call_exit(lm_held);
+    return lm_rc;
+}
 extern __typeof__(PMPI_Info_delete) MPI_Info_delete __attribute__((weak, alias("PMPI_Info_delete")));
 
-int PMPI_Info_dup(MPI_Info info, MPI_Info* newinfo)
+static int body_MPI_Info_dup(MPI_Info info, MPI_Info* newinfo)
 {
     lm_errctx lm_ctx = LM_ERRCTX_INIT("MPI_Info_dup");
     LM_CHECK(lm_check_info(&lm_ctx, info, "info", 0));
     LM_CHECK(lm_check_ptr(&lm_ctx, newinfo, "newinfo"));
     return impl_MPI_Info_dup(info, newinfo);
 }
+int PMPI_Info_dup(MPI_Info info, MPI_Info* newinfo)
+{
+    int lm_held = lm_cs_call_enter();
+    int lm_rc = body_MPI_Info_dup(info, newinfo);
+    lm_cs_call_exit(lm_held);
+    return lm_rc;
+}
 extern __typeof__(PMPI_Info_dup) MPI_Info_dup __attribute__((weak, alias("PMPI_Info_dup")));
 
-int PMPI_Info_free(MPI_Info* info)
+static int body_MPI_Info_free(MPI_Info* info)
 {
     lm_errctx lm_ctx = LM_ERRCTX_INIT("MPI_Info_free");
     LM_CHECK(lm_check_ptr(&lm_ctx, info, "info"));
@@ -122,9 +214,16 @@ int PMPI_Info_free(MPI_Info* info)
     LM_CHECK(lm_check_not_predefined(&lm_ctx, *info, "info", MPI_ERR_INFO));
     return impl_MPI_Info_free(info);
 }
+int PMPI_Info_free(MPI_Info* info)
+{
+    int lm_held = lm_cs_call_enter();
+    int lm_rc = body_MPI_Info_free(info);
+    lm_cs_call_exit(lm_held);
+    return lm_rc;
+}
 extern __typeof__(PMPI_Info_free) MPI_Info_free __attribute__((weak, alias("PMPI_Info_free")));
 
-int PMPI_Info_get(MPI_Info info, const char* key, int valuelen, char* value, int* flag)
+static int body_MPI_Info_get(MPI_Info info, const char* key, int valuelen, char* value, int* flag)
 {
     lm_errctx lm_ctx = LM_ERRCTX_INIT("MPI_Info_get");
     LM_CHECK(lm_check_info(&lm_ctx, info, "info", 0));
@@ -132,27 +231,48 @@ int PMPI_Info_get(MPI_Info info, const char* key, int valuelen, char* value, int
     LM_CHECK(lm_check_ptr(&lm_ctx, flag, "flag"));
     return impl_MPI_Info_get(info, key, valuelen, value, flag);
 }
+int PMPI_Info_get(MPI_Info info, const char* key, int valuelen, char* value, int* flag)
+{
+    int lm_held = lm_cs_call_enter();
+    int lm_rc = body_MPI_Info_get(info, key, valuelen, value, flag);
+    lm_cs_call_exit(lm_held);
+    return lm_rc;
+}
 extern __typeof__(PMPI_Info_get) MPI_Info_get __attribute__((weak, alias("PMPI_Info_get")));
 
-int PMPI_Info_get_nkeys(MPI_Info info, int* nkeys)
+static int body_MPI_Info_get_nkeys(MPI_Info info, int* nkeys)
 {
     lm_errctx lm_ctx = LM_ERRCTX_INIT("MPI_Info_get_nkeys");
     LM_CHECK(lm_check_info(&lm_ctx, info, "info", 0));
     LM_CHECK(lm_check_ptr(&lm_ctx, nkeys, "nkeys"));
     return impl_MPI_Info_get_nkeys(info, nkeys);
 }
+int PMPI_Info_get_nkeys(MPI_Info info, int* nkeys)
+{
+    int lm_held = lm_cs_call_enter();
+    int lm_rc = body_MPI_Info_get_nkeys(info, nkeys);
+    lm_cs_call_exit(lm_held);
+    return lm_rc;
+}
 extern __typeof__(PMPI_Info_get_nkeys) MPI_Info_get_nkeys __attribute__((weak, alias("PMPI_Info_get_nkeys")));
 
-int PMPI_Info_get_nthkey(MPI_Info info, int n, char* key)
+static int body_MPI_Info_get_nthkey(MPI_Info info, int n, char* key)
 {
     lm_errctx lm_ctx = LM_ERRCTX_INIT("MPI_Info_get_nthkey");
     LM_CHECK(lm_check_info(&lm_ctx, info, "info", 0));
     LM_CHECK(lm_check_ptr(&lm_ctx, key, "key"));
     return impl_MPI_Info_get_nthkey(info, n, key);
 }
+int PMPI_Info_get_nthkey(MPI_Info info, int n, char* key)
+{
+    int lm_held = lm_cs_call_enter();
+    int lm_rc = body_MPI_Info_get_nthkey(info, n, key);
+    lm_cs_call_exit(lm_held);
+    return lm_rc;
+}
 extern __typeof__(PMPI_Info_get_nthkey) MPI_Info_get_nthkey __attribute__((weak, alias("PMPI_Info_get_nthkey")));
 
-int PMPI_Info_get_string(MPI_Info info, const char* key, int* buflen, char* value, int* flag)
+static int body_MPI_Info_get_string(MPI_Info info, const char* key, int* buflen, char* value, int* flag)
 {
     lm_errctx lm_ctx = LM_ERRCTX_INIT("MPI_Info_get_string");
     LM_CHECK(lm_check_info(&lm_ctx, info, "info", 0));
@@ -161,9 +281,16 @@ int PMPI_Info_get_string(MPI_Info info, const char* key, int* buflen, char* valu
     LM_CHECK(lm_check_ptr(&lm_ctx, flag, "flag"));
     return impl_MPI_Info_get_string(info, key, buflen, value, flag);
 }
+int PMPI_Info_get_string(MPI_Info info, const char* key, int* buflen, char* value, int* flag)
+{
+    int lm_held = lm_cs_call_enter();
+    int lm_rc = body_MPI_Info_get_string(info, key, buflen, value, flag);
+    lm_cs_call_exit(lm_held);
+    return lm_rc;
+}
 extern __typeof__(PMPI_Info_get_string) MPI_Info_get_string __attribute__((weak, alias("PMPI_Info_get_string")));
 
-int PMPI_Info_get_valuelen(MPI_Info info, const char* key, int* valuelen, int* flag)
+static int body_MPI_Info_get_valuelen(MPI_Info info, const char* key, int* valuelen, int* flag)
 {
     lm_errctx lm_ctx = LM_ERRCTX_INIT("MPI_Info_get_valuelen");
     LM_CHECK(lm_check_info(&lm_ctx, info, "info", 0));
@@ -172,9 +299,16 @@ int PMPI_Info_get_valuelen(MPI_Info info, const char* key, int* valuelen, int* f
     LM_CHECK(lm_check_ptr(&lm_ctx, flag, "flag"));
     return impl_MPI_Info_get_valuelen(info, key, valuelen, flag);
 }
+int PMPI_Info_get_valuelen(MPI_Info info, const char* key, int* valuelen, int* flag)
+{
+    int lm_held = lm_cs_call_enter();
+    int lm_rc = body_MPI_Info_get_valuelen(info, key, valuelen, flag);
+    lm_cs_call_exit(lm_held);
+    return lm_rc;
+}
 extern __typeof__(PMPI_Info_get_valuelen) MPI_Info_get_valuelen __attribute__((weak, alias("PMPI_Info_get_valuelen")));
 
-int PMPI_Info_set(MPI_Info info, const char* key, const char* value)
+static int body_MPI_Info_set(MPI_Info info, const char* key, const char* value)
 {
     lm_errctx lm_ctx = LM_ERRCTX_INIT("MPI_Info_set");
     LM_CHECK(lm_check_info(&lm_ctx, info, "info", 0));
@@ -182,40 +316,75 @@ int PMPI_Info_set(MPI_Info info, const char* key, const char* value)
     LM_CHECK(lm_check_string(&lm_ctx, value, "value", MPI_ERR_INFO_VALUE));
     return impl_MPI_Info_set(info, key, value);
 }
+int PMPI_Info_set(MPI_Info info, const char* key, const char* value)
+{
+    int lm_held = lm_cs_call_enter();
+    int lm_rc = body_MPI_Info_set(info, key, value);
+    lm_cs_call_exit(lm_held);
+    return lm_rc;
+}
 extern __typeof__(PMPI_Info_set) MPI_Info_set __attribute__((weak, alias("PMPI_Info_set")));
 
-int PMPI_Init(int* argc, char*** argv)
+static int body_MPI_Init(int* argc, char*** argv)
 {
     return impl_MPI_Init(argc, argv);
 }
+int PMPI_Init(int* argc, char*** argv)
+{
+    int lm_held = lm_cs_call_enter();
+    int lm_rc = body_MPI_Init(argc, argv);
+    lm_cs_call_exit(lm_held);
+    return lm_rc;
+}
 extern __typeof__(PMPI_Init) MPI_Init __attribute__((weak, alias("PMPI_Init")));
 
-int PMPI_Init_thread(int* argc, char*** argv, int required, int* provided)
+static int body_MPI_Init_thread(int* argc, char*** argv, int required, int* provided)
 {
     lm_errctx lm_ctx = LM_ERRCTX_INIT("MPI_Init_thread");
     LM_CHECK(lm_check_ptr(&lm_ctx, provided, "provided"));
     return impl_MPI_Init_thread(argc, argv, required, provided);
 }
+int PMPI_Init_thread(int* argc, char*** argv, int required, int* provided)
+{
+    int lm_held = lm_cs_call_enter();
+    int lm_rc = body_MPI_Init_thread(argc, argv, required, provided);
+    lm_cs_call_exit(lm_held);
+    return lm_rc;
+}
 extern __typeof__(PMPI_Init_thread) MPI_Init_thread __attribute__((weak, alias("PMPI_Init_thread")));
 
-int PMPI_Initialized(int* flag)
+static int body_MPI_Initialized(int* flag)
 {
     lm_errctx lm_ctx = LM_ERRCTX_INIT("MPI_Initialized");
     LM_CHECK(lm_check_ptr(&lm_ctx, flag, "flag"));
     return impl_MPI_Initialized(flag);
 }
+int PMPI_Initialized(int* flag)
+{
+    int lm_held = lm_cs_call_enter();
+    int lm_rc = body_MPI_Initialized(flag);
+    lm_cs_call_exit(lm_held);
+    return lm_rc;
+}
 extern __typeof__(PMPI_Initialized) MPI_Initialized __attribute__((weak, alias("PMPI_Initialized")));
 
-int PMPI_Is_thread_main(int* flag)
+static int body_MPI_Is_thread_main(int* flag)
 {
     lm_errctx lm_ctx = LM_ERRCTX_INIT("MPI_Is_thread_main");
     LM_CHECK(lm_check_init(&lm_ctx));
     LM_CHECK(lm_check_ptr(&lm_ctx, flag, "flag"));
     return impl_MPI_Is_thread_main(flag);
 }
+int PMPI_Is_thread_main(int* flag)
+{
+    int lm_held = lm_cs_call_enter();
+    int lm_rc = body_MPI_Is_thread_main(flag);
+    lm_cs_call_exit(lm_held);
+    return lm_rc;
+}
 extern __typeof__(PMPI_Is_thread_main) MPI_Is_thread_main __attribute__((weak, alias("PMPI_Is_thread_main")));
 
-int PMPI_Op_commutative(MPI_Op op, int* commute)
+static int body_MPI_Op_commutative(MPI_Op op, int* commute)
 {
     lm_errctx lm_ctx = LM_ERRCTX_INIT("MPI_Op_commutative");
     LM_CHECK(lm_check_init(&lm_ctx));
@@ -223,27 +392,48 @@ int PMPI_Op_commutative(MPI_Op op, int* commute)
     LM_CHECK(lm_check_ptr(&lm_ctx, commute, "commute"));
     return impl_MPI_Op_commutative(op, commute);
 }
+int PMPI_Op_commutative(MPI_Op op, int* commute)
+{
+    int lm_held = lm_cs_call_enter();
+    int lm_rc = body_MPI_Op_commutative(op, commute);
+    lm_cs_call_exit(lm_held);
+    return lm_rc;
+}
 extern __typeof__(PMPI_Op_commutative) MPI_Op_commutative __attribute__((weak, alias("PMPI_Op_commutative")));
 
-int PMPI_Op_create(MPI_User_function* user_fn, int commute, MPI_Op* op)
+static int body_MPI_Op_create(MPI_User_function* user_fn, int commute, MPI_Op* op)
 {
     lm_errctx lm_ctx = LM_ERRCTX_INIT("MPI_Op_create");
     LM_CHECK(lm_check_init(&lm_ctx));
     LM_CHECK(lm_check_ptr(&lm_ctx, op, "op"));
     return impl_MPI_Op_create(user_fn, commute, op);
 }
+int PMPI_Op_create(MPI_User_function* user_fn, int commute, MPI_Op* op)
+{
+    int lm_held = lm_cs_call_enter();
+    int lm_rc = body_MPI_Op_create(user_fn, commute, op);
+    lm_cs_call_exit(lm_held);
+    return lm_rc;
+}
 extern __typeof__(PMPI_Op_create) MPI_Op_create __attribute__((weak, alias("PMPI_Op_create")));
 
-int PMPI_Op_create_c(MPI_User_function_c* user_fn, int commute, MPI_Op* op)
+static int body_MPI_Op_create_c(MPI_User_function_c* user_fn, int commute, MPI_Op* op)
 {
     lm_errctx lm_ctx = LM_ERRCTX_INIT("MPI_Op_create_c");
     LM_CHECK(lm_check_init(&lm_ctx));
     LM_CHECK(lm_check_ptr(&lm_ctx, op, "op"));
     return impl_MPI_Op_create_c(user_fn, commute, op);
 }
+int PMPI_Op_create_c(MPI_User_function_c* user_fn, int commute, MPI_Op* op)
+{
+    int lm_held = lm_cs_call_enter();
+    int lm_rc = body_MPI_Op_create_c(user_fn, commute, op);
+    lm_cs_call_exit(lm_held);
+    return lm_rc;
+}
 extern __typeof__(PMPI_Op_create_c) MPI_Op_create_c __attribute__((weak, alias("PMPI_Op_create_c")));
 
-int PMPI_Op_free(MPI_Op* op)
+static int body_MPI_Op_free(MPI_Op* op)
 {
     lm_errctx lm_ctx = LM_ERRCTX_INIT("MPI_Op_free");
     LM_CHECK(lm_check_init(&lm_ctx));
@@ -252,59 +442,108 @@ int PMPI_Op_free(MPI_Op* op)
     LM_CHECK(lm_check_not_predefined(&lm_ctx, *op, "op", MPI_ERR_OP));
     return impl_MPI_Op_free(op);
 }
+int PMPI_Op_free(MPI_Op* op)
+{
+    int lm_held = lm_cs_call_enter();
+    int lm_rc = body_MPI_Op_free(op);
+    lm_cs_call_exit(lm_held);
+    return lm_rc;
+}
 extern __typeof__(PMPI_Op_free) MPI_Op_free __attribute__((weak, alias("PMPI_Op_free")));
 
-int PMPI_Query_thread(int* provided)
+static int body_MPI_Query_thread(int* provided)
 {
     lm_errctx lm_ctx = LM_ERRCTX_INIT("MPI_Query_thread");
     LM_CHECK(lm_check_init(&lm_ctx));
     LM_CHECK(lm_check_ptr(&lm_ctx, provided, "provided"));
     return impl_MPI_Query_thread(provided);
 }
+int PMPI_Query_thread(int* provided)
+{
+    int lm_held = lm_cs_call_enter();
+    int lm_rc = body_MPI_Query_thread(provided);
+    lm_cs_call_exit(lm_held);
+    return lm_rc;
+}
 extern __typeof__(PMPI_Query_thread) MPI_Query_thread __attribute__((weak, alias("PMPI_Query_thread")));
 
-int PMPI_Remove_error_class(int errorclass)
+static int body_MPI_Remove_error_class(int errorclass)
 {
     lm_errctx lm_ctx = LM_ERRCTX_INIT("MPI_Remove_error_class");
     LM_CHECK(lm_check_init(&lm_ctx));
     return impl_MPI_Remove_error_class(errorclass);
 }
+int PMPI_Remove_error_class(int errorclass)
+{
+    int lm_held = lm_cs_call_enter();
+    int lm_rc = body_MPI_Remove_error_class(errorclass);
+    lm_cs_call_exit(lm_held);
+    return lm_rc;
+}
 extern __typeof__(PMPI_Remove_error_class) MPI_Remove_error_class __attribute__((weak, alias("PMPI_Remove_error_class")));
 
-int PMPI_Remove_error_code(int errorcode)
+static int body_MPI_Remove_error_code(int errorcode)
 {
     lm_errctx lm_ctx = LM_ERRCTX_INIT("MPI_Remove_error_code");
     LM_CHECK(lm_check_init(&lm_ctx));
     return impl_MPI_Remove_error_code(errorcode);
 }
+int PMPI_Remove_error_code(int errorcode)
+{
+    int lm_held = lm_cs_call_enter();
+    int lm_rc = body_MPI_Remove_error_code(errorcode);
+    lm_cs_call_exit(lm_held);
+    return lm_rc;
+}
 extern __typeof__(PMPI_Remove_error_code) MPI_Remove_error_code __attribute__((weak, alias("PMPI_Remove_error_code")));
 
-int PMPI_Remove_error_string(int errorcode)
+static int body_MPI_Remove_error_string(int errorcode)
 {
     lm_errctx lm_ctx = LM_ERRCTX_INIT("MPI_Remove_error_string");
     LM_CHECK(lm_check_init(&lm_ctx));
     return impl_MPI_Remove_error_string(errorcode);
 }
+int PMPI_Remove_error_string(int errorcode)
+{
+    int lm_held = lm_cs_call_enter();
+    int lm_rc = body_MPI_Remove_error_string(errorcode);
+    lm_cs_call_exit(lm_held);
+    return lm_rc;
+}
 extern __typeof__(PMPI_Remove_error_string) MPI_Remove_error_string __attribute__((weak, alias("PMPI_Remove_error_string")));
 
-int PMPI_Session_call_errhandler(MPI_Session session, int errorcode)
+static int body_MPI_Session_call_errhandler(MPI_Session session, int errorcode)
 {
     lm_errctx lm_ctx = LM_ERRCTX_INIT("MPI_Session_call_errhandler");
     LM_CHECK(lm_check_session(&lm_ctx, session, "session", 0));
     lm_errctx_bind(&lm_ctx, LM_KIND_SESSION, session);
     return impl_MPI_Session_call_errhandler(session, errorcode);
 }
+int PMPI_Session_call_errhandler(MPI_Session session, int errorcode)
+{
+    int lm_held = lm_cs_call_enter();
+    int lm_rc = body_MPI_Session_call_errhandler(session, errorcode);
+    lm_cs_call_exit(lm_held);
+    return lm_rc;
+}
 extern __typeof__(PMPI_Session_call_errhandler) MPI_Session_call_errhandler __attribute__((weak, alias("PMPI_Session_call_errhandler")));
 
-int PMPI_Session_create_errhandler(MPI_Session_errhandler_function* session_errhandler_fn, MPI_Errhandler* errhandler)
+static int body_MPI_Session_create_errhandler(MPI_Session_errhandler_function* session_errhandler_fn, MPI_Errhandler* errhandler)
 {
     lm_errctx lm_ctx = LM_ERRCTX_INIT("MPI_Session_create_errhandler");
     LM_CHECK(lm_check_ptr(&lm_ctx, errhandler, "errhandler"));
     return impl_MPI_Session_create_errhandler(session_errhandler_fn, errhandler);
 }
+int PMPI_Session_create_errhandler(MPI_Session_errhandler_function* session_errhandler_fn, MPI_Errhandler* errhandler)
+{
+    int lm_held = lm_cs_call_enter();
+    int lm_rc = body_MPI_Session_create_errhandler(session_errhandler_fn, errhandler);
+    lm_cs_call_exit(lm_held);
+    return lm_rc;
+}
 extern __typeof__(PMPI_Session_create_errhandler) MPI_Session_create_errhandler __attribute__((weak, alias("PMPI_Session_create_errhandler")));
 
-int PMPI_Session_finalize(MPI_Session* session)
+static int body_MPI_Session_finalize(MPI_Session* session)
 {
     lm_errctx lm_ctx = LM_ERRCTX_INIT("MPI_Session_finalize");
     LM_CHECK(lm_check_ptr(&lm_ctx, session, "session"));
@@ -312,9 +551,16 @@ int PMPI_Session_finalize(MPI_Session* session)
     lm_errctx_bind(&lm_ctx, LM_KIND_SESSION, *session);
     return impl_MPI_Session_finalize(session);
 }
+int PMPI_Session_finalize(MPI_Session* session)
+{
+    int lm_held = lm_cs_call_enter();
+    int lm_rc = body_MPI_Session_finalize(session);
+    lm_cs_call_exit(lm_held);
+    return lm_rc;
+}
 extern __typeof__(PMPI_Session_finalize) MPI_Session_finalize __attribute__((weak, alias("PMPI_Session_finalize")));
 
-int PMPI_Session_get_errhandler(MPI_Session session, MPI_Errhandler* errhandler)
+static int body_MPI_Session_get_errhandler(MPI_Session session, MPI_Errhandler* errhandler)
 {
     lm_errctx lm_ctx = LM_ERRCTX_INIT("MPI_Session_get_errhandler");
     LM_CHECK(lm_check_session(&lm_ctx, session, "session", 0));
@@ -322,9 +568,16 @@ int PMPI_Session_get_errhandler(MPI_Session session, MPI_Errhandler* errhandler)
     LM_CHECK(lm_check_ptr(&lm_ctx, errhandler, "errhandler"));
     return impl_MPI_Session_get_errhandler(session, errhandler);
 }
+int PMPI_Session_get_errhandler(MPI_Session session, MPI_Errhandler* errhandler)
+{
+    int lm_held = lm_cs_call_enter();
+    int lm_rc = body_MPI_Session_get_errhandler(session, errhandler);
+    lm_cs_call_exit(lm_held);
+    return lm_rc;
+}
 extern __typeof__(PMPI_Session_get_errhandler) MPI_Session_get_errhandler __attribute__((weak, alias("PMPI_Session_get_errhandler")));
 
-int PMPI_Session_get_info(MPI_Session session, MPI_Info* info_used)
+static int body_MPI_Session_get_info(MPI_Session session, MPI_Info* info_used)
 {
     lm_errctx lm_ctx = LM_ERRCTX_INIT("MPI_Session_get_info");
     LM_CHECK(lm_check_session(&lm_ctx, session, "session", 0));
@@ -332,9 +585,16 @@ int PMPI_Session_get_info(MPI_Session session, MPI_Info* info_used)
     LM_CHECK(lm_check_ptr(&lm_ctx, info_used, "info_used"));
     return impl_MPI_Session_get_info(session, info_used);
 }
+int PMPI_Session_get_info(MPI_Session session, MPI_Info* info_used)
+{
+    int lm_held = lm_cs_call_enter();
+    int lm_rc = body_MPI_Session_get_info(session, info_used);
+    lm_cs_call_exit(lm_held);
+    return lm_rc;
+}
 extern __typeof__(PMPI_Session_get_info) MPI_Session_get_info __attribute__((weak, alias("PMPI_Session_get_info")));
 
-int PMPI_Session_get_nth_pset(MPI_Session session, MPI_Info info, int n, int* pset_len, char* pset_name)
+static int body_MPI_Session_get_nth_pset(MPI_Session session, MPI_Info info, int n, int* pset_len, char* pset_name)
 {
     lm_errctx lm_ctx = LM_ERRCTX_INIT("MPI_Session_get_nth_pset");
     LM_CHECK(lm_check_session(&lm_ctx, session, "session", 0));
@@ -343,9 +603,16 @@ int PMPI_Session_get_nth_pset(MPI_Session session, MPI_Info info, int n, int* ps
     LM_CHECK(lm_check_ptr(&lm_ctx, pset_len, "pset_len"));
     return impl_MPI_Session_get_nth_pset(session, info, n, pset_len, pset_name);
 }
+int PMPI_Session_get_nth_pset(MPI_Session session, MPI_Info info, int n, int* pset_len, char* pset_name)
+{
+    int lm_held = lm_cs_call_enter();
+    int lm_rc = body_MPI_Session_get_nth_pset(session, info, n, pset_len, pset_name);
+    lm_cs_call_exit(lm_held);
+    return lm_rc;
+}
 extern __typeof__(PMPI_Session_get_nth_pset) MPI_Session_get_nth_pset __attribute__((weak, alias("PMPI_Session_get_nth_pset")));
 
-int PMPI_Session_get_num_psets(MPI_Session session, MPI_Info info, int* npset_names)
+static int body_MPI_Session_get_num_psets(MPI_Session session, MPI_Info info, int* npset_names)
 {
     lm_errctx lm_ctx = LM_ERRCTX_INIT("MPI_Session_get_num_psets");
     LM_CHECK(lm_check_session(&lm_ctx, session, "session", 0));
@@ -354,9 +621,16 @@ int PMPI_Session_get_num_psets(MPI_Session session, MPI_Info info, int* npset_na
     LM_CHECK(lm_check_ptr(&lm_ctx, npset_names, "npset_names"));
     return impl_MPI_Session_get_num_psets(session, info, npset_names);
 }
+int PMPI_Session_get_num_psets(MPI_Session session, MPI_Info info, int* npset_names)
+{
+    int lm_held = lm_cs_call_enter();
+    int lm_rc = body_MPI_Session_get_num_psets(session, info, npset_names);
+    lm_cs_call_exit(lm_held);
+    return lm_rc;
+}
 extern __typeof__(PMPI_Session_get_num_psets) MPI_Session_get_num_psets __attribute__((weak, alias("PMPI_Session_get_num_psets")));
 
-int PMPI_Session_get_pset_info(MPI_Session session, const char* pset_name, MPI_Info* info)
+static int body_MPI_Session_get_pset_info(MPI_Session session, const char* pset_name, MPI_Info* info)
 {
     lm_errctx lm_ctx = LM_ERRCTX_INIT("MPI_Session_get_pset_info");
     LM_CHECK(lm_check_session(&lm_ctx, session, "session", 0));
@@ -365,9 +639,16 @@ int PMPI_Session_get_pset_info(MPI_Session session, const char* pset_name, MPI_I
     LM_CHECK(lm_check_ptr(&lm_ctx, info, "info"));
     return impl_MPI_Session_get_pset_info(session, pset_name, info);
 }
+int PMPI_Session_get_pset_info(MPI_Session session, const char* pset_name, MPI_Info* info)
+{
+    int lm_held = lm_cs_call_enter();
+    int lm_rc = body_MPI_Session_get_pset_info(session, pset_name, info);
+    lm_cs_call_exit(lm_held);
+    return lm_rc;
+}
 extern __typeof__(PMPI_Session_get_pset_info) MPI_Session_get_pset_info __attribute__((weak, alias("PMPI_Session_get_pset_info")));
 
-int PMPI_Session_init(MPI_Info info, MPI_Errhandler errhandler, MPI_Session* session)
+static int body_MPI_Session_init(MPI_Info info, MPI_Errhandler errhandler, MPI_Session* session)
 {
     lm_errctx lm_ctx = LM_ERRCTX_INIT("MPI_Session_init");
     LM_CHECK(lm_check_info(&lm_ctx, info, "info", 1));
@@ -375,14 +656,28 @@ int PMPI_Session_init(MPI_Info info, MPI_Errhandler errhandler, MPI_Session* ses
     LM_CHECK(lm_check_ptr(&lm_ctx, session, "session"));
     return impl_MPI_Session_init(info, errhandler, session);
 }
+int PMPI_Session_init(MPI_Info info, MPI_Errhandler errhandler, MPI_Session* session)
+{
+    int lm_held = lm_cs_call_enter();
+    int lm_rc = body_MPI_Session_init(info, errhandler, session);
+    lm_cs_call_exit(lm_held);
+    return lm_rc;
+}
 extern __typeof__(PMPI_Session_init) MPI_Session_init __attribute__((weak, alias("PMPI_Session_init")));
 
-int PMPI_Session_set_errhandler(MPI_Session session, MPI_Errhandler errhandler)
+static int body_MPI_Session_set_errhandler(MPI_Session session, MPI_Errhandler errhandler)
 {
     lm_errctx lm_ctx = LM_ERRCTX_INIT("MPI_Session_set_errhandler");
     LM_CHECK(lm_check_session(&lm_ctx, session, "session", 0));
     lm_errctx_bind(&lm_ctx, LM_KIND_SESSION, session);
     LM_CHECK(lm_check_errhandler(&lm_ctx, errhandler, "errhandler", 0));
     return impl_MPI_Session_set_errhandler(session, errhandler);
+}
+int PMPI_Session_set_errhandler(MPI_Session session, MPI_Errhandler errhandler)
+{
+    int lm_held = lm_cs_call_enter();
+    int lm_rc = body_MPI_Session_set_errhandler(session, errhandler);
+    lm_cs_call_exit(lm_held);
+    return lm_rc;
 }
 extern __typeof__(PMPI_Session_set_errhandler) MPI_Session_set_errhandler __attribute__((weak, alias("PMPI_Session_set_errhandler")));

@@ -2,8 +2,9 @@
 /* MPI entry points (io): validate arguments, then call impl_MPI_*. */
 #include "binding/validate.h"
 #include "binding/impl_gen.h"
+#include "core/lm_cs.h"
 
-int PMPI_File_call_errhandler(MPI_File fh, int errorcode)
+static int body_MPI_File_call_errhandler(MPI_File fh, int errorcode)
 {
     lm_errctx lm_ctx = LM_ERRCTX_INIT("MPI_File_call_errhandler");
     LM_CHECK(lm_check_init(&lm_ctx));
@@ -11,9 +12,16 @@ int PMPI_File_call_errhandler(MPI_File fh, int errorcode)
     lm_errctx_bind(&lm_ctx, LM_KIND_FILE, fh);
     return impl_MPI_File_call_errhandler(fh, errorcode);
 }
+int PMPI_File_call_errhandler(MPI_File fh, int errorcode)
+{
+    int lm_held = lm_cs_call_enter();
+    int lm_rc = body_MPI_File_call_errhandler(fh, errorcode);
+    lm_cs_call_exit(lm_held);
+    return lm_rc;
+}
 extern __typeof__(PMPI_File_call_errhandler) MPI_File_call_errhandler __attribute__((weak, alias("PMPI_File_call_errhandler")));
 
-int PMPI_File_close(MPI_File* fh)
+static int body_MPI_File_close(MPI_File* fh)
 {
     lm_errctx lm_ctx = LM_ERRCTX_INIT("MPI_File_close");
     LM_CHECK(lm_check_init(&lm_ctx));
@@ -22,18 +30,32 @@ int PMPI_File_close(MPI_File* fh)
     lm_errctx_bind(&lm_ctx, LM_KIND_FILE, *fh);
     return impl_MPI_File_close(fh);
 }
+int PMPI_File_close(MPI_File* fh)
+{
+    int lm_held = lm_cs_call_enter();
+    int lm_rc = body_MPI_File_close(fh);
+    lm_cs_call_exit(lm_held);
+    return lm_rc;
+}
 extern __typeof__(PMPI_File_close) MPI_File_close __attribute__((weak, alias("PMPI_File_close")));
 
-int PMPI_File_create_errhandler(MPI_File_errhandler_function* file_errhandler_fn, MPI_Errhandler* errhandler)
+static int body_MPI_File_create_errhandler(MPI_File_errhandler_function* file_errhandler_fn, MPI_Errhandler* errhandler)
 {
     lm_errctx lm_ctx = LM_ERRCTX_INIT("MPI_File_create_errhandler");
     LM_CHECK(lm_check_init(&lm_ctx));
     LM_CHECK(lm_check_ptr(&lm_ctx, errhandler, "errhandler"));
     return impl_MPI_File_create_errhandler(file_errhandler_fn, errhandler);
 }
+int PMPI_File_create_errhandler(MPI_File_errhandler_function* file_errhandler_fn, MPI_Errhandler* errhandler)
+{
+    int lm_held = lm_cs_call_enter();
+    int lm_rc = body_MPI_File_create_errhandler(file_errhandler_fn, errhandler);
+    lm_cs_call_exit(lm_held);
+    return lm_rc;
+}
 extern __typeof__(PMPI_File_create_errhandler) MPI_File_create_errhandler __attribute__((weak, alias("PMPI_File_create_errhandler")));
 
-int PMPI_File_delete(const char* filename, MPI_Info info)
+static int body_MPI_File_delete(const char* filename, MPI_Info info)
 {
     lm_errctx lm_ctx = LM_ERRCTX_INIT("MPI_File_delete");
     LM_CHECK(lm_check_init(&lm_ctx));
@@ -41,9 +63,16 @@ int PMPI_File_delete(const char* filename, MPI_Info info)
     LM_CHECK(lm_check_info(&lm_ctx, info, "info", 1));
     return impl_MPI_File_delete(filename, info);
 }
+int PMPI_File_delete(const char* filename, MPI_Info info)
+{
+    int lm_held = lm_cs_call_enter();
+    int lm_rc = body_MPI_File_delete(filename, info);
+    lm_cs_call_exit(lm_held);
+    return lm_rc;
+}
 extern __typeof__(PMPI_File_delete) MPI_File_delete __attribute__((weak, alias("PMPI_File_delete")));
 
-int PMPI_File_get_amode(MPI_File fh, int* amode)
+static int body_MPI_File_get_amode(MPI_File fh, int* amode)
 {
     lm_errctx lm_ctx = LM_ERRCTX_INIT("MPI_File_get_amode");
     LM_CHECK(lm_check_init(&lm_ctx));
@@ -52,9 +81,16 @@ int PMPI_File_get_amode(MPI_File fh, int* amode)
     LM_CHECK(lm_check_ptr(&lm_ctx, amode, "amode"));
     return impl_MPI_File_get_amode(fh, amode);
 }
+int PMPI_File_get_amode(MPI_File fh, int* amode)
+{
+    int lm_held = lm_cs_call_enter();
+    int lm_rc = body_MPI_File_get_amode(fh, amode);
+    lm_cs_call_exit(lm_held);
+    return lm_rc;
+}
 extern __typeof__(PMPI_File_get_amode) MPI_File_get_amode __attribute__((weak, alias("PMPI_File_get_amode")));
 
-int PMPI_File_get_atomicity(MPI_File fh, int* flag)
+static int body_MPI_File_get_atomicity(MPI_File fh, int* flag)
 {
     lm_errctx lm_ctx = LM_ERRCTX_INIT("MPI_File_get_atomicity");
     LM_CHECK(lm_check_init(&lm_ctx));
@@ -63,9 +99,16 @@ int PMPI_File_get_atomicity(MPI_File fh, int* flag)
     LM_CHECK(lm_check_ptr(&lm_ctx, flag, "flag"));
     return impl_MPI_File_get_atomicity(fh, flag);
 }
+int PMPI_File_get_atomicity(MPI_File fh, int* flag)
+{
+    int lm_held = lm_cs_call_enter();
+    int lm_rc = body_MPI_File_get_atomicity(fh, flag);
+    lm_cs_call_exit(lm_held);
+    return lm_rc;
+}
 extern __typeof__(PMPI_File_get_atomicity) MPI_File_get_atomicity __attribute__((weak, alias("PMPI_File_get_atomicity")));
 
-int PMPI_File_get_byte_offset(MPI_File fh, MPI_Offset offset, MPI_Offset* disp)
+static int body_MPI_File_get_byte_offset(MPI_File fh, MPI_Offset offset, MPI_Offset* disp)
 {
     lm_errctx lm_ctx = LM_ERRCTX_INIT("MPI_File_get_byte_offset");
     LM_CHECK(lm_check_init(&lm_ctx));
@@ -74,9 +117,16 @@ int PMPI_File_get_byte_offset(MPI_File fh, MPI_Offset offset, MPI_Offset* disp)
     LM_CHECK(lm_check_ptr(&lm_ctx, disp, "disp"));
     return impl_MPI_File_get_byte_offset(fh, offset, disp);
 }
+int PMPI_File_get_byte_offset(MPI_File fh, MPI_Offset offset, MPI_Offset* disp)
+{
+    int lm_held = lm_cs_call_enter();
+    int lm_rc = body_MPI_File_get_byte_offset(fh, offset, disp);
+    lm_cs_call_exit(lm_held);
+    return lm_rc;
+}
 extern __typeof__(PMPI_File_get_byte_offset) MPI_File_get_byte_offset __attribute__((weak, alias("PMPI_File_get_byte_offset")));
 
-int PMPI_File_get_errhandler(MPI_File file, MPI_Errhandler* errhandler)
+static int body_MPI_File_get_errhandler(MPI_File file, MPI_Errhandler* errhandler)
 {
     lm_errctx lm_ctx = LM_ERRCTX_INIT("MPI_File_get_errhandler");
     LM_CHECK(lm_check_init(&lm_ctx));
@@ -85,9 +135,16 @@ int PMPI_File_get_errhandler(MPI_File file, MPI_Errhandler* errhandler)
     LM_CHECK(lm_check_ptr(&lm_ctx, errhandler, "errhandler"));
     return impl_MPI_File_get_errhandler(file, errhandler);
 }
+int PMPI_File_get_errhandler(MPI_File file, MPI_Errhandler* errhandler)
+{
+    int lm_held = lm_cs_call_enter();
+    int lm_rc = body_MPI_File_get_errhandler(file, errhandler);
+    lm_cs_call_exit(lm_held);
+    return lm_rc;
+}
 extern __typeof__(PMPI_File_get_errhandler) MPI_File_get_errhandler __attribute__((weak, alias("PMPI_File_get_errhandler")));
 
-int PMPI_File_get_group(MPI_File fh, MPI_Group* group)
+static int body_MPI_File_get_group(MPI_File fh, MPI_Group* group)
 {
     lm_errctx lm_ctx = LM_ERRCTX_INIT("MPI_File_get_group");
     LM_CHECK(lm_check_init(&lm_ctx));
@@ -96,9 +153,16 @@ int PMPI_File_get_group(MPI_File fh, MPI_Group* group)
     LM_CHECK(lm_check_ptr(&lm_ctx, group, "group"));
     return impl_MPI_File_get_group(fh, group);
 }
+int PMPI_File_get_group(MPI_File fh, MPI_Group* group)
+{
+    int lm_held = lm_cs_call_enter();
+    int lm_rc = body_MPI_File_get_group(fh, group);
+    lm_cs_call_exit(lm_held);
+    return lm_rc;
+}
 extern __typeof__(PMPI_File_get_group) MPI_File_get_group __attribute__((weak, alias("PMPI_File_get_group")));
 
-int PMPI_File_get_info(MPI_File fh, MPI_Info* info_used)
+static int body_MPI_File_get_info(MPI_File fh, MPI_Info* info_used)
 {
     lm_errctx lm_ctx = LM_ERRCTX_INIT("MPI_File_get_info");
     LM_CHECK(lm_check_init(&lm_ctx));
@@ -107,9 +171,16 @@ int PMPI_File_get_info(MPI_File fh, MPI_Info* info_used)
     LM_CHECK(lm_check_ptr(&lm_ctx, info_used, "info_used"));
     return impl_MPI_File_get_info(fh, info_used);
 }
+int PMPI_File_get_info(MPI_File fh, MPI_Info* info_used)
+{
+    int lm_held = lm_cs_call_enter();
+    int lm_rc = body_MPI_File_get_info(fh, info_used);
+    lm_cs_call_exit(lm_held);
+    return lm_rc;
+}
 extern __typeof__(PMPI_File_get_info) MPI_File_get_info __attribute__((weak, alias("PMPI_File_get_info")));
 
-int PMPI_File_get_position(MPI_File fh, MPI_Offset* offset)
+static int body_MPI_File_get_position(MPI_File fh, MPI_Offset* offset)
 {
     lm_errctx lm_ctx = LM_ERRCTX_INIT("MPI_File_get_position");
     LM_CHECK(lm_check_init(&lm_ctx));
@@ -118,9 +189,16 @@ int PMPI_File_get_position(MPI_File fh, MPI_Offset* offset)
     LM_CHECK(lm_check_ptr(&lm_ctx, offset, "offset"));
     return impl_MPI_File_get_position(fh, offset);
 }
+int PMPI_File_get_position(MPI_File fh, MPI_Offset* offset)
+{
+    int lm_held = lm_cs_call_enter();
+    int lm_rc = body_MPI_File_get_position(fh, offset);
+    lm_cs_call_exit(lm_held);
+    return lm_rc;
+}
 extern __typeof__(PMPI_File_get_position) MPI_File_get_position __attribute__((weak, alias("PMPI_File_get_position")));
 
-int PMPI_File_get_position_shared(MPI_File fh, MPI_Offset* offset)
+static int body_MPI_File_get_position_shared(MPI_File fh, MPI_Offset* offset)
 {
     lm_errctx lm_ctx = LM_ERRCTX_INIT("MPI_File_get_position_shared");
     LM_CHECK(lm_check_init(&lm_ctx));
@@ -129,9 +207,16 @@ int PMPI_File_get_position_shared(MPI_File fh, MPI_Offset* offset)
     LM_CHECK(lm_check_ptr(&lm_ctx, offset, "offset"));
     return impl_MPI_File_get_position_shared(fh, offset);
 }
+int PMPI_File_get_position_shared(MPI_File fh, MPI_Offset* offset)
+{
+    int lm_held = lm_cs_call_enter();
+    int lm_rc = body_MPI_File_get_position_shared(fh, offset);
+    lm_cs_call_exit(lm_held);
+    return lm_rc;
+}
 extern __typeof__(PMPI_File_get_position_shared) MPI_File_get_position_shared __attribute__((weak, alias("PMPI_File_get_position_shared")));
 
-int PMPI_File_get_size(MPI_File fh, MPI_Offset* size)
+static int body_MPI_File_get_size(MPI_File fh, MPI_Offset* size)
 {
     lm_errctx lm_ctx = LM_ERRCTX_INIT("MPI_File_get_size");
     LM_CHECK(lm_check_init(&lm_ctx));
@@ -140,9 +225,16 @@ int PMPI_File_get_size(MPI_File fh, MPI_Offset* size)
     LM_CHECK(lm_check_ptr(&lm_ctx, size, "size"));
     return impl_MPI_File_get_size(fh, size);
 }
+int PMPI_File_get_size(MPI_File fh, MPI_Offset* size)
+{
+    int lm_held = lm_cs_call_enter();
+    int lm_rc = body_MPI_File_get_size(fh, size);
+    lm_cs_call_exit(lm_held);
+    return lm_rc;
+}
 extern __typeof__(PMPI_File_get_size) MPI_File_get_size __attribute__((weak, alias("PMPI_File_get_size")));
 
-int PMPI_File_get_type_extent(MPI_File fh, MPI_Datatype datatype, MPI_Aint* extent)
+static int body_MPI_File_get_type_extent(MPI_File fh, MPI_Datatype datatype, MPI_Aint* extent)
 {
     lm_errctx lm_ctx = LM_ERRCTX_INIT("MPI_File_get_type_extent");
     LM_CHECK(lm_check_init(&lm_ctx));
@@ -152,9 +244,16 @@ int PMPI_File_get_type_extent(MPI_File fh, MPI_Datatype datatype, MPI_Aint* exte
     LM_CHECK(lm_check_ptr(&lm_ctx, extent, "extent"));
     return impl_MPI_File_get_type_extent(fh, datatype, extent);
 }
+int PMPI_File_get_type_extent(MPI_File fh, MPI_Datatype datatype, MPI_Aint* extent)
+{
+    int lm_held = lm_cs_call_enter();
+    int lm_rc = body_MPI_File_get_type_extent(fh, datatype, extent);
+    lm_cs_call_exit(lm_held);
+    return lm_rc;
+}
 extern __typeof__(PMPI_File_get_type_extent) MPI_File_get_type_extent __attribute__((weak, alias("PMPI_File_get_type_extent")));
 
-int PMPI_File_get_type_extent_c(MPI_File fh, MPI_Datatype datatype, MPI_Count* extent)
+static int body_MPI_File_get_type_extent_c(MPI_File fh, MPI_Datatype datatype, MPI_Count* extent)
 {
     lm_errctx lm_ctx = LM_ERRCTX_INIT("MPI_File_get_type_extent_c");
     LM_CHECK(lm_check_init(&lm_ctx));
@@ -164,9 +263,16 @@ int PMPI_File_get_type_extent_c(MPI_File fh, MPI_Datatype datatype, MPI_Count* e
     LM_CHECK(lm_check_ptr(&lm_ctx, extent, "extent"));
     return impl_MPI_File_get_type_extent_c(fh, datatype, extent);
 }
+int PMPI_File_get_type_extent_c(MPI_File fh, MPI_Datatype datatype, MPI_Count* extent)
+{
+    int lm_held = lm_cs_call_enter();
+    int lm_rc = body_MPI_File_get_type_extent_c(fh, datatype, extent);
+    lm_cs_call_exit(lm_held);
+    return lm_rc;
+}
 extern __typeof__(PMPI_File_get_type_extent_c) MPI_File_get_type_extent_c __attribute__((weak, alias("PMPI_File_get_type_extent_c")));
 
-int PMPI_File_get_view(MPI_File fh, MPI_Offset* disp, MPI_Datatype* etype, MPI_Datatype* filetype, char* datarep)
+static int body_MPI_File_get_view(MPI_File fh, MPI_Offset* disp, MPI_Datatype* etype, MPI_Datatype* filetype, char* datarep)
 {
     lm_errctx lm_ctx = LM_ERRCTX_INIT("MPI_File_get_view");
     LM_CHECK(lm_check_init(&lm_ctx));
@@ -178,9 +284,16 @@ int PMPI_File_get_view(MPI_File fh, MPI_Offset* disp, MPI_Datatype* etype, MPI_D
     LM_CHECK(lm_check_ptr(&lm_ctx, datarep, "datarep"));
     return impl_MPI_File_get_view(fh, disp, etype, filetype, datarep);
 }
+int PMPI_File_get_view(MPI_File fh, MPI_Offset* disp, MPI_Datatype* etype, MPI_Datatype* filetype, char* datarep)
+{
+    int lm_held = lm_cs_call_enter();
+    int lm_rc = body_MPI_File_get_view(fh, disp, etype, filetype, datarep);
+    lm_cs_call_exit(lm_held);
+    return lm_rc;
+}
 extern __typeof__(PMPI_File_get_view) MPI_File_get_view __attribute__((weak, alias("PMPI_File_get_view")));
 
-int PMPI_File_iread(MPI_File fh, void* buf, int count, MPI_Datatype datatype, MPI_Request* request)
+static int body_MPI_File_iread(MPI_File fh, void* buf, int count, MPI_Datatype datatype, MPI_Request* request)
 {
     lm_errctx lm_ctx = LM_ERRCTX_INIT("MPI_File_iread");
     LM_CHECK(lm_check_init(&lm_ctx));
@@ -192,9 +305,16 @@ int PMPI_File_iread(MPI_File fh, void* buf, int count, MPI_Datatype datatype, MP
     LM_CHECK(lm_check_buffer(&lm_ctx, buf, count, datatype, "buf", 0));
     return impl_MPI_File_iread(fh, buf, count, datatype, request);
 }
+int PMPI_File_iread(MPI_File fh, void* buf, int count, MPI_Datatype datatype, MPI_Request* request)
+{
+    int lm_held = lm_cs_call_enter();
+    int lm_rc = body_MPI_File_iread(fh, buf, count, datatype, request);
+    lm_cs_call_exit(lm_held);
+    return lm_rc;
+}
 extern __typeof__(PMPI_File_iread) MPI_File_iread __attribute__((weak, alias("PMPI_File_iread")));
 
-int PMPI_File_iread_c(MPI_File fh, void* buf, MPI_Count count, MPI_Datatype datatype, MPI_Request* request)
+static int body_MPI_File_iread_c(MPI_File fh, void* buf, MPI_Count count, MPI_Datatype datatype, MPI_Request* request)
 {
     lm_errctx lm_ctx = LM_ERRCTX_INIT("MPI_File_iread_c");
     LM_CHECK(lm_check_init(&lm_ctx));
@@ -206,9 +326,16 @@ int PMPI_File_iread_c(MPI_File fh, void* buf, MPI_Count count, MPI_Datatype data
     LM_CHECK(lm_check_buffer(&lm_ctx, buf, count, datatype, "buf", 0));
     return impl_MPI_File_iread_c(fh, buf, count, datatype, request);
 }
+int PMPI_File_iread_c(MPI_File fh, void* buf, MPI_Count count, MPI_Datatype datatype, MPI_Request* request)
+{
+    int lm_held = lm_cs_call_enter();
+    int lm_rc = body_MPI_File_iread_c(fh, buf, count, datatype, request);
+    lm_cs_call_exit(lm_held);
+    return lm_rc;
+}
 extern __typeof__(PMPI_File_iread_c) MPI_File_iread_c __attribute__((weak, alias("PMPI_File_iread_c")));
 
-int PMPI_File_iread_all(MPI_File fh, void* buf, int count, MPI_Datatype datatype, MPI_Request* request)
+static int body_MPI_File_iread_all(MPI_File fh, void* buf, int count, MPI_Datatype datatype, MPI_Request* request)
 {
     lm_errctx lm_ctx = LM_ERRCTX_INIT("MPI_File_iread_all");
     LM_CHECK(lm_check_init(&lm_ctx));
@@ -220,9 +347,16 @@ int PMPI_File_iread_all(MPI_File fh, void* buf, int count, MPI_Datatype datatype
     LM_CHECK(lm_check_buffer(&lm_ctx, buf, count, datatype, "buf", 0));
     return impl_MPI_File_iread_all(fh, buf, count, datatype, request);
 }
+int PMPI_File_iread_all(MPI_File fh, void* buf, int count, MPI_Datatype datatype, MPI_Request* request)
+{
+    int lm_held = lm_cs_call_enter();
+    int lm_rc = body_MPI_File_iread_all(fh, buf, count, datatype, request);
+    lm_cs_call_exit(lm_held);
+    return lm_rc;
+}
 extern __typeof__(PMPI_File_iread_all) MPI_File_iread_all __attribute__((weak, alias("PMPI_File_iread_all")));
 
-int PMPI_File_iread_all_c(MPI_File fh, void* buf, MPI_Count count, MPI_Datatype datatype, MPI_Request* request)
+static int body_MPI_File_iread_all_c(MPI_File fh, void* buf, MPI_Count count, MPI_Datatype datatype, MPI_Request* request)
 {
     lm_errctx lm_ctx = LM_ERRCTX_INIT("MPI_File_iread_all_c");
     LM_CHECK(lm_check_init(&lm_ctx));
@@ -234,9 +368,16 @@ int PMPI_File_iread_all_c(MPI_File fh, void* buf, MPI_Count count, MPI_Datatype 
     LM_CHECK(lm_check_buffer(&lm_ctx, buf, count, datatype, "buf", 0));
     return impl_MPI_File_iread_all_c(fh, buf, count, datatype, request);
 }
+int PMPI_File_iread_all_c(MPI_File fh, void* buf, MPI_Count count, MPI_Datatype datatype, MPI_Request* request)
+{
+    int lm_held = lm_cs_call_enter();
+    int lm_rc = body_MPI_File_iread_all_c(fh, buf, count, datatype, request);
+    lm_cs_call_exit(lm_held);
+    return lm_rc;
+}
 extern __typeof__(PMPI_File_iread_all_c) MPI_File_iread_all_c __attribute__((weak, alias("PMPI_File_iread_all_c")));
 
-int PMPI_File_iread_at(MPI_File fh, MPI_Offset offset, void* buf, int count, MPI_Datatype datatype, MPI_Request* request)
+static int body_MPI_File_iread_at(MPI_File fh, MPI_Offset offset, void* buf, int count, MPI_Datatype datatype, MPI_Request* request)
 {
     lm_errctx lm_ctx = LM_ERRCTX_INIT("MPI_File_iread_at");
     LM_CHECK(lm_check_init(&lm_ctx));
@@ -248,9 +389,16 @@ int PMPI_File_iread_at(MPI_File fh, MPI_Offset offset, void* buf, int count, MPI
     LM_CHECK(lm_check_buffer(&lm_ctx, buf, count, datatype, "buf", 0));
     return impl_MPI_File_iread_at(fh, offset, buf, count, datatype, request);
 }
+int PMPI_File_iread_at(MPI_File fh, MPI_Offset offset, void* buf, int count, MPI_Datatype datatype, MPI_Request* request)
+{
+    int lm_held = lm_cs_call_enter();
+    int lm_rc = body_MPI_File_iread_at(fh, offset, buf, count, datatype, request);
+    lm_cs_call_exit(lm_held);
+    return lm_rc;
+}
 extern __typeof__(PMPI_File_iread_at) MPI_File_iread_at __attribute__((weak, alias("PMPI_File_iread_at")));
 
-int PMPI_File_iread_at_c(MPI_File fh, MPI_Offset offset, void* buf, MPI_Count count, MPI_Datatype datatype, MPI_Request* request)
+static int body_MPI_File_iread_at_c(MPI_File fh, MPI_Offset offset, void* buf, MPI_Count count, MPI_Datatype datatype, MPI_Request* request)
 {
     lm_errctx lm_ctx = LM_ERRCTX_INIT("MPI_File_iread_at_c");
     LM_CHECK(lm_check_init(&lm_ctx));
@@ -262,9 +410,16 @@ int PMPI_File_iread_at_c(MPI_File fh, MPI_Offset offset, void* buf, MPI_Count co
     LM_CHECK(lm_check_buffer(&lm_ctx, buf, count, datatype, "buf", 0));
     return impl_MPI_File_iread_at_c(fh, offset, buf, count, datatype, request);
 }
+int PMPI_File_iread_at_c(MPI_File fh, MPI_Offset offset, void* buf, MPI_Count count, MPI_Datatype datatype, MPI_Request* request)
+{
+    int lm_held = lm_cs_call_enter();
+    int lm_rc = body_MPI_File_iread_at_c(fh, offset, buf, count, datatype, request);
+    lm_cs_call_exit(lm_held);
+    return lm_rc;
+}
 extern __typeof__(PMPI_File_iread_at_c) MPI_File_iread_at_c __attribute__((weak, alias("PMPI_File_iread_at_c")));
 
-int PMPI_File_iread_at_all(MPI_File fh, MPI_Offset offset, void* buf, int count, MPI_Datatype datatype, MPI_Request* request)
+static int body_MPI_File_iread_at_all(MPI_File fh, MPI_Offset offset, void* buf, int count, MPI_Datatype datatype, MPI_Request* request)
 {
     lm_errctx lm_ctx = LM_ERRCTX_INIT("MPI_File_iread_at_all");
     LM_CHECK(lm_check_init(&lm_ctx));
@@ -276,9 +431,16 @@ int PMPI_File_iread_at_all(MPI_File fh, MPI_Offset offset, void* buf, int count,
     LM_CHECK(lm_check_buffer(&lm_ctx, buf, count, datatype, "buf", 0));
     return impl_MPI_File_iread_at_all(fh, offset, buf, count, datatype, request);
 }
+int PMPI_File_iread_at_all(MPI_File fh, MPI_Offset offset, void* buf, int count, MPI_Datatype datatype, MPI_Request* request)
+{
+    int lm_held = lm_cs_call_enter();
+    int lm_rc = body_MPI_File_iread_at_all(fh, offset, buf, count, datatype, request);
+    lm_cs_call_exit(lm_held);
+    return lm_rc;
+}
 extern __typeof__(PMPI_File_iread_at_all) MPI_File_iread_at_all __attribute__((weak, alias("PMPI_File_iread_at_all")));
 
-int PMPI_File_iread_at_all_c(MPI_File fh, MPI_Offset offset, void* buf, MPI_Count count, MPI_Datatype datatype, MPI_Request* request)
+static int body_MPI_File_iread_at_all_c(MPI_File fh, MPI_Offset offset, void* buf, MPI_Count count, MPI_Datatype datatype, MPI_Request* request)
 {
     lm_errctx lm_ctx = LM_ERRCTX_INIT("MPI_File_iread_at_all_c");
     LM_CHECK(lm_check_init(&lm_ctx));
@@ -290,9 +452,16 @@ int PMPI_File_iread_at_all_c(MPI_File fh, MPI_Offset offset, void* buf, MPI_Coun
     LM_CHECK(lm_check_buffer(&lm_ctx, buf, count, datatype, "buf", 0));
     return impl_MPI_File_iread_at_all_c(fh, offset, buf, count, datatype, request);
 }
+int PMPI_File_iread_at_all_c(MPI_File fh, MPI_Offset offset, void* buf, MPI_Count count, MPI_Datatype datatype, MPI_Request* request)
+{
+    int lm_held = lm_cs_call_enter();
+    int lm_rc = body_MPI_File_iread_at_all_c(fh, offset, buf, count, datatype, request);
+    lm_cs_call_exit(lm_held);
+    return lm_rc;
+}
 extern __typeof__(PMPI_File_iread_at_all_c) MPI_File_iread_at_all_c __attribute__((weak, alias("PMPI_File_iread_at_all_c")));
 
-int PMPI_File_iread_shared(MPI_File fh, void* buf, int count, MPI_Datatype datatype, MPI_Request* request)
+static int body_MPI_File_iread_shared(MPI_File fh, void* buf, int count, MPI_Datatype datatype, MPI_Request* request)
 {
     lm_errctx lm_ctx = LM_ERRCTX_INIT("MPI_File_iread_shared");
     LM_CHECK(lm_check_init(&lm_ctx));
@@ -304,9 +473,16 @@ int PMPI_File_iread_shared(MPI_File fh, void* buf, int count, MPI_Datatype datat
     LM_CHECK(lm_check_buffer(&lm_ctx, buf, count, datatype, "buf", 0));
     return impl_MPI_File_iread_shared(fh, buf, count, datatype, request);
 }
+int PMPI_File_iread_shared(MPI_File fh, void* buf, int count, MPI_Datatype datatype, MPI_Request* request)
+{
+    int lm_held = lm_cs_call_enter();
+    int lm_rc = body_MPI_File_iread_shared(fh, buf, count, datatype, request);
+    lm_cs_call_exit(lm_held);
+    return lm_rc;
+}
 extern __typeof__(PMPI_File_iread_shared) MPI_File_iread_shared __attribute__((weak, alias("PMPI_File_iread_shared")));
 
-int PMPI_File_iread_shared_c(MPI_File fh, void* buf, MPI_Count count, MPI_Datatype datatype, MPI_Request* request)
+static int body_MPI_File_iread_shared_c(MPI_File fh, void* buf, MPI_Count count, MPI_Datatype datatype, MPI_Request* request)
 {
     lm_errctx lm_ctx = LM_ERRCTX_INIT("MPI_File_iread_shared_c");
     LM_CHECK(lm_check_init(&lm_ctx));
@@ -318,9 +494,16 @@ int PMPI_File_iread_shared_c(MPI_File fh, void* buf, MPI_Count count, MPI_Dataty
     LM_CHECK(lm_check_buffer(&lm_ctx, buf, count, datatype, "buf", 0));
     return impl_MPI_File_iread_shared_c(fh, buf, count, datatype, request);
 }
+int PMPI_File_iread_shared_c(MPI_File fh, void* buf, MPI_Count count, MPI_Datatype datatype, MPI_Request* request)
+{
+    int lm_held = lm_cs_call_enter();
+    int lm_rc = body_MPI_File_iread_shared_c(fh, buf, count, datatype, request);
+    lm_cs_call_exit(lm_held);
+    return lm_rc;
+}
 extern __typeof__(PMPI_File_iread_shared_c) MPI_File_iread_shared_c __attribute__((weak, alias("PMPI_File_iread_shared_c")));
 
-int PMPI_File_iwrite(MPI_File fh, const void* buf, int count, MPI_Datatype datatype, MPI_Request* request)
+static int body_MPI_File_iwrite(MPI_File fh, const void* buf, int count, MPI_Datatype datatype, MPI_Request* request)
 {
     lm_errctx lm_ctx = LM_ERRCTX_INIT("MPI_File_iwrite");
     LM_CHECK(lm_check_init(&lm_ctx));
@@ -332,9 +515,16 @@ int PMPI_File_iwrite(MPI_File fh, const void* buf, int count, MPI_Datatype datat
     LM_CHECK(lm_check_buffer(&lm_ctx, buf, count, datatype, "buf", 0));
     return impl_MPI_File_iwrite(fh, buf, count, datatype, request);
 }
+int PMPI_File_iwrite(MPI_File fh, const void* buf, int count, MPI_Datatype datatype, MPI_Request* request)
+{
+    int lm_held = lm_cs_call_enter();
+    int lm_rc = body_MPI_File_iwrite(fh, buf, count, datatype, request);
+    lm_cs_call_exit(lm_held);
+    return lm_rc;
+}
 extern __typeof__(PMPI_File_iwrite) MPI_File_iwrite __attribute__((weak, alias("PMPI_File_iwrite")));
 
-int PMPI_File_iwrite_c(MPI_File fh, const void* buf, MPI_Count count, MPI_Datatype datatype, MPI_Request* request)
+static int body_MPI_File_iwrite_c(MPI_File fh, const void* buf, MPI_Count count, MPI_Datatype datatype, MPI_Request* request)
 {
     lm_errctx lm_ctx = LM_ERRCTX_INIT("MPI_File_iwrite_c");
     LM_CHECK(lm_check_init(&lm_ctx));
@@ -346,9 +536,16 @@ int PMPI_File_iwrite_c(MPI_File fh, const void* buf, MPI_Count count, MPI_Dataty
     LM_CHECK(lm_check_buffer(&lm_ctx, buf, count, datatype, "buf", 0));
     return impl_MPI_File_iwrite_c(fh, buf, count, datatype, request);
 }
+int PMPI_File_iwrite_c(MPI_File fh, const void* buf, MPI_Count count, MPI_Datatype datatype, MPI_Request* request)
+{
+    int lm_held = lm_cs_call_enter();
+    int lm_rc = body_MPI_File_iwrite_c(fh, buf, count, datatype, request);
+    lm_cs_call_exit(lm_held);
+    return lm_rc;
+}
 extern __typeof__(PMPI_File_iwrite_c) MPI_File_iwrite_c __attribute__((weak, alias("PMPI_File_iwrite_c")));
 
-int PMPI_File_iwrite_all(MPI_File fh, const void* buf, int count, MPI_Datatype datatype, MPI_Request* request)
+static int body_MPI_File_iwrite_all(MPI_File fh, const void* buf, int count, MPI_Datatype datatype, MPI_Request* request)
 {
     lm_errctx lm_ctx = LM_ERRCTX_INIT("MPI_File_iwrite_all");
     LM_CHECK(lm_check_init(&lm_ctx));
@@ -360,9 +557,16 @@ int PMPI_File_iwrite_all(MPI_File fh, const void* buf, int count, MPI_Datatype d
     LM_CHECK(lm_check_buffer(&lm_ctx, buf, count, datatype, "buf", 0));
     return impl_MPI_File_iwrite_all(fh, buf, count, datatype, request);
 }
+int PMPI_File_iwrite_all(MPI_File fh, const void* buf, int count, MPI_Datatype datatype, MPI_Request* request)
+{
+    int lm_held = lm_cs_call_enter();
+    int lm_rc = body_MPI_File_iwrite_all(fh, buf, count, datatype, request);
+    lm_cs_call_exit(lm_held);
+    return lm_rc;
+}
 extern __typeof__(PMPI_File_iwrite_all) MPI_File_iwrite_all __attribute__((weak, alias("PMPI_File_iwrite_all")));
 
-int PMPI_File_iwrite_all_c(MPI_File fh, const void* buf, MPI_Count count, MPI_Datatype datatype, MPI_Request* request)
+static int body_MPI_File_iwrite_all_c(MPI_File fh, const void* buf, MPI_Count count, MPI_Datatype datatype, MPI_Request* request)
 {
     lm_errctx lm_ctx = LM_ERRCTX_INIT("MPI_File_iwrite_all_c");
     LM_CHECK(lm_check_init(&lm_ctx));
@@ -374,9 +578,16 @@ int PMPI_File_iwrite_all_c(MPI_File fh, const void* buf, MPI_Count count, MPI_Da
     LM_CHECK(lm_check_buffer(&lm_ctx, buf, count, datatype, "buf", 0));
     return impl_MPI_File_iwrite_all_c(fh, buf, count, datatype, request);
 }
+int PMPI_File_iwrite_all_c(MPI_File fh, const void* buf, MPI_Count count, MPI_Datatype datatype, MPI_Request* request)
+{
+    int lm_held = lm_cs_call_enter();
+    int lm_rc = body_MPI_File_iwrite_all_c(fh, buf, count, datatype, request);
+    lm_cs_call_exit(lm_held);
+    return lm_rc;
+}
 extern __typeof__(PMPI_File_iwrite_all_c) MPI_File_iwrite_all_c __attribute__((weak, alias("PMPI_File_iwrite_all_c")));
 
-int PMPI_File_iwrite_at(MPI_File fh, MPI_Offset offset, const void* buf, int count, MPI_Datatype datatype, MPI_Request* request)
+static int body_MPI_File_iwrite_at(MPI_File fh, MPI_Offset offset, const void* buf, int count, MPI_Datatype datatype, MPI_Request* request)
 {
     lm_errctx lm_ctx = LM_ERRCTX_INIT("MPI_File_iwrite_at");
     LM_CHECK(lm_check_init(&lm_ctx));
@@ -388,9 +599,16 @@ int PMPI_File_iwrite_at(MPI_File fh, MPI_Offset offset, const void* buf, int cou
     LM_CHECK(lm_check_buffer(&lm_ctx, buf, count, datatype, "buf", 0));
     return impl_MPI_File_iwrite_at(fh, offset, buf, count, datatype, request);
 }
+int PMPI_File_iwrite_at(MPI_File fh, MPI_Offset offset, const void* buf, int count, MPI_Datatype datatype, MPI_Request* request)
+{
+    int lm_held = lm_cs_call_enter();
+    int lm_rc = body_MPI_File_iwrite_at(fh, offset, buf, count, datatype, request);
+    lm_cs_call_exit(lm_held);
+    return lm_rc;
+}
 extern __typeof__(PMPI_File_iwrite_at) MPI_File_iwrite_at __attribute__((weak, alias("PMPI_File_iwrite_at")));
 
-int PMPI_File_iwrite_at_c(MPI_File fh, MPI_Offset offset, const void* buf, MPI_Count count, MPI_Datatype datatype, MPI_Request* request)
+static int body_MPI_File_iwrite_at_c(MPI_File fh, MPI_Offset offset, const void* buf, MPI_Count count, MPI_Datatype datatype, MPI_Request* request)
 {
     lm_errctx lm_ctx = LM_ERRCTX_INIT("MPI_File_iwrite_at_c");
     LM_CHECK(lm_check_init(&lm_ctx));
@@ -402,9 +620,16 @@ int PMPI_File_iwrite_at_c(MPI_File fh, MPI_Offset offset, const void* buf, MPI_C
     LM_CHECK(lm_check_buffer(&lm_ctx, buf, count, datatype, "buf", 0));
     return impl_MPI_File_iwrite_at_c(fh, offset, buf, count, datatype, request);
 }
+int PMPI_File_iwrite_at_c(MPI_File fh, MPI_Offset offset, const void* buf, MPI_Count count, MPI_Datatype datatype, MPI_Request* request)
+{
+    int lm_held = lm_cs_call_enter();
+    int lm_rc = body_MPI_File_iwrite_at_c(fh, offset, buf, count, datatype, request);
+    lm_cs_call_exit(lm_held);
+    return lm_rc;
+}
 extern __typeof__(PMPI_File_iwrite_at_c) MPI_File_iwrite_at_c __attribute__((weak, alias("PMPI_File_iwrite_at_c")));
 
-int PMPI_File_iwrite_at_all(MPI_File fh, MPI_Offset offset, const void* buf, int count, MPI_Datatype datatype, MPI_Request* request)
+static int body_MPI_File_iwrite_at_all(MPI_File fh, MPI_Offset offset, const void* buf, int count, MPI_Datatype datatype, MPI_Request* request)
 {
     lm_errctx lm_ctx = LM_ERRCTX_INIT("MPI_File_iwrite_at_all");
     LM_CHECK(lm_check_init(&lm_ctx));
@@ -416,9 +641,16 @@ int PMPI_File_iwrite_at_all(MPI_File fh, MPI_Offset offset, const void* buf, int
     LM_CHECK(lm_check_buffer(&lm_ctx, buf, count, datatype, "buf", 0));
     return impl_MPI_File_iwrite_at_all(fh, offset, buf, count, datatype, request);
 }
+int PMPI_File_iwrite_at_all(MPI_File fh, MPI_Offset offset, const void* buf, int count, MPI_Datatype datatype, MPI_Request* request)
+{
+    int lm_held = lm_cs_call_enter();
+    int lm_rc = body_MPI_File_iwrite_at_all(fh, offset, buf, count, datatype, request);
+    lm_cs_call_exit(lm_held);
+    return lm_rc;
+}
 extern __typeof__(PMPI_File_iwrite_at_all) MPI_File_iwrite_at_all __attribute__((weak, alias("PMPI_File_iwrite_at_all")));
 
-int PMPI_File_iwrite_at_all_c(MPI_File fh, MPI_Offset offset, const void* buf, MPI_Count count, MPI_Datatype datatype, MPI_Request* request)
+static int body_MPI_File_iwrite_at_all_c(MPI_File fh, MPI_Offset offset, const void* buf, MPI_Count count, MPI_Datatype datatype, MPI_Request* request)
 {
     lm_errctx lm_ctx = LM_ERRCTX_INIT("MPI_File_iwrite_at_all_c");
     LM_CHECK(lm_check_init(&lm_ctx));
@@ -430,9 +662,16 @@ int PMPI_File_iwrite_at_all_c(MPI_File fh, MPI_Offset offset, const void* buf, M
     LM_CHECK(lm_check_buffer(&lm_ctx, buf, count, datatype, "buf", 0));
     return impl_MPI_File_iwrite_at_all_c(fh, offset, buf, count, datatype, request);
 }
+int PMPI_File_iwrite_at_all_c(MPI_File fh, MPI_Offset offset, const void* buf, MPI_Count count, MPI_Datatype datatype, MPI_Request* request)
+{
+    int lm_held = lm_cs_call_enter();
+    int lm_rc = body_MPI_File_iwrite_at_all_c(fh, offset, buf, count, datatype, request);
+    lm_cs_call_exit(lm_held);
+    return lm_rc;
+}
 extern __typeof__(PMPI_File_iwrite_at_all_c) MPI_File_iwrite_at_all_c __attribute__((weak, alias("PMPI_File_iwrite_at_all_c")));
 
-int PMPI_File_iwrite_shared(MPI_File fh, const void* buf, int count, MPI_Datatype datatype, MPI_Request* request)
+static int body_MPI_File_iwrite_shared(MPI_File fh, const void* buf, int count, MPI_Datatype datatype, MPI_Request* request)
 {
     lm_errctx lm_ctx = LM_ERRCTX_INIT("MPI_File_iwrite_shared");
     LM_CHECK(lm_check_init(&lm_ctx));
@@ -444,9 +683,16 @@ int PMPI_File_iwrite_shared(MPI_File fh, const void* buf, int count, MPI_Datatyp
     LM_CHECK(lm_check_buffer(&lm_ctx, buf, count, datatype, "buf", 0));
     return impl_MPI_File_iwrite_shared(fh, buf, count, datatype, request);
 }
+int PMPI_File_iwrite_shared(MPI_File fh, const void* buf, int count, MPI_Datatype datatype, MPI_Request* request)
+{
+    int lm_held = lm_cs_call_enter();
+    int lm_rc = body_MPI_File_iwrite_shared(fh, buf, count, datatype, request);
+    lm_cs_call_exit(lm_held);
+    return lm_rc;
+}
 extern __typeof__(PMPI_File_iwrite_shared) MPI_File_iwrite_shared __attribute__((weak, alias("PMPI_File_iwrite_shared")));
 
-int PMPI_File_iwrite_shared_c(MPI_File fh, const void* buf, MPI_Count count, MPI_Datatype datatype, MPI_Request* request)
+static int body_MPI_File_iwrite_shared_c(MPI_File fh, const void* buf, MPI_Count count, MPI_Datatype datatype, MPI_Request* request)
 {
     lm_errctx lm_ctx = LM_ERRCTX_INIT("MPI_File_iwrite_shared_c");
     LM_CHECK(lm_check_init(&lm_ctx));
@@ -458,9 +704,16 @@ int PMPI_File_iwrite_shared_c(MPI_File fh, const void* buf, MPI_Count count, MPI
     LM_CHECK(lm_check_buffer(&lm_ctx, buf, count, datatype, "buf", 0));
     return impl_MPI_File_iwrite_shared_c(fh, buf, count, datatype, request);
 }
+int PMPI_File_iwrite_shared_c(MPI_File fh, const void* buf, MPI_Count count, MPI_Datatype datatype, MPI_Request* request)
+{
+    int lm_held = lm_cs_call_enter();
+    int lm_rc = body_MPI_File_iwrite_shared_c(fh, buf, count, datatype, request);
+    lm_cs_call_exit(lm_held);
+    return lm_rc;
+}
 extern __typeof__(PMPI_File_iwrite_shared_c) MPI_File_iwrite_shared_c __attribute__((weak, alias("PMPI_File_iwrite_shared_c")));
 
-int PMPI_File_open(MPI_Comm comm, const char* filename, int amode, MPI_Info info, MPI_File* fh)
+static int body_MPI_File_open(MPI_Comm comm, const char* filename, int amode, MPI_Info info, MPI_File* fh)
 {
     lm_errctx lm_ctx = LM_ERRCTX_INIT("MPI_File_open");
     lm_comm *lm_c = NULL;
@@ -472,9 +725,16 @@ int PMPI_File_open(MPI_Comm comm, const char* filename, int amode, MPI_Info info
     LM_CHECK(lm_check_ptr(&lm_ctx, fh, "fh"));
     return impl_MPI_File_open(comm, filename, amode, info, fh);
 }
+int PMPI_File_open(MPI_Comm comm, const char* filename, int amode, MPI_Info info, MPI_File* fh)
+{
+    int lm_held = lm_cs_call_enter();
+    int lm_rc = body_MPI_File_open(comm, filename, amode, info, fh);
+    lm_cs_call_exit(lm_held);
+    return lm_rc;
+}
 extern __typeof__(PMPI_File_open) MPI_File_open __attribute__((weak, alias("PMPI_File_open")));
 
-int PMPI_File_preallocate(MPI_File fh, MPI_Offset size)
+static int body_MPI_File_preallocate(MPI_File fh, MPI_Offset size)
 {
     lm_errctx lm_ctx = LM_ERRCTX_INIT("MPI_File_preallocate");
     LM_CHECK(lm_check_init(&lm_ctx));
@@ -482,9 +742,16 @@ int PMPI_File_preallocate(MPI_File fh, MPI_Offset size)
     lm_errctx_bind(&lm_ctx, LM_KIND_FILE, fh);
     return impl_MPI_File_preallocate(fh, size);
 }
+int PMPI_File_preallocate(MPI_File fh, MPI_Offset size)
+{
+    int lm_held = lm_cs_call_enter();
+    int lm_rc = body_MPI_File_preallocate(fh, size);
+    lm_cs_call_exit(lm_held);
+    return lm_rc;
+}
 extern __typeof__(PMPI_File_preallocate) MPI_File_preallocate __attribute__((weak, alias("PMPI_File_preallocate")));
 
-int PMPI_File_read(MPI_File fh, void* buf, int count, MPI_Datatype datatype, MPI_Status* status)
+static int body_MPI_File_read(MPI_File fh, void* buf, int count, MPI_Datatype datatype, MPI_Status* status)
 {
     lm_errctx lm_ctx = LM_ERRCTX_INIT("MPI_File_read");
     LM_CHECK(lm_check_init(&lm_ctx));
@@ -495,9 +762,16 @@ int PMPI_File_read(MPI_File fh, void* buf, int count, MPI_Datatype datatype, MPI
     LM_CHECK(lm_check_buffer(&lm_ctx, buf, count, datatype, "buf", 0));
     return impl_MPI_File_read(fh, buf, count, datatype, status);
 }
+int PMPI_File_read(MPI_File fh, void* buf, int count, MPI_Datatype datatype, MPI_Status* status)
+{
+    int lm_held = lm_cs_call_enter();
+    int lm_rc = body_MPI_File_read(fh, buf, count, datatype, status);
+    lm_cs_call_exit(lm_held);
+    return lm_rc;
+}
 extern __typeof__(PMPI_File_read) MPI_File_read __attribute__((weak, alias("PMPI_File_read")));
 
-int PMPI_File_read_c(MPI_File fh, void* buf, MPI_Count count, MPI_Datatype datatype, MPI_Status* status)
+static int body_MPI_File_read_c(MPI_File fh, void* buf, MPI_Count count, MPI_Datatype datatype, MPI_Status* status)
 {
     lm_errctx lm_ctx = LM_ERRCTX_INIT("MPI_File_read_c");
     LM_CHECK(lm_check_init(&lm_ctx));
@@ -508,9 +782,16 @@ int PMPI_File_read_c(MPI_File fh, void* buf, MPI_Count count, MPI_Datatype datat
     LM_CHECK(lm_check_buffer(&lm_ctx, buf, count, datatype, "buf", 0));
     return impl_MPI_File_read_c(fh, buf, count, datatype, status);
 }
+int PMPI_File_read_c(MPI_File fh, void* buf, MPI_Count count, MPI_Datatype datatype, MPI_Status* status)
+{
+    int lm_held = lm_cs_call_enter();
+    int lm_rc = body_MPI_File_read_c(fh, buf, count, datatype, status);
+    lm_cs_call_exit(lm_held);
+    return lm_rc;
+}
 extern __typeof__(PMPI_File_read_c) MPI_File_read_c __attribute__((weak, alias("PMPI_File_read_c")));
 
-int PMPI_File_read_all(MPI_File fh, void* buf, int count, MPI_Datatype datatype, MPI_Status* status)
+static int body_MPI_File_read_all(MPI_File fh, void* buf, int count, MPI_Datatype datatype, MPI_Status* status)
 {
     lm_errctx lm_ctx = LM_ERRCTX_INIT("MPI_File_read_all");
     LM_CHECK(lm_check_init(&lm_ctx));
@@ -521,9 +802,16 @@ int PMPI_File_read_all(MPI_File fh, void* buf, int count, MPI_Datatype datatype,
     LM_CHECK(lm_check_buffer(&lm_ctx, buf, count, datatype, "buf", 0));
     return impl_MPI_File_read_all(fh, buf, count, datatype, status);
 }
+int PMPI_File_read_all(MPI_File fh, void* buf, int count, MPI_Datatype datatype, MPI_Status* status)
+{
+    int lm_held = lm_cs_call_enter();
+    int lm_rc = body_MPI_File_read_all(fh, buf, count, datatype, status);
+    lm_cs_call_exit(lm_held);
+    return lm_rc;
+}
 extern __typeof__(PMPI_File_read_all) MPI_File_read_all __attribute__((weak, alias("PMPI_File_read_all")));
 
-int PMPI_File_read_all_c(MPI_File fh, void* buf, MPI_Count count, MPI_Datatype datatype, MPI_Status* status)
+static int body_MPI_File_read_all_c(MPI_File fh, void* buf, MPI_Count count, MPI_Datatype datatype, MPI_Status* status)
 {
     lm_errctx lm_ctx = LM_ERRCTX_INIT("MPI_File_read_all_c");
     LM_CHECK(lm_check_init(&lm_ctx));
@@ -534,9 +822,16 @@ int PMPI_File_read_all_c(MPI_File fh, void* buf, MPI_Count count, MPI_Datatype d
     LM_CHECK(lm_check_buffer(&lm_ctx, buf, count, datatype, "buf", 0));
     return impl_MPI_File_read_all_c(fh, buf, count, datatype, status);
 }
+int PMPI_File_read_all_c(MPI_File fh, void* buf, MPI_Count count, MPI_Datatype datatype, MPI_Status* status)
+{
+    int lm_held = lm_cs_call_enter();
+    int lm_rc = body_MPI_File_read_all_c(fh, buf, count, datatype, status);
+    lm_cs_call_exit(lm_held);
+    return lm_rc;
+}
 extern __typeof__(PMPI_File_read_all_c) MPI_File_read_all_c __attribute__((weak, alias("PMPI_File_read_all_c")));
 
-int PMPI_File_read_all_begin(MPI_File fh, void* buf, int count, MPI_Datatype datatype)
+static int body_MPI_File_read_all_begin(MPI_File fh, void* buf, int count, MPI_Datatype datatype)
 {
     lm_errctx lm_ctx = LM_ERRCTX_INIT("MPI_File_read_all_begin");
     LM_CHECK(lm_check_init(&lm_ctx));
@@ -547,9 +842,16 @@ int PMPI_File_read_all_begin(MPI_File fh, void* buf, int count, MPI_Datatype dat
     LM_CHECK(lm_check_buffer(&lm_ctx, buf, count, datatype, "buf", 0));
     return impl_MPI_File_read_all_begin(fh, buf, count, datatype);
 }
+int PMPI_File_read_all_begin(MPI_File fh, void* buf, int count, MPI_Datatype datatype)
+{
+    int lm_held = lm_cs_call_enter();
+    int lm_rc = body_MPI_File_read_all_begin(fh, buf, count, datatype);
+    lm_cs_call_exit(lm_held);
+    return lm_rc;
+}
 extern __typeof__(PMPI_File_read_all_begin) MPI_File_read_all_begin __attribute__((weak, alias("PMPI_File_read_all_begin")));
 
-int PMPI_File_read_all_begin_c(MPI_File fh, void* buf, MPI_Count count, MPI_Datatype datatype)
+static int body_MPI_File_read_all_begin_c(MPI_File fh, void* buf, MPI_Count count, MPI_Datatype datatype)
 {
     lm_errctx lm_ctx = LM_ERRCTX_INIT("MPI_File_read_all_begin_c");
     LM_CHECK(lm_check_init(&lm_ctx));
@@ -560,9 +862,16 @@ int PMPI_File_read_all_begin_c(MPI_File fh, void* buf, MPI_Count count, MPI_Data
     LM_CHECK(lm_check_buffer(&lm_ctx, buf, count, datatype, "buf", 0));
     return impl_MPI_File_read_all_begin_c(fh, buf, count, datatype);
 }
+int PMPI_File_read_all_begin_c(MPI_File fh, void* buf, MPI_Count count, MPI_Datatype datatype)
+{
+    int lm_held = lm_cs_call_enter();
+    int lm_rc = body_MPI_File_read_all_begin_c(fh, buf, count, datatype);
+    lm_cs_call_exit(lm_held);
+    return lm_rc;
+}
 extern __typeof__(PMPI_File_read_all_begin_c) MPI_File_read_all_begin_c __attribute__((weak, alias("PMPI_File_read_all_begin_c")));
 
-int PMPI_File_read_all_end(MPI_File fh, void* buf, MPI_Status* status)
+static int body_MPI_File_read_all_end(MPI_File fh, void* buf, MPI_Status* status)
 {
     lm_errctx lm_ctx = LM_ERRCTX_INIT("MPI_File_read_all_end");
     LM_CHECK(lm_check_init(&lm_ctx));
@@ -571,9 +880,16 @@ int PMPI_File_read_all_end(MPI_File fh, void* buf, MPI_Status* status)
     LM_CHECK(lm_check_buffer(&lm_ctx, buf, 0, MPI_DATATYPE_NULL, "buf", 0));
     return impl_MPI_File_read_all_end(fh, buf, status);
 }
+int PMPI_File_read_all_end(MPI_File fh, void* buf, MPI_Status* status)
+{
+    int lm_held = lm_cs_call_enter();
+    int lm_rc = body_MPI_File_read_all_end(fh, buf, status);
+    lm_cs_call_exit(lm_held);
+    return lm_rc;
+}
 extern __typeof__(PMPI_File_read_all_end) MPI_File_read_all_end __attribute__((weak, alias("PMPI_File_read_all_end")));
 
-int PMPI_File_read_at(MPI_File fh, MPI_Offset offset, void* buf, int count, MPI_Datatype datatype, MPI_Status* status)
+static int body_MPI_File_read_at(MPI_File fh, MPI_Offset offset, void* buf, int count, MPI_Datatype datatype, MPI_Status* status)
 {
     lm_errctx lm_ctx = LM_ERRCTX_INIT("MPI_File_read_at");
     LM_CHECK(lm_check_init(&lm_ctx));
@@ -584,9 +900,16 @@ int PMPI_File_read_at(MPI_File fh, MPI_Offset offset, void* buf, int count, MPI_
     LM_CHECK(lm_check_buffer(&lm_ctx, buf, count, datatype, "buf", 0));
     return impl_MPI_File_read_at(fh, offset, buf, count, datatype, status);
 }
+int PMPI_File_read_at(MPI_File fh, MPI_Offset offset, void* buf, int count, MPI_Datatype datatype, MPI_Status* status)
+{
+    int lm_held = lm_cs_call_enter();
+    int lm_rc = body_MPI_File_read_at(fh, offset, buf, count, datatype, status);
+    lm_cs_call_exit(lm_held);
+    return lm_rc;
+}
 extern __typeof__(PMPI_File_read_at) MPI_File_read_at __attribute__((weak, alias("PMPI_File_read_at")));
 
-int PMPI_File_read_at_c(MPI_File fh, MPI_Offset offset, void* buf, MPI_Count count, MPI_Datatype datatype, MPI_Status* status)
+static int body_MPI_File_read_at_c(MPI_File fh, MPI_Offset offset, void* buf, MPI_Count count, MPI_Datatype datatype, MPI_Status* status)
 {
     lm_errctx lm_ctx = LM_ERRCTX_INIT("MPI_File_read_at_c");
     LM_CHECK(lm_check_init(&lm_ctx));
@@ -597,9 +920,16 @@ int PMPI_File_read_at_c(MPI_File fh, MPI_Offset offset, void* buf, MPI_Count cou
     LM_CHECK(lm_check_buffer(&lm_ctx, buf, count, datatype, "buf", 0));
     return impl_MPI_File_read_at_c(fh, offset, buf, count, datatype, status);
 }
+int PMPI_File_read_at_c(MPI_File fh, MPI_Offset offset, void* buf, MPI_Count count, MPI_Datatype datatype, MPI_Status* status)
+{
+    int lm_held = lm_cs_call_enter();
+    int lm_rc = body_MPI_File_read_at_c(fh, offset, buf, count, datatype, status);
+    lm_cs_call_exit(lm_held);
+    return lm_rc;
+}
 extern __typeof__(PMPI_File_read_at_c) MPI_File_read_at_c __attribute__((weak, alias("PMPI_File_read_at_c")));
 
-int PMPI_File_read_at_all(MPI_File fh, MPI_Offset offset, void* buf, int count, MPI_Datatype datatype, MPI_Status* status)
+static int body_MPI_File_read_at_all(MPI_File fh, MPI_Offset offset, void* buf, int count, MPI_Datatype datatype, MPI_Status* status)
 {
     lm_errctx lm_ctx = LM_ERRCTX_INIT("MPI_File_read_at_all");
     LM_CHECK(lm_check_init(&lm_ctx));
@@ -610,9 +940,16 @@ int PMPI_File_read_at_all(MPI_File fh, MPI_Offset offset, void* buf, int count, 
     LM_CHECK(lm_check_buffer(&lm_ctx, buf, count, datatype, "buf", 0));
     return impl_MPI_File_read_at_all(fh, offset, buf, count, datatype, status);
 }
+int PMPI_File_read_at_all(MPI_File fh, MPI_Offset offset, void* buf, int count, MPI_Datatype datatype, MPI_Status* status)
+{
+    int lm_held = lm_cs_call_enter();
+    int lm_rc = body_MPI_File_read_at_all(fh, offset, buf, count, datatype, status);
+    lm_cs_call_exit(lm_held);
+    return lm_rc;
+}
 extern __typeof__(PMPI_File_read_at_all) MPI_File_read_at_all __attribute__((weak, alias("PMPI_File_read_at_all")));
 
-int PMPI_File_read_at_all_c(MPI_File fh, MPI_Offset offset, void* buf, MPI_Count count, MPI_Datatype datatype, MPI_Status* status)
+static int body_MPI_File_read_at_all_c(MPI_File fh, MPI_Offset offset, void* buf, MPI_Count count, MPI_Datatype datatype, MPI_Status* status)
 {
     lm_errctx lm_ctx = LM_ERRCTX_INIT("MPI_File_read_at_all_c");
     LM_CHECK(lm_check_init(&lm_ctx));
@@ -623,9 +960,16 @@ int PMPI_File_read_at_all_c(MPI_File fh, MPI_Offset offset, void* buf, MPI_Count
     LM_CHECK(lm_check_buffer(&lm_ctx, buf, count, datatype, "buf", 0));
     return impl_MPI_File_read_at_all_c(fh, offset, buf, count, datatype, status);
 }
+int PMPI_File_read_at_all_c(MPI_File fh, MPI_Offset offset, void* buf, MPI_Count count, MPI_Datatype datatype, MPI_Status* status)
+{
+    int lm_held = lm_cs_call_enter();
+    int lm_rc = body_MPI_File_read_at_all_c(fh, offset, buf, count, datatype, status);
+    lm_cs_call_exit(lm_held);
+    return lm_rc;
+}
 extern __typeof__(PMPI_File_read_at_all_c) MPI_File_read_at_all_c __attribute__((weak, alias("PMPI_File_read_at_all_c")));
 
-int PMPI_File_read_at_all_begin(MPI_File fh, MPI_Offset offset, void* buf, int count, MPI_Datatype datatype)
+static int body_MPI_File_read_at_all_begin(MPI_File fh, MPI_Offset offset, void* buf, int count, MPI_Datatype datatype)
 {
     lm_errctx lm_ctx = LM_ERRCTX_INIT("MPI_File_read_at_all_begin");
     LM_CHECK(lm_check_init(&lm_ctx));
@@ -636,9 +980,16 @@ int PMPI_File_read_at_all_begin(MPI_File fh, MPI_Offset offset, void* buf, int c
     LM_CHECK(lm_check_buffer(&lm_ctx, buf, count, datatype, "buf", 0));
     return impl_MPI_File_read_at_all_begin(fh, offset, buf, count, datatype);
 }
+int PMPI_File_read_at_all_begin(MPI_File fh, MPI_Offset offset, void* buf, int count, MPI_Datatype datatype)
+{
+    int lm_held = lm_cs_call_enter();
+    int lm_rc = body_MPI_File_read_at_all_begin(fh, offset, buf, count, datatype);
+    lm_cs_call_exit(lm_held);
+    return lm_rc;
+}
 extern __typeof__(PMPI_File_read_at_all_begin) MPI_File_read_at_all_begin __attribute__((weak, alias("PMPI_File_read_at_all_begin")));
 
-int PMPI_File_read_at_all_begin_c(MPI_File fh, MPI_Offset offset, void* buf, MPI_Count count, MPI_Datatype datatype)
+static int body_MPI_File_read_at_all_begin_c(MPI_File fh, MPI_Offset offset, void* buf, MPI_Count count, MPI_Datatype datatype)
 {
     lm_errctx lm_ctx = LM_ERRCTX_INIT("MPI_File_read_at_all_begin_c");
     LM_CHECK(lm_check_init(&lm_ctx));
@@ -649,9 +1000,16 @@ int PMPI_File_read_at_all_begin_c(MPI_File fh, MPI_Offset offset, void* buf, MPI
     LM_CHECK(lm_check_buffer(&lm_ctx, buf, count, datatype, "buf", 0));
     return impl_MPI_File_read_at_all_begin_c(fh, offset, buf, count, datatype);
 }
+int PMPI_File_read_at_all_begin_c(MPI_File fh, MPI_Offset offset, void* buf, MPI_Count count, MPI_Datatype datatype)
+{
+    int lm_held = lm_cs_call_enter();
+    int lm_rc = body_MPI_File_read_at_all_begin_c(fh, offset, buf, count, datatype);
+    lm_cs_call_exit(lm_held);
+    return lm_rc;
+}
 extern __typeof__(PMPI_File_read_at_all_begin_c) MPI_File_read_at_all_begin_c __attribute__((weak, alias("PMPI_File_read_at_all_begin_c")));
 
-int PMPI_File_read_at_all_end(MPI_File fh, void* buf, MPI_Status* status)
+static int body_MPI_File_read_at_all_end(MPI_File fh, void* buf, MPI_Status* status)
 {
     lm_errctx lm_ctx = LM_ERRCTX_INIT("MPI_File_read_at_all_end");
     LM_CHECK(lm_check_init(&lm_ctx));
@@ -660,9 +1018,16 @@ int PMPI_File_read_at_all_end(MPI_File fh, void* buf, MPI_Status* status)
     LM_CHECK(lm_check_buffer(&lm_ctx, buf, 0, MPI_DATATYPE_NULL, "buf", 0));
     return impl_MPI_File_read_at_all_end(fh, buf, status);
 }
+int PMPI_File_read_at_all_end(MPI_File fh, void* buf, MPI_Status* status)
+{
+    int lm_held = lm_cs_call_enter();
+    int lm_rc = body_MPI_File_read_at_all_end(fh, buf, status);
+    lm_cs_call_exit(lm_held);
+    return lm_rc;
+}
 extern __typeof__(PMPI_File_read_at_all_end) MPI_File_read_at_all_end __attribute__((weak, alias("PMPI_File_read_at_all_end")));
 
-int PMPI_File_read_ordered(MPI_File fh, void* buf, int count, MPI_Datatype datatype, MPI_Status* status)
+static int body_MPI_File_read_ordered(MPI_File fh, void* buf, int count, MPI_Datatype datatype, MPI_Status* status)
 {
     lm_errctx lm_ctx = LM_ERRCTX_INIT("MPI_File_read_ordered");
     LM_CHECK(lm_check_init(&lm_ctx));
@@ -673,9 +1038,16 @@ int PMPI_File_read_ordered(MPI_File fh, void* buf, int count, MPI_Datatype datat
     LM_CHECK(lm_check_buffer(&lm_ctx, buf, count, datatype, "buf", 0));
     return impl_MPI_File_read_ordered(fh, buf, count, datatype, status);
 }
+int PMPI_File_read_ordered(MPI_File fh, void* buf, int count, MPI_Datatype datatype, MPI_Status* status)
+{
+    int lm_held = lm_cs_call_enter();
+    int lm_rc = body_MPI_File_read_ordered(fh, buf, count, datatype, status);
+    lm_cs_call_exit(lm_held);
+    return lm_rc;
+}
 extern __typeof__(PMPI_File_read_ordered) MPI_File_read_ordered __attribute__((weak, alias("PMPI_File_read_ordered")));
 
-int PMPI_File_read_ordered_c(MPI_File fh, void* buf, MPI_Count count, MPI_Datatype datatype, MPI_Status* status)
+static int body_MPI_File_read_ordered_c(MPI_File fh, void* buf, MPI_Count count, MPI_Datatype datatype, MPI_Status* status)
 {
     lm_errctx lm_ctx = LM_ERRCTX_INIT("MPI_File_read_ordered_c");
     LM_CHECK(lm_check_init(&lm_ctx));
@@ -686,9 +1058,16 @@ int PMPI_File_read_ordered_c(MPI_File fh, void* buf, MPI_Count count, MPI_Dataty
     LM_CHECK(lm_check_buffer(&lm_ctx, buf, count, datatype, "buf", 0));
     return impl_MPI_File_read_ordered_c(fh, buf, count, datatype, status);
 }
+int PMPI_File_read_ordered_c(MPI_File fh, void* buf, MPI_Count count, MPI_Datatype datatype, MPI_Status* status)
+{
+    int lm_held = lm_cs_call_enter();
+    int lm_rc = body_MPI_File_read_ordered_c(fh, buf, count, datatype, status);
+    lm_cs_call_exit(lm_held);
+    return lm_rc;
+}
 extern __typeof__(PMPI_File_read_ordered_c) MPI_File_read_ordered_c __attribute__((weak, alias("PMPI_File_read_ordered_c")));
 
-int PMPI_File_read_ordered_begin(MPI_File fh, void* buf, int count, MPI_Datatype datatype)
+static int body_MPI_File_read_ordered_begin(MPI_File fh, void* buf, int count, MPI_Datatype datatype)
 {
     lm_errctx lm_ctx = LM_ERRCTX_INIT("MPI_File_read_ordered_begin");
     LM_CHECK(lm_check_init(&lm_ctx));
@@ -699,9 +1078,16 @@ int PMPI_File_read_ordered_begin(MPI_File fh, void* buf, int count, MPI_Datatype
     LM_CHECK(lm_check_buffer(&lm_ctx, buf, count, datatype, "buf", 0));
     return impl_MPI_File_read_ordered_begin(fh, buf, count, datatype);
 }
+int PMPI_File_read_ordered_begin(MPI_File fh, void* buf, int count, MPI_Datatype datatype)
+{
+    int lm_held = lm_cs_call_enter();
+    int lm_rc = body_MPI_File_read_ordered_begin(fh, buf, count, datatype);
+    lm_cs_call_exit(lm_held);
+    return lm_rc;
+}
 extern __typeof__(PMPI_File_read_ordered_begin) MPI_File_read_ordered_begin __attribute__((weak, alias("PMPI_File_read_ordered_begin")));
 
-int PMPI_File_read_ordered_begin_c(MPI_File fh, void* buf, MPI_Count count, MPI_Datatype datatype)
+static int body_MPI_File_read_ordered_begin_c(MPI_File fh, void* buf, MPI_Count count, MPI_Datatype datatype)
 {
     lm_errctx lm_ctx = LM_ERRCTX_INIT("MPI_File_read_ordered_begin_c");
     LM_CHECK(lm_check_init(&lm_ctx));
@@ -712,9 +1098,16 @@ int PMPI_File_read_ordered_begin_c(MPI_File fh, void* buf, MPI_Count count, MPI_
     LM_CHECK(lm_check_buffer(&lm_ctx, buf, count, datatype, "buf", 0));
     return impl_MPI_File_read_ordered_begin_c(fh, buf, count, datatype);
 }
+int PMPI_File_read_ordered_begin_c(MPI_File fh, void* buf, MPI_Count count, MPI_Datatype datatype)
+{
+    int lm_held = lm_cs_call_enter();
+    int lm_rc = body_MPI_File_read_ordered_begin_c(fh, buf, count, datatype);
+    lm_cs_call_exit(lm_held);
+    return lm_rc;
+}
 extern __typeof__(PMPI_File_read_ordered_begin_c) MPI_File_read_ordered_begin_c __attribute__((weak, alias("PMPI_File_read_ordered_begin_c")));
 
-int PMPI_File_read_ordered_end(MPI_File fh, void* buf, MPI_Status* status)
+static int body_MPI_File_read_ordered_end(MPI_File fh, void* buf, MPI_Status* status)
 {
     lm_errctx lm_ctx = LM_ERRCTX_INIT("MPI_File_read_ordered_end");
     LM_CHECK(lm_check_init(&lm_ctx));
@@ -723,9 +1116,16 @@ int PMPI_File_read_ordered_end(MPI_File fh, void* buf, MPI_Status* status)
     LM_CHECK(lm_check_buffer(&lm_ctx, buf, 0, MPI_DATATYPE_NULL, "buf", 0));
     return impl_MPI_File_read_ordered_end(fh, buf, status);
 }
+int PMPI_File_read_ordered_end(MPI_File fh, void* buf, MPI_Status* status)
+{
+    int lm_held = lm_cs_call_enter();
+    int lm_rc = body_MPI_File_read_ordered_end(fh, buf, status);
+    lm_cs_call_exit(lm_held);
+    return lm_rc;
+}
 extern __typeof__(PMPI_File_read_ordered_end) MPI_File_read_ordered_end __attribute__((weak, alias("PMPI_File_read_ordered_end")));
 
-int PMPI_File_read_shared(MPI_File fh, void* buf, int count, MPI_Datatype datatype, MPI_Status* status)
+static int body_MPI_File_read_shared(MPI_File fh, void* buf, int count, MPI_Datatype datatype, MPI_Status* status)
 {
     lm_errctx lm_ctx = LM_ERRCTX_INIT("MPI_File_read_shared");
     LM_CHECK(lm_check_init(&lm_ctx));
@@ -736,9 +1136,16 @@ int PMPI_File_read_shared(MPI_File fh, void* buf, int count, MPI_Datatype dataty
     LM_CHECK(lm_check_buffer(&lm_ctx, buf, count, datatype, "buf", 0));
     return impl_MPI_File_read_shared(fh, buf, count, datatype, status);
 }
+int PMPI_File_read_shared(MPI_File fh, void* buf, int count, MPI_Datatype datatype, MPI_Status* status)
+{
+    int lm_held = lm_cs_call_enter();
+    int lm_rc = body_MPI_File_read_shared(fh, buf, count, datatype, status);
+    lm_cs_call_exit(lm_held);
+    return lm_rc;
+}
 extern __typeof__(PMPI_File_read_shared) MPI_File_read_shared __attribute__((weak, alias("PMPI_File_read_shared")));
 
-int PMPI_File_read_shared_c(MPI_File fh, void* buf, MPI_Count count, MPI_Datatype datatype, MPI_Status* status)
+static int body_MPI_File_read_shared_c(MPI_File fh, void* buf, MPI_Count count, MPI_Datatype datatype, MPI_Status* status)
 {
     lm_errctx lm_ctx = LM_ERRCTX_INIT("MPI_File_read_shared_c");
     LM_CHECK(lm_check_init(&lm_ctx));
@@ -749,9 +1156,16 @@ int PMPI_File_read_shared_c(MPI_File fh, void* buf, MPI_Count count, MPI_Datatyp
     LM_CHECK(lm_check_buffer(&lm_ctx, buf, count, datatype, "buf", 0));
     return impl_MPI_File_read_shared_c(fh, buf, count, datatype, status);
 }
+int PMPI_File_read_shared_c(MPI_File fh, void* buf, MPI_Count count, MPI_Datatype datatype, MPI_Status* status)
+{
+    int lm_held = lm_cs_call_enter();
+    int lm_rc = body_MPI_File_read_shared_c(fh, buf, count, datatype, status);
+    lm_cs_call_exit(lm_held);
+    return lm_rc;
+}
 extern __typeof__(PMPI_File_read_shared_c) MPI_File_read_shared_c __attribute__((weak, alias("PMPI_File_read_shared_c")));
 
-int PMPI_File_seek(MPI_File fh, MPI_Offset offset, int whence)
+static int body_MPI_File_seek(MPI_File fh, MPI_Offset offset, int whence)
 {
     lm_errctx lm_ctx = LM_ERRCTX_INIT("MPI_File_seek");
     LM_CHECK(lm_check_init(&lm_ctx));
@@ -759,9 +1173,16 @@ int PMPI_File_seek(MPI_File fh, MPI_Offset offset, int whence)
     lm_errctx_bind(&lm_ctx, LM_KIND_FILE, fh);
     return impl_MPI_File_seek(fh, offset, whence);
 }
+int PMPI_File_seek(MPI_File fh, MPI_Offset offset, int whence)
+{
+    int lm_held = lm_cs_call_enter();
+    int lm_rc = body_MPI_File_seek(fh, offset, whence);
+    lm_cs_call_exit(lm_held);
+    return lm_rc;
+}
 extern __typeof__(PMPI_File_seek) MPI_File_seek __attribute__((weak, alias("PMPI_File_seek")));
 
-int PMPI_File_seek_shared(MPI_File fh, MPI_Offset offset, int whence)
+static int body_MPI_File_seek_shared(MPI_File fh, MPI_Offset offset, int whence)
 {
     lm_errctx lm_ctx = LM_ERRCTX_INIT("MPI_File_seek_shared");
     LM_CHECK(lm_check_init(&lm_ctx));
@@ -769,9 +1190,16 @@ int PMPI_File_seek_shared(MPI_File fh, MPI_Offset offset, int whence)
     lm_errctx_bind(&lm_ctx, LM_KIND_FILE, fh);
     return impl_MPI_File_seek_shared(fh, offset, whence);
 }
+int PMPI_File_seek_shared(MPI_File fh, MPI_Offset offset, int whence)
+{
+    int lm_held = lm_cs_call_enter();
+    int lm_rc = body_MPI_File_seek_shared(fh, offset, whence);
+    lm_cs_call_exit(lm_held);
+    return lm_rc;
+}
 extern __typeof__(PMPI_File_seek_shared) MPI_File_seek_shared __attribute__((weak, alias("PMPI_File_seek_shared")));
 
-int PMPI_File_set_atomicity(MPI_File fh, int flag)
+static int body_MPI_File_set_atomicity(MPI_File fh, int flag)
 {
     lm_errctx lm_ctx = LM_ERRCTX_INIT("MPI_File_set_atomicity");
     LM_CHECK(lm_check_init(&lm_ctx));
@@ -779,9 +1207,16 @@ int PMPI_File_set_atomicity(MPI_File fh, int flag)
     lm_errctx_bind(&lm_ctx, LM_KIND_FILE, fh);
     return impl_MPI_File_set_atomicity(fh, flag);
 }
+int PMPI_File_set_atomicity(MPI_File fh, int flag)
+{
+    int lm_held = lm_cs_call_enter();
+    int lm_rc = body_MPI_File_set_atomicity(fh, flag);
+    lm_cs_call_exit(lm_held);
+    return lm_rc;
+}
 extern __typeof__(PMPI_File_set_atomicity) MPI_File_set_atomicity __attribute__((weak, alias("PMPI_File_set_atomicity")));
 
-int PMPI_File_set_errhandler(MPI_File file, MPI_Errhandler errhandler)
+static int body_MPI_File_set_errhandler(MPI_File file, MPI_Errhandler errhandler)
 {
     lm_errctx lm_ctx = LM_ERRCTX_INIT("MPI_File_set_errhandler");
     LM_CHECK(lm_check_init(&lm_ctx));
@@ -790,9 +1225,16 @@ int PMPI_File_set_errhandler(MPI_File file, MPI_Errhandler errhandler)
     LM_CHECK(lm_check_errhandler(&lm_ctx, errhandler, "errhandler", 0));
     return impl_MPI_File_set_errhandler(file, errhandler);
 }
+int PMPI_File_set_errhandler(MPI_File file, MPI_Errhandler errhandler)
+{
+    int lm_held = lm_cs_call_enter();
+    int lm_rc = body_MPI_File_set_errhandler(file, errhandler);
+    lm_cs_call_exit(lm_held);
+    return lm_rc;
+}
 extern __typeof__(PMPI_File_set_errhandler) MPI_File_set_errhandler __attribute__((weak, alias("PMPI_File_set_errhandler")));
 
-int PMPI_File_set_info(MPI_File fh, MPI_Info info)
+static int body_MPI_File_set_info(MPI_File fh, MPI_Info info)
 {
     lm_errctx lm_ctx = LM_ERRCTX_INIT("MPI_File_set_info");
     LM_CHECK(lm_check_init(&lm_ctx));
@@ -801,9 +1243,16 @@ int PMPI_File_set_info(MPI_File fh, MPI_Info info)
     LM_CHECK(lm_check_info(&lm_ctx, info, "info", 1));
     return impl_MPI_File_set_info(fh, info);
 }
+int PMPI_File_set_info(MPI_File fh, MPI_Info info)
+{
+    int lm_held = lm_cs_call_enter();
+    int lm_rc = body_MPI_File_set_info(fh, info);
+    lm_cs_call_exit(lm_held);
+    return lm_rc;
+}
 extern __typeof__(PMPI_File_set_info) MPI_File_set_info __attribute__((weak, alias("PMPI_File_set_info")));
 
-int PMPI_File_set_size(MPI_File fh, MPI_Offset size)
+static int body_MPI_File_set_size(MPI_File fh, MPI_Offset size)
 {
     lm_errctx lm_ctx = LM_ERRCTX_INIT("MPI_File_set_size");
     LM_CHECK(lm_check_init(&lm_ctx));
@@ -811,9 +1260,16 @@ int PMPI_File_set_size(MPI_File fh, MPI_Offset size)
     lm_errctx_bind(&lm_ctx, LM_KIND_FILE, fh);
     return impl_MPI_File_set_size(fh, size);
 }
+int PMPI_File_set_size(MPI_File fh, MPI_Offset size)
+{
+    int lm_held = lm_cs_call_enter();
+    int lm_rc = body_MPI_File_set_size(fh, size);
+    lm_cs_call_exit(lm_held);
+    return lm_rc;
+}
 extern __typeof__(PMPI_File_set_size) MPI_File_set_size __attribute__((weak, alias("PMPI_File_set_size")));
 
-int PMPI_File_set_view(MPI_File fh, MPI_Offset disp, MPI_Datatype etype, MPI_Datatype filetype, const char* datarep, MPI_Info info)
+static int body_MPI_File_set_view(MPI_File fh, MPI_Offset disp, MPI_Datatype etype, MPI_Datatype filetype, const char* datarep, MPI_Info info)
 {
     lm_errctx lm_ctx = LM_ERRCTX_INIT("MPI_File_set_view");
     LM_CHECK(lm_check_init(&lm_ctx));
@@ -825,9 +1281,16 @@ int PMPI_File_set_view(MPI_File fh, MPI_Offset disp, MPI_Datatype etype, MPI_Dat
     LM_CHECK(lm_check_info(&lm_ctx, info, "info", 1));
     return impl_MPI_File_set_view(fh, disp, etype, filetype, datarep, info);
 }
+int PMPI_File_set_view(MPI_File fh, MPI_Offset disp, MPI_Datatype etype, MPI_Datatype filetype, const char* datarep, MPI_Info info)
+{
+    int lm_held = lm_cs_call_enter();
+    int lm_rc = body_MPI_File_set_view(fh, disp, etype, filetype, datarep, info);
+    lm_cs_call_exit(lm_held);
+    return lm_rc;
+}
 extern __typeof__(PMPI_File_set_view) MPI_File_set_view __attribute__((weak, alias("PMPI_File_set_view")));
 
-int PMPI_File_sync(MPI_File fh)
+static int body_MPI_File_sync(MPI_File fh)
 {
     lm_errctx lm_ctx = LM_ERRCTX_INIT("MPI_File_sync");
     LM_CHECK(lm_check_init(&lm_ctx));
@@ -835,9 +1298,16 @@ int PMPI_File_sync(MPI_File fh)
     lm_errctx_bind(&lm_ctx, LM_KIND_FILE, fh);
     return impl_MPI_File_sync(fh);
 }
+int PMPI_File_sync(MPI_File fh)
+{
+    int lm_held = lm_cs_call_enter();
+    int lm_rc = body_MPI_File_sync(fh);
+    lm_cs_call_exit(lm_held);
+    return lm_rc;
+}
 extern __typeof__(PMPI_File_sync) MPI_File_sync __attribute__((weak, alias("PMPI_File_sync")));
 
-int PMPI_File_write(MPI_File fh, const void* buf, int count, MPI_Datatype datatype, MPI_Status* status)
+static int body_MPI_File_write(MPI_File fh, const void* buf, int count, MPI_Datatype datatype, MPI_Status* status)
 {
     lm_errctx lm_ctx = LM_ERRCTX_INIT("MPI_File_write");
     LM_CHECK(lm_check_init(&lm_ctx));
@@ -848,9 +1318,16 @@ int PMPI_File_write(MPI_File fh, const void* buf, int count, MPI_Datatype dataty
     LM_CHECK(lm_check_buffer(&lm_ctx, buf, count, datatype, "buf", 0));
     return impl_MPI_File_write(fh, buf, count, datatype, status);
 }
+int PMPI_File_write(MPI_File fh, const void* buf, int count, MPI_Datatype datatype, MPI_Status* status)
+{
+    int lm_held = lm_cs_call_enter();
+    int lm_rc = body_MPI_File_write(fh, buf, count, datatype, status);
+    lm_cs_call_exit(lm_held);
+    return lm_rc;
+}
 extern __typeof__(PMPI_File_write) MPI_File_write __attribute__((weak, alias("PMPI_File_write")));
 
-int PMPI_File_write_c(MPI_File fh, const void* buf, MPI_Count count, MPI_Datatype datatype, MPI_Status* status)
+static int body_MPI_File_write_c(MPI_File fh, const void* buf, MPI_Count count, MPI_Datatype datatype, MPI_Status* status)
 {
     lm_errctx lm_ctx = LM_ERRCTX_INIT("MPI_File_write_c");
     LM_CHECK(lm_check_init(&lm_ctx));
@@ -861,9 +1338,16 @@ int PMPI_File_write_c(MPI_File fh, const void* buf, MPI_Count count, MPI_Datatyp
     LM_CHECK(lm_check_buffer(&lm_ctx, buf, count, datatype, "buf", 0));
     return impl_MPI_File_write_c(fh, buf, count, datatype, status);
 }
+int PMPI_File_write_c(MPI_File fh, const void* buf, MPI_Count count, MPI_Datatype datatype, MPI_Status* status)
+{
+    int lm_held = lm_cs_call_enter();
+    int lm_rc = body_MPI_File_write_c(fh, buf, count, datatype, status);
+    lm_cs_call_exit(lm_held);
+    return lm_rc;
+}
 extern __typeof__(PMPI_File_write_c) MPI_File_write_c __attribute__((weak, alias("PMPI_File_write_c")));
 
-int PMPI_File_write_all(MPI_File fh, const void* buf, int count, MPI_Datatype datatype, MPI_Status* status)
+static int body_MPI_File_write_all(MPI_File fh, const void* buf, int count, MPI_Datatype datatype, MPI_Status* status)
 {
     lm_errctx lm_ctx = LM_ERRCTX_INIT("MPI_File_write_all");
     LM_CHECK(lm_check_init(&lm_ctx));
@@ -874,9 +1358,16 @@ int PMPI_File_write_all(MPI_File fh, const void* buf, int count, MPI_Datatype da
     LM_CHECK(lm_check_buffer(&lm_ctx, buf, count, datatype, "buf", 0));
     return impl_MPI_File_write_all(fh, buf, count, datatype, status);
 }
+int PMPI_File_write_all(MPI_File fh, const void* buf, int count, MPI_Datatype datatype, MPI_Status* status)
+{
+    int lm_held = lm_cs_call_enter();
+    int lm_rc = body_MPI_File_write_all(fh, buf, count, datatype, status);
+    lm_cs_call_exit(lm_held);
+    return lm_rc;
+}
 extern __typeof__(PMPI_File_write_all) MPI_File_write_all __attribute__((weak, alias("PMPI_File_write_all")));
 
-int PMPI_File_write_all_c(MPI_File fh, const void* buf, MPI_Count count, MPI_Datatype datatype, MPI_Status* status)
+static int body_MPI_File_write_all_c(MPI_File fh, const void* buf, MPI_Count count, MPI_Datatype datatype, MPI_Status* status)
 {
     lm_errctx lm_ctx = LM_ERRCTX_INIT("MPI_File_write_all_c");
     LM_CHECK(lm_check_init(&lm_ctx));
@@ -887,9 +1378,16 @@ int PMPI_File_write_all_c(MPI_File fh, const void* buf, MPI_Count count, MPI_Dat
     LM_CHECK(lm_check_buffer(&lm_ctx, buf, count, datatype, "buf", 0));
     return impl_MPI_File_write_all_c(fh, buf, count, datatype, status);
 }
+int PMPI_File_write_all_c(MPI_File fh, const void* buf, MPI_Count count, MPI_Datatype datatype, MPI_Status* status)
+{
+    int lm_held = lm_cs_call_enter();
+    int lm_rc = body_MPI_File_write_all_c(fh, buf, count, datatype, status);
+    lm_cs_call_exit(lm_held);
+    return lm_rc;
+}
 extern __typeof__(PMPI_File_write_all_c) MPI_File_write_all_c __attribute__((weak, alias("PMPI_File_write_all_c")));
 
-int PMPI_File_write_all_begin(MPI_File fh, const void* buf, int count, MPI_Datatype datatype)
+static int body_MPI_File_write_all_begin(MPI_File fh, const void* buf, int count, MPI_Datatype datatype)
 {
     lm_errctx lm_ctx = LM_ERRCTX_INIT("MPI_File_write_all_begin");
     LM_CHECK(lm_check_init(&lm_ctx));
@@ -900,9 +1398,16 @@ int PMPI_File_write_all_begin(MPI_File fh, const void* buf, int count, MPI_Datat
     LM_CHECK(lm_check_buffer(&lm_ctx, buf, count, datatype, "buf", 0));
     return impl_MPI_File_write_all_begin(fh, buf, count, datatype);
 }
+int PMPI_File_write_all_begin(MPI_File fh, const void* buf, int count, MPI_Datatype datatype)
+{
+    int lm_held = lm_cs_call_enter();
+    int lm_rc = body_MPI_File_write_all_begin(fh, buf, count, datatype);
+    lm_cs_call_exit(lm_held);
+    return lm_rc;
+}
 extern __typeof__(PMPI_File_write_all_begin) MPI_File_write_all_begin __attribute__((weak, alias("PMPI_File_write_all_begin")));
 
-int PMPI_File_write_all_begin_c(MPI_File fh, const void* buf, MPI_Count count, MPI_Datatype datatype)
+static int body_MPI_File_write_all_begin_c(MPI_File fh, const void* buf, MPI_Count count, MPI_Datatype datatype)
 {
     lm_errctx lm_ctx = LM_ERRCTX_INIT("MPI_File_write_all_begin_c");
     LM_CHECK(lm_check_init(&lm_ctx));
@@ -913,9 +1418,16 @@ int PMPI_File_write_all_begin_c(MPI_File fh, const void* buf, MPI_Count count, M
     LM_CHECK(lm_check_buffer(&lm_ctx, buf, count, datatype, "buf", 0));
     return impl_MPI_File_write_all_begin_c(fh, buf, count, datatype);
 }
+int PMPI_File_write_all_begin_c(MPI_File fh, const void* buf, MPI_Count count, MPI_Datatype datatype)
+{
+    int lm_held = lm_cs_call_enter();
+    int lm_rc = body_MPI_File_write_all_begin_c(fh, buf, count, datatype);
+    lm_cs_call_exit(lm_held);
+    return lm_rc;
+}
 extern __typeof__(PMPI_File_write_all_begin_c) MPI_File_write_all_begin_c __attribute__((weak, alias("PMPI_File_write_all_begin_c")));
 
-int PMPI_File_write_all_end(MPI_File fh, const void* buf, MPI_Status* status)
+static int body_MPI_File_write_all_end(MPI_File fh, const void* buf, MPI_Status* status)
 {
     lm_errctx lm_ctx = LM_ERRCTX_INIT("MPI_File_write_all_end");
     LM_CHECK(lm_check_init(&lm_ctx));
@@ -924,9 +1436,16 @@ int PMPI_File_write_all_end(MPI_File fh, const void* buf, MPI_Status* status)
     LM_CHECK(lm_check_buffer(&lm_ctx, buf, 0, MPI_DATATYPE_NULL, "buf", 0));
     return impl_MPI_File_write_all_end(fh, buf, status);
 }
+int PMPI_File_write_all_end(MPI_File fh, const void* buf, MPI_Status* status)
+{
+    int lm_held = lm_cs_call_enter();
+    int lm_rc = body_MPI_File_write_all_end(fh, buf, status);
+    lm_cs_call_exit(lm_held);
+    return lm_rc;
+}
 extern __typeof__(PMPI_File_write_all_end) MPI_File_write_all_end __attribute__((weak, alias("PMPI_File_write_all_end")));
 
-int PMPI_File_write_at(MPI_File fh, MPI_Offset offset, const void* buf, int count, MPI_Datatype datatype, MPI_Status* status)
+static int body_MPI_File_write_at(MPI_File fh, MPI_Offset offset, const void* buf, int count, MPI_Datatype datatype, MPI_Status* status)
 {
     lm_errctx lm_ctx = LM_ERRCTX_INIT("MPI_File_write_at");
     LM_CHECK(lm_check_init(&lm_ctx));
@@ -937,9 +1456,16 @@ int PMPI_File_write_at(MPI_File fh, MPI_Offset offset, const void* buf, int coun
     LM_CHECK(lm_check_buffer(&lm_ctx, buf, count, datatype, "buf", 0));
     return impl_MPI_File_write_at(fh, offset, buf, count, datatype, status);
 }
+int PMPI_File_write_at(MPI_File fh, MPI_Offset offset, const void* buf, int count, MPI_Datatype datatype, MPI_Status* status)
+{
+    int lm_held = lm_cs_call_enter();
+    int lm_rc = body_MPI_File_write_at(fh, offset, buf, count, datatype, status);
+    lm_cs_call_exit(lm_held);
+    return lm_rc;
+}
 extern __typeof__(PMPI_File_write_at) MPI_File_write_at __attribute__((weak, alias("PMPI_File_write_at")));
 
-int PMPI_File_write_at_c(MPI_File fh, MPI_Offset offset, const void* buf, MPI_Count count, MPI_Datatype datatype, MPI_Status* status)
+static int body_MPI_File_write_at_c(MPI_File fh, MPI_Offset offset, const void* buf, MPI_Count count, MPI_Datatype datatype, MPI_Status* status)
 {
     lm_errctx lm_ctx = LM_ERRCTX_INIT("MPI_File_write_at_c");
     LM_CHECK(lm_check_init(&lm_ctx));
@@ -950,9 +1476,16 @@ int PMPI_File_write_at_c(MPI_File fh, MPI_Offset offset, const void* buf, MPI_Co
     LM_CHECK(lm_check_buffer(&lm_ctx, buf, count, datatype, "buf", 0));
     return impl_MPI_File_write_at_c(fh, offset, buf, count, datatype, status);
 }
+int PMPI_File_write_at_c(MPI_File fh, MPI_Offset offset, const void* buf, MPI_Count count, MPI_Datatype datatype, MPI_Status* status)
+{
+    int lm_held = lm_cs_call_enter();
+    int lm_rc = body_MPI_File_write_at_c(fh, offset, buf, count, datatype, status);
+    lm_cs_call_exit(lm_held);
+    return lm_rc;
+}
 extern __typeof__(PMPI_File_write_at_c) MPI_File_write_at_c __attribute__((weak, alias("PMPI_File_write_at_c")));
 
-int PMPI_File_write_at_all(MPI_File fh, MPI_Offset offset, const void* buf, int count, MPI_Datatype datatype, MPI_Status* status)
+static int body_MPI_File_write_at_all(MPI_File fh, MPI_Offset offset, const void* buf, int count, MPI_Datatype datatype, MPI_Status* status)
 {
     lm_errctx lm_ctx = LM_ERRCTX_INIT("MPI_File_write_at_all");
     LM_CHECK(lm_check_init(&lm_ctx));
@@ -963,9 +1496,16 @@ int PMPI_File_write_at_all(MPI_File fh, MPI_Offset offset, const void* buf, int 
     LM_CHECK(lm_check_buffer(&lm_ctx, buf, count, datatype, "buf", 0));
     return impl_MPI_File_write_at_all(fh, offset, buf, count, datatype, status);
 }
+int PMPI_File_write_at_all(MPI_File fh, MPI_Offset offset, const void* buf, int count, MPI_Datatype datatype, MPI_Status* status)
+{
+    int lm_held = lm_cs_call_enter();
+    int lm_rc = body_MPI_File_write_at_all(fh, offset, buf, count, datatype, status);
+    lm_cs_call_exit(lm_held);
+    return lm_rc;
+}
 extern __typeof__(PMPI_File_write_at_all) MPI_File_write_at_all __attribute__((weak, alias("PMPI_File_write_at_all")));
 
-int PMPI_File_write_at_all_c(MPI_File fh, MPI_Offset offset, const void* buf, MPI_Count count, MPI_Datatype datatype, MPI_Status* status)
+static int body_MPI_File_write_at_all_c(MPI_File fh, MPI_Offset offset, const void* buf, MPI_Count count, MPI_Datatype datatype, MPI_Status* status)
 {
     lm_errctx lm_ctx = LM_ERRCTX_INIT("MPI_File_write_at_all_c");
     LM_CHECK(lm_check_init(&lm_ctx));
@@ -976,9 +1516,16 @@ int PMPI_File_write_at_all_c(MPI_File fh, MPI_Offset offset, const void* buf, MP
     LM_CHECK(lm_check_buffer(&lm_ctx, buf, count, datatype, "buf", 0));
     return impl_MPI_File_write_at_all_c(fh, offset, buf, count, datatype, status);
 }
+int PMPI_File_write_at_all_c(MPI_File fh, MPI_Offset offset, const void* buf, MPI_Count count, MPI_Datatype datatype, MPI_Status* status)
+{
+    int lm_held = lm_cs_call_enter();
+    int lm_rc = body_MPI_File_write_at_all_c(fh, offset, buf, count, datatype, status);
+    lm_cs_call_exit(lm_held);
+    return lm_rc;
+}
 extern __typeof__(PMPI_File_write_at_all_c) MPI_File_write_at_all_c __attribute__((weak, alias("PMPI_File_write_at_all_c")));
 
-int PMPI_File_write_at_all_begin(MPI_File fh, MPI_Offset offset, const void* buf, int count, MPI_Datatype datatype)
+static int body_MPI_File_write_at_all_begin(MPI_File fh, MPI_Offset offset, const void* buf, int count, MPI_Datatype datatype)
 {
     lm_errctx lm_ctx = LM_ERRCTX_INIT("MPI_File_write_at_all_begin");
     LM_CHECK(lm_check_init(&lm_ctx));
@@ -989,9 +1536,16 @@ int PMPI_File_write_at_all_begin(MPI_File fh, MPI_Offset offset, const void* buf
     LM_CHECK(lm_check_buffer(&lm_ctx, buf, count, datatype, "buf", 0));
     return impl_MPI_File_write_at_all_begin(fh, offset, buf, count, datatype);
 }
+int PMPI_File_write_at_all_begin(MPI_File fh, MPI_Offset offset, const void* buf, int count, MPI_Datatype datatype)
+{
+    int lm_held = lm_cs_call_enter();
+    int lm_rc = body_MPI_File_write_at_all_begin(fh, offset, buf, count, datatype);
+    lm_cs_call_exit(lm_held);
+    return lm_rc;
+}
 extern __typeof__(PMPI_File_write_at_all_begin) MPI_File_write_at_all_begin __attribute__((weak, alias("PMPI_File_write_at_all_begin")));
 
-int PMPI_File_write_at_all_begin_c(MPI_File fh, MPI_Offset offset, const void* buf, MPI_Count count, MPI_Datatype datatype)
+static int body_MPI_File_write_at_all_begin_c(MPI_File fh, MPI_Offset offset, const void* buf, MPI_Count count, MPI_Datatype datatype)
 {
     lm_errctx lm_ctx = LM_ERRCTX_INIT("MPI_File_write_at_all_begin_c");
     LM_CHECK(lm_check_init(&lm_ctx));
@@ -1002,9 +1556,16 @@ int PMPI_File_write_at_all_begin_c(MPI_File fh, MPI_Offset offset, const void* b
     LM_CHECK(lm_check_buffer(&lm_ctx, buf, count, datatype, "buf", 0));
     return impl_MPI_File_write_at_all_begin_c(fh, offset, buf, count, datatype);
 }
+int PMPI_File_write_at_all_begin_c(MPI_File fh, MPI_Offset offset, const void* buf, MPI_Count count, MPI_Datatype datatype)
+{
+    int lm_held = lm_cs_call_enter();
+    int lm_rc = body_MPI_File_write_at_all_begin_c(fh, offset, buf, count, datatype);
+    lm_cs_call_exit(lm_held);
+    return lm_rc;
+}
 extern __typeof__(PMPI_File_write_at_all_begin_c) MPI_File_write_at_all_begin_c __attribute__((weak, alias("PMPI_File_write_at_all_begin_c")));
 
-int PMPI_File_write_at_all_end(MPI_File fh, const void* buf, MPI_Status* status)
+static int body_MPI_File_write_at_all_end(MPI_File fh, const void* buf, MPI_Status* status)
 {
     lm_errctx lm_ctx = LM_ERRCTX_INIT("MPI_File_write_at_all_end");
     LM_CHECK(lm_check_init(&lm_ctx));
@@ -1013,9 +1574,16 @@ int PMPI_File_write_at_all_end(MPI_File fh, const void* buf, MPI_Status* status)
     LM_CHECK(lm_check_buffer(&lm_ctx, buf, 0, MPI_DATATYPE_NULL, "buf", 0));
     return impl_MPI_File_write_at_all_end(fh, buf, status);
 }
+int PMPI_File_write_at_all_end(MPI_File fh, const void* buf, MPI_Status* status)
+{
+    int lm_held = lm_cs_call_enter();
+    int lm_rc = body_MPI_File_write_at_all_end(fh, buf, status);
+    lm_cs_call_exit(lm_held);
+    return lm_rc;
+}
 extern __typeof__(PMPI_File_write_at_all_end) MPI_File_write_at_all_end __attribute__((weak, alias("PMPI_File_write_at_all_end")));
 
-int PMPI_File_write_ordered(MPI_File fh, const void* buf, int count, MPI_Datatype datatype, MPI_Status* status)
+static int body_MPI_File_write_ordered(MPI_File fh, const void* buf, int count, MPI_Datatype datatype, MPI_Status* status)
 {
     lm_errctx lm_ctx = LM_ERRCTX_INIT("MPI_File_write_ordered");
     LM_CHECK(lm_check_init(&lm_ctx));
@@ -1026,9 +1594,16 @@ int PMPI_File_write_ordered(MPI_File fh, const void* buf, int count, MPI_Datatyp
     LM_CHECK(lm_check_buffer(&lm_ctx, buf, count, datatype, "buf", 0));
     return impl_MPI_File_write_ordered(fh, buf, count, datatype, status);
 }
+int PMPI_File_write_ordered(MPI_File fh, const void* buf, int count, MPI_Datatype datatype, MPI_Status* status)
+{
+    int lm_held = lm_cs_call_enter();
+    int lm_rc = body_MPI_File_write_ordered(fh, buf, count, datatype, status);
+    lm_cs_call_exit(lm_held);
+    return lm_rc;
+}
 extern __typeof__(PMPI_File_write_ordered) MPI_File_write_ordered __attribute__((weak, alias("PMPI_File_write_ordered")));
 
-int PMPI_File_write_ordered_c(MPI_File fh, const void* buf, MPI_Count count, MPI_Datatype datatype, MPI_Status* status)
+static int body_MPI_File_write_ordered_c(MPI_File fh, const void* buf, MPI_Count count, MPI_Datatype datatype, MPI_Status* status)
 {
     lm_errctx lm_ctx = LM_ERRCTX_INIT("MPI_File_write_ordered_c");
     LM_CHECK(lm_check_init(&lm_ctx));
@@ -1039,9 +1614,16 @@ int PMPI_File_write_ordered_c(MPI_File fh, const void* buf, MPI_Count count, MPI
     LM_CHECK(lm_check_buffer(&lm_ctx, buf, count, datatype, "buf", 0));
     return impl_MPI_File_write_ordered_c(fh, buf, count, datatype, status);
 }
+int PMPI_File_write_ordered_c(MPI_File fh, const void* buf, MPI_Count count, MPI_Datatype datatype, MPI_Status* status)
+{
+    int lm_held = lm_cs_call_enter();
+    int lm_rc = body_MPI_File_write_ordered_c(fh, buf, count, datatype, status);
+    lm_cs_call_exit(lm_held);
+    return lm_rc;
+}
 extern __typeof__(PMPI_File_write_ordered_c) MPI_File_write_ordered_c __attribute__((weak, alias("PMPI_File_write_ordered_c")));
 
-int PMPI_File_write_ordered_begin(MPI_File fh, const void* buf, int count, MPI_Datatype datatype)
+static int body_MPI_File_write_ordered_begin(MPI_File fh, const void* buf, int count, MPI_Datatype datatype)
 {
     lm_errctx lm_ctx = LM_ERRCTX_INIT("MPI_File_write_ordered_begin");
     LM_CHECK(lm_check_init(&lm_ctx));
@@ -1052,9 +1634,16 @@ int PMPI_File_write_ordered_begin(MPI_File fh, const void* buf, int count, MPI_D
     LM_CHECK(lm_check_buffer(&lm_ctx, buf, count, datatype, "buf", 0));
     return impl_MPI_File_write_ordered_begin(fh, buf, count, datatype);
 }
+int PMPI_File_write_ordered_begin(MPI_File fh, const void* buf, int count, MPI_Datatype datatype)
+{
+    int lm_held = lm_cs_call_enter();
+    int lm_rc = body_MPI_File_write_ordered_begin(fh, buf, count, datatype);
+    lm_cs_call_exit(lm_held);
+    return lm_rc;
+}
 extern __typeof__(PMPI_File_write_ordered_begin) MPI_File_write_ordered_begin __attribute__((weak, alias("PMPI_File_write_ordered_begin")));
 
-int PMPI_File_write_ordered_begin_c(MPI_File fh, const void* buf, MPI_Count count, MPI_Datatype datatype)
+static int body_MPI_File_write_ordered_begin_c(MPI_File fh, const void* buf, MPI_Count count, MPI_Datatype datatype)
 {
     lm_errctx lm_ctx = LM_ERRCTX_INIT("MPI_File_write_ordered_begin_c");
     LM_CHECK(lm_check_init(&lm_ctx));
@@ -1065,9 +1654,16 @@ int PMPI_File_write_ordered_begin_c(MPI_File fh, const void* buf, MPI_Count coun
     LM_CHECK(lm_check_buffer(&lm_ctx, buf, count, datatype, "buf", 0));
     return impl_MPI_File_write_ordered_begin_c(fh, buf, count, datatype);
 }
+int PMPI_File_write_ordered_begin_c(MPI_File fh, const void* buf, MPI_Count count, MPI_Datatype datatype)
+{
+    int lm_held = lm_cs_call_enter();
+    int lm_rc = body_MPI_File_write_ordered_begin_c(fh, buf, count, datatype);
+    lm_cs_call_exit(lm_held);
+    return lm_rc;
+}
 extern __typeof__(PMPI_File_write_ordered_begin_c) MPI_File_write_ordered_begin_c __attribute__((weak, alias("PMPI_File_write_ordered_begin_c")));
 
-int PMPI_File_write_ordered_end(MPI_File fh, const void* buf, MPI_Status* status)
+static int body_MPI_File_write_ordered_end(MPI_File fh, const void* buf, MPI_Status* status)
 {
     lm_errctx lm_ctx = LM_ERRCTX_INIT("MPI_File_write_ordered_end");
     LM_CHECK(lm_check_init(&lm_ctx));
@@ -1076,9 +1672,16 @@ int PMPI_File_write_ordered_end(MPI_File fh, const void* buf, MPI_Status* status
     LM_CHECK(lm_check_buffer(&lm_ctx, buf, 0, MPI_DATATYPE_NULL, "buf", 0));
     return impl_MPI_File_write_ordered_end(fh, buf, status);
 }
+int PMPI_File_write_ordered_end(MPI_File fh, const void* buf, MPI_Status* status)
+{
+    int lm_held = lm_cs_call_enter();
+    int lm_rc = body_MPI_File_write_ordered_end(fh, buf, status);
+    lm_cs_call_exit(lm_held);
+    return lm_rc;
+}
 extern __typeof__(PMPI_File_write_ordered_end) MPI_File_write_ordered_end __attribute__((weak, alias("PMPI_File_write_ordered_end")));
 
-int PMPI_File_write_shared(MPI_File fh, const void* buf, int count, MPI_Datatype datatype, MPI_Status* status)
+static int body_MPI_File_write_shared(MPI_File fh, const void* buf, int count, MPI_Datatype datatype, MPI_Status* status)
 {
     lm_errctx lm_ctx = LM_ERRCTX_INIT("MPI_File_write_shared");
     LM_CHECK(lm_check_init(&lm_ctx));
@@ -1089,9 +1692,16 @@ int PMPI_File_write_shared(MPI_File fh, const void* buf, int count, MPI_Datatype
     LM_CHECK(lm_check_buffer(&lm_ctx, buf, count, datatype, "buf", 0));
     return impl_MPI_File_write_shared(fh, buf, count, datatype, status);
 }
+int PMPI_File_write_shared(MPI_File fh, const void* buf, int count, MPI_Datatype datatype, MPI_Status* status)
+{
+    int lm_held = lm_cs_call_enter();
+    int lm_rc = body_MPI_File_write_shared(fh, buf, count, datatype, status);
+    lm_cs_call_exit(lm_held);
+    return lm_rc;
+}
 extern __typeof__(PMPI_File_write_shared) MPI_File_write_shared __attribute__((weak, alias("PMPI_File_write_shared")));
 
-int PMPI_File_write_shared_c(MPI_File fh, const void* buf, MPI_Count count, MPI_Datatype datatype, MPI_Status* status)
+static int body_MPI_File_write_shared_c(MPI_File fh, const void* buf, MPI_Count count, MPI_Datatype datatype, MPI_Status* status)
 {
     lm_errctx lm_ctx = LM_ERRCTX_INIT("MPI_File_write_shared_c");
     LM_CHECK(lm_check_init(&lm_ctx));
@@ -1102,22 +1712,43 @@ int PMPI_File_write_shared_c(MPI_File fh, const void* buf, MPI_Count count, MPI_
     LM_CHECK(lm_check_buffer(&lm_ctx, buf, count, datatype, "buf", 0));
     return impl_MPI_File_write_shared_c(fh, buf, count, datatype, status);
 }
+int PMPI_File_write_shared_c(MPI_File fh, const void* buf, MPI_Count count, MPI_Datatype datatype, MPI_Status* status)
+{
+    int lm_held = lm_cs_call_enter();
+    int lm_rc = body_MPI_File_write_shared_c(fh, buf, count, datatype, status);
+    lm_cs_call_exit(lm_held);
+    return lm_rc;
+}
 extern __typeof__(PMPI_File_write_shared_c) MPI_File_write_shared_c __attribute__((weak, alias("PMPI_File_write_shared_c")));
 
-int PMPI_Register_datarep(const char* datarep, MPI_Datarep_conversion_function* read_conversion_fn, MPI_Datarep_conversion_function* write_conversion_fn, MPI_Datarep_extent_function* dtype_file_extent_fn, void* extra_state)
+static int body_MPI_Register_datarep(const char* datarep, MPI_Datarep_conversion_function* read_conversion_fn, MPI_Datarep_conversion_function* write_conversion_fn, MPI_Datarep_extent_function* dtype_file_extent_fn, void* extra_state)
 {
     lm_errctx lm_ctx = LM_ERRCTX_INIT("MPI_Register_datarep");
     LM_CHECK(lm_check_init(&lm_ctx));
     LM_CHECK(lm_check_string(&lm_ctx, datarep, "datarep", MPI_ERR_ARG));
     return impl_MPI_Register_datarep(datarep, read_conversion_fn, write_conversion_fn, dtype_file_extent_fn, extra_state);
 }
+int PMPI_Register_datarep(const char* datarep, MPI_Datarep_conversion_function* read_conversion_fn, MPI_Datarep_conversion_function* write_conversion_fn, MPI_Datarep_extent_function* dtype_file_extent_fn, void* extra_state)
+{
+    int lm_held = lm_cs_call_enter();
+    int lm_rc = body_MPI_Register_datarep(datarep, read_conversion_fn, write_conversion_fn, dtype_file_extent_fn, extra_state);
+    lm_cs_call_exit(lm_held);
+    return lm_rc;
+}
 extern __typeof__(PMPI_Register_datarep) MPI_Register_datarep __attribute__((weak, alias("PMPI_Register_datarep")));
 
-int PMPI_Register_datarep_c(const char* datarep, MPI_Datarep_conversion_function_c* read_conversion_fn, MPI_Datarep_conversion_function_c* write_conversion_fn, MPI_Datarep_extent_function* dtype_file_extent_fn, void* extra_state)
+static int body_MPI_Register_datarep_c(const char* datarep, MPI_Datarep_conversion_function_c* read_conversion_fn, MPI_Datarep_conversion_function_c* write_conversion_fn, MPI_Datarep_extent_function* dtype_file_extent_fn, void* extra_state)
 {
     lm_errctx lm_ctx = LM_ERRCTX_INIT("MPI_Register_datarep_c");
     LM_CHECK(lm_check_init(&lm_ctx));
     LM_CHECK(lm_check_string(&lm_ctx, datarep, "datarep", MPI_ERR_ARG));
     return impl_MPI_Register_datarep_c(datarep, read_conversion_fn, write_conversion_fn, dtype_file_extent_fn, extra_state);
+}
+int PMPI_Register_datarep_c(const char* datarep, MPI_Datarep_conversion_function_c* read_conversion_fn, MPI_Datarep_conversion_function_c* write_conversion_fn, MPI_Datarep_extent_function* dtype_file_extent_fn, void* extra_state)
+{
+    int lm_held = lm_cs_call_enter();
+    int lm_rc = body_MPI_Register_datarep_c(datarep, read_conversion_fn, write_conversion_fn, dtype_file_extent_fn, extra_state);
+    lm_cs_call_exit(lm_held);
+    return lm_rc;
 }
 extern __typeof__(PMPI_Register_datarep_c) MPI_Register_datarep_c __attribute__((weak, alias("PMPI_Register_datarep_c")));

@@ -2,8 +2,9 @@
 /* MPI entry points (pt2pt): validate arguments, then call impl_MPI_*. */
 #include "binding/validate.h"
 #include "binding/impl_gen.h"
+#include "core/lm_cs.h"
 
-int PMPI_Bsend(const void* buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm)
+static int body_MPI_Bsend(const void* buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm)
 {
     lm_errctx lm_ctx = LM_ERRCTX_INIT("MPI_Bsend");
     lm_comm *lm_c = NULL;
@@ -17,9 +18,16 @@ int PMPI_Bsend(const void* buf, int count, MPI_Datatype datatype, int dest, int 
     LM_CHECK(lm_check_buffer(&lm_ctx, buf, count, datatype, "buf", 0));
     return impl_MPI_Bsend(buf, count, datatype, dest, tag, comm);
 }
+int PMPI_Bsend(const void* buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm)
+{
+    int lm_held = lm_cs_call_enter();
+    int lm_rc = body_MPI_Bsend(buf, count, datatype, dest, tag, comm);
+    lm_cs_call_exit(lm_held);
+    return lm_rc;
+}
 extern __typeof__(PMPI_Bsend) MPI_Bsend __attribute__((weak, alias("PMPI_Bsend")));
 
-int PMPI_Bsend_c(const void* buf, MPI_Count count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm)
+static int body_MPI_Bsend_c(const void* buf, MPI_Count count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm)
 {
     lm_errctx lm_ctx = LM_ERRCTX_INIT("MPI_Bsend_c");
     lm_comm *lm_c = NULL;
@@ -33,9 +41,16 @@ int PMPI_Bsend_c(const void* buf, MPI_Count count, MPI_Datatype datatype, int de
     LM_CHECK(lm_check_buffer(&lm_ctx, buf, count, datatype, "buf", 0));
     return impl_MPI_Bsend_c(buf, count, datatype, dest, tag, comm);
 }
+int PMPI_Bsend_c(const void* buf, MPI_Count count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm)
+{
+    int lm_held = lm_cs_call_enter();
+    int lm_rc = body_MPI_Bsend_c(buf, count, datatype, dest, tag, comm);
+    lm_cs_call_exit(lm_held);
+    return lm_rc;
+}
 extern __typeof__(PMPI_Bsend_c) MPI_Bsend_c __attribute__((weak, alias("PMPI_Bsend_c")));
 
-int PMPI_Bsend_init(const void* buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm, MPI_Request* request)
+static int body_MPI_Bsend_init(const void* buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm, MPI_Request* request)
 {
     lm_errctx lm_ctx = LM_ERRCTX_INIT("MPI_Bsend_init");
     lm_comm *lm_c = NULL;
@@ -50,9 +65,16 @@ int PMPI_Bsend_init(const void* buf, int count, MPI_Datatype datatype, int dest,
     LM_CHECK(lm_check_buffer(&lm_ctx, buf, count, datatype, "buf", 0));
     return impl_MPI_Bsend_init(buf, count, datatype, dest, tag, comm, request);
 }
+int PMPI_Bsend_init(const void* buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm, MPI_Request* request)
+{
+    int lm_held = lm_cs_call_enter();
+    int lm_rc = body_MPI_Bsend_init(buf, count, datatype, dest, tag, comm, request);
+    lm_cs_call_exit(lm_held);
+    return lm_rc;
+}
 extern __typeof__(PMPI_Bsend_init) MPI_Bsend_init __attribute__((weak, alias("PMPI_Bsend_init")));
 
-int PMPI_Bsend_init_c(const void* buf, MPI_Count count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm, MPI_Request* request)
+static int body_MPI_Bsend_init_c(const void* buf, MPI_Count count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm, MPI_Request* request)
 {
     lm_errctx lm_ctx = LM_ERRCTX_INIT("MPI_Bsend_init_c");
     lm_comm *lm_c = NULL;
@@ -67,9 +89,16 @@ int PMPI_Bsend_init_c(const void* buf, MPI_Count count, MPI_Datatype datatype, i
     LM_CHECK(lm_check_buffer(&lm_ctx, buf, count, datatype, "buf", 0));
     return impl_MPI_Bsend_init_c(buf, count, datatype, dest, tag, comm, request);
 }
+int PMPI_Bsend_init_c(const void* buf, MPI_Count count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm, MPI_Request* request)
+{
+    int lm_held = lm_cs_call_enter();
+    int lm_rc = body_MPI_Bsend_init_c(buf, count, datatype, dest, tag, comm, request);
+    lm_cs_call_exit(lm_held);
+    return lm_rc;
+}
 extern __typeof__(PMPI_Bsend_init_c) MPI_Bsend_init_c __attribute__((weak, alias("PMPI_Bsend_init_c")));
 
-int PMPI_Buffer_attach(void* buffer, int size)
+static int body_MPI_Buffer_attach(void* buffer, int size)
 {
     lm_errctx lm_ctx = LM_ERRCTX_INIT("MPI_Buffer_attach");
     LM_CHECK(lm_check_init(&lm_ctx));
@@ -77,9 +106,16 @@ int PMPI_Buffer_attach(void* buffer, int size)
     LM_CHECK(lm_check_buffer(&lm_ctx, buffer, 0, MPI_DATATYPE_NULL, "buffer", 0));
     return impl_MPI_Buffer_attach(buffer, size);
 }
+int PMPI_Buffer_attach(void* buffer, int size)
+{
+    int lm_held = lm_cs_call_enter();
+    int lm_rc = body_MPI_Buffer_attach(buffer, size);
+    lm_cs_call_exit(lm_held);
+    return lm_rc;
+}
 extern __typeof__(PMPI_Buffer_attach) MPI_Buffer_attach __attribute__((weak, alias("PMPI_Buffer_attach")));
 
-int PMPI_Buffer_attach_c(void* buffer, MPI_Count size)
+static int body_MPI_Buffer_attach_c(void* buffer, MPI_Count size)
 {
     lm_errctx lm_ctx = LM_ERRCTX_INIT("MPI_Buffer_attach_c");
     LM_CHECK(lm_check_init(&lm_ctx));
@@ -87,9 +123,16 @@ int PMPI_Buffer_attach_c(void* buffer, MPI_Count size)
     LM_CHECK(lm_check_buffer(&lm_ctx, buffer, 0, MPI_DATATYPE_NULL, "buffer", 0));
     return impl_MPI_Buffer_attach_c(buffer, size);
 }
+int PMPI_Buffer_attach_c(void* buffer, MPI_Count size)
+{
+    int lm_held = lm_cs_call_enter();
+    int lm_rc = body_MPI_Buffer_attach_c(buffer, size);
+    lm_cs_call_exit(lm_held);
+    return lm_rc;
+}
 extern __typeof__(PMPI_Buffer_attach_c) MPI_Buffer_attach_c __attribute__((weak, alias("PMPI_Buffer_attach_c")));
 
-int PMPI_Buffer_detach(void* buffer_addr, int* size)
+static int body_MPI_Buffer_detach(void* buffer_addr, int* size)
 {
     lm_errctx lm_ctx = LM_ERRCTX_INIT("MPI_Buffer_detach");
     LM_CHECK(lm_check_init(&lm_ctx));
@@ -97,9 +140,16 @@ int PMPI_Buffer_detach(void* buffer_addr, int* size)
     LM_CHECK(lm_check_ptr(&lm_ctx, size, "size"));
     return impl_MPI_Buffer_detach(buffer_addr, size);
 }
+int PMPI_Buffer_detach(void* buffer_addr, int* size)
+{
+    int lm_held = lm_cs_call_enter();
+    int lm_rc = body_MPI_Buffer_detach(buffer_addr, size);
+    lm_cs_call_exit(lm_held);
+    return lm_rc;
+}
 extern __typeof__(PMPI_Buffer_detach) MPI_Buffer_detach __attribute__((weak, alias("PMPI_Buffer_detach")));
 
-int PMPI_Buffer_detach_c(void* buffer_addr, MPI_Count* size)
+static int body_MPI_Buffer_detach_c(void* buffer_addr, MPI_Count* size)
 {
     lm_errctx lm_ctx = LM_ERRCTX_INIT("MPI_Buffer_detach_c");
     LM_CHECK(lm_check_init(&lm_ctx));
@@ -107,26 +157,47 @@ int PMPI_Buffer_detach_c(void* buffer_addr, MPI_Count* size)
     LM_CHECK(lm_check_ptr(&lm_ctx, size, "size"));
     return impl_MPI_Buffer_detach_c(buffer_addr, size);
 }
+int PMPI_Buffer_detach_c(void* buffer_addr, MPI_Count* size)
+{
+    int lm_held = lm_cs_call_enter();
+    int lm_rc = body_MPI_Buffer_detach_c(buffer_addr, size);
+    lm_cs_call_exit(lm_held);
+    return lm_rc;
+}
 extern __typeof__(PMPI_Buffer_detach_c) MPI_Buffer_detach_c __attribute__((weak, alias("PMPI_Buffer_detach_c")));
 
-int PMPI_Buffer_flush(void)
+static int body_MPI_Buffer_flush(void)
 {
     lm_errctx lm_ctx = LM_ERRCTX_INIT("MPI_Buffer_flush");
     LM_CHECK(lm_check_init(&lm_ctx));
     return impl_MPI_Buffer_flush();
 }
+int PMPI_Buffer_flush(void)
+{
+    int lm_held = lm_cs_call_enter();
+    int lm_rc = body_MPI_Buffer_flush();
+    lm_cs_call_exit(lm_held);
+    return lm_rc;
+}
 extern __typeof__(PMPI_Buffer_flush) MPI_Buffer_flush __attribute__((weak, alias("PMPI_Buffer_flush")));
 
-int PMPI_Buffer_iflush(MPI_Request* request)
+static int body_MPI_Buffer_iflush(MPI_Request* request)
 {
     lm_errctx lm_ctx = LM_ERRCTX_INIT("MPI_Buffer_iflush");
     LM_CHECK(lm_check_init(&lm_ctx));
     LM_CHECK(lm_check_ptr(&lm_ctx, request, "request"));
     return impl_MPI_Buffer_iflush(request);
 }
+int PMPI_Buffer_iflush(MPI_Request* request)
+{
+    int lm_held = lm_cs_call_enter();
+    int lm_rc = body_MPI_Buffer_iflush(request);
+    lm_cs_call_exit(lm_held);
+    return lm_rc;
+}
 extern __typeof__(PMPI_Buffer_iflush) MPI_Buffer_iflush __attribute__((weak, alias("PMPI_Buffer_iflush")));
 
-int PMPI_Cancel(MPI_Request* request)
+static int body_MPI_Cancel(MPI_Request* request)
 {
     lm_errctx lm_ctx = LM_ERRCTX_INIT("MPI_Cancel");
     LM_CHECK(lm_check_init(&lm_ctx));
@@ -134,9 +205,16 @@ int PMPI_Cancel(MPI_Request* request)
     LM_CHECK(lm_check_request(&lm_ctx, *request, "request", 0));
     return impl_MPI_Cancel(request);
 }
+int PMPI_Cancel(MPI_Request* request)
+{
+    int lm_held = lm_cs_call_enter();
+    int lm_rc = body_MPI_Cancel(request);
+    lm_cs_call_exit(lm_held);
+    return lm_rc;
+}
 extern __typeof__(PMPI_Cancel) MPI_Cancel __attribute__((weak, alias("PMPI_Cancel")));
 
-int PMPI_Comm_attach_buffer(MPI_Comm comm, void* buffer, int size)
+static int body_MPI_Comm_attach_buffer(MPI_Comm comm, void* buffer, int size)
 {
     lm_errctx lm_ctx = LM_ERRCTX_INIT("MPI_Comm_attach_buffer");
     lm_comm *lm_c = NULL;
@@ -147,9 +225,16 @@ int PMPI_Comm_attach_buffer(MPI_Comm comm, void* buffer, int size)
     LM_CHECK(lm_check_buffer(&lm_ctx, buffer, 0, MPI_DATATYPE_NULL, "buffer", 0));
     return impl_MPI_Comm_attach_buffer(comm, buffer, size);
 }
+int PMPI_Comm_attach_buffer(MPI_Comm comm, void* buffer, int size)
+{
+    int lm_held = lm_cs_call_enter();
+    int lm_rc = body_MPI_Comm_attach_buffer(comm, buffer, size);
+    lm_cs_call_exit(lm_held);
+    return lm_rc;
+}
 extern __typeof__(PMPI_Comm_attach_buffer) MPI_Comm_attach_buffer __attribute__((weak, alias("PMPI_Comm_attach_buffer")));
 
-int PMPI_Comm_attach_buffer_c(MPI_Comm comm, void* buffer, MPI_Count size)
+static int body_MPI_Comm_attach_buffer_c(MPI_Comm comm, void* buffer, MPI_Count size)
 {
     lm_errctx lm_ctx = LM_ERRCTX_INIT("MPI_Comm_attach_buffer_c");
     lm_comm *lm_c = NULL;
@@ -160,9 +245,16 @@ int PMPI_Comm_attach_buffer_c(MPI_Comm comm, void* buffer, MPI_Count size)
     LM_CHECK(lm_check_buffer(&lm_ctx, buffer, 0, MPI_DATATYPE_NULL, "buffer", 0));
     return impl_MPI_Comm_attach_buffer_c(comm, buffer, size);
 }
+int PMPI_Comm_attach_buffer_c(MPI_Comm comm, void* buffer, MPI_Count size)
+{
+    int lm_held = lm_cs_call_enter();
+    int lm_rc = body_MPI_Comm_attach_buffer_c(comm, buffer, size);
+    lm_cs_call_exit(lm_held);
+    return lm_rc;
+}
 extern __typeof__(PMPI_Comm_attach_buffer_c) MPI_Comm_attach_buffer_c __attribute__((weak, alias("PMPI_Comm_attach_buffer_c")));
 
-int PMPI_Comm_detach_buffer(MPI_Comm comm, void* buffer_addr, int* size)
+static int body_MPI_Comm_detach_buffer(MPI_Comm comm, void* buffer_addr, int* size)
 {
     lm_errctx lm_ctx = LM_ERRCTX_INIT("MPI_Comm_detach_buffer");
     lm_comm *lm_c = NULL;
@@ -173,9 +265,16 @@ int PMPI_Comm_detach_buffer(MPI_Comm comm, void* buffer_addr, int* size)
     LM_CHECK(lm_check_ptr(&lm_ctx, size, "size"));
     return impl_MPI_Comm_detach_buffer(comm, buffer_addr, size);
 }
+int PMPI_Comm_detach_buffer(MPI_Comm comm, void* buffer_addr, int* size)
+{
+    int lm_held = lm_cs_call_enter();
+    int lm_rc = body_MPI_Comm_detach_buffer(comm, buffer_addr, size);
+    lm_cs_call_exit(lm_held);
+    return lm_rc;
+}
 extern __typeof__(PMPI_Comm_detach_buffer) MPI_Comm_detach_buffer __attribute__((weak, alias("PMPI_Comm_detach_buffer")));
 
-int PMPI_Comm_detach_buffer_c(MPI_Comm comm, void* buffer_addr, MPI_Count* size)
+static int body_MPI_Comm_detach_buffer_c(MPI_Comm comm, void* buffer_addr, MPI_Count* size)
 {
     lm_errctx lm_ctx = LM_ERRCTX_INIT("MPI_Comm_detach_buffer_c");
     lm_comm *lm_c = NULL;
@@ -186,9 +285,16 @@ int PMPI_Comm_detach_buffer_c(MPI_Comm comm, void* buffer_addr, MPI_Count* size)
     LM_CHECK(lm_check_ptr(&lm_ctx, size, "size"));
     return impl_MPI_Comm_detach_buffer_c(comm, buffer_addr, size);
 }
+int PMPI_Comm_detach_buffer_c(MPI_Comm comm, void* buffer_addr, MPI_Count* size)
+{
+    int lm_held = lm_cs_call_enter();
+    int lm_rc = body_MPI_Comm_detach_buffer_c(comm, buffer_addr, size);
+    lm_cs_call_exit(lm_held);
+    return lm_rc;
+}
 extern __typeof__(PMPI_Comm_detach_buffer_c) MPI_Comm_detach_buffer_c __attribute__((weak, alias("PMPI_Comm_detach_buffer_c")));
 
-int PMPI_Comm_flush_buffer(MPI_Comm comm)
+static int body_MPI_Comm_flush_buffer(MPI_Comm comm)
 {
     lm_errctx lm_ctx = LM_ERRCTX_INIT("MPI_Comm_flush_buffer");
     lm_comm *lm_c = NULL;
@@ -197,9 +303,16 @@ int PMPI_Comm_flush_buffer(MPI_Comm comm)
     lm_errctx_bind(&lm_ctx, LM_KIND_COMM, comm);
     return impl_MPI_Comm_flush_buffer(comm);
 }
+int PMPI_Comm_flush_buffer(MPI_Comm comm)
+{
+    int lm_held = lm_cs_call_enter();
+    int lm_rc = body_MPI_Comm_flush_buffer(comm);
+    lm_cs_call_exit(lm_held);
+    return lm_rc;
+}
 extern __typeof__(PMPI_Comm_flush_buffer) MPI_Comm_flush_buffer __attribute__((weak, alias("PMPI_Comm_flush_buffer")));
 
-int PMPI_Comm_iflush_buffer(MPI_Comm comm, MPI_Request* request)
+static int body_MPI_Comm_iflush_buffer(MPI_Comm comm, MPI_Request* request)
 {
     lm_errctx lm_ctx = LM_ERRCTX_INIT("MPI_Comm_iflush_buffer");
     lm_comm *lm_c = NULL;
@@ -209,27 +322,48 @@ int PMPI_Comm_iflush_buffer(MPI_Comm comm, MPI_Request* request)
     LM_CHECK(lm_check_ptr(&lm_ctx, request, "request"));
     return impl_MPI_Comm_iflush_buffer(comm, request);
 }
+int PMPI_Comm_iflush_buffer(MPI_Comm comm, MPI_Request* request)
+{
+    int lm_held = lm_cs_call_enter();
+    int lm_rc = body_MPI_Comm_iflush_buffer(comm, request);
+    lm_cs_call_exit(lm_held);
+    return lm_rc;
+}
 extern __typeof__(PMPI_Comm_iflush_buffer) MPI_Comm_iflush_buffer __attribute__((weak, alias("PMPI_Comm_iflush_buffer")));
 
-int PMPI_Grequest_complete(MPI_Request request)
+static int body_MPI_Grequest_complete(MPI_Request request)
 {
     lm_errctx lm_ctx = LM_ERRCTX_INIT("MPI_Grequest_complete");
     LM_CHECK(lm_check_init(&lm_ctx));
     LM_CHECK(lm_check_request(&lm_ctx, request, "request", 0));
     return impl_MPI_Grequest_complete(request);
 }
+int PMPI_Grequest_complete(MPI_Request request)
+{
+    int lm_held = lm_cs_call_enter();
+    int lm_rc = body_MPI_Grequest_complete(request);
+    lm_cs_call_exit(lm_held);
+    return lm_rc;
+}
 extern __typeof__(PMPI_Grequest_complete) MPI_Grequest_complete __attribute__((weak, alias("PMPI_Grequest_complete")));
 
-int PMPI_Grequest_start(MPI_Grequest_query_function* query_fn, MPI_Grequest_free_function* free_fn, MPI_Grequest_cancel_function* cancel_fn, void* extra_state, MPI_Request* request)
+static int body_MPI_Grequest_start(MPI_Grequest_query_function* query_fn, MPI_Grequest_free_function* free_fn, MPI_Grequest_cancel_function* cancel_fn, void* extra_state, MPI_Request* request)
 {
     lm_errctx lm_ctx = LM_ERRCTX_INIT("MPI_Grequest_start");
     LM_CHECK(lm_check_init(&lm_ctx));
     LM_CHECK(lm_check_ptr(&lm_ctx, request, "request"));
     return impl_MPI_Grequest_start(query_fn, free_fn, cancel_fn, extra_state, request);
 }
+int PMPI_Grequest_start(MPI_Grequest_query_function* query_fn, MPI_Grequest_free_function* free_fn, MPI_Grequest_cancel_function* cancel_fn, void* extra_state, MPI_Request* request)
+{
+    int lm_held = lm_cs_call_enter();
+    int lm_rc = body_MPI_Grequest_start(query_fn, free_fn, cancel_fn, extra_state, request);
+    lm_cs_call_exit(lm_held);
+    return lm_rc;
+}
 extern __typeof__(PMPI_Grequest_start) MPI_Grequest_start __attribute__((weak, alias("PMPI_Grequest_start")));
 
-int PMPI_Ibsend(const void* buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm, MPI_Request* request)
+static int body_MPI_Ibsend(const void* buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm, MPI_Request* request)
 {
     lm_errctx lm_ctx = LM_ERRCTX_INIT("MPI_Ibsend");
     lm_comm *lm_c = NULL;
@@ -244,9 +378,16 @@ int PMPI_Ibsend(const void* buf, int count, MPI_Datatype datatype, int dest, int
     LM_CHECK(lm_check_buffer(&lm_ctx, buf, count, datatype, "buf", 0));
     return impl_MPI_Ibsend(buf, count, datatype, dest, tag, comm, request);
 }
+int PMPI_Ibsend(const void* buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm, MPI_Request* request)
+{
+    int lm_held = lm_cs_call_enter();
+    int lm_rc = body_MPI_Ibsend(buf, count, datatype, dest, tag, comm, request);
+    lm_cs_call_exit(lm_held);
+    return lm_rc;
+}
 extern __typeof__(PMPI_Ibsend) MPI_Ibsend __attribute__((weak, alias("PMPI_Ibsend")));
 
-int PMPI_Ibsend_c(const void* buf, MPI_Count count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm, MPI_Request* request)
+static int body_MPI_Ibsend_c(const void* buf, MPI_Count count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm, MPI_Request* request)
 {
     lm_errctx lm_ctx = LM_ERRCTX_INIT("MPI_Ibsend_c");
     lm_comm *lm_c = NULL;
@@ -261,9 +402,16 @@ int PMPI_Ibsend_c(const void* buf, MPI_Count count, MPI_Datatype datatype, int d
     LM_CHECK(lm_check_buffer(&lm_ctx, buf, count, datatype, "buf", 0));
     return impl_MPI_Ibsend_c(buf, count, datatype, dest, tag, comm, request);
 }
+int PMPI_Ibsend_c(const void* buf, MPI_Count count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm, MPI_Request* request)
+{
+    int lm_held = lm_cs_call_enter();
+    int lm_rc = body_MPI_Ibsend_c(buf, count, datatype, dest, tag, comm, request);
+    lm_cs_call_exit(lm_held);
+    return lm_rc;
+}
 extern __typeof__(PMPI_Ibsend_c) MPI_Ibsend_c __attribute__((weak, alias("PMPI_Ibsend_c")));
 
-int PMPI_Improbe(int source, int tag, MPI_Comm comm, int* flag, MPI_Message* message, MPI_Status* status)
+static int body_MPI_Improbe(int source, int tag, MPI_Comm comm, int* flag, MPI_Message* message, MPI_Status* status)
 {
     lm_errctx lm_ctx = LM_ERRCTX_INIT("MPI_Improbe");
     lm_comm *lm_c = NULL;
@@ -276,9 +424,16 @@ int PMPI_Improbe(int source, int tag, MPI_Comm comm, int* flag, MPI_Message* mes
     LM_CHECK(lm_check_ptr(&lm_ctx, message, "message"));
     return impl_MPI_Improbe(source, tag, comm, flag, message, status);
 }
+int PMPI_Improbe(int source, int tag, MPI_Comm comm, int* flag, MPI_Message* message, MPI_Status* status)
+{
+    int lm_held = lm_cs_call_enter();
+    int lm_rc = body_MPI_Improbe(source, tag, comm, flag, message, status);
+    lm_cs_call_exit(lm_held);
+    return lm_rc;
+}
 extern __typeof__(PMPI_Improbe) MPI_Improbe __attribute__((weak, alias("PMPI_Improbe")));
 
-int PMPI_Imrecv(void* buf, int count, MPI_Datatype datatype, MPI_Message* message, MPI_Request* request)
+static int body_MPI_Imrecv(void* buf, int count, MPI_Datatype datatype, MPI_Message* message, MPI_Request* request)
 {
     lm_errctx lm_ctx = LM_ERRCTX_INIT("MPI_Imrecv");
     LM_CHECK(lm_check_init(&lm_ctx));
@@ -290,9 +445,16 @@ int PMPI_Imrecv(void* buf, int count, MPI_Datatype datatype, MPI_Message* messag
     LM_CHECK(lm_check_buffer(&lm_ctx, buf, count, datatype, "buf", 0));
     return impl_MPI_Imrecv(buf, count, datatype, message, request);
 }
+int PMPI_Imrecv(void* buf, int count, MPI_Datatype datatype, MPI_Message* message, MPI_Request* request)
+{
+    int lm_held = lm_cs_call_enter();
+    int lm_rc = body_MPI_Imrecv(buf, count, datatype, message, request);
+    lm_cs_call_exit(lm_held);
+    return lm_rc;
+}
 extern __typeof__(PMPI_Imrecv) MPI_Imrecv __attribute__((weak, alias("PMPI_Imrecv")));
 
-int PMPI_Imrecv_c(void* buf, MPI_Count count, MPI_Datatype datatype, MPI_Message* message, MPI_Request* request)
+static int body_MPI_Imrecv_c(void* buf, MPI_Count count, MPI_Datatype datatype, MPI_Message* message, MPI_Request* request)
 {
     lm_errctx lm_ctx = LM_ERRCTX_INIT("MPI_Imrecv_c");
     LM_CHECK(lm_check_init(&lm_ctx));
@@ -304,9 +466,16 @@ int PMPI_Imrecv_c(void* buf, MPI_Count count, MPI_Datatype datatype, MPI_Message
     LM_CHECK(lm_check_buffer(&lm_ctx, buf, count, datatype, "buf", 0));
     return impl_MPI_Imrecv_c(buf, count, datatype, message, request);
 }
+int PMPI_Imrecv_c(void* buf, MPI_Count count, MPI_Datatype datatype, MPI_Message* message, MPI_Request* request)
+{
+    int lm_held = lm_cs_call_enter();
+    int lm_rc = body_MPI_Imrecv_c(buf, count, datatype, message, request);
+    lm_cs_call_exit(lm_held);
+    return lm_rc;
+}
 extern __typeof__(PMPI_Imrecv_c) MPI_Imrecv_c __attribute__((weak, alias("PMPI_Imrecv_c")));
 
-int PMPI_Iprobe(int source, int tag, MPI_Comm comm, int* flag, MPI_Status* status)
+static int body_MPI_Iprobe(int source, int tag, MPI_Comm comm, int* flag, MPI_Status* status)
 {
     lm_errctx lm_ctx = LM_ERRCTX_INIT("MPI_Iprobe");
     lm_comm *lm_c = NULL;
@@ -318,9 +487,16 @@ int PMPI_Iprobe(int source, int tag, MPI_Comm comm, int* flag, MPI_Status* statu
     LM_CHECK(lm_check_ptr(&lm_ctx, flag, "flag"));
     return impl_MPI_Iprobe(source, tag, comm, flag, status);
 }
+int PMPI_Iprobe(int source, int tag, MPI_Comm comm, int* flag, MPI_Status* status)
+{
+    int lm_held = lm_cs_call_enter();
+    int lm_rc = body_MPI_Iprobe(source, tag, comm, flag, status);
+    lm_cs_call_exit(lm_held);
+    return lm_rc;
+}
 extern __typeof__(PMPI_Iprobe) MPI_Iprobe __attribute__((weak, alias("PMPI_Iprobe")));
 
-int PMPI_Irecv(void* buf, int count, MPI_Datatype datatype, int source, int tag, MPI_Comm comm, MPI_Request* request)
+static int body_MPI_Irecv(void* buf, int count, MPI_Datatype datatype, int source, int tag, MPI_Comm comm, MPI_Request* request)
 {
     lm_errctx lm_ctx = LM_ERRCTX_INIT("MPI_Irecv");
     lm_comm *lm_c = NULL;
@@ -335,9 +511,16 @@ int PMPI_Irecv(void* buf, int count, MPI_Datatype datatype, int source, int tag,
     LM_CHECK(lm_check_buffer(&lm_ctx, buf, count, datatype, "buf", 0));
     return impl_MPI_Irecv(buf, count, datatype, source, tag, comm, request);
 }
+int PMPI_Irecv(void* buf, int count, MPI_Datatype datatype, int source, int tag, MPI_Comm comm, MPI_Request* request)
+{
+    int lm_held = lm_cs_call_enter();
+    int lm_rc = body_MPI_Irecv(buf, count, datatype, source, tag, comm, request);
+    lm_cs_call_exit(lm_held);
+    return lm_rc;
+}
 extern __typeof__(PMPI_Irecv) MPI_Irecv __attribute__((weak, alias("PMPI_Irecv")));
 
-int PMPI_Irecv_c(void* buf, MPI_Count count, MPI_Datatype datatype, int source, int tag, MPI_Comm comm, MPI_Request* request)
+static int body_MPI_Irecv_c(void* buf, MPI_Count count, MPI_Datatype datatype, int source, int tag, MPI_Comm comm, MPI_Request* request)
 {
     lm_errctx lm_ctx = LM_ERRCTX_INIT("MPI_Irecv_c");
     lm_comm *lm_c = NULL;
@@ -352,9 +535,16 @@ int PMPI_Irecv_c(void* buf, MPI_Count count, MPI_Datatype datatype, int source, 
     LM_CHECK(lm_check_buffer(&lm_ctx, buf, count, datatype, "buf", 0));
     return impl_MPI_Irecv_c(buf, count, datatype, source, tag, comm, request);
 }
+int PMPI_Irecv_c(void* buf, MPI_Count count, MPI_Datatype datatype, int source, int tag, MPI_Comm comm, MPI_Request* request)
+{
+    int lm_held = lm_cs_call_enter();
+    int lm_rc = body_MPI_Irecv_c(buf, count, datatype, source, tag, comm, request);
+    lm_cs_call_exit(lm_held);
+    return lm_rc;
+}
 extern __typeof__(PMPI_Irecv_c) MPI_Irecv_c __attribute__((weak, alias("PMPI_Irecv_c")));
 
-int PMPI_Irsend(const void* buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm, MPI_Request* request)
+static int body_MPI_Irsend(const void* buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm, MPI_Request* request)
 {
     lm_errctx lm_ctx = LM_ERRCTX_INIT("MPI_Irsend");
     lm_comm *lm_c = NULL;
@@ -369,9 +559,16 @@ int PMPI_Irsend(const void* buf, int count, MPI_Datatype datatype, int dest, int
     LM_CHECK(lm_check_buffer(&lm_ctx, buf, count, datatype, "buf", 0));
     return impl_MPI_Irsend(buf, count, datatype, dest, tag, comm, request);
 }
+int PMPI_Irsend(const void* buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm, MPI_Request* request)
+{
+    int lm_held = lm_cs_call_enter();
+    int lm_rc = body_MPI_Irsend(buf, count, datatype, dest, tag, comm, request);
+    lm_cs_call_exit(lm_held);
+    return lm_rc;
+}
 extern __typeof__(PMPI_Irsend) MPI_Irsend __attribute__((weak, alias("PMPI_Irsend")));
 
-int PMPI_Irsend_c(const void* buf, MPI_Count count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm, MPI_Request* request)
+static int body_MPI_Irsend_c(const void* buf, MPI_Count count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm, MPI_Request* request)
 {
     lm_errctx lm_ctx = LM_ERRCTX_INIT("MPI_Irsend_c");
     lm_comm *lm_c = NULL;
@@ -386,9 +583,16 @@ int PMPI_Irsend_c(const void* buf, MPI_Count count, MPI_Datatype datatype, int d
     LM_CHECK(lm_check_buffer(&lm_ctx, buf, count, datatype, "buf", 0));
     return impl_MPI_Irsend_c(buf, count, datatype, dest, tag, comm, request);
 }
+int PMPI_Irsend_c(const void* buf, MPI_Count count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm, MPI_Request* request)
+{
+    int lm_held = lm_cs_call_enter();
+    int lm_rc = body_MPI_Irsend_c(buf, count, datatype, dest, tag, comm, request);
+    lm_cs_call_exit(lm_held);
+    return lm_rc;
+}
 extern __typeof__(PMPI_Irsend_c) MPI_Irsend_c __attribute__((weak, alias("PMPI_Irsend_c")));
 
-int PMPI_Isend(const void* buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm, MPI_Request* request)
+static int body_MPI_Isend(const void* buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm, MPI_Request* request)
 {
     lm_errctx lm_ctx = LM_ERRCTX_INIT("MPI_Isend");
     lm_comm *lm_c = NULL;
@@ -403,9 +607,16 @@ int PMPI_Isend(const void* buf, int count, MPI_Datatype datatype, int dest, int 
     LM_CHECK(lm_check_buffer(&lm_ctx, buf, count, datatype, "buf", 0));
     return impl_MPI_Isend(buf, count, datatype, dest, tag, comm, request);
 }
+int PMPI_Isend(const void* buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm, MPI_Request* request)
+{
+    int lm_held = lm_cs_call_enter();
+    int lm_rc = body_MPI_Isend(buf, count, datatype, dest, tag, comm, request);
+    lm_cs_call_exit(lm_held);
+    return lm_rc;
+}
 extern __typeof__(PMPI_Isend) MPI_Isend __attribute__((weak, alias("PMPI_Isend")));
 
-int PMPI_Isend_c(const void* buf, MPI_Count count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm, MPI_Request* request)
+static int body_MPI_Isend_c(const void* buf, MPI_Count count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm, MPI_Request* request)
 {
     lm_errctx lm_ctx = LM_ERRCTX_INIT("MPI_Isend_c");
     lm_comm *lm_c = NULL;
@@ -420,9 +631,16 @@ int PMPI_Isend_c(const void* buf, MPI_Count count, MPI_Datatype datatype, int de
     LM_CHECK(lm_check_buffer(&lm_ctx, buf, count, datatype, "buf", 0));
     return impl_MPI_Isend_c(buf, count, datatype, dest, tag, comm, request);
 }
+int PMPI_Isend_c(const void* buf, MPI_Count count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm, MPI_Request* request)
+{
+    int lm_held = lm_cs_call_enter();
+    int lm_rc = body_MPI_Isend_c(buf, count, datatype, dest, tag, comm, request);
+    lm_cs_call_exit(lm_held);
+    return lm_rc;
+}
 extern __typeof__(PMPI_Isend_c) MPI_Isend_c __attribute__((weak, alias("PMPI_Isend_c")));
 
-int PMPI_Isendrecv(const void* sendbuf, int sendcount, MPI_Datatype sendtype, int dest, int sendtag, void* recvbuf, int recvcount, MPI_Datatype recvtype, int source, int recvtag, MPI_Comm comm, MPI_Request* request)
+static int body_MPI_Isendrecv(const void* sendbuf, int sendcount, MPI_Datatype sendtype, int dest, int sendtag, void* recvbuf, int recvcount, MPI_Datatype recvtype, int source, int recvtag, MPI_Comm comm, MPI_Request* request)
 {
     lm_errctx lm_ctx = LM_ERRCTX_INIT("MPI_Isendrecv");
     lm_comm *lm_c = NULL;
@@ -442,9 +660,16 @@ int PMPI_Isendrecv(const void* sendbuf, int sendcount, MPI_Datatype sendtype, in
     LM_CHECK(lm_check_buffer(&lm_ctx, recvbuf, recvcount, recvtype, "recvbuf", 0));
     return impl_MPI_Isendrecv(sendbuf, sendcount, sendtype, dest, sendtag, recvbuf, recvcount, recvtype, source, recvtag, comm, request);
 }
+int PMPI_Isendrecv(const void* sendbuf, int sendcount, MPI_Datatype sendtype, int dest, int sendtag, void* recvbuf, int recvcount, MPI_Datatype recvtype, int source, int recvtag, MPI_Comm comm, MPI_Request* request)
+{
+    int lm_held = lm_cs_call_enter();
+    int lm_rc = body_MPI_Isendrecv(sendbuf, sendcount, sendtype, dest, sendtag, recvbuf, recvcount, recvtype, source, recvtag, comm, request);
+    lm_cs_call_exit(lm_held);
+    return lm_rc;
+}
 extern __typeof__(PMPI_Isendrecv) MPI_Isendrecv __attribute__((weak, alias("PMPI_Isendrecv")));
 
-int PMPI_Isendrecv_c(const void* sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, int dest, int sendtag, void* recvbuf, MPI_Count recvcount, MPI_Datatype recvtype, int source, int recvtag, MPI_Comm comm, MPI_Request* request)
+static int body_MPI_Isendrecv_c(const void* sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, int dest, int sendtag, void* recvbuf, MPI_Count recvcount, MPI_Datatype recvtype, int source, int recvtag, MPI_Comm comm, MPI_Request* request)
 {
     lm_errctx lm_ctx = LM_ERRCTX_INIT("MPI_Isendrecv_c");
     lm_comm *lm_c = NULL;
@@ -464,9 +689,16 @@ int PMPI_Isendrecv_c(const void* sendbuf, MPI_Count sendcount, MPI_Datatype send
     LM_CHECK(lm_check_buffer(&lm_ctx, recvbuf, recvcount, recvtype, "recvbuf", 0));
     return impl_MPI_Isendrecv_c(sendbuf, sendcount, sendtype, dest, sendtag, recvbuf, recvcount, recvtype, source, recvtag, comm, request);
 }
+int PMPI_Isendrecv_c(const void* sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, int dest, int sendtag, void* recvbuf, MPI_Count recvcount, MPI_Datatype recvtype, int source, int recvtag, MPI_Comm comm, MPI_Request* request)
+{
+    int lm_held = lm_cs_call_enter();
+    int lm_rc = body_MPI_Isendrecv_c(sendbuf, sendcount, sendtype, dest, sendtag, recvbuf, recvcount, recvtype, source, recvtag, comm, request);
+    lm_cs_call_exit(lm_held);
+    return lm_rc;
+}
 extern __typeof__(PMPI_Isendrecv_c) MPI_Isendrecv_c __attribute__((weak, alias("PMPI_Isendrecv_c")));
 
-int PMPI_Isendrecv_replace(void* buf, int count, MPI_Datatype datatype, int dest, int sendtag, int source, int recvtag, MPI_Comm comm, MPI_Request* request)
+static int body_MPI_Isendrecv_replace(void* buf, int count, MPI_Datatype datatype, int dest, int sendtag, int source, int recvtag, MPI_Comm comm, MPI_Request* request)
 {
     lm_errctx lm_ctx = LM_ERRCTX_INIT("MPI_Isendrecv_replace");
     lm_comm *lm_c = NULL;
@@ -483,9 +715,16 @@ int PMPI_Isendrecv_replace(void* buf, int count, MPI_Datatype datatype, int dest
     LM_CHECK(lm_check_buffer(&lm_ctx, buf, count, datatype, "buf", 0));
     return impl_MPI_Isendrecv_replace(buf, count, datatype, dest, sendtag, source, recvtag, comm, request);
 }
+int PMPI_Isendrecv_replace(void* buf, int count, MPI_Datatype datatype, int dest, int sendtag, int source, int recvtag, MPI_Comm comm, MPI_Request* request)
+{
+    int lm_held = lm_cs_call_enter();
+    int lm_rc = body_MPI_Isendrecv_replace(buf, count, datatype, dest, sendtag, source, recvtag, comm, request);
+    lm_cs_call_exit(lm_held);
+    return lm_rc;
+}
 extern __typeof__(PMPI_Isendrecv_replace) MPI_Isendrecv_replace __attribute__((weak, alias("PMPI_Isendrecv_replace")));
 
-int PMPI_Isendrecv_replace_c(void* buf, MPI_Count count, MPI_Datatype datatype, int dest, int sendtag, int source, int recvtag, MPI_Comm comm, MPI_Request* request)
+static int body_MPI_Isendrecv_replace_c(void* buf, MPI_Count count, MPI_Datatype datatype, int dest, int sendtag, int source, int recvtag, MPI_Comm comm, MPI_Request* request)
 {
     lm_errctx lm_ctx = LM_ERRCTX_INIT("MPI_Isendrecv_replace_c");
     lm_comm *lm_c = NULL;
@@ -502,9 +741,16 @@ int PMPI_Isendrecv_replace_c(void* buf, MPI_Count count, MPI_Datatype datatype, 
     LM_CHECK(lm_check_buffer(&lm_ctx, buf, count, datatype, "buf", 0));
     return impl_MPI_Isendrecv_replace_c(buf, count, datatype, dest, sendtag, source, recvtag, comm, request);
 }
+int PMPI_Isendrecv_replace_c(void* buf, MPI_Count count, MPI_Datatype datatype, int dest, int sendtag, int source, int recvtag, MPI_Comm comm, MPI_Request* request)
+{
+    int lm_held = lm_cs_call_enter();
+    int lm_rc = body_MPI_Isendrecv_replace_c(buf, count, datatype, dest, sendtag, source, recvtag, comm, request);
+    lm_cs_call_exit(lm_held);
+    return lm_rc;
+}
 extern __typeof__(PMPI_Isendrecv_replace_c) MPI_Isendrecv_replace_c __attribute__((weak, alias("PMPI_Isendrecv_replace_c")));
 
-int PMPI_Issend(const void* buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm, MPI_Request* request)
+static int body_MPI_Issend(const void* buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm, MPI_Request* request)
 {
     lm_errctx lm_ctx = LM_ERRCTX_INIT("MPI_Issend");
     lm_comm *lm_c = NULL;
@@ -519,9 +765,16 @@ int PMPI_Issend(const void* buf, int count, MPI_Datatype datatype, int dest, int
     LM_CHECK(lm_check_buffer(&lm_ctx, buf, count, datatype, "buf", 0));
     return impl_MPI_Issend(buf, count, datatype, dest, tag, comm, request);
 }
+int PMPI_Issend(const void* buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm, MPI_Request* request)
+{
+    int lm_held = lm_cs_call_enter();
+    int lm_rc = body_MPI_Issend(buf, count, datatype, dest, tag, comm, request);
+    lm_cs_call_exit(lm_held);
+    return lm_rc;
+}
 extern __typeof__(PMPI_Issend) MPI_Issend __attribute__((weak, alias("PMPI_Issend")));
 
-int PMPI_Issend_c(const void* buf, MPI_Count count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm, MPI_Request* request)
+static int body_MPI_Issend_c(const void* buf, MPI_Count count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm, MPI_Request* request)
 {
     lm_errctx lm_ctx = LM_ERRCTX_INIT("MPI_Issend_c");
     lm_comm *lm_c = NULL;
@@ -536,9 +789,16 @@ int PMPI_Issend_c(const void* buf, MPI_Count count, MPI_Datatype datatype, int d
     LM_CHECK(lm_check_buffer(&lm_ctx, buf, count, datatype, "buf", 0));
     return impl_MPI_Issend_c(buf, count, datatype, dest, tag, comm, request);
 }
+int PMPI_Issend_c(const void* buf, MPI_Count count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm, MPI_Request* request)
+{
+    int lm_held = lm_cs_call_enter();
+    int lm_rc = body_MPI_Issend_c(buf, count, datatype, dest, tag, comm, request);
+    lm_cs_call_exit(lm_held);
+    return lm_rc;
+}
 extern __typeof__(PMPI_Issend_c) MPI_Issend_c __attribute__((weak, alias("PMPI_Issend_c")));
 
-int PMPI_Mprobe(int source, int tag, MPI_Comm comm, MPI_Message* message, MPI_Status* status)
+static int body_MPI_Mprobe(int source, int tag, MPI_Comm comm, MPI_Message* message, MPI_Status* status)
 {
     lm_errctx lm_ctx = LM_ERRCTX_INIT("MPI_Mprobe");
     lm_comm *lm_c = NULL;
@@ -550,9 +810,16 @@ int PMPI_Mprobe(int source, int tag, MPI_Comm comm, MPI_Message* message, MPI_St
     LM_CHECK(lm_check_ptr(&lm_ctx, message, "message"));
     return impl_MPI_Mprobe(source, tag, comm, message, status);
 }
+int PMPI_Mprobe(int source, int tag, MPI_Comm comm, MPI_Message* message, MPI_Status* status)
+{
+    int lm_held = lm_cs_call_enter();
+    int lm_rc = body_MPI_Mprobe(source, tag, comm, message, status);
+    lm_cs_call_exit(lm_held);
+    return lm_rc;
+}
 extern __typeof__(PMPI_Mprobe) MPI_Mprobe __attribute__((weak, alias("PMPI_Mprobe")));
 
-int PMPI_Mrecv(void* buf, int count, MPI_Datatype datatype, MPI_Message* message, MPI_Status* status)
+static int body_MPI_Mrecv(void* buf, int count, MPI_Datatype datatype, MPI_Message* message, MPI_Status* status)
 {
     lm_errctx lm_ctx = LM_ERRCTX_INIT("MPI_Mrecv");
     LM_CHECK(lm_check_init(&lm_ctx));
@@ -563,9 +830,16 @@ int PMPI_Mrecv(void* buf, int count, MPI_Datatype datatype, MPI_Message* message
     LM_CHECK(lm_check_buffer(&lm_ctx, buf, count, datatype, "buf", 0));
     return impl_MPI_Mrecv(buf, count, datatype, message, status);
 }
+int PMPI_Mrecv(void* buf, int count, MPI_Datatype datatype, MPI_Message* message, MPI_Status* status)
+{
+    int lm_held = lm_cs_call_enter();
+    int lm_rc = body_MPI_Mrecv(buf, count, datatype, message, status);
+    lm_cs_call_exit(lm_held);
+    return lm_rc;
+}
 extern __typeof__(PMPI_Mrecv) MPI_Mrecv __attribute__((weak, alias("PMPI_Mrecv")));
 
-int PMPI_Mrecv_c(void* buf, MPI_Count count, MPI_Datatype datatype, MPI_Message* message, MPI_Status* status)
+static int body_MPI_Mrecv_c(void* buf, MPI_Count count, MPI_Datatype datatype, MPI_Message* message, MPI_Status* status)
 {
     lm_errctx lm_ctx = LM_ERRCTX_INIT("MPI_Mrecv_c");
     LM_CHECK(lm_check_init(&lm_ctx));
@@ -576,9 +850,16 @@ int PMPI_Mrecv_c(void* buf, MPI_Count count, MPI_Datatype datatype, MPI_Message*
     LM_CHECK(lm_check_buffer(&lm_ctx, buf, count, datatype, "buf", 0));
     return impl_MPI_Mrecv_c(buf, count, datatype, message, status);
 }
+int PMPI_Mrecv_c(void* buf, MPI_Count count, MPI_Datatype datatype, MPI_Message* message, MPI_Status* status)
+{
+    int lm_held = lm_cs_call_enter();
+    int lm_rc = body_MPI_Mrecv_c(buf, count, datatype, message, status);
+    lm_cs_call_exit(lm_held);
+    return lm_rc;
+}
 extern __typeof__(PMPI_Mrecv_c) MPI_Mrecv_c __attribute__((weak, alias("PMPI_Mrecv_c")));
 
-int PMPI_Parrived(MPI_Request request, int partition, int* flag)
+static int body_MPI_Parrived(MPI_Request request, int partition, int* flag)
 {
     lm_errctx lm_ctx = LM_ERRCTX_INIT("MPI_Parrived");
     LM_CHECK(lm_check_init(&lm_ctx));
@@ -586,36 +867,64 @@ int PMPI_Parrived(MPI_Request request, int partition, int* flag)
     LM_CHECK(lm_check_ptr(&lm_ctx, flag, "flag"));
     return impl_MPI_Parrived(request, partition, flag);
 }
+int PMPI_Parrived(MPI_Request request, int partition, int* flag)
+{
+    int lm_held = lm_cs_call_enter();
+    int lm_rc = body_MPI_Parrived(request, partition, flag);
+    lm_cs_call_exit(lm_held);
+    return lm_rc;
+}
 extern __typeof__(PMPI_Parrived) MPI_Parrived __attribute__((weak, alias("PMPI_Parrived")));
 
-int PMPI_Pready(int partition, MPI_Request request)
+static int body_MPI_Pready(int partition, MPI_Request request)
 {
     lm_errctx lm_ctx = LM_ERRCTX_INIT("MPI_Pready");
     LM_CHECK(lm_check_init(&lm_ctx));
     LM_CHECK(lm_check_request(&lm_ctx, request, "request", 0));
     return impl_MPI_Pready(partition, request);
 }
+int PMPI_Pready(int partition, MPI_Request request)
+{
+    int lm_held = lm_cs_call_enter();
+    int lm_rc = body_MPI_Pready(partition, request);
+    lm_cs_call_exit(lm_held);
+    return lm_rc;
+}
 extern __typeof__(PMPI_Pready) MPI_Pready __attribute__((weak, alias("PMPI_Pready")));
 
-int PMPI_Pready_list(int length, const int array_of_partitions[], MPI_Request request)
+static int body_MPI_Pready_list(int length, const int array_of_partitions[], MPI_Request request)
 {
     lm_errctx lm_ctx = LM_ERRCTX_INIT("MPI_Pready_list");
     LM_CHECK(lm_check_init(&lm_ctx));
     LM_CHECK(lm_check_request(&lm_ctx, request, "request", 0));
     return impl_MPI_Pready_list(length, array_of_partitions, request);
 }
+int PMPI_Pready_list(int length, const int array_of_partitions[], MPI_Request request)
+{
+    int lm_held = lm_cs_call_enter();
+    int lm_rc = body_MPI_Pready_list(length, array_of_partitions, request);
+    lm_cs_call_exit(lm_held);
+    return lm_rc;
+}
 extern __typeof__(PMPI_Pready_list) MPI_Pready_list __attribute__((weak, alias("PMPI_Pready_list")));
 
-int PMPI_Pready_range(int partition_low, int partition_high, MPI_Request request)
+static int body_MPI_Pready_range(int partition_low, int partition_high, MPI_Request request)
 {
     lm_errctx lm_ctx = LM_ERRCTX_INIT("MPI_Pready_range");
     LM_CHECK(lm_check_init(&lm_ctx));
     LM_CHECK(lm_check_request(&lm_ctx, request, "request", 0));
     return impl_MPI_Pready_range(partition_low, partition_high, request);
 }
+int PMPI_Pready_range(int partition_low, int partition_high, MPI_Request request)
+{
+    int lm_held = lm_cs_call_enter();
+    int lm_rc = body_MPI_Pready_range(partition_low, partition_high, request);
+    lm_cs_call_exit(lm_held);
+    return lm_rc;
+}
 extern __typeof__(PMPI_Pready_range) MPI_Pready_range __attribute__((weak, alias("PMPI_Pready_range")));
 
-int PMPI_Precv_init(void* buf, int partitions, MPI_Count count, MPI_Datatype datatype, int source, int tag, MPI_Comm comm, MPI_Info info, MPI_Request* request)
+static int body_MPI_Precv_init(void* buf, int partitions, MPI_Count count, MPI_Datatype datatype, int source, int tag, MPI_Comm comm, MPI_Info info, MPI_Request* request)
 {
     lm_errctx lm_ctx = LM_ERRCTX_INIT("MPI_Precv_init");
     lm_comm *lm_c = NULL;
@@ -631,9 +940,16 @@ int PMPI_Precv_init(void* buf, int partitions, MPI_Count count, MPI_Datatype dat
     LM_CHECK(lm_check_buffer(&lm_ctx, buf, 0, MPI_DATATYPE_NULL, "buf", 0));
     return impl_MPI_Precv_init(buf, partitions, count, datatype, source, tag, comm, info, request);
 }
+int PMPI_Precv_init(void* buf, int partitions, MPI_Count count, MPI_Datatype datatype, int source, int tag, MPI_Comm comm, MPI_Info info, MPI_Request* request)
+{
+    int lm_held = lm_cs_call_enter();
+    int lm_rc = body_MPI_Precv_init(buf, partitions, count, datatype, source, tag, comm, info, request);
+    lm_cs_call_exit(lm_held);
+    return lm_rc;
+}
 extern __typeof__(PMPI_Precv_init) MPI_Precv_init __attribute__((weak, alias("PMPI_Precv_init")));
 
-int PMPI_Probe(int source, int tag, MPI_Comm comm, MPI_Status* status)
+static int body_MPI_Probe(int source, int tag, MPI_Comm comm, MPI_Status* status)
 {
     lm_errctx lm_ctx = LM_ERRCTX_INIT("MPI_Probe");
     lm_comm *lm_c = NULL;
@@ -644,9 +960,16 @@ int PMPI_Probe(int source, int tag, MPI_Comm comm, MPI_Status* status)
     LM_CHECK(lm_check_tag(&lm_ctx, tag, "tag", 1));
     return impl_MPI_Probe(source, tag, comm, status);
 }
+int PMPI_Probe(int source, int tag, MPI_Comm comm, MPI_Status* status)
+{
+    int lm_held = lm_cs_call_enter();
+    int lm_rc = body_MPI_Probe(source, tag, comm, status);
+    lm_cs_call_exit(lm_held);
+    return lm_rc;
+}
 extern __typeof__(PMPI_Probe) MPI_Probe __attribute__((weak, alias("PMPI_Probe")));
 
-int PMPI_Psend_init(const void* buf, int partitions, MPI_Count count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm, MPI_Info info, MPI_Request* request)
+static int body_MPI_Psend_init(const void* buf, int partitions, MPI_Count count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm, MPI_Info info, MPI_Request* request)
 {
     lm_errctx lm_ctx = LM_ERRCTX_INIT("MPI_Psend_init");
     lm_comm *lm_c = NULL;
@@ -662,9 +985,16 @@ int PMPI_Psend_init(const void* buf, int partitions, MPI_Count count, MPI_Dataty
     LM_CHECK(lm_check_buffer(&lm_ctx, buf, 0, MPI_DATATYPE_NULL, "buf", 0));
     return impl_MPI_Psend_init(buf, partitions, count, datatype, dest, tag, comm, info, request);
 }
+int PMPI_Psend_init(const void* buf, int partitions, MPI_Count count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm, MPI_Info info, MPI_Request* request)
+{
+    int lm_held = lm_cs_call_enter();
+    int lm_rc = body_MPI_Psend_init(buf, partitions, count, datatype, dest, tag, comm, info, request);
+    lm_cs_call_exit(lm_held);
+    return lm_rc;
+}
 extern __typeof__(PMPI_Psend_init) MPI_Psend_init __attribute__((weak, alias("PMPI_Psend_init")));
 
-int PMPI_Recv(void* buf, int count, MPI_Datatype datatype, int source, int tag, MPI_Comm comm, MPI_Status* status)
+static int body_MPI_Recv(void* buf, int count, MPI_Datatype datatype, int source, int tag, MPI_Comm comm, MPI_Status* status)
 {
     lm_errctx lm_ctx = LM_ERRCTX_INIT("MPI_Recv");
     lm_comm *lm_c = NULL;
@@ -678,9 +1008,16 @@ int PMPI_Recv(void* buf, int count, MPI_Datatype datatype, int source, int tag, 
     LM_CHECK(lm_check_buffer(&lm_ctx, buf, count, datatype, "buf", 0));
     return impl_MPI_Recv(buf, count, datatype, source, tag, comm, status);
 }
+int PMPI_Recv(void* buf, int count, MPI_Datatype datatype, int source, int tag, MPI_Comm comm, MPI_Status* status)
+{
+    int lm_held = lm_cs_call_enter();
+    int lm_rc = body_MPI_Recv(buf, count, datatype, source, tag, comm, status);
+    lm_cs_call_exit(lm_held);
+    return lm_rc;
+}
 extern __typeof__(PMPI_Recv) MPI_Recv __attribute__((weak, alias("PMPI_Recv")));
 
-int PMPI_Recv_c(void* buf, MPI_Count count, MPI_Datatype datatype, int source, int tag, MPI_Comm comm, MPI_Status* status)
+static int body_MPI_Recv_c(void* buf, MPI_Count count, MPI_Datatype datatype, int source, int tag, MPI_Comm comm, MPI_Status* status)
 {
     lm_errctx lm_ctx = LM_ERRCTX_INIT("MPI_Recv_c");
     lm_comm *lm_c = NULL;
@@ -694,9 +1031,16 @@ int PMPI_Recv_c(void* buf, MPI_Count count, MPI_Datatype datatype, int source, i
     LM_CHECK(lm_check_buffer(&lm_ctx, buf, count, datatype, "buf", 0));
     return impl_MPI_Recv_c(buf, count, datatype, source, tag, comm, status);
 }
+int PMPI_Recv_c(void* buf, MPI_Count count, MPI_Datatype datatype, int source, int tag, MPI_Comm comm, MPI_Status* status)
+{
+    int lm_held = lm_cs_call_enter();
+    int lm_rc = body_MPI_Recv_c(buf, count, datatype, source, tag, comm, status);
+    lm_cs_call_exit(lm_held);
+    return lm_rc;
+}
 extern __typeof__(PMPI_Recv_c) MPI_Recv_c __attribute__((weak, alias("PMPI_Recv_c")));
 
-int PMPI_Recv_init(void* buf, int count, MPI_Datatype datatype, int source, int tag, MPI_Comm comm, MPI_Request* request)
+static int body_MPI_Recv_init(void* buf, int count, MPI_Datatype datatype, int source, int tag, MPI_Comm comm, MPI_Request* request)
 {
     lm_errctx lm_ctx = LM_ERRCTX_INIT("MPI_Recv_init");
     lm_comm *lm_c = NULL;
@@ -711,9 +1055,16 @@ int PMPI_Recv_init(void* buf, int count, MPI_Datatype datatype, int source, int 
     LM_CHECK(lm_check_buffer(&lm_ctx, buf, count, datatype, "buf", 0));
     return impl_MPI_Recv_init(buf, count, datatype, source, tag, comm, request);
 }
+int PMPI_Recv_init(void* buf, int count, MPI_Datatype datatype, int source, int tag, MPI_Comm comm, MPI_Request* request)
+{
+    int lm_held = lm_cs_call_enter();
+    int lm_rc = body_MPI_Recv_init(buf, count, datatype, source, tag, comm, request);
+    lm_cs_call_exit(lm_held);
+    return lm_rc;
+}
 extern __typeof__(PMPI_Recv_init) MPI_Recv_init __attribute__((weak, alias("PMPI_Recv_init")));
 
-int PMPI_Recv_init_c(void* buf, MPI_Count count, MPI_Datatype datatype, int source, int tag, MPI_Comm comm, MPI_Request* request)
+static int body_MPI_Recv_init_c(void* buf, MPI_Count count, MPI_Datatype datatype, int source, int tag, MPI_Comm comm, MPI_Request* request)
 {
     lm_errctx lm_ctx = LM_ERRCTX_INIT("MPI_Recv_init_c");
     lm_comm *lm_c = NULL;
@@ -728,9 +1079,16 @@ int PMPI_Recv_init_c(void* buf, MPI_Count count, MPI_Datatype datatype, int sour
     LM_CHECK(lm_check_buffer(&lm_ctx, buf, count, datatype, "buf", 0));
     return impl_MPI_Recv_init_c(buf, count, datatype, source, tag, comm, request);
 }
+int PMPI_Recv_init_c(void* buf, MPI_Count count, MPI_Datatype datatype, int source, int tag, MPI_Comm comm, MPI_Request* request)
+{
+    int lm_held = lm_cs_call_enter();
+    int lm_rc = body_MPI_Recv_init_c(buf, count, datatype, source, tag, comm, request);
+    lm_cs_call_exit(lm_held);
+    return lm_rc;
+}
 extern __typeof__(PMPI_Recv_init_c) MPI_Recv_init_c __attribute__((weak, alias("PMPI_Recv_init_c")));
 
-int PMPI_Request_free(MPI_Request* request)
+static int body_MPI_Request_free(MPI_Request* request)
 {
     lm_errctx lm_ctx = LM_ERRCTX_INIT("MPI_Request_free");
     LM_CHECK(lm_check_init(&lm_ctx));
@@ -738,9 +1096,16 @@ int PMPI_Request_free(MPI_Request* request)
     LM_CHECK(lm_check_request(&lm_ctx, *request, "request", 0));
     return impl_MPI_Request_free(request);
 }
+int PMPI_Request_free(MPI_Request* request)
+{
+    int lm_held = lm_cs_call_enter();
+    int lm_rc = body_MPI_Request_free(request);
+    lm_cs_call_exit(lm_held);
+    return lm_rc;
+}
 extern __typeof__(PMPI_Request_free) MPI_Request_free __attribute__((weak, alias("PMPI_Request_free")));
 
-int PMPI_Request_get_status(MPI_Request request, int* flag, MPI_Status* status)
+static int body_MPI_Request_get_status(MPI_Request request, int* flag, MPI_Status* status)
 {
     lm_errctx lm_ctx = LM_ERRCTX_INIT("MPI_Request_get_status");
     LM_CHECK(lm_check_init(&lm_ctx));
@@ -748,9 +1113,16 @@ int PMPI_Request_get_status(MPI_Request request, int* flag, MPI_Status* status)
     LM_CHECK(lm_check_ptr(&lm_ctx, flag, "flag"));
     return impl_MPI_Request_get_status(request, flag, status);
 }
+int PMPI_Request_get_status(MPI_Request request, int* flag, MPI_Status* status)
+{
+    int lm_held = lm_cs_call_enter();
+    int lm_rc = body_MPI_Request_get_status(request, flag, status);
+    lm_cs_call_exit(lm_held);
+    return lm_rc;
+}
 extern __typeof__(PMPI_Request_get_status) MPI_Request_get_status __attribute__((weak, alias("PMPI_Request_get_status")));
 
-int PMPI_Request_get_status_all(int count, const MPI_Request array_of_requests[], int* flag, MPI_Status array_of_statuses[])
+static int body_MPI_Request_get_status_all(int count, const MPI_Request array_of_requests[], int* flag, MPI_Status array_of_statuses[])
 {
     lm_errctx lm_ctx = LM_ERRCTX_INIT("MPI_Request_get_status_all");
     LM_CHECK(lm_check_init(&lm_ctx));
@@ -758,9 +1130,16 @@ int PMPI_Request_get_status_all(int count, const MPI_Request array_of_requests[]
     LM_CHECK(lm_check_ptr(&lm_ctx, flag, "flag"));
     return impl_MPI_Request_get_status_all(count, array_of_requests, flag, array_of_statuses);
 }
+int PMPI_Request_get_status_all(int count, const MPI_Request array_of_requests[], int* flag, MPI_Status array_of_statuses[])
+{
+    int lm_held = lm_cs_call_enter();
+    int lm_rc = body_MPI_Request_get_status_all(count, array_of_requests, flag, array_of_statuses);
+    lm_cs_call_exit(lm_held);
+    return lm_rc;
+}
 extern __typeof__(PMPI_Request_get_status_all) MPI_Request_get_status_all __attribute__((weak, alias("PMPI_Request_get_status_all")));
 
-int PMPI_Request_get_status_any(int count, const MPI_Request array_of_requests[], int* index, int* flag, MPI_Status* status)
+static int body_MPI_Request_get_status_any(int count, const MPI_Request array_of_requests[], int* index, int* flag, MPI_Status* status)
 {
     lm_errctx lm_ctx = LM_ERRCTX_INIT("MPI_Request_get_status_any");
     LM_CHECK(lm_check_init(&lm_ctx));
@@ -769,9 +1148,16 @@ int PMPI_Request_get_status_any(int count, const MPI_Request array_of_requests[]
     LM_CHECK(lm_check_ptr(&lm_ctx, flag, "flag"));
     return impl_MPI_Request_get_status_any(count, array_of_requests, index, flag, status);
 }
+int PMPI_Request_get_status_any(int count, const MPI_Request array_of_requests[], int* index, int* flag, MPI_Status* status)
+{
+    int lm_held = lm_cs_call_enter();
+    int lm_rc = body_MPI_Request_get_status_any(count, array_of_requests, index, flag, status);
+    lm_cs_call_exit(lm_held);
+    return lm_rc;
+}
 extern __typeof__(PMPI_Request_get_status_any) MPI_Request_get_status_any __attribute__((weak, alias("PMPI_Request_get_status_any")));
 
-int PMPI_Request_get_status_some(int incount, const MPI_Request array_of_requests[], int* outcount, int array_of_indices[], MPI_Status array_of_statuses[])
+static int body_MPI_Request_get_status_some(int incount, const MPI_Request array_of_requests[], int* outcount, int array_of_indices[], MPI_Status array_of_statuses[])
 {
     lm_errctx lm_ctx = LM_ERRCTX_INIT("MPI_Request_get_status_some");
     LM_CHECK(lm_check_init(&lm_ctx));
@@ -779,9 +1165,16 @@ int PMPI_Request_get_status_some(int incount, const MPI_Request array_of_request
     LM_CHECK(lm_check_ptr(&lm_ctx, outcount, "outcount"));
     return impl_MPI_Request_get_status_some(incount, array_of_requests, outcount, array_of_indices, array_of_statuses);
 }
+int PMPI_Request_get_status_some(int incount, const MPI_Request array_of_requests[], int* outcount, int array_of_indices[], MPI_Status array_of_statuses[])
+{
+    int lm_held = lm_cs_call_enter();
+    int lm_rc = body_MPI_Request_get_status_some(incount, array_of_requests, outcount, array_of_indices, array_of_statuses);
+    lm_cs_call_exit(lm_held);
+    return lm_rc;
+}
 extern __typeof__(PMPI_Request_get_status_some) MPI_Request_get_status_some __attribute__((weak, alias("PMPI_Request_get_status_some")));
 
-int PMPI_Rsend(const void* buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm)
+static int body_MPI_Rsend(const void* buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm)
 {
     lm_errctx lm_ctx = LM_ERRCTX_INIT("MPI_Rsend");
     lm_comm *lm_c = NULL;
@@ -795,9 +1188,16 @@ int PMPI_Rsend(const void* buf, int count, MPI_Datatype datatype, int dest, int 
     LM_CHECK(lm_check_buffer(&lm_ctx, buf, count, datatype, "buf", 0));
     return impl_MPI_Rsend(buf, count, datatype, dest, tag, comm);
 }
+int PMPI_Rsend(const void* buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm)
+{
+    int lm_held = lm_cs_call_enter();
+    int lm_rc = body_MPI_Rsend(buf, count, datatype, dest, tag, comm);
+    lm_cs_call_exit(lm_held);
+    return lm_rc;
+}
 extern __typeof__(PMPI_Rsend) MPI_Rsend __attribute__((weak, alias("PMPI_Rsend")));
 
-int PMPI_Rsend_c(const void* buf, MPI_Count count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm)
+static int body_MPI_Rsend_c(const void* buf, MPI_Count count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm)
 {
     lm_errctx lm_ctx = LM_ERRCTX_INIT("MPI_Rsend_c");
     lm_comm *lm_c = NULL;
@@ -811,9 +1211,16 @@ int PMPI_Rsend_c(const void* buf, MPI_Count count, MPI_Datatype datatype, int de
     LM_CHECK(lm_check_buffer(&lm_ctx, buf, count, datatype, "buf", 0));
     return impl_MPI_Rsend_c(buf, count, datatype, dest, tag, comm);
 }
+int PMPI_Rsend_c(const void* buf, MPI_Count count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm)
+{
+    int lm_held = lm_cs_call_enter();
+    int lm_rc = body_MPI_Rsend_c(buf, count, datatype, dest, tag, comm);
+    lm_cs_call_exit(lm_held);
+    return lm_rc;
+}
 extern __typeof__(PMPI_Rsend_c) MPI_Rsend_c __attribute__((weak, alias("PMPI_Rsend_c")));
 
-int PMPI_Rsend_init(const void* buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm, MPI_Request* request)
+static int body_MPI_Rsend_init(const void* buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm, MPI_Request* request)
 {
     lm_errctx lm_ctx = LM_ERRCTX_INIT("MPI_Rsend_init");
     lm_comm *lm_c = NULL;
@@ -828,9 +1235,16 @@ int PMPI_Rsend_init(const void* buf, int count, MPI_Datatype datatype, int dest,
     LM_CHECK(lm_check_buffer(&lm_ctx, buf, count, datatype, "buf", 0));
     return impl_MPI_Rsend_init(buf, count, datatype, dest, tag, comm, request);
 }
+int PMPI_Rsend_init(const void* buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm, MPI_Request* request)
+{
+    int lm_held = lm_cs_call_enter();
+    int lm_rc = body_MPI_Rsend_init(buf, count, datatype, dest, tag, comm, request);
+    lm_cs_call_exit(lm_held);
+    return lm_rc;
+}
 extern __typeof__(PMPI_Rsend_init) MPI_Rsend_init __attribute__((weak, alias("PMPI_Rsend_init")));
 
-int PMPI_Rsend_init_c(const void* buf, MPI_Count count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm, MPI_Request* request)
+static int body_MPI_Rsend_init_c(const void* buf, MPI_Count count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm, MPI_Request* request)
 {
     lm_errctx lm_ctx = LM_ERRCTX_INIT("MPI_Rsend_init_c");
     lm_comm *lm_c = NULL;
@@ -845,9 +1259,16 @@ int PMPI_Rsend_init_c(const void* buf, MPI_Count count, MPI_Datatype datatype, i
     LM_CHECK(lm_check_buffer(&lm_ctx, buf, count, datatype, "buf", 0));
     return impl_MPI_Rsend_init_c(buf, count, datatype, dest, tag, comm, request);
 }
+int PMPI_Rsend_init_c(const void* buf, MPI_Count count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm, MPI_Request* request)
+{
+    int lm_held = lm_cs_call_enter();
+    int lm_rc = body_MPI_Rsend_init_c(buf, count, datatype, dest, tag, comm, request);
+    lm_cs_call_exit(lm_held);
+    return lm_rc;
+}
 extern __typeof__(PMPI_Rsend_init_c) MPI_Rsend_init_c __attribute__((weak, alias("PMPI_Rsend_init_c")));
 
-int PMPI_Send(const void* buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm)
+static int body_MPI_Send(const void* buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm)
 {
     lm_errctx lm_ctx = LM_ERRCTX_INIT("MPI_Send");
     lm_comm *lm_c = NULL;
@@ -861,9 +1282,16 @@ int PMPI_Send(const void* buf, int count, MPI_Datatype datatype, int dest, int t
     LM_CHECK(lm_check_buffer(&lm_ctx, buf, count, datatype, "buf", 0));
     return impl_MPI_Send(buf, count, datatype, dest, tag, comm);
 }
+int PMPI_Send(const void* buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm)
+{
+    int lm_held = lm_cs_call_enter();
+    int lm_rc = body_MPI_Send(buf, count, datatype, dest, tag, comm);
+    lm_cs_call_exit(lm_held);
+    return lm_rc;
+}
 extern __typeof__(PMPI_Send) MPI_Send __attribute__((weak, alias("PMPI_Send")));
 
-int PMPI_Send_c(const void* buf, MPI_Count count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm)
+static int body_MPI_Send_c(const void* buf, MPI_Count count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm)
 {
     lm_errctx lm_ctx = LM_ERRCTX_INIT("MPI_Send_c");
     lm_comm *lm_c = NULL;
@@ -877,9 +1305,16 @@ int PMPI_Send_c(const void* buf, MPI_Count count, MPI_Datatype datatype, int des
     LM_CHECK(lm_check_buffer(&lm_ctx, buf, count, datatype, "buf", 0));
     return impl_MPI_Send_c(buf, count, datatype, dest, tag, comm);
 }
+int PMPI_Send_c(const void* buf, MPI_Count count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm)
+{
+    int lm_held = lm_cs_call_enter();
+    int lm_rc = body_MPI_Send_c(buf, count, datatype, dest, tag, comm);
+    lm_cs_call_exit(lm_held);
+    return lm_rc;
+}
 extern __typeof__(PMPI_Send_c) MPI_Send_c __attribute__((weak, alias("PMPI_Send_c")));
 
-int PMPI_Send_init(const void* buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm, MPI_Request* request)
+static int body_MPI_Send_init(const void* buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm, MPI_Request* request)
 {
     lm_errctx lm_ctx = LM_ERRCTX_INIT("MPI_Send_init");
     lm_comm *lm_c = NULL;
@@ -894,9 +1329,16 @@ int PMPI_Send_init(const void* buf, int count, MPI_Datatype datatype, int dest, 
     LM_CHECK(lm_check_buffer(&lm_ctx, buf, count, datatype, "buf", 0));
     return impl_MPI_Send_init(buf, count, datatype, dest, tag, comm, request);
 }
+int PMPI_Send_init(const void* buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm, MPI_Request* request)
+{
+    int lm_held = lm_cs_call_enter();
+    int lm_rc = body_MPI_Send_init(buf, count, datatype, dest, tag, comm, request);
+    lm_cs_call_exit(lm_held);
+    return lm_rc;
+}
 extern __typeof__(PMPI_Send_init) MPI_Send_init __attribute__((weak, alias("PMPI_Send_init")));
 
-int PMPI_Send_init_c(const void* buf, MPI_Count count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm, MPI_Request* request)
+static int body_MPI_Send_init_c(const void* buf, MPI_Count count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm, MPI_Request* request)
 {
     lm_errctx lm_ctx = LM_ERRCTX_INIT("MPI_Send_init_c");
     lm_comm *lm_c = NULL;
@@ -911,9 +1353,16 @@ int PMPI_Send_init_c(const void* buf, MPI_Count count, MPI_Datatype datatype, in
     LM_CHECK(lm_check_buffer(&lm_ctx, buf, count, datatype, "buf", 0));
     return impl_MPI_Send_init_c(buf, count, datatype, dest, tag, comm, request);
 }
+int PMPI_Send_init_c(const void* buf, MPI_Count count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm, MPI_Request* request)
+{
+    int lm_held = lm_cs_call_enter();
+    int lm_rc = body_MPI_Send_init_c(buf, count, datatype, dest, tag, comm, request);
+    lm_cs_call_exit(lm_held);
+    return lm_rc;
+}
 extern __typeof__(PMPI_Send_init_c) MPI_Send_init_c __attribute__((weak, alias("PMPI_Send_init_c")));
 
-int PMPI_Sendrecv(const void* sendbuf, int sendcount, MPI_Datatype sendtype, int dest, int sendtag, void* recvbuf, int recvcount, MPI_Datatype recvtype, int source, int recvtag, MPI_Comm comm, MPI_Status* status)
+static int body_MPI_Sendrecv(const void* sendbuf, int sendcount, MPI_Datatype sendtype, int dest, int sendtag, void* recvbuf, int recvcount, MPI_Datatype recvtype, int source, int recvtag, MPI_Comm comm, MPI_Status* status)
 {
     lm_errctx lm_ctx = LM_ERRCTX_INIT("MPI_Sendrecv");
     lm_comm *lm_c = NULL;
@@ -932,9 +1381,16 @@ int PMPI_Sendrecv(const void* sendbuf, int sendcount, MPI_Datatype sendtype, int
     LM_CHECK(lm_check_buffer(&lm_ctx, recvbuf, recvcount, recvtype, "recvbuf", 0));
     return impl_MPI_Sendrecv(sendbuf, sendcount, sendtype, dest, sendtag, recvbuf, recvcount, recvtype, source, recvtag, comm, status);
 }
+int PMPI_Sendrecv(const void* sendbuf, int sendcount, MPI_Datatype sendtype, int dest, int sendtag, void* recvbuf, int recvcount, MPI_Datatype recvtype, int source, int recvtag, MPI_Comm comm, MPI_Status* status)
+{
+    int lm_held = lm_cs_call_enter();
+    int lm_rc = body_MPI_Sendrecv(sendbuf, sendcount, sendtype, dest, sendtag, recvbuf, recvcount, recvtype, source, recvtag, comm, status);
+    lm_cs_call_exit(lm_held);
+    return lm_rc;
+}
 extern __typeof__(PMPI_Sendrecv) MPI_Sendrecv __attribute__((weak, alias("PMPI_Sendrecv")));
 
-int PMPI_Sendrecv_c(const void* sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, int dest, int sendtag, void* recvbuf, MPI_Count recvcount, MPI_Datatype recvtype, int source, int recvtag, MPI_Comm comm, MPI_Status* status)
+static int body_MPI_Sendrecv_c(const void* sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, int dest, int sendtag, void* recvbuf, MPI_Count recvcount, MPI_Datatype recvtype, int source, int recvtag, MPI_Comm comm, MPI_Status* status)
 {
     lm_errctx lm_ctx = LM_ERRCTX_INIT("MPI_Sendrecv_c");
     lm_comm *lm_c = NULL;
@@ -953,9 +1409,16 @@ int PMPI_Sendrecv_c(const void* sendbuf, MPI_Count sendcount, MPI_Datatype sendt
     LM_CHECK(lm_check_buffer(&lm_ctx, recvbuf, recvcount, recvtype, "recvbuf", 0));
     return impl_MPI_Sendrecv_c(sendbuf, sendcount, sendtype, dest, sendtag, recvbuf, recvcount, recvtype, source, recvtag, comm, status);
 }
+int PMPI_Sendrecv_c(const void* sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, int dest, int sendtag, void* recvbuf, MPI_Count recvcount, MPI_Datatype recvtype, int source, int recvtag, MPI_Comm comm, MPI_Status* status)
+{
+    int lm_held = lm_cs_call_enter();
+    int lm_rc = body_MPI_Sendrecv_c(sendbuf, sendcount, sendtype, dest, sendtag, recvbuf, recvcount, recvtype, source, recvtag, comm, status);
+    lm_cs_call_exit(lm_held);
+    return lm_rc;
+}
 extern __typeof__(PMPI_Sendrecv_c) MPI_Sendrecv_c __attribute__((weak, alias("PMPI_Sendrecv_c")));
 
-int PMPI_Sendrecv_replace(void* buf, int count, MPI_Datatype datatype, int dest, int sendtag, int source, int recvtag, MPI_Comm comm, MPI_Status* status)
+static int body_MPI_Sendrecv_replace(void* buf, int count, MPI_Datatype datatype, int dest, int sendtag, int source, int recvtag, MPI_Comm comm, MPI_Status* status)
 {
     lm_errctx lm_ctx = LM_ERRCTX_INIT("MPI_Sendrecv_replace");
     lm_comm *lm_c = NULL;
@@ -971,9 +1434,16 @@ int PMPI_Sendrecv_replace(void* buf, int count, MPI_Datatype datatype, int dest,
     LM_CHECK(lm_check_buffer(&lm_ctx, buf, count, datatype, "buf", 0));
     return impl_MPI_Sendrecv_replace(buf, count, datatype, dest, sendtag, source, recvtag, comm, status);
 }
+int PMPI_Sendrecv_replace(void* buf, int count, MPI_Datatype datatype, int dest, int sendtag, int source, int recvtag, MPI_Comm comm, MPI_Status* status)
+{
+    int lm_held = lm_cs_call_enter();
+    int lm_rc = body_MPI_Sendrecv_replace(buf, count, datatype, dest, sendtag, source, recvtag, comm, status);
+    lm_cs_call_exit(lm_held);
+    return lm_rc;
+}
 extern __typeof__(PMPI_Sendrecv_replace) MPI_Sendrecv_replace __attribute__((weak, alias("PMPI_Sendrecv_replace")));
 
-int PMPI_Sendrecv_replace_c(void* buf, MPI_Count count, MPI_Datatype datatype, int dest, int sendtag, int source, int recvtag, MPI_Comm comm, MPI_Status* status)
+static int body_MPI_Sendrecv_replace_c(void* buf, MPI_Count count, MPI_Datatype datatype, int dest, int sendtag, int source, int recvtag, MPI_Comm comm, MPI_Status* status)
 {
     lm_errctx lm_ctx = LM_ERRCTX_INIT("MPI_Sendrecv_replace_c");
     lm_comm *lm_c = NULL;
@@ -989,9 +1459,16 @@ int PMPI_Sendrecv_replace_c(void* buf, MPI_Count count, MPI_Datatype datatype, i
     LM_CHECK(lm_check_buffer(&lm_ctx, buf, count, datatype, "buf", 0));
     return impl_MPI_Sendrecv_replace_c(buf, count, datatype, dest, sendtag, source, recvtag, comm, status);
 }
+int PMPI_Sendrecv_replace_c(void* buf, MPI_Count count, MPI_Datatype datatype, int dest, int sendtag, int source, int recvtag, MPI_Comm comm, MPI_Status* status)
+{
+    int lm_held = lm_cs_call_enter();
+    int lm_rc = body_MPI_Sendrecv_replace_c(buf, count, datatype, dest, sendtag, source, recvtag, comm, status);
+    lm_cs_call_exit(lm_held);
+    return lm_rc;
+}
 extern __typeof__(PMPI_Sendrecv_replace_c) MPI_Sendrecv_replace_c __attribute__((weak, alias("PMPI_Sendrecv_replace_c")));
 
-int PMPI_Session_attach_buffer(MPI_Session session, void* buffer, int size)
+static int body_MPI_Session_attach_buffer(MPI_Session session, void* buffer, int size)
 {
     lm_errctx lm_ctx = LM_ERRCTX_INIT("MPI_Session_attach_buffer");
     LM_CHECK(lm_check_session(&lm_ctx, session, "session", 0));
@@ -1000,9 +1477,16 @@ int PMPI_Session_attach_buffer(MPI_Session session, void* buffer, int size)
     LM_CHECK(lm_check_buffer(&lm_ctx, buffer, 0, MPI_DATATYPE_NULL, "buffer", 0));
     return impl_MPI_Session_attach_buffer(session, buffer, size);
 }
+int PMPI_Session_attach_buffer(MPI_Session session, void* buffer, int size)
+{
+    int lm_held = lm_cs_call_enter();
+    int lm_rc = body_MPI_Session_attach_buffer(session, buffer, size);
+    lm_cs_call_exit(lm_held);
+    return lm_rc;
+}
 extern __typeof__(PMPI_Session_attach_buffer) MPI_Session_attach_buffer __attribute__((weak, alias("PMPI_Session_attach_buffer")));
 
-int PMPI_Session_attach_buffer_c(MPI_Session session, void* buffer, MPI_Count size)
+static int body_MPI_Session_attach_buffer_c(MPI_Session session, void* buffer, MPI_Count size)
 {
     lm_errctx lm_ctx = LM_ERRCTX_INIT("MPI_Session_attach_buffer_c");
     LM_CHECK(lm_check_session(&lm_ctx, session, "session", 0));
@@ -1011,9 +1495,16 @@ int PMPI_Session_attach_buffer_c(MPI_Session session, void* buffer, MPI_Count si
     LM_CHECK(lm_check_buffer(&lm_ctx, buffer, 0, MPI_DATATYPE_NULL, "buffer", 0));
     return impl_MPI_Session_attach_buffer_c(session, buffer, size);
 }
+int PMPI_Session_attach_buffer_c(MPI_Session session, void* buffer, MPI_Count size)
+{
+    int lm_held = lm_cs_call_enter();
+    int lm_rc = body_MPI_Session_attach_buffer_c(session, buffer, size);
+    lm_cs_call_exit(lm_held);
+    return lm_rc;
+}
 extern __typeof__(PMPI_Session_attach_buffer_c) MPI_Session_attach_buffer_c __attribute__((weak, alias("PMPI_Session_attach_buffer_c")));
 
-int PMPI_Session_detach_buffer(MPI_Session session, void* buffer_addr, int* size)
+static int body_MPI_Session_detach_buffer(MPI_Session session, void* buffer_addr, int* size)
 {
     lm_errctx lm_ctx = LM_ERRCTX_INIT("MPI_Session_detach_buffer");
     LM_CHECK(lm_check_session(&lm_ctx, session, "session", 0));
@@ -1022,9 +1513,16 @@ int PMPI_Session_detach_buffer(MPI_Session session, void* buffer_addr, int* size
     LM_CHECK(lm_check_ptr(&lm_ctx, size, "size"));
     return impl_MPI_Session_detach_buffer(session, buffer_addr, size);
 }
+int PMPI_Session_detach_buffer(MPI_Session session, void* buffer_addr, int* size)
+{
+    int lm_held = lm_cs_call_enter();
+    int lm_rc = body_MPI_Session_detach_buffer(session, buffer_addr, size);
+    lm_cs_call_exit(lm_held);
+    return lm_rc;
+}
 extern __typeof__(PMPI_Session_detach_buffer) MPI_Session_detach_buffer __attribute__((weak, alias("PMPI_Session_detach_buffer")));
 
-int PMPI_Session_detach_buffer_c(MPI_Session session, void* buffer_addr, MPI_Count* size)
+static int body_MPI_Session_detach_buffer_c(MPI_Session session, void* buffer_addr, MPI_Count* size)
 {
     lm_errctx lm_ctx = LM_ERRCTX_INIT("MPI_Session_detach_buffer_c");
     LM_CHECK(lm_check_session(&lm_ctx, session, "session", 0));
@@ -1033,18 +1531,32 @@ int PMPI_Session_detach_buffer_c(MPI_Session session, void* buffer_addr, MPI_Cou
     LM_CHECK(lm_check_ptr(&lm_ctx, size, "size"));
     return impl_MPI_Session_detach_buffer_c(session, buffer_addr, size);
 }
+int PMPI_Session_detach_buffer_c(MPI_Session session, void* buffer_addr, MPI_Count* size)
+{
+    int lm_held = lm_cs_call_enter();
+    int lm_rc = body_MPI_Session_detach_buffer_c(session, buffer_addr, size);
+    lm_cs_call_exit(lm_held);
+    return lm_rc;
+}
 extern __typeof__(PMPI_Session_detach_buffer_c) MPI_Session_detach_buffer_c __attribute__((weak, alias("PMPI_Session_detach_buffer_c")));
 
-int PMPI_Session_flush_buffer(MPI_Session session)
+static int body_MPI_Session_flush_buffer(MPI_Session session)
 {
     lm_errctx lm_ctx = LM_ERRCTX_INIT("MPI_Session_flush_buffer");
     LM_CHECK(lm_check_session(&lm_ctx, session, "session", 0));
     lm_errctx_bind(&lm_ctx, LM_KIND_SESSION, session);
     return impl_MPI_Session_flush_buffer(session);
 }
+int PMPI_Session_flush_buffer(MPI_Session session)
+{
+    int lm_held = lm_cs_call_enter();
+    int lm_rc = body_MPI_Session_flush_buffer(session);
+    lm_cs_call_exit(lm_held);
+    return lm_rc;
+}
 extern __typeof__(PMPI_Session_flush_buffer) MPI_Session_flush_buffer __attribute__((weak, alias("PMPI_Session_flush_buffer")));
 
-int PMPI_Session_iflush_buffer(MPI_Session session, MPI_Request* request)
+static int body_MPI_Session_iflush_buffer(MPI_Session session, MPI_Request* request)
 {
     lm_errctx lm_ctx = LM_ERRCTX_INIT("MPI_Session_iflush_buffer");
     LM_CHECK(lm_check_session(&lm_ctx, session, "session", 0));
@@ -1052,9 +1564,16 @@ int PMPI_Session_iflush_buffer(MPI_Session session, MPI_Request* request)
     LM_CHECK(lm_check_ptr(&lm_ctx, request, "request"));
     return impl_MPI_Session_iflush_buffer(session, request);
 }
+int PMPI_Session_iflush_buffer(MPI_Session session, MPI_Request* request)
+{
+    int lm_held = lm_cs_call_enter();
+    int lm_rc = body_MPI_Session_iflush_buffer(session, request);
+    lm_cs_call_exit(lm_held);
+    return lm_rc;
+}
 extern __typeof__(PMPI_Session_iflush_buffer) MPI_Session_iflush_buffer __attribute__((weak, alias("PMPI_Session_iflush_buffer")));
 
-int PMPI_Ssend(const void* buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm)
+static int body_MPI_Ssend(const void* buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm)
 {
     lm_errctx lm_ctx = LM_ERRCTX_INIT("MPI_Ssend");
     lm_comm *lm_c = NULL;
@@ -1068,9 +1587,16 @@ int PMPI_Ssend(const void* buf, int count, MPI_Datatype datatype, int dest, int 
     LM_CHECK(lm_check_buffer(&lm_ctx, buf, count, datatype, "buf", 0));
     return impl_MPI_Ssend(buf, count, datatype, dest, tag, comm);
 }
+int PMPI_Ssend(const void* buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm)
+{
+    int lm_held = lm_cs_call_enter();
+    int lm_rc = body_MPI_Ssend(buf, count, datatype, dest, tag, comm);
+    lm_cs_call_exit(lm_held);
+    return lm_rc;
+}
 extern __typeof__(PMPI_Ssend) MPI_Ssend __attribute__((weak, alias("PMPI_Ssend")));
 
-int PMPI_Ssend_c(const void* buf, MPI_Count count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm)
+static int body_MPI_Ssend_c(const void* buf, MPI_Count count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm)
 {
     lm_errctx lm_ctx = LM_ERRCTX_INIT("MPI_Ssend_c");
     lm_comm *lm_c = NULL;
@@ -1084,9 +1610,16 @@ int PMPI_Ssend_c(const void* buf, MPI_Count count, MPI_Datatype datatype, int de
     LM_CHECK(lm_check_buffer(&lm_ctx, buf, count, datatype, "buf", 0));
     return impl_MPI_Ssend_c(buf, count, datatype, dest, tag, comm);
 }
+int PMPI_Ssend_c(const void* buf, MPI_Count count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm)
+{
+    int lm_held = lm_cs_call_enter();
+    int lm_rc = body_MPI_Ssend_c(buf, count, datatype, dest, tag, comm);
+    lm_cs_call_exit(lm_held);
+    return lm_rc;
+}
 extern __typeof__(PMPI_Ssend_c) MPI_Ssend_c __attribute__((weak, alias("PMPI_Ssend_c")));
 
-int PMPI_Ssend_init(const void* buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm, MPI_Request* request)
+static int body_MPI_Ssend_init(const void* buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm, MPI_Request* request)
 {
     lm_errctx lm_ctx = LM_ERRCTX_INIT("MPI_Ssend_init");
     lm_comm *lm_c = NULL;
@@ -1101,9 +1634,16 @@ int PMPI_Ssend_init(const void* buf, int count, MPI_Datatype datatype, int dest,
     LM_CHECK(lm_check_buffer(&lm_ctx, buf, count, datatype, "buf", 0));
     return impl_MPI_Ssend_init(buf, count, datatype, dest, tag, comm, request);
 }
+int PMPI_Ssend_init(const void* buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm, MPI_Request* request)
+{
+    int lm_held = lm_cs_call_enter();
+    int lm_rc = body_MPI_Ssend_init(buf, count, datatype, dest, tag, comm, request);
+    lm_cs_call_exit(lm_held);
+    return lm_rc;
+}
 extern __typeof__(PMPI_Ssend_init) MPI_Ssend_init __attribute__((weak, alias("PMPI_Ssend_init")));
 
-int PMPI_Ssend_init_c(const void* buf, MPI_Count count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm, MPI_Request* request)
+static int body_MPI_Ssend_init_c(const void* buf, MPI_Count count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm, MPI_Request* request)
 {
     lm_errctx lm_ctx = LM_ERRCTX_INIT("MPI_Ssend_init_c");
     lm_comm *lm_c = NULL;
@@ -1118,9 +1658,16 @@ int PMPI_Ssend_init_c(const void* buf, MPI_Count count, MPI_Datatype datatype, i
     LM_CHECK(lm_check_buffer(&lm_ctx, buf, count, datatype, "buf", 0));
     return impl_MPI_Ssend_init_c(buf, count, datatype, dest, tag, comm, request);
 }
+int PMPI_Ssend_init_c(const void* buf, MPI_Count count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm, MPI_Request* request)
+{
+    int lm_held = lm_cs_call_enter();
+    int lm_rc = body_MPI_Ssend_init_c(buf, count, datatype, dest, tag, comm, request);
+    lm_cs_call_exit(lm_held);
+    return lm_rc;
+}
 extern __typeof__(PMPI_Ssend_init_c) MPI_Ssend_init_c __attribute__((weak, alias("PMPI_Ssend_init_c")));
 
-int PMPI_Start(MPI_Request* request)
+static int body_MPI_Start(MPI_Request* request)
 {
     lm_errctx lm_ctx = LM_ERRCTX_INIT("MPI_Start");
     LM_CHECK(lm_check_init(&lm_ctx));
@@ -1128,27 +1675,48 @@ int PMPI_Start(MPI_Request* request)
     LM_CHECK(lm_check_request(&lm_ctx, *request, "request", 0));
     return impl_MPI_Start(request);
 }
+int PMPI_Start(MPI_Request* request)
+{
+    int lm_held = lm_cs_call_enter();
+    int lm_rc = body_MPI_Start(request);
+    lm_cs_call_exit(lm_held);
+    return lm_rc;
+}
 extern __typeof__(PMPI_Start) MPI_Start __attribute__((weak, alias("PMPI_Start")));
 
-int PMPI_Startall(int count, MPI_Request array_of_requests[])
+static int body_MPI_Startall(int count, MPI_Request array_of_requests[])
 {
     lm_errctx lm_ctx = LM_ERRCTX_INIT("MPI_Startall");
     LM_CHECK(lm_check_init(&lm_ctx));
     LM_CHECK(lm_check_count(&lm_ctx, count, "count", MPI_ERR_COUNT, 0));
     return impl_MPI_Startall(count, array_of_requests);
 }
+int PMPI_Startall(int count, MPI_Request array_of_requests[])
+{
+    int lm_held = lm_cs_call_enter();
+    int lm_rc = body_MPI_Startall(count, array_of_requests);
+    lm_cs_call_exit(lm_held);
+    return lm_rc;
+}
 extern __typeof__(PMPI_Startall) MPI_Startall __attribute__((weak, alias("PMPI_Startall")));
 
-int PMPI_Status_get_error(const MPI_Status* status, int* err)
+static int body_MPI_Status_get_error(const MPI_Status* status, int* err)
 {
     lm_errctx lm_ctx = LM_ERRCTX_INIT("MPI_Status_get_error");
     LM_CHECK(lm_check_init(&lm_ctx));
     LM_CHECK(lm_check_status_in(&lm_ctx, status, "status"));
     return impl_MPI_Status_get_error(status, err);
 }
+int PMPI_Status_get_error(const MPI_Status* status, int* err)
+{
+    int lm_held = lm_cs_call_enter();
+    int lm_rc = body_MPI_Status_get_error(status, err);
+    lm_cs_call_exit(lm_held);
+    return lm_rc;
+}
 extern __typeof__(PMPI_Status_get_error) MPI_Status_get_error __attribute__((weak, alias("PMPI_Status_get_error")));
 
-int PMPI_Status_get_source(const MPI_Status* status, int* source)
+static int body_MPI_Status_get_source(const MPI_Status* status, int* source)
 {
     lm_errctx lm_ctx = LM_ERRCTX_INIT("MPI_Status_get_source");
     LM_CHECK(lm_check_init(&lm_ctx));
@@ -1156,9 +1724,16 @@ int PMPI_Status_get_source(const MPI_Status* status, int* source)
     LM_CHECK(lm_check_ptr(&lm_ctx, source, "source"));
     return impl_MPI_Status_get_source(status, source);
 }
+int PMPI_Status_get_source(const MPI_Status* status, int* source)
+{
+    int lm_held = lm_cs_call_enter();
+    int lm_rc = body_MPI_Status_get_source(status, source);
+    lm_cs_call_exit(lm_held);
+    return lm_rc;
+}
 extern __typeof__(PMPI_Status_get_source) MPI_Status_get_source __attribute__((weak, alias("PMPI_Status_get_source")));
 
-int PMPI_Status_get_tag(const MPI_Status* status, int* tag)
+static int body_MPI_Status_get_tag(const MPI_Status* status, int* tag)
 {
     lm_errctx lm_ctx = LM_ERRCTX_INIT("MPI_Status_get_tag");
     LM_CHECK(lm_check_init(&lm_ctx));
@@ -1166,45 +1741,80 @@ int PMPI_Status_get_tag(const MPI_Status* status, int* tag)
     LM_CHECK(lm_check_ptr(&lm_ctx, tag, "tag"));
     return impl_MPI_Status_get_tag(status, tag);
 }
+int PMPI_Status_get_tag(const MPI_Status* status, int* tag)
+{
+    int lm_held = lm_cs_call_enter();
+    int lm_rc = body_MPI_Status_get_tag(status, tag);
+    lm_cs_call_exit(lm_held);
+    return lm_rc;
+}
 extern __typeof__(PMPI_Status_get_tag) MPI_Status_get_tag __attribute__((weak, alias("PMPI_Status_get_tag")));
 
-int PMPI_Status_set_cancelled(MPI_Status* status, int flag)
+static int body_MPI_Status_set_cancelled(MPI_Status* status, int flag)
 {
     lm_errctx lm_ctx = LM_ERRCTX_INIT("MPI_Status_set_cancelled");
     LM_CHECK(lm_check_init(&lm_ctx));
     LM_CHECK(lm_check_status_in(&lm_ctx, status, "status"));
     return impl_MPI_Status_set_cancelled(status, flag);
 }
+int PMPI_Status_set_cancelled(MPI_Status* status, int flag)
+{
+    int lm_held = lm_cs_call_enter();
+    int lm_rc = body_MPI_Status_set_cancelled(status, flag);
+    lm_cs_call_exit(lm_held);
+    return lm_rc;
+}
 extern __typeof__(PMPI_Status_set_cancelled) MPI_Status_set_cancelled __attribute__((weak, alias("PMPI_Status_set_cancelled")));
 
-int PMPI_Status_set_error(MPI_Status* status, int err)
+static int body_MPI_Status_set_error(MPI_Status* status, int err)
 {
     lm_errctx lm_ctx = LM_ERRCTX_INIT("MPI_Status_set_error");
     LM_CHECK(lm_check_init(&lm_ctx));
     LM_CHECK(lm_check_status_in(&lm_ctx, status, "status"));
     return impl_MPI_Status_set_error(status, err);
 }
+int PMPI_Status_set_error(MPI_Status* status, int err)
+{
+    int lm_held = lm_cs_call_enter();
+    int lm_rc = body_MPI_Status_set_error(status, err);
+    lm_cs_call_exit(lm_held);
+    return lm_rc;
+}
 extern __typeof__(PMPI_Status_set_error) MPI_Status_set_error __attribute__((weak, alias("PMPI_Status_set_error")));
 
-int PMPI_Status_set_source(MPI_Status* status, int source)
+static int body_MPI_Status_set_source(MPI_Status* status, int source)
 {
     lm_errctx lm_ctx = LM_ERRCTX_INIT("MPI_Status_set_source");
     LM_CHECK(lm_check_init(&lm_ctx));
     LM_CHECK(lm_check_status_in(&lm_ctx, status, "status"));
     return impl_MPI_Status_set_source(status, source);
 }
+int PMPI_Status_set_source(MPI_Status* status, int source)
+{
+    int lm_held = lm_cs_call_enter();
+    int lm_rc = body_MPI_Status_set_source(status, source);
+    lm_cs_call_exit(lm_held);
+    return lm_rc;
+}
 extern __typeof__(PMPI_Status_set_source) MPI_Status_set_source __attribute__((weak, alias("PMPI_Status_set_source")));
 
-int PMPI_Status_set_tag(MPI_Status* status, int tag)
+static int body_MPI_Status_set_tag(MPI_Status* status, int tag)
 {
     lm_errctx lm_ctx = LM_ERRCTX_INIT("MPI_Status_set_tag");
     LM_CHECK(lm_check_init(&lm_ctx));
     LM_CHECK(lm_check_status_in(&lm_ctx, status, "status"));
     return impl_MPI_Status_set_tag(status, tag);
 }
+int PMPI_Status_set_tag(MPI_Status* status, int tag)
+{
+    int lm_held = lm_cs_call_enter();
+    int lm_rc = body_MPI_Status_set_tag(status, tag);
+    lm_cs_call_exit(lm_held);
+    return lm_rc;
+}
 extern __typeof__(PMPI_Status_set_tag) MPI_Status_set_tag __attribute__((weak, alias("PMPI_Status_set_tag")));
 
-int PMPI_Test(MPI_Request* request, int* flag, MPI_Status* status)
+static int body_MPI_Test(MPI_Request* request, int* flag, MPI_Status* status)
 {
     lm_errctx lm_ctx = LM_ERRCTX_INIT("MPI_Test");
     LM_CHECK(lm_check_init(&lm_ctx));
@@ -1213,9 +1823,16 @@ int PMPI_Test(MPI_Request* request, int* flag, MPI_Status* status)
     LM_CHECK(lm_check_ptr(&lm_ctx, flag, "flag"));
     return impl_MPI_Test(request, flag, status);
 }
+int PMPI_Test(MPI_Request* request, int* flag, MPI_Status* status)
+{
+    int lm_held = lm_cs_call_enter();
+    int lm_rc = body_MPI_Test(request, flag, status);
+    lm_cs_call_exit(lm_held);
+    return lm_rc;
+}
 extern __typeof__(PMPI_Test) MPI_Test __attribute__((weak, alias("PMPI_Test")));
 
-int PMPI_Test_cancelled(const MPI_Status* status, int* flag)
+static int body_MPI_Test_cancelled(const MPI_Status* status, int* flag)
 {
     lm_errctx lm_ctx = LM_ERRCTX_INIT("MPI_Test_cancelled");
     LM_CHECK(lm_check_init(&lm_ctx));
@@ -1223,9 +1840,16 @@ int PMPI_Test_cancelled(const MPI_Status* status, int* flag)
     LM_CHECK(lm_check_ptr(&lm_ctx, flag, "flag"));
     return impl_MPI_Test_cancelled(status, flag);
 }
+int PMPI_Test_cancelled(const MPI_Status* status, int* flag)
+{
+    int lm_held = lm_cs_call_enter();
+    int lm_rc = body_MPI_Test_cancelled(status, flag);
+    lm_cs_call_exit(lm_held);
+    return lm_rc;
+}
 extern __typeof__(PMPI_Test_cancelled) MPI_Test_cancelled __attribute__((weak, alias("PMPI_Test_cancelled")));
 
-int PMPI_Testall(int count, MPI_Request array_of_requests[], int* flag, MPI_Status array_of_statuses[])
+static int body_MPI_Testall(int count, MPI_Request array_of_requests[], int* flag, MPI_Status array_of_statuses[])
 {
     lm_errctx lm_ctx = LM_ERRCTX_INIT("MPI_Testall");
     LM_CHECK(lm_check_init(&lm_ctx));
@@ -1233,9 +1857,16 @@ int PMPI_Testall(int count, MPI_Request array_of_requests[], int* flag, MPI_Stat
     LM_CHECK(lm_check_ptr(&lm_ctx, flag, "flag"));
     return impl_MPI_Testall(count, array_of_requests, flag, array_of_statuses);
 }
+int PMPI_Testall(int count, MPI_Request array_of_requests[], int* flag, MPI_Status array_of_statuses[])
+{
+    int lm_held = lm_cs_call_enter();
+    int lm_rc = body_MPI_Testall(count, array_of_requests, flag, array_of_statuses);
+    lm_cs_call_exit(lm_held);
+    return lm_rc;
+}
 extern __typeof__(PMPI_Testall) MPI_Testall __attribute__((weak, alias("PMPI_Testall")));
 
-int PMPI_Testany(int count, MPI_Request array_of_requests[], int* index, int* flag, MPI_Status* status)
+static int body_MPI_Testany(int count, MPI_Request array_of_requests[], int* index, int* flag, MPI_Status* status)
 {
     lm_errctx lm_ctx = LM_ERRCTX_INIT("MPI_Testany");
     LM_CHECK(lm_check_init(&lm_ctx));
@@ -1244,9 +1875,16 @@ int PMPI_Testany(int count, MPI_Request array_of_requests[], int* index, int* fl
     LM_CHECK(lm_check_ptr(&lm_ctx, flag, "flag"));
     return impl_MPI_Testany(count, array_of_requests, index, flag, status);
 }
+int PMPI_Testany(int count, MPI_Request array_of_requests[], int* index, int* flag, MPI_Status* status)
+{
+    int lm_held = lm_cs_call_enter();
+    int lm_rc = body_MPI_Testany(count, array_of_requests, index, flag, status);
+    lm_cs_call_exit(lm_held);
+    return lm_rc;
+}
 extern __typeof__(PMPI_Testany) MPI_Testany __attribute__((weak, alias("PMPI_Testany")));
 
-int PMPI_Testsome(int incount, MPI_Request array_of_requests[], int* outcount, int array_of_indices[], MPI_Status array_of_statuses[])
+static int body_MPI_Testsome(int incount, MPI_Request array_of_requests[], int* outcount, int array_of_indices[], MPI_Status array_of_statuses[])
 {
     lm_errctx lm_ctx = LM_ERRCTX_INIT("MPI_Testsome");
     LM_CHECK(lm_check_init(&lm_ctx));
@@ -1254,9 +1892,16 @@ int PMPI_Testsome(int incount, MPI_Request array_of_requests[], int* outcount, i
     LM_CHECK(lm_check_ptr(&lm_ctx, outcount, "outcount"));
     return impl_MPI_Testsome(incount, array_of_requests, outcount, array_of_indices, array_of_statuses);
 }
+int PMPI_Testsome(int incount, MPI_Request array_of_requests[], int* outcount, int array_of_indices[], MPI_Status array_of_statuses[])
+{
+    int lm_held = lm_cs_call_enter();
+    int lm_rc = body_MPI_Testsome(incount, array_of_requests, outcount, array_of_indices, array_of_statuses);
+    lm_cs_call_exit(lm_held);
+    return lm_rc;
+}
 extern __typeof__(PMPI_Testsome) MPI_Testsome __attribute__((weak, alias("PMPI_Testsome")));
 
-int PMPI_Wait(MPI_Request* request, MPI_Status* status)
+static int body_MPI_Wait(MPI_Request* request, MPI_Status* status)
 {
     lm_errctx lm_ctx = LM_ERRCTX_INIT("MPI_Wait");
     LM_CHECK(lm_check_init(&lm_ctx));
@@ -1264,18 +1909,32 @@ int PMPI_Wait(MPI_Request* request, MPI_Status* status)
     LM_CHECK(lm_check_request(&lm_ctx, *request, "request", 1));
     return impl_MPI_Wait(request, status);
 }
+int PMPI_Wait(MPI_Request* request, MPI_Status* status)
+{
+    int lm_held = lm_cs_call_enter();
+    int lm_rc = body_MPI_Wait(request, status);
+    lm_cs_call_exit(lm_held);
+    return lm_rc;
+}
 extern __typeof__(PMPI_Wait) MPI_Wait __attribute__((weak, alias("PMPI_Wait")));
 
-int PMPI_Waitall(int count, MPI_Request array_of_requests[], MPI_Status array_of_statuses[])
+static int body_MPI_Waitall(int count, MPI_Request array_of_requests[], MPI_Status array_of_statuses[])
 {
     lm_errctx lm_ctx = LM_ERRCTX_INIT("MPI_Waitall");
     LM_CHECK(lm_check_init(&lm_ctx));
     LM_CHECK(lm_check_count(&lm_ctx, count, "count", MPI_ERR_COUNT, 0));
     return impl_MPI_Waitall(count, array_of_requests, array_of_statuses);
 }
+int PMPI_Waitall(int count, MPI_Request array_of_requests[], MPI_Status array_of_statuses[])
+{
+    int lm_held = lm_cs_call_enter();
+    int lm_rc = body_MPI_Waitall(count, array_of_requests, array_of_statuses);
+    lm_cs_call_exit(lm_held);
+    return lm_rc;
+}
 extern __typeof__(PMPI_Waitall) MPI_Waitall __attribute__((weak, alias("PMPI_Waitall")));
 
-int PMPI_Waitany(int count, MPI_Request array_of_requests[], int* index, MPI_Status* status)
+static int body_MPI_Waitany(int count, MPI_Request array_of_requests[], int* index, MPI_Status* status)
 {
     lm_errctx lm_ctx = LM_ERRCTX_INIT("MPI_Waitany");
     LM_CHECK(lm_check_init(&lm_ctx));
@@ -1283,14 +1942,28 @@ int PMPI_Waitany(int count, MPI_Request array_of_requests[], int* index, MPI_Sta
     LM_CHECK(lm_check_ptr(&lm_ctx, index, "index"));
     return impl_MPI_Waitany(count, array_of_requests, index, status);
 }
+int PMPI_Waitany(int count, MPI_Request array_of_requests[], int* index, MPI_Status* status)
+{
+    int lm_held = lm_cs_call_enter();
+    int lm_rc = body_MPI_Waitany(count, array_of_requests, index, status);
+    lm_cs_call_exit(lm_held);
+    return lm_rc;
+}
 extern __typeof__(PMPI_Waitany) MPI_Waitany __attribute__((weak, alias("PMPI_Waitany")));
 
-int PMPI_Waitsome(int incount, MPI_Request array_of_requests[], int* outcount, int array_of_indices[], MPI_Status array_of_statuses[])
+static int body_MPI_Waitsome(int incount, MPI_Request array_of_requests[], int* outcount, int array_of_indices[], MPI_Status array_of_statuses[])
 {
     lm_errctx lm_ctx = LM_ERRCTX_INIT("MPI_Waitsome");
     LM_CHECK(lm_check_init(&lm_ctx));
     LM_CHECK(lm_check_count(&lm_ctx, incount, "incount", MPI_ERR_COUNT, 0));
     LM_CHECK(lm_check_ptr(&lm_ctx, outcount, "outcount"));
     return impl_MPI_Waitsome(incount, array_of_requests, outcount, array_of_indices, array_of_statuses);
+}
+int PMPI_Waitsome(int incount, MPI_Request array_of_requests[], int* outcount, int array_of_indices[], MPI_Status array_of_statuses[])
+{
+    int lm_held = lm_cs_call_enter();
+    int lm_rc = body_MPI_Waitsome(incount, array_of_requests, outcount, array_of_indices, array_of_statuses);
+    lm_cs_call_exit(lm_held);
+    return lm_rc;
 }
 extern __typeof__(PMPI_Waitsome) MPI_Waitsome __attribute__((weak, alias("PMPI_Waitsome")));

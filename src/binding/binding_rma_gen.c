@@ -2,8 +2,9 @@
 /* MPI entry points (rma): validate arguments, then call impl_MPI_*. */
 #include "binding/validate.h"
 #include "binding/impl_gen.h"
+#include "core/lm_cs.h"
 
-int PMPI_Accumulate(const void* origin_addr, int origin_count, MPI_Datatype origin_datatype, int target_rank, MPI_Aint target_disp, int target_count, MPI_Datatype target_datatype, MPI_Op op, MPI_Win win)
+static int body_MPI_Accumulate(const void* origin_addr, int origin_count, MPI_Datatype origin_datatype, int target_rank, MPI_Aint target_disp, int target_count, MPI_Datatype target_datatype, MPI_Op op, MPI_Win win)
 {
     lm_errctx lm_ctx = LM_ERRCTX_INIT("MPI_Accumulate");
     LM_CHECK(lm_check_init(&lm_ctx));
@@ -19,9 +20,16 @@ int PMPI_Accumulate(const void* origin_addr, int origin_count, MPI_Datatype orig
     LM_CHECK(lm_check_buffer(&lm_ctx, origin_addr, origin_count, origin_datatype, "origin_addr", 0));
     return impl_MPI_Accumulate(origin_addr, origin_count, origin_datatype, target_rank, target_disp, target_count, target_datatype, op, win);
 }
+int PMPI_Accumulate(const void* origin_addr, int origin_count, MPI_Datatype origin_datatype, int target_rank, MPI_Aint target_disp, int target_count, MPI_Datatype target_datatype, MPI_Op op, MPI_Win win)
+{
+    int lm_held = lm_cs_call_enter();
+    int lm_rc = body_MPI_Accumulate(origin_addr, origin_count, origin_datatype, target_rank, target_disp, target_count, target_datatype, op, win);
+    lm_cs_call_exit(lm_held);
+    return lm_rc;
+}
 extern __typeof__(PMPI_Accumulate) MPI_Accumulate __attribute__((weak, alias("PMPI_Accumulate")));
 
-int PMPI_Accumulate_c(const void* origin_addr, MPI_Count origin_count, MPI_Datatype origin_datatype, int target_rank, MPI_Aint target_disp, MPI_Count target_count, MPI_Datatype target_datatype, MPI_Op op, MPI_Win win)
+static int body_MPI_Accumulate_c(const void* origin_addr, MPI_Count origin_count, MPI_Datatype origin_datatype, int target_rank, MPI_Aint target_disp, MPI_Count target_count, MPI_Datatype target_datatype, MPI_Op op, MPI_Win win)
 {
     lm_errctx lm_ctx = LM_ERRCTX_INIT("MPI_Accumulate_c");
     LM_CHECK(lm_check_init(&lm_ctx));
@@ -37,9 +45,16 @@ int PMPI_Accumulate_c(const void* origin_addr, MPI_Count origin_count, MPI_Datat
     LM_CHECK(lm_check_buffer(&lm_ctx, origin_addr, origin_count, origin_datatype, "origin_addr", 0));
     return impl_MPI_Accumulate_c(origin_addr, origin_count, origin_datatype, target_rank, target_disp, target_count, target_datatype, op, win);
 }
+int PMPI_Accumulate_c(const void* origin_addr, MPI_Count origin_count, MPI_Datatype origin_datatype, int target_rank, MPI_Aint target_disp, MPI_Count target_count, MPI_Datatype target_datatype, MPI_Op op, MPI_Win win)
+{
+    int lm_held = lm_cs_call_enter();
+    int lm_rc = body_MPI_Accumulate_c(origin_addr, origin_count, origin_datatype, target_rank, target_disp, target_count, target_datatype, op, win);
+    lm_cs_call_exit(lm_held);
+    return lm_rc;
+}
 extern __typeof__(PMPI_Accumulate_c) MPI_Accumulate_c __attribute__((weak, alias("PMPI_Accumulate_c")));
 
-int PMPI_Alloc_mem(MPI_Aint size, MPI_Info info, void* baseptr)
+static int body_MPI_Alloc_mem(MPI_Aint size, MPI_Info info, void* baseptr)
 {
     lm_errctx lm_ctx = LM_ERRCTX_INIT("MPI_Alloc_mem");
     LM_CHECK(lm_check_init(&lm_ctx));
@@ -48,9 +63,16 @@ int PMPI_Alloc_mem(MPI_Aint size, MPI_Info info, void* baseptr)
     LM_CHECK(lm_check_ptr(&lm_ctx, baseptr, "baseptr"));
     return impl_MPI_Alloc_mem(size, info, baseptr);
 }
+int PMPI_Alloc_mem(MPI_Aint size, MPI_Info info, void* baseptr)
+{
+    int lm_held = lm_cs_call_enter();
+    int lm_rc = body_MPI_Alloc_mem(size, info, baseptr);
+    lm_cs_call_exit(lm_held);
+    return lm_rc;
+}
 extern __typeof__(PMPI_Alloc_mem) MPI_Alloc_mem __attribute__((weak, alias("PMPI_Alloc_mem")));
 
-int PMPI_Compare_and_swap(const void* origin_addr, const void* compare_addr, void* result_addr, MPI_Datatype datatype, int target_rank, MPI_Aint target_disp, MPI_Win win)
+static int body_MPI_Compare_and_swap(const void* origin_addr, const void* compare_addr, void* result_addr, MPI_Datatype datatype, int target_rank, MPI_Aint target_disp, MPI_Win win)
 {
     lm_errctx lm_ctx = LM_ERRCTX_INIT("MPI_Compare_and_swap");
     LM_CHECK(lm_check_init(&lm_ctx));
@@ -64,9 +86,16 @@ int PMPI_Compare_and_swap(const void* origin_addr, const void* compare_addr, voi
     LM_CHECK(lm_check_buffer(&lm_ctx, result_addr, 0, MPI_DATATYPE_NULL, "result_addr", 0));
     return impl_MPI_Compare_and_swap(origin_addr, compare_addr, result_addr, datatype, target_rank, target_disp, win);
 }
+int PMPI_Compare_and_swap(const void* origin_addr, const void* compare_addr, void* result_addr, MPI_Datatype datatype, int target_rank, MPI_Aint target_disp, MPI_Win win)
+{
+    int lm_held = lm_cs_call_enter();
+    int lm_rc = body_MPI_Compare_and_swap(origin_addr, compare_addr, result_addr, datatype, target_rank, target_disp, win);
+    lm_cs_call_exit(lm_held);
+    return lm_rc;
+}
 extern __typeof__(PMPI_Compare_and_swap) MPI_Compare_and_swap __attribute__((weak, alias("PMPI_Compare_and_swap")));
 
-int PMPI_Fetch_and_op(const void* origin_addr, void* result_addr, MPI_Datatype datatype, int target_rank, MPI_Aint target_disp, MPI_Op op, MPI_Win win)
+static int body_MPI_Fetch_and_op(const void* origin_addr, void* result_addr, MPI_Datatype datatype, int target_rank, MPI_Aint target_disp, MPI_Op op, MPI_Win win)
 {
     lm_errctx lm_ctx = LM_ERRCTX_INIT("MPI_Fetch_and_op");
     LM_CHECK(lm_check_init(&lm_ctx));
@@ -80,18 +109,32 @@ int PMPI_Fetch_and_op(const void* origin_addr, void* result_addr, MPI_Datatype d
     LM_CHECK(lm_check_buffer(&lm_ctx, result_addr, 0, MPI_DATATYPE_NULL, "result_addr", 0));
     return impl_MPI_Fetch_and_op(origin_addr, result_addr, datatype, target_rank, target_disp, op, win);
 }
+int PMPI_Fetch_and_op(const void* origin_addr, void* result_addr, MPI_Datatype datatype, int target_rank, MPI_Aint target_disp, MPI_Op op, MPI_Win win)
+{
+    int lm_held = lm_cs_call_enter();
+    int lm_rc = body_MPI_Fetch_and_op(origin_addr, result_addr, datatype, target_rank, target_disp, op, win);
+    lm_cs_call_exit(lm_held);
+    return lm_rc;
+}
 extern __typeof__(PMPI_Fetch_and_op) MPI_Fetch_and_op __attribute__((weak, alias("PMPI_Fetch_and_op")));
 
-int PMPI_Free_mem(void* base)
+static int body_MPI_Free_mem(void* base)
 {
     lm_errctx lm_ctx = LM_ERRCTX_INIT("MPI_Free_mem");
     LM_CHECK(lm_check_init(&lm_ctx));
     LM_CHECK(lm_check_buffer(&lm_ctx, base, 0, MPI_DATATYPE_NULL, "base", 0));
     return impl_MPI_Free_mem(base);
 }
+int PMPI_Free_mem(void* base)
+{
+    int lm_held = lm_cs_call_enter();
+    int lm_rc = body_MPI_Free_mem(base);
+    lm_cs_call_exit(lm_held);
+    return lm_rc;
+}
 extern __typeof__(PMPI_Free_mem) MPI_Free_mem __attribute__((weak, alias("PMPI_Free_mem")));
 
-int PMPI_Get(void* origin_addr, int origin_count, MPI_Datatype origin_datatype, int target_rank, MPI_Aint target_disp, int target_count, MPI_Datatype target_datatype, MPI_Win win)
+static int body_MPI_Get(void* origin_addr, int origin_count, MPI_Datatype origin_datatype, int target_rank, MPI_Aint target_disp, int target_count, MPI_Datatype target_datatype, MPI_Win win)
 {
     lm_errctx lm_ctx = LM_ERRCTX_INIT("MPI_Get");
     LM_CHECK(lm_check_init(&lm_ctx));
@@ -106,9 +149,16 @@ int PMPI_Get(void* origin_addr, int origin_count, MPI_Datatype origin_datatype, 
     LM_CHECK(lm_check_buffer(&lm_ctx, origin_addr, origin_count, origin_datatype, "origin_addr", 0));
     return impl_MPI_Get(origin_addr, origin_count, origin_datatype, target_rank, target_disp, target_count, target_datatype, win);
 }
+int PMPI_Get(void* origin_addr, int origin_count, MPI_Datatype origin_datatype, int target_rank, MPI_Aint target_disp, int target_count, MPI_Datatype target_datatype, MPI_Win win)
+{
+    int lm_held = lm_cs_call_enter();
+    int lm_rc = body_MPI_Get(origin_addr, origin_count, origin_datatype, target_rank, target_disp, target_count, target_datatype, win);
+    lm_cs_call_exit(lm_held);
+    return lm_rc;
+}
 extern __typeof__(PMPI_Get) MPI_Get __attribute__((weak, alias("PMPI_Get")));
 
-int PMPI_Get_c(void* origin_addr, MPI_Count origin_count, MPI_Datatype origin_datatype, int target_rank, MPI_Aint target_disp, MPI_Count target_count, MPI_Datatype target_datatype, MPI_Win win)
+static int body_MPI_Get_c(void* origin_addr, MPI_Count origin_count, MPI_Datatype origin_datatype, int target_rank, MPI_Aint target_disp, MPI_Count target_count, MPI_Datatype target_datatype, MPI_Win win)
 {
     lm_errctx lm_ctx = LM_ERRCTX_INIT("MPI_Get_c");
     LM_CHECK(lm_check_init(&lm_ctx));
@@ -123,9 +173,16 @@ int PMPI_Get_c(void* origin_addr, MPI_Count origin_count, MPI_Datatype origin_da
     LM_CHECK(lm_check_buffer(&lm_ctx, origin_addr, origin_count, origin_datatype, "origin_addr", 0));
     return impl_MPI_Get_c(origin_addr, origin_count, origin_datatype, target_rank, target_disp, target_count, target_datatype, win);
 }
+int PMPI_Get_c(void* origin_addr, MPI_Count origin_count, MPI_Datatype origin_datatype, int target_rank, MPI_Aint target_disp, MPI_Count target_count, MPI_Datatype target_datatype, MPI_Win win)
+{
+    int lm_held = lm_cs_call_enter();
+    int lm_rc = body_MPI_Get_c(origin_addr, origin_count, origin_datatype, target_rank, target_disp, target_count, target_datatype, win);
+    lm_cs_call_exit(lm_held);
+    return lm_rc;
+}
 extern __typeof__(PMPI_Get_c) MPI_Get_c __attribute__((weak, alias("PMPI_Get_c")));
 
-int PMPI_Get_accumulate(const void* origin_addr, int origin_count, MPI_Datatype origin_datatype, void* result_addr, int result_count, MPI_Datatype result_datatype, int target_rank, MPI_Aint target_disp, int target_count, MPI_Datatype target_datatype, MPI_Op op, MPI_Win win)
+static int body_MPI_Get_accumulate(const void* origin_addr, int origin_count, MPI_Datatype origin_datatype, void* result_addr, int result_count, MPI_Datatype result_datatype, int target_rank, MPI_Aint target_disp, int target_count, MPI_Datatype target_datatype, MPI_Op op, MPI_Win win)
 {
     lm_errctx lm_ctx = LM_ERRCTX_INIT("MPI_Get_accumulate");
     LM_CHECK(lm_check_init(&lm_ctx));
@@ -144,9 +201,16 @@ int PMPI_Get_accumulate(const void* origin_addr, int origin_count, MPI_Datatype 
     LM_CHECK(lm_check_buffer(&lm_ctx, result_addr, result_count, result_datatype, "result_addr", 0));
     return impl_MPI_Get_accumulate(origin_addr, origin_count, origin_datatype, result_addr, result_count, result_datatype, target_rank, target_disp, target_count, target_datatype, op, win);
 }
+int PMPI_Get_accumulate(const void* origin_addr, int origin_count, MPI_Datatype origin_datatype, void* result_addr, int result_count, MPI_Datatype result_datatype, int target_rank, MPI_Aint target_disp, int target_count, MPI_Datatype target_datatype, MPI_Op op, MPI_Win win)
+{
+    int lm_held = lm_cs_call_enter();
+    int lm_rc = body_MPI_Get_accumulate(origin_addr, origin_count, origin_datatype, result_addr, result_count, result_datatype, target_rank, target_disp, target_count, target_datatype, op, win);
+    lm_cs_call_exit(lm_held);
+    return lm_rc;
+}
 extern __typeof__(PMPI_Get_accumulate) MPI_Get_accumulate __attribute__((weak, alias("PMPI_Get_accumulate")));
 
-int PMPI_Get_accumulate_c(const void* origin_addr, MPI_Count origin_count, MPI_Datatype origin_datatype, void* result_addr, MPI_Count result_count, MPI_Datatype result_datatype, int target_rank, MPI_Aint target_disp, MPI_Count target_count, MPI_Datatype target_datatype, MPI_Op op, MPI_Win win)
+static int body_MPI_Get_accumulate_c(const void* origin_addr, MPI_Count origin_count, MPI_Datatype origin_datatype, void* result_addr, MPI_Count result_count, MPI_Datatype result_datatype, int target_rank, MPI_Aint target_disp, MPI_Count target_count, MPI_Datatype target_datatype, MPI_Op op, MPI_Win win)
 {
     lm_errctx lm_ctx = LM_ERRCTX_INIT("MPI_Get_accumulate_c");
     LM_CHECK(lm_check_init(&lm_ctx));
@@ -165,9 +229,16 @@ int PMPI_Get_accumulate_c(const void* origin_addr, MPI_Count origin_count, MPI_D
     LM_CHECK(lm_check_buffer(&lm_ctx, result_addr, result_count, result_datatype, "result_addr", 0));
     return impl_MPI_Get_accumulate_c(origin_addr, origin_count, origin_datatype, result_addr, result_count, result_datatype, target_rank, target_disp, target_count, target_datatype, op, win);
 }
+int PMPI_Get_accumulate_c(const void* origin_addr, MPI_Count origin_count, MPI_Datatype origin_datatype, void* result_addr, MPI_Count result_count, MPI_Datatype result_datatype, int target_rank, MPI_Aint target_disp, MPI_Count target_count, MPI_Datatype target_datatype, MPI_Op op, MPI_Win win)
+{
+    int lm_held = lm_cs_call_enter();
+    int lm_rc = body_MPI_Get_accumulate_c(origin_addr, origin_count, origin_datatype, result_addr, result_count, result_datatype, target_rank, target_disp, target_count, target_datatype, op, win);
+    lm_cs_call_exit(lm_held);
+    return lm_rc;
+}
 extern __typeof__(PMPI_Get_accumulate_c) MPI_Get_accumulate_c __attribute__((weak, alias("PMPI_Get_accumulate_c")));
 
-int PMPI_Get_address(const void* location, MPI_Aint* address)
+static int body_MPI_Get_address(const void* location, MPI_Aint* address)
 {
     lm_errctx lm_ctx = LM_ERRCTX_INIT("MPI_Get_address");
     LM_CHECK(lm_check_init(&lm_ctx));
@@ -175,9 +246,16 @@ int PMPI_Get_address(const void* location, MPI_Aint* address)
     LM_CHECK(lm_check_buffer(&lm_ctx, location, 0, MPI_DATATYPE_NULL, "location", 0));
     return impl_MPI_Get_address(location, address);
 }
+int PMPI_Get_address(const void* location, MPI_Aint* address)
+{
+    int lm_held = lm_cs_call_enter();
+    int lm_rc = body_MPI_Get_address(location, address);
+    lm_cs_call_exit(lm_held);
+    return lm_rc;
+}
 extern __typeof__(PMPI_Get_address) MPI_Get_address __attribute__((weak, alias("PMPI_Get_address")));
 
-int PMPI_Get_count(const MPI_Status* status, MPI_Datatype datatype, int* count)
+static int body_MPI_Get_count(const MPI_Status* status, MPI_Datatype datatype, int* count)
 {
     lm_errctx lm_ctx = LM_ERRCTX_INIT("MPI_Get_count");
     LM_CHECK(lm_check_init(&lm_ctx));
@@ -186,9 +264,16 @@ int PMPI_Get_count(const MPI_Status* status, MPI_Datatype datatype, int* count)
     LM_CHECK(lm_check_ptr(&lm_ctx, count, "count"));
     return impl_MPI_Get_count(status, datatype, count);
 }
+int PMPI_Get_count(const MPI_Status* status, MPI_Datatype datatype, int* count)
+{
+    int lm_held = lm_cs_call_enter();
+    int lm_rc = body_MPI_Get_count(status, datatype, count);
+    lm_cs_call_exit(lm_held);
+    return lm_rc;
+}
 extern __typeof__(PMPI_Get_count) MPI_Get_count __attribute__((weak, alias("PMPI_Get_count")));
 
-int PMPI_Get_count_c(const MPI_Status* status, MPI_Datatype datatype, MPI_Count* count)
+static int body_MPI_Get_count_c(const MPI_Status* status, MPI_Datatype datatype, MPI_Count* count)
 {
     lm_errctx lm_ctx = LM_ERRCTX_INIT("MPI_Get_count_c");
     LM_CHECK(lm_check_init(&lm_ctx));
@@ -197,9 +282,16 @@ int PMPI_Get_count_c(const MPI_Status* status, MPI_Datatype datatype, MPI_Count*
     LM_CHECK(lm_check_ptr(&lm_ctx, count, "count"));
     return impl_MPI_Get_count_c(status, datatype, count);
 }
+int PMPI_Get_count_c(const MPI_Status* status, MPI_Datatype datatype, MPI_Count* count)
+{
+    int lm_held = lm_cs_call_enter();
+    int lm_rc = body_MPI_Get_count_c(status, datatype, count);
+    lm_cs_call_exit(lm_held);
+    return lm_rc;
+}
 extern __typeof__(PMPI_Get_count_c) MPI_Get_count_c __attribute__((weak, alias("PMPI_Get_count_c")));
 
-int PMPI_Get_elements(const MPI_Status* status, MPI_Datatype datatype, int* count)
+static int body_MPI_Get_elements(const MPI_Status* status, MPI_Datatype datatype, int* count)
 {
     lm_errctx lm_ctx = LM_ERRCTX_INIT("MPI_Get_elements");
     LM_CHECK(lm_check_init(&lm_ctx));
@@ -208,9 +300,16 @@ int PMPI_Get_elements(const MPI_Status* status, MPI_Datatype datatype, int* coun
     LM_CHECK(lm_check_ptr(&lm_ctx, count, "count"));
     return impl_MPI_Get_elements(status, datatype, count);
 }
+int PMPI_Get_elements(const MPI_Status* status, MPI_Datatype datatype, int* count)
+{
+    int lm_held = lm_cs_call_enter();
+    int lm_rc = body_MPI_Get_elements(status, datatype, count);
+    lm_cs_call_exit(lm_held);
+    return lm_rc;
+}
 extern __typeof__(PMPI_Get_elements) MPI_Get_elements __attribute__((weak, alias("PMPI_Get_elements")));
 
-int PMPI_Get_elements_c(const MPI_Status* status, MPI_Datatype datatype, MPI_Count* count)
+static int body_MPI_Get_elements_c(const MPI_Status* status, MPI_Datatype datatype, MPI_Count* count)
 {
     lm_errctx lm_ctx = LM_ERRCTX_INIT("MPI_Get_elements_c");
     LM_CHECK(lm_check_init(&lm_ctx));
@@ -219,9 +318,16 @@ int PMPI_Get_elements_c(const MPI_Status* status, MPI_Datatype datatype, MPI_Cou
     LM_CHECK(lm_check_ptr(&lm_ctx, count, "count"));
     return impl_MPI_Get_elements_c(status, datatype, count);
 }
+int PMPI_Get_elements_c(const MPI_Status* status, MPI_Datatype datatype, MPI_Count* count)
+{
+    int lm_held = lm_cs_call_enter();
+    int lm_rc = body_MPI_Get_elements_c(status, datatype, count);
+    lm_cs_call_exit(lm_held);
+    return lm_rc;
+}
 extern __typeof__(PMPI_Get_elements_c) MPI_Get_elements_c __attribute__((weak, alias("PMPI_Get_elements_c")));
 
-int PMPI_Get_elements_x(const MPI_Status* status, MPI_Datatype datatype, MPI_Count* count)
+static int body_MPI_Get_elements_x(const MPI_Status* status, MPI_Datatype datatype, MPI_Count* count)
 {
     lm_errctx lm_ctx = LM_ERRCTX_INIT("MPI_Get_elements_x");
     LM_CHECK(lm_check_init(&lm_ctx));
@@ -230,44 +336,79 @@ int PMPI_Get_elements_x(const MPI_Status* status, MPI_Datatype datatype, MPI_Cou
     LM_CHECK(lm_check_ptr(&lm_ctx, count, "count"));
     return impl_MPI_Get_elements_x(status, datatype, count);
 }
+int PMPI_Get_elements_x(const MPI_Status* status, MPI_Datatype datatype, MPI_Count* count)
+{
+    int lm_held = lm_cs_call_enter();
+    int lm_rc = body_MPI_Get_elements_x(status, datatype, count);
+    lm_cs_call_exit(lm_held);
+    return lm_rc;
+}
 extern __typeof__(PMPI_Get_elements_x) MPI_Get_elements_x __attribute__((weak, alias("PMPI_Get_elements_x")));
 
-int PMPI_Get_hw_resource_info(MPI_Info* hw_info)
+static int body_MPI_Get_hw_resource_info(MPI_Info* hw_info)
 {
     lm_errctx lm_ctx = LM_ERRCTX_INIT("MPI_Get_hw_resource_info");
     LM_CHECK(lm_check_init(&lm_ctx));
     LM_CHECK(lm_check_ptr(&lm_ctx, hw_info, "hw_info"));
     return impl_MPI_Get_hw_resource_info(hw_info);
 }
+int PMPI_Get_hw_resource_info(MPI_Info* hw_info)
+{
+    int lm_held = lm_cs_call_enter();
+    int lm_rc = body_MPI_Get_hw_resource_info(hw_info);
+    lm_cs_call_exit(lm_held);
+    return lm_rc;
+}
 extern __typeof__(PMPI_Get_hw_resource_info) MPI_Get_hw_resource_info __attribute__((weak, alias("PMPI_Get_hw_resource_info")));
 
-int PMPI_Get_library_version(char* version, int* resultlen)
+static int body_MPI_Get_library_version(char* version, int* resultlen)
 {
     lm_errctx lm_ctx = LM_ERRCTX_INIT("MPI_Get_library_version");
     LM_CHECK(lm_check_ptr(&lm_ctx, resultlen, "resultlen"));
     return impl_MPI_Get_library_version(version, resultlen);
 }
+int PMPI_Get_library_version(char* version, int* resultlen)
+{
+    int lm_held = lm_cs_call_enter();
+    int lm_rc = body_MPI_Get_library_version(version, resultlen);
+    lm_cs_call_exit(lm_held);
+    return lm_rc;
+}
 extern __typeof__(PMPI_Get_library_version) MPI_Get_library_version __attribute__((weak, alias("PMPI_Get_library_version")));
 
-int PMPI_Get_processor_name(char* name, int* resultlen)
+static int body_MPI_Get_processor_name(char* name, int* resultlen)
 {
     lm_errctx lm_ctx = LM_ERRCTX_INIT("MPI_Get_processor_name");
     LM_CHECK(lm_check_init(&lm_ctx));
     LM_CHECK(lm_check_ptr(&lm_ctx, resultlen, "resultlen"));
     return impl_MPI_Get_processor_name(name, resultlen);
 }
+int PMPI_Get_processor_name(char* name, int* resultlen)
+{
+    int lm_held = lm_cs_call_enter();
+    int lm_rc = body_MPI_Get_processor_name(name, resultlen);
+    lm_cs_call_exit(lm_held);
+    return lm_rc;
+}
 extern __typeof__(PMPI_Get_processor_name) MPI_Get_processor_name __attribute__((weak, alias("PMPI_Get_processor_name")));
 
-int PMPI_Get_version(int* version, int* subversion)
+static int body_MPI_Get_version(int* version, int* subversion)
 {
     lm_errctx lm_ctx = LM_ERRCTX_INIT("MPI_Get_version");
     LM_CHECK(lm_check_ptr(&lm_ctx, version, "version"));
     LM_CHECK(lm_check_ptr(&lm_ctx, subversion, "subversion"));
     return impl_MPI_Get_version(version, subversion);
 }
+int PMPI_Get_version(int* version, int* subversion)
+{
+    int lm_held = lm_cs_call_enter();
+    int lm_rc = body_MPI_Get_version(version, subversion);
+    lm_cs_call_exit(lm_held);
+    return lm_rc;
+}
 extern __typeof__(PMPI_Get_version) MPI_Get_version __attribute__((weak, alias("PMPI_Get_version")));
 
-int PMPI_Put(const void* origin_addr, int origin_count, MPI_Datatype origin_datatype, int target_rank, MPI_Aint target_disp, int target_count, MPI_Datatype target_datatype, MPI_Win win)
+static int body_MPI_Put(const void* origin_addr, int origin_count, MPI_Datatype origin_datatype, int target_rank, MPI_Aint target_disp, int target_count, MPI_Datatype target_datatype, MPI_Win win)
 {
     lm_errctx lm_ctx = LM_ERRCTX_INIT("MPI_Put");
     LM_CHECK(lm_check_init(&lm_ctx));
@@ -282,9 +423,16 @@ int PMPI_Put(const void* origin_addr, int origin_count, MPI_Datatype origin_data
     LM_CHECK(lm_check_buffer(&lm_ctx, origin_addr, origin_count, origin_datatype, "origin_addr", 0));
     return impl_MPI_Put(origin_addr, origin_count, origin_datatype, target_rank, target_disp, target_count, target_datatype, win);
 }
+int PMPI_Put(const void* origin_addr, int origin_count, MPI_Datatype origin_datatype, int target_rank, MPI_Aint target_disp, int target_count, MPI_Datatype target_datatype, MPI_Win win)
+{
+    int lm_held = lm_cs_call_enter();
+    int lm_rc = body_MPI_Put(origin_addr, origin_count, origin_datatype, target_rank, target_disp, target_count, target_datatype, win);
+    lm_cs_call_exit(lm_held);
+    return lm_rc;
+}
 extern __typeof__(PMPI_Put) MPI_Put __attribute__((weak, alias("PMPI_Put")));
 
-int PMPI_Put_c(const void* origin_addr, MPI_Count origin_count, MPI_Datatype origin_datatype, int target_rank, MPI_Aint target_disp, MPI_Count target_count, MPI_Datatype target_datatype, MPI_Win win)
+static int body_MPI_Put_c(const void* origin_addr, MPI_Count origin_count, MPI_Datatype origin_datatype, int target_rank, MPI_Aint target_disp, MPI_Count target_count, MPI_Datatype target_datatype, MPI_Win win)
 {
     lm_errctx lm_ctx = LM_ERRCTX_INIT("MPI_Put_c");
     LM_CHECK(lm_check_init(&lm_ctx));
@@ -299,9 +447,16 @@ int PMPI_Put_c(const void* origin_addr, MPI_Count origin_count, MPI_Datatype ori
     LM_CHECK(lm_check_buffer(&lm_ctx, origin_addr, origin_count, origin_datatype, "origin_addr", 0));
     return impl_MPI_Put_c(origin_addr, origin_count, origin_datatype, target_rank, target_disp, target_count, target_datatype, win);
 }
+int PMPI_Put_c(const void* origin_addr, MPI_Count origin_count, MPI_Datatype origin_datatype, int target_rank, MPI_Aint target_disp, MPI_Count target_count, MPI_Datatype target_datatype, MPI_Win win)
+{
+    int lm_held = lm_cs_call_enter();
+    int lm_rc = body_MPI_Put_c(origin_addr, origin_count, origin_datatype, target_rank, target_disp, target_count, target_datatype, win);
+    lm_cs_call_exit(lm_held);
+    return lm_rc;
+}
 extern __typeof__(PMPI_Put_c) MPI_Put_c __attribute__((weak, alias("PMPI_Put_c")));
 
-int PMPI_Raccumulate(const void* origin_addr, int origin_count, MPI_Datatype origin_datatype, int target_rank, MPI_Aint target_disp, int target_count, MPI_Datatype target_datatype, MPI_Op op, MPI_Win win, MPI_Request* request)
+static int body_MPI_Raccumulate(const void* origin_addr, int origin_count, MPI_Datatype origin_datatype, int target_rank, MPI_Aint target_disp, int target_count, MPI_Datatype target_datatype, MPI_Op op, MPI_Win win, MPI_Request* request)
 {
     lm_errctx lm_ctx = LM_ERRCTX_INIT("MPI_Raccumulate");
     LM_CHECK(lm_check_init(&lm_ctx));
@@ -318,9 +473,16 @@ int PMPI_Raccumulate(const void* origin_addr, int origin_count, MPI_Datatype ori
     LM_CHECK(lm_check_buffer(&lm_ctx, origin_addr, origin_count, origin_datatype, "origin_addr", 0));
     return impl_MPI_Raccumulate(origin_addr, origin_count, origin_datatype, target_rank, target_disp, target_count, target_datatype, op, win, request);
 }
+int PMPI_Raccumulate(const void* origin_addr, int origin_count, MPI_Datatype origin_datatype, int target_rank, MPI_Aint target_disp, int target_count, MPI_Datatype target_datatype, MPI_Op op, MPI_Win win, MPI_Request* request)
+{
+    int lm_held = lm_cs_call_enter();
+    int lm_rc = body_MPI_Raccumulate(origin_addr, origin_count, origin_datatype, target_rank, target_disp, target_count, target_datatype, op, win, request);
+    lm_cs_call_exit(lm_held);
+    return lm_rc;
+}
 extern __typeof__(PMPI_Raccumulate) MPI_Raccumulate __attribute__((weak, alias("PMPI_Raccumulate")));
 
-int PMPI_Raccumulate_c(const void* origin_addr, MPI_Count origin_count, MPI_Datatype origin_datatype, int target_rank, MPI_Aint target_disp, MPI_Count target_count, MPI_Datatype target_datatype, MPI_Op op, MPI_Win win, MPI_Request* request)
+static int body_MPI_Raccumulate_c(const void* origin_addr, MPI_Count origin_count, MPI_Datatype origin_datatype, int target_rank, MPI_Aint target_disp, MPI_Count target_count, MPI_Datatype target_datatype, MPI_Op op, MPI_Win win, MPI_Request* request)
 {
     lm_errctx lm_ctx = LM_ERRCTX_INIT("MPI_Raccumulate_c");
     LM_CHECK(lm_check_init(&lm_ctx));
@@ -337,9 +499,16 @@ int PMPI_Raccumulate_c(const void* origin_addr, MPI_Count origin_count, MPI_Data
     LM_CHECK(lm_check_buffer(&lm_ctx, origin_addr, origin_count, origin_datatype, "origin_addr", 0));
     return impl_MPI_Raccumulate_c(origin_addr, origin_count, origin_datatype, target_rank, target_disp, target_count, target_datatype, op, win, request);
 }
+int PMPI_Raccumulate_c(const void* origin_addr, MPI_Count origin_count, MPI_Datatype origin_datatype, int target_rank, MPI_Aint target_disp, MPI_Count target_count, MPI_Datatype target_datatype, MPI_Op op, MPI_Win win, MPI_Request* request)
+{
+    int lm_held = lm_cs_call_enter();
+    int lm_rc = body_MPI_Raccumulate_c(origin_addr, origin_count, origin_datatype, target_rank, target_disp, target_count, target_datatype, op, win, request);
+    lm_cs_call_exit(lm_held);
+    return lm_rc;
+}
 extern __typeof__(PMPI_Raccumulate_c) MPI_Raccumulate_c __attribute__((weak, alias("PMPI_Raccumulate_c")));
 
-int PMPI_Rget(void* origin_addr, int origin_count, MPI_Datatype origin_datatype, int target_rank, MPI_Aint target_disp, int target_count, MPI_Datatype target_datatype, MPI_Win win, MPI_Request* request)
+static int body_MPI_Rget(void* origin_addr, int origin_count, MPI_Datatype origin_datatype, int target_rank, MPI_Aint target_disp, int target_count, MPI_Datatype target_datatype, MPI_Win win, MPI_Request* request)
 {
     lm_errctx lm_ctx = LM_ERRCTX_INIT("MPI_Rget");
     LM_CHECK(lm_check_init(&lm_ctx));
@@ -355,9 +524,16 @@ int PMPI_Rget(void* origin_addr, int origin_count, MPI_Datatype origin_datatype,
     LM_CHECK(lm_check_buffer(&lm_ctx, origin_addr, origin_count, origin_datatype, "origin_addr", 0));
     return impl_MPI_Rget(origin_addr, origin_count, origin_datatype, target_rank, target_disp, target_count, target_datatype, win, request);
 }
+int PMPI_Rget(void* origin_addr, int origin_count, MPI_Datatype origin_datatype, int target_rank, MPI_Aint target_disp, int target_count, MPI_Datatype target_datatype, MPI_Win win, MPI_Request* request)
+{
+    int lm_held = lm_cs_call_enter();
+    int lm_rc = body_MPI_Rget(origin_addr, origin_count, origin_datatype, target_rank, target_disp, target_count, target_datatype, win, request);
+    lm_cs_call_exit(lm_held);
+    return lm_rc;
+}
 extern __typeof__(PMPI_Rget) MPI_Rget __attribute__((weak, alias("PMPI_Rget")));
 
-int PMPI_Rget_c(void* origin_addr, MPI_Count origin_count, MPI_Datatype origin_datatype, int target_rank, MPI_Aint target_disp, MPI_Count target_count, MPI_Datatype target_datatype, MPI_Win win, MPI_Request* request)
+static int body_MPI_Rget_c(void* origin_addr, MPI_Count origin_count, MPI_Datatype origin_datatype, int target_rank, MPI_Aint target_disp, MPI_Count target_count, MPI_Datatype target_datatype, MPI_Win win, MPI_Request* request)
 {
     lm_errctx lm_ctx = LM_ERRCTX_INIT("MPI_Rget_c");
     LM_CHECK(lm_check_init(&lm_ctx));
@@ -373,9 +549,16 @@ int PMPI_Rget_c(void* origin_addr, MPI_Count origin_count, MPI_Datatype origin_d
     LM_CHECK(lm_check_buffer(&lm_ctx, origin_addr, origin_count, origin_datatype, "origin_addr", 0));
     return impl_MPI_Rget_c(origin_addr, origin_count, origin_datatype, target_rank, target_disp, target_count, target_datatype, win, request);
 }
+int PMPI_Rget_c(void* origin_addr, MPI_Count origin_count, MPI_Datatype origin_datatype, int target_rank, MPI_Aint target_disp, MPI_Count target_count, MPI_Datatype target_datatype, MPI_Win win, MPI_Request* request)
+{
+    int lm_held = lm_cs_call_enter();
+    int lm_rc = body_MPI_Rget_c(origin_addr, origin_count, origin_datatype, target_rank, target_disp, target_count, target_datatype, win, request);
+    lm_cs_call_exit(lm_held);
+    return lm_rc;
+}
 extern __typeof__(PMPI_Rget_c) MPI_Rget_c __attribute__((weak, alias("PMPI_Rget_c")));
 
-int PMPI_Rget_accumulate(const void* origin_addr, int origin_count, MPI_Datatype origin_datatype, void* result_addr, int result_count, MPI_Datatype result_datatype, int target_rank, MPI_Aint target_disp, int target_count, MPI_Datatype target_datatype, MPI_Op op, MPI_Win win, MPI_Request* request)
+static int body_MPI_Rget_accumulate(const void* origin_addr, int origin_count, MPI_Datatype origin_datatype, void* result_addr, int result_count, MPI_Datatype result_datatype, int target_rank, MPI_Aint target_disp, int target_count, MPI_Datatype target_datatype, MPI_Op op, MPI_Win win, MPI_Request* request)
 {
     lm_errctx lm_ctx = LM_ERRCTX_INIT("MPI_Rget_accumulate");
     LM_CHECK(lm_check_init(&lm_ctx));
@@ -395,9 +578,16 @@ int PMPI_Rget_accumulate(const void* origin_addr, int origin_count, MPI_Datatype
     LM_CHECK(lm_check_buffer(&lm_ctx, result_addr, result_count, result_datatype, "result_addr", 0));
     return impl_MPI_Rget_accumulate(origin_addr, origin_count, origin_datatype, result_addr, result_count, result_datatype, target_rank, target_disp, target_count, target_datatype, op, win, request);
 }
+int PMPI_Rget_accumulate(const void* origin_addr, int origin_count, MPI_Datatype origin_datatype, void* result_addr, int result_count, MPI_Datatype result_datatype, int target_rank, MPI_Aint target_disp, int target_count, MPI_Datatype target_datatype, MPI_Op op, MPI_Win win, MPI_Request* request)
+{
+    int lm_held = lm_cs_call_enter();
+    int lm_rc = body_MPI_Rget_accumulate(origin_addr, origin_count, origin_datatype, result_addr, result_count, result_datatype, target_rank, target_disp, target_count, target_datatype, op, win, request);
+    lm_cs_call_exit(lm_held);
+    return lm_rc;
+}
 extern __typeof__(PMPI_Rget_accumulate) MPI_Rget_accumulate __attribute__((weak, alias("PMPI_Rget_accumulate")));
 
-int PMPI_Rget_accumulate_c(const void* origin_addr, MPI_Count origin_count, MPI_Datatype origin_datatype, void* result_addr, MPI_Count result_count, MPI_Datatype result_datatype, int target_rank, MPI_Aint target_disp, MPI_Count target_count, MPI_Datatype target_datatype, MPI_Op op, MPI_Win win, MPI_Request* request)
+static int body_MPI_Rget_accumulate_c(const void* origin_addr, MPI_Count origin_count, MPI_Datatype origin_datatype, void* result_addr, MPI_Count result_count, MPI_Datatype result_datatype, int target_rank, MPI_Aint target_disp, MPI_Count target_count, MPI_Datatype target_datatype, MPI_Op op, MPI_Win win, MPI_Request* request)
 {
     lm_errctx lm_ctx = LM_ERRCTX_INIT("MPI_Rget_accumulate_c");
     LM_CHECK(lm_check_init(&lm_ctx));
@@ -417,9 +607,16 @@ int PMPI_Rget_accumulate_c(const void* origin_addr, MPI_Count origin_count, MPI_
     LM_CHECK(lm_check_buffer(&lm_ctx, result_addr, result_count, result_datatype, "result_addr", 0));
     return impl_MPI_Rget_accumulate_c(origin_addr, origin_count, origin_datatype, result_addr, result_count, result_datatype, target_rank, target_disp, target_count, target_datatype, op, win, request);
 }
+int PMPI_Rget_accumulate_c(const void* origin_addr, MPI_Count origin_count, MPI_Datatype origin_datatype, void* result_addr, MPI_Count result_count, MPI_Datatype result_datatype, int target_rank, MPI_Aint target_disp, MPI_Count target_count, MPI_Datatype target_datatype, MPI_Op op, MPI_Win win, MPI_Request* request)
+{
+    int lm_held = lm_cs_call_enter();
+    int lm_rc = body_MPI_Rget_accumulate_c(origin_addr, origin_count, origin_datatype, result_addr, result_count, result_datatype, target_rank, target_disp, target_count, target_datatype, op, win, request);
+    lm_cs_call_exit(lm_held);
+    return lm_rc;
+}
 extern __typeof__(PMPI_Rget_accumulate_c) MPI_Rget_accumulate_c __attribute__((weak, alias("PMPI_Rget_accumulate_c")));
 
-int PMPI_Rput(const void* origin_addr, int origin_count, MPI_Datatype origin_datatype, int target_rank, MPI_Aint target_disp, int target_count, MPI_Datatype target_datatype, MPI_Win win, MPI_Request* request)
+static int body_MPI_Rput(const void* origin_addr, int origin_count, MPI_Datatype origin_datatype, int target_rank, MPI_Aint target_disp, int target_count, MPI_Datatype target_datatype, MPI_Win win, MPI_Request* request)
 {
     lm_errctx lm_ctx = LM_ERRCTX_INIT("MPI_Rput");
     LM_CHECK(lm_check_init(&lm_ctx));
@@ -435,9 +632,16 @@ int PMPI_Rput(const void* origin_addr, int origin_count, MPI_Datatype origin_dat
     LM_CHECK(lm_check_buffer(&lm_ctx, origin_addr, origin_count, origin_datatype, "origin_addr", 0));
     return impl_MPI_Rput(origin_addr, origin_count, origin_datatype, target_rank, target_disp, target_count, target_datatype, win, request);
 }
+int PMPI_Rput(const void* origin_addr, int origin_count, MPI_Datatype origin_datatype, int target_rank, MPI_Aint target_disp, int target_count, MPI_Datatype target_datatype, MPI_Win win, MPI_Request* request)
+{
+    int lm_held = lm_cs_call_enter();
+    int lm_rc = body_MPI_Rput(origin_addr, origin_count, origin_datatype, target_rank, target_disp, target_count, target_datatype, win, request);
+    lm_cs_call_exit(lm_held);
+    return lm_rc;
+}
 extern __typeof__(PMPI_Rput) MPI_Rput __attribute__((weak, alias("PMPI_Rput")));
 
-int PMPI_Rput_c(const void* origin_addr, MPI_Count origin_count, MPI_Datatype origin_datatype, int target_rank, MPI_Aint target_disp, MPI_Count target_count, MPI_Datatype target_datatype, MPI_Win win, MPI_Request* request)
+static int body_MPI_Rput_c(const void* origin_addr, MPI_Count origin_count, MPI_Datatype origin_datatype, int target_rank, MPI_Aint target_disp, MPI_Count target_count, MPI_Datatype target_datatype, MPI_Win win, MPI_Request* request)
 {
     lm_errctx lm_ctx = LM_ERRCTX_INIT("MPI_Rput_c");
     LM_CHECK(lm_check_init(&lm_ctx));
@@ -453,9 +657,16 @@ int PMPI_Rput_c(const void* origin_addr, MPI_Count origin_count, MPI_Datatype or
     LM_CHECK(lm_check_buffer(&lm_ctx, origin_addr, origin_count, origin_datatype, "origin_addr", 0));
     return impl_MPI_Rput_c(origin_addr, origin_count, origin_datatype, target_rank, target_disp, target_count, target_datatype, win, request);
 }
+int PMPI_Rput_c(const void* origin_addr, MPI_Count origin_count, MPI_Datatype origin_datatype, int target_rank, MPI_Aint target_disp, MPI_Count target_count, MPI_Datatype target_datatype, MPI_Win win, MPI_Request* request)
+{
+    int lm_held = lm_cs_call_enter();
+    int lm_rc = body_MPI_Rput_c(origin_addr, origin_count, origin_datatype, target_rank, target_disp, target_count, target_datatype, win, request);
+    lm_cs_call_exit(lm_held);
+    return lm_rc;
+}
 extern __typeof__(PMPI_Rput_c) MPI_Rput_c __attribute__((weak, alias("PMPI_Rput_c")));
 
-int PMPI_Win_allocate(MPI_Aint size, int disp_unit, MPI_Info info, MPI_Comm comm, void* baseptr, MPI_Win* win)
+static int body_MPI_Win_allocate(MPI_Aint size, int disp_unit, MPI_Info info, MPI_Comm comm, void* baseptr, MPI_Win* win)
 {
     lm_errctx lm_ctx = LM_ERRCTX_INIT("MPI_Win_allocate");
     lm_comm *lm_c = NULL;
@@ -469,9 +680,16 @@ int PMPI_Win_allocate(MPI_Aint size, int disp_unit, MPI_Info info, MPI_Comm comm
     LM_CHECK(lm_check_ptr(&lm_ctx, win, "win"));
     return impl_MPI_Win_allocate(size, disp_unit, info, comm, baseptr, win);
 }
+int PMPI_Win_allocate(MPI_Aint size, int disp_unit, MPI_Info info, MPI_Comm comm, void* baseptr, MPI_Win* win)
+{
+    int lm_held = lm_cs_call_enter();
+    int lm_rc = body_MPI_Win_allocate(size, disp_unit, info, comm, baseptr, win);
+    lm_cs_call_exit(lm_held);
+    return lm_rc;
+}
 extern __typeof__(PMPI_Win_allocate) MPI_Win_allocate __attribute__((weak, alias("PMPI_Win_allocate")));
 
-int PMPI_Win_allocate_c(MPI_Aint size, MPI_Aint disp_unit, MPI_Info info, MPI_Comm comm, void* baseptr, MPI_Win* win)
+static int body_MPI_Win_allocate_c(MPI_Aint size, MPI_Aint disp_unit, MPI_Info info, MPI_Comm comm, void* baseptr, MPI_Win* win)
 {
     lm_errctx lm_ctx = LM_ERRCTX_INIT("MPI_Win_allocate_c");
     lm_comm *lm_c = NULL;
@@ -485,9 +703,16 @@ int PMPI_Win_allocate_c(MPI_Aint size, MPI_Aint disp_unit, MPI_Info info, MPI_Co
     LM_CHECK(lm_check_ptr(&lm_ctx, win, "win"));
     return impl_MPI_Win_allocate_c(size, disp_unit, info, comm, baseptr, win);
 }
+int PMPI_Win_allocate_c(MPI_Aint size, MPI_Aint disp_unit, MPI_Info info, MPI_Comm comm, void* baseptr, MPI_Win* win)
+{
+    int lm_held = lm_cs_call_enter();
+    int lm_rc = body_MPI_Win_allocate_c(size, disp_unit, info, comm, baseptr, win);
+    lm_cs_call_exit(lm_held);
+    return lm_rc;
+}
 extern __typeof__(PMPI_Win_allocate_c) MPI_Win_allocate_c __attribute__((weak, alias("PMPI_Win_allocate_c")));
 
-int PMPI_Win_allocate_shared(MPI_Aint size, int disp_unit, MPI_Info info, MPI_Comm comm, void* baseptr, MPI_Win* win)
+static int body_MPI_Win_allocate_shared(MPI_Aint size, int disp_unit, MPI_Info info, MPI_Comm comm, void* baseptr, MPI_Win* win)
 {
     lm_errctx lm_ctx = LM_ERRCTX_INIT("MPI_Win_allocate_shared");
     lm_comm *lm_c = NULL;
@@ -501,9 +726,16 @@ int PMPI_Win_allocate_shared(MPI_Aint size, int disp_unit, MPI_Info info, MPI_Co
     LM_CHECK(lm_check_ptr(&lm_ctx, win, "win"));
     return impl_MPI_Win_allocate_shared(size, disp_unit, info, comm, baseptr, win);
 }
+int PMPI_Win_allocate_shared(MPI_Aint size, int disp_unit, MPI_Info info, MPI_Comm comm, void* baseptr, MPI_Win* win)
+{
+    int lm_held = lm_cs_call_enter();
+    int lm_rc = body_MPI_Win_allocate_shared(size, disp_unit, info, comm, baseptr, win);
+    lm_cs_call_exit(lm_held);
+    return lm_rc;
+}
 extern __typeof__(PMPI_Win_allocate_shared) MPI_Win_allocate_shared __attribute__((weak, alias("PMPI_Win_allocate_shared")));
 
-int PMPI_Win_allocate_shared_c(MPI_Aint size, MPI_Aint disp_unit, MPI_Info info, MPI_Comm comm, void* baseptr, MPI_Win* win)
+static int body_MPI_Win_allocate_shared_c(MPI_Aint size, MPI_Aint disp_unit, MPI_Info info, MPI_Comm comm, void* baseptr, MPI_Win* win)
 {
     lm_errctx lm_ctx = LM_ERRCTX_INIT("MPI_Win_allocate_shared_c");
     lm_comm *lm_c = NULL;
@@ -517,9 +749,16 @@ int PMPI_Win_allocate_shared_c(MPI_Aint size, MPI_Aint disp_unit, MPI_Info info,
     LM_CHECK(lm_check_ptr(&lm_ctx, win, "win"));
     return impl_MPI_Win_allocate_shared_c(size, disp_unit, info, comm, baseptr, win);
 }
+int PMPI_Win_allocate_shared_c(MPI_Aint size, MPI_Aint disp_unit, MPI_Info info, MPI_Comm comm, void* baseptr, MPI_Win* win)
+{
+    int lm_held = lm_cs_call_enter();
+    int lm_rc = body_MPI_Win_allocate_shared_c(size, disp_unit, info, comm, baseptr, win);
+    lm_cs_call_exit(lm_held);
+    return lm_rc;
+}
 extern __typeof__(PMPI_Win_allocate_shared_c) MPI_Win_allocate_shared_c __attribute__((weak, alias("PMPI_Win_allocate_shared_c")));
 
-int PMPI_Win_attach(MPI_Win win, void* base, MPI_Aint size)
+static int body_MPI_Win_attach(MPI_Win win, void* base, MPI_Aint size)
 {
     lm_errctx lm_ctx = LM_ERRCTX_INIT("MPI_Win_attach");
     LM_CHECK(lm_check_init(&lm_ctx));
@@ -528,9 +767,16 @@ int PMPI_Win_attach(MPI_Win win, void* base, MPI_Aint size)
     LM_CHECK(lm_check_buffer(&lm_ctx, base, 0, MPI_DATATYPE_NULL, "base", 0));
     return impl_MPI_Win_attach(win, base, size);
 }
+int PMPI_Win_attach(MPI_Win win, void* base, MPI_Aint size)
+{
+    int lm_held = lm_cs_call_enter();
+    int lm_rc = body_MPI_Win_attach(win, base, size);
+    lm_cs_call_exit(lm_held);
+    return lm_rc;
+}
 extern __typeof__(PMPI_Win_attach) MPI_Win_attach __attribute__((weak, alias("PMPI_Win_attach")));
 
-int PMPI_Win_call_errhandler(MPI_Win win, int errorcode)
+static int body_MPI_Win_call_errhandler(MPI_Win win, int errorcode)
 {
     lm_errctx lm_ctx = LM_ERRCTX_INIT("MPI_Win_call_errhandler");
     LM_CHECK(lm_check_init(&lm_ctx));
@@ -538,9 +784,16 @@ int PMPI_Win_call_errhandler(MPI_Win win, int errorcode)
     lm_errctx_bind(&lm_ctx, LM_KIND_WIN, win);
     return impl_MPI_Win_call_errhandler(win, errorcode);
 }
+int PMPI_Win_call_errhandler(MPI_Win win, int errorcode)
+{
+    int lm_held = lm_cs_call_enter();
+    int lm_rc = body_MPI_Win_call_errhandler(win, errorcode);
+    lm_cs_call_exit(lm_held);
+    return lm_rc;
+}
 extern __typeof__(PMPI_Win_call_errhandler) MPI_Win_call_errhandler __attribute__((weak, alias("PMPI_Win_call_errhandler")));
 
-int PMPI_Win_complete(MPI_Win win)
+static int body_MPI_Win_complete(MPI_Win win)
 {
     lm_errctx lm_ctx = LM_ERRCTX_INIT("MPI_Win_complete");
     LM_CHECK(lm_check_init(&lm_ctx));
@@ -548,9 +801,16 @@ int PMPI_Win_complete(MPI_Win win)
     lm_errctx_bind(&lm_ctx, LM_KIND_WIN, win);
     return impl_MPI_Win_complete(win);
 }
+int PMPI_Win_complete(MPI_Win win)
+{
+    int lm_held = lm_cs_call_enter();
+    int lm_rc = body_MPI_Win_complete(win);
+    lm_cs_call_exit(lm_held);
+    return lm_rc;
+}
 extern __typeof__(PMPI_Win_complete) MPI_Win_complete __attribute__((weak, alias("PMPI_Win_complete")));
 
-int PMPI_Win_create(void* base, MPI_Aint size, int disp_unit, MPI_Info info, MPI_Comm comm, MPI_Win* win)
+static int body_MPI_Win_create(void* base, MPI_Aint size, int disp_unit, MPI_Info info, MPI_Comm comm, MPI_Win* win)
 {
     lm_errctx lm_ctx = LM_ERRCTX_INIT("MPI_Win_create");
     lm_comm *lm_c = NULL;
@@ -564,9 +824,16 @@ int PMPI_Win_create(void* base, MPI_Aint size, int disp_unit, MPI_Info info, MPI
     LM_CHECK(lm_check_buffer(&lm_ctx, base, 0, MPI_DATATYPE_NULL, "base", 0));
     return impl_MPI_Win_create(base, size, disp_unit, info, comm, win);
 }
+int PMPI_Win_create(void* base, MPI_Aint size, int disp_unit, MPI_Info info, MPI_Comm comm, MPI_Win* win)
+{
+    int lm_held = lm_cs_call_enter();
+    int lm_rc = body_MPI_Win_create(base, size, disp_unit, info, comm, win);
+    lm_cs_call_exit(lm_held);
+    return lm_rc;
+}
 extern __typeof__(PMPI_Win_create) MPI_Win_create __attribute__((weak, alias("PMPI_Win_create")));
 
-int PMPI_Win_create_c(void* base, MPI_Aint size, MPI_Aint disp_unit, MPI_Info info, MPI_Comm comm, MPI_Win* win)
+static int body_MPI_Win_create_c(void* base, MPI_Aint size, MPI_Aint disp_unit, MPI_Info info, MPI_Comm comm, MPI_Win* win)
 {
     lm_errctx lm_ctx = LM_ERRCTX_INIT("MPI_Win_create_c");
     lm_comm *lm_c = NULL;
@@ -580,9 +847,16 @@ int PMPI_Win_create_c(void* base, MPI_Aint size, MPI_Aint disp_unit, MPI_Info in
     LM_CHECK(lm_check_buffer(&lm_ctx, base, 0, MPI_DATATYPE_NULL, "base", 0));
     return impl_MPI_Win_create_c(base, size, disp_unit, info, comm, win);
 }
+int PMPI_Win_create_c(void* base, MPI_Aint size, MPI_Aint disp_unit, MPI_Info info, MPI_Comm comm, MPI_Win* win)
+{
+    int lm_held = lm_cs_call_enter();
+    int lm_rc = body_MPI_Win_create_c(base, size, disp_unit, info, comm, win);
+    lm_cs_call_exit(lm_held);
+    return lm_rc;
+}
 extern __typeof__(PMPI_Win_create_c) MPI_Win_create_c __attribute__((weak, alias("PMPI_Win_create_c")));
 
-int PMPI_Win_create_dynamic(MPI_Info info, MPI_Comm comm, MPI_Win* win)
+static int body_MPI_Win_create_dynamic(MPI_Info info, MPI_Comm comm, MPI_Win* win)
 {
     lm_errctx lm_ctx = LM_ERRCTX_INIT("MPI_Win_create_dynamic");
     lm_comm *lm_c = NULL;
@@ -593,27 +867,48 @@ int PMPI_Win_create_dynamic(MPI_Info info, MPI_Comm comm, MPI_Win* win)
     LM_CHECK(lm_check_ptr(&lm_ctx, win, "win"));
     return impl_MPI_Win_create_dynamic(info, comm, win);
 }
+int PMPI_Win_create_dynamic(MPI_Info info, MPI_Comm comm, MPI_Win* win)
+{
+    int lm_held = lm_cs_call_enter();
+    int lm_rc = body_MPI_Win_create_dynamic(info, comm, win);
+    lm_cs_call_exit(lm_held);
+    return lm_rc;
+}
 extern __typeof__(PMPI_Win_create_dynamic) MPI_Win_create_dynamic __attribute__((weak, alias("PMPI_Win_create_dynamic")));
 
-int PMPI_Win_create_errhandler(MPI_Win_errhandler_function* win_errhandler_fn, MPI_Errhandler* errhandler)
+static int body_MPI_Win_create_errhandler(MPI_Win_errhandler_function* win_errhandler_fn, MPI_Errhandler* errhandler)
 {
     lm_errctx lm_ctx = LM_ERRCTX_INIT("MPI_Win_create_errhandler");
     LM_CHECK(lm_check_init(&lm_ctx));
     LM_CHECK(lm_check_ptr(&lm_ctx, errhandler, "errhandler"));
     return impl_MPI_Win_create_errhandler(win_errhandler_fn, errhandler);
 }
+int PMPI_Win_create_errhandler(MPI_Win_errhandler_function* win_errhandler_fn, MPI_Errhandler* errhandler)
+{
+    int lm_held = lm_cs_call_enter();
+    int lm_rc = body_MPI_Win_create_errhandler(win_errhandler_fn, errhandler);
+    lm_cs_call_exit(lm_held);
+    return lm_rc;
+}
 extern __typeof__(PMPI_Win_create_errhandler) MPI_Win_create_errhandler __attribute__((weak, alias("PMPI_Win_create_errhandler")));
 
-int PMPI_Win_create_keyval(MPI_Win_copy_attr_function* win_copy_attr_fn, MPI_Win_delete_attr_function* win_delete_attr_fn, int* win_keyval, void* extra_state)
+static int body_MPI_Win_create_keyval(MPI_Win_copy_attr_function* win_copy_attr_fn, MPI_Win_delete_attr_function* win_delete_attr_fn, int* win_keyval, void* extra_state)
 {
     lm_errctx lm_ctx = LM_ERRCTX_INIT("MPI_Win_create_keyval");
     LM_CHECK(lm_check_init(&lm_ctx));
     LM_CHECK(lm_check_ptr(&lm_ctx, win_keyval, "win_keyval"));
     return impl_MPI_Win_create_keyval(win_copy_attr_fn, win_delete_attr_fn, win_keyval, extra_state);
 }
+int PMPI_Win_create_keyval(MPI_Win_copy_attr_function* win_copy_attr_fn, MPI_Win_delete_attr_function* win_delete_attr_fn, int* win_keyval, void* extra_state)
+{
+    int lm_held = lm_cs_call_enter();
+    int lm_rc = body_MPI_Win_create_keyval(win_copy_attr_fn, win_delete_attr_fn, win_keyval, extra_state);
+    lm_cs_call_exit(lm_held);
+    return lm_rc;
+}
 extern __typeof__(PMPI_Win_create_keyval) MPI_Win_create_keyval __attribute__((weak, alias("PMPI_Win_create_keyval")));
 
-int PMPI_Win_delete_attr(MPI_Win win, int win_keyval)
+static int body_MPI_Win_delete_attr(MPI_Win win, int win_keyval)
 {
     lm_errctx lm_ctx = LM_ERRCTX_INIT("MPI_Win_delete_attr");
     LM_CHECK(lm_check_init(&lm_ctx));
@@ -621,9 +916,16 @@ int PMPI_Win_delete_attr(MPI_Win win, int win_keyval)
     lm_errctx_bind(&lm_ctx, LM_KIND_WIN, win);
     return impl_MPI_Win_delete_attr(win, win_keyval);
 }
+int PMPI_Win_delete_attr(MPI_Win win, int win_keyval)
+{
+    int lm_held = lm_cs_call_enter();
+    int lm_rc = body_MPI_Win_delete_attr(win, win_keyval);
+    lm_cs_call_exit(lm_held);
+    return lm_rc;
+}
 extern __typeof__(PMPI_Win_delete_attr) MPI_Win_delete_attr __attribute__((weak, alias("PMPI_Win_delete_attr")));
 
-int PMPI_Win_detach(MPI_Win win, const void* base)
+static int body_MPI_Win_detach(MPI_Win win, const void* base)
 {
     lm_errctx lm_ctx = LM_ERRCTX_INIT("MPI_Win_detach");
     LM_CHECK(lm_check_init(&lm_ctx));
@@ -632,9 +934,16 @@ int PMPI_Win_detach(MPI_Win win, const void* base)
     LM_CHECK(lm_check_buffer(&lm_ctx, base, 0, MPI_DATATYPE_NULL, "base", 0));
     return impl_MPI_Win_detach(win, base);
 }
+int PMPI_Win_detach(MPI_Win win, const void* base)
+{
+    int lm_held = lm_cs_call_enter();
+    int lm_rc = body_MPI_Win_detach(win, base);
+    lm_cs_call_exit(lm_held);
+    return lm_rc;
+}
 extern __typeof__(PMPI_Win_detach) MPI_Win_detach __attribute__((weak, alias("PMPI_Win_detach")));
 
-int PMPI_Win_fence(int assert, MPI_Win win)
+static int body_MPI_Win_fence(int assert, MPI_Win win)
 {
     lm_errctx lm_ctx = LM_ERRCTX_INIT("MPI_Win_fence");
     LM_CHECK(lm_check_init(&lm_ctx));
@@ -642,9 +951,16 @@ int PMPI_Win_fence(int assert, MPI_Win win)
     lm_errctx_bind(&lm_ctx, LM_KIND_WIN, win);
     return impl_MPI_Win_fence(assert, win);
 }
+int PMPI_Win_fence(int assert, MPI_Win win)
+{
+    int lm_held = lm_cs_call_enter();
+    int lm_rc = body_MPI_Win_fence(assert, win);
+    lm_cs_call_exit(lm_held);
+    return lm_rc;
+}
 extern __typeof__(PMPI_Win_fence) MPI_Win_fence __attribute__((weak, alias("PMPI_Win_fence")));
 
-int PMPI_Win_flush(int rank, MPI_Win win)
+static int body_MPI_Win_flush(int rank, MPI_Win win)
 {
     lm_errctx lm_ctx = LM_ERRCTX_INIT("MPI_Win_flush");
     LM_CHECK(lm_check_init(&lm_ctx));
@@ -653,9 +969,16 @@ int PMPI_Win_flush(int rank, MPI_Win win)
     LM_CHECK(lm_check_rank(&lm_ctx, NULL, rank, "rank", 0));
     return impl_MPI_Win_flush(rank, win);
 }
+int PMPI_Win_flush(int rank, MPI_Win win)
+{
+    int lm_held = lm_cs_call_enter();
+    int lm_rc = body_MPI_Win_flush(rank, win);
+    lm_cs_call_exit(lm_held);
+    return lm_rc;
+}
 extern __typeof__(PMPI_Win_flush) MPI_Win_flush __attribute__((weak, alias("PMPI_Win_flush")));
 
-int PMPI_Win_flush_all(MPI_Win win)
+static int body_MPI_Win_flush_all(MPI_Win win)
 {
     lm_errctx lm_ctx = LM_ERRCTX_INIT("MPI_Win_flush_all");
     LM_CHECK(lm_check_init(&lm_ctx));
@@ -663,9 +986,16 @@ int PMPI_Win_flush_all(MPI_Win win)
     lm_errctx_bind(&lm_ctx, LM_KIND_WIN, win);
     return impl_MPI_Win_flush_all(win);
 }
+int PMPI_Win_flush_all(MPI_Win win)
+{
+    int lm_held = lm_cs_call_enter();
+    int lm_rc = body_MPI_Win_flush_all(win);
+    lm_cs_call_exit(lm_held);
+    return lm_rc;
+}
 extern __typeof__(PMPI_Win_flush_all) MPI_Win_flush_all __attribute__((weak, alias("PMPI_Win_flush_all")));
 
-int PMPI_Win_flush_local(int rank, MPI_Win win)
+static int body_MPI_Win_flush_local(int rank, MPI_Win win)
 {
     lm_errctx lm_ctx = LM_ERRCTX_INIT("MPI_Win_flush_local");
     LM_CHECK(lm_check_init(&lm_ctx));
@@ -674,9 +1004,16 @@ int PMPI_Win_flush_local(int rank, MPI_Win win)
     LM_CHECK(lm_check_rank(&lm_ctx, NULL, rank, "rank", 0));
     return impl_MPI_Win_flush_local(rank, win);
 }
+int PMPI_Win_flush_local(int rank, MPI_Win win)
+{
+    int lm_held = lm_cs_call_enter();
+    int lm_rc = body_MPI_Win_flush_local(rank, win);
+    lm_cs_call_exit(lm_held);
+    return lm_rc;
+}
 extern __typeof__(PMPI_Win_flush_local) MPI_Win_flush_local __attribute__((weak, alias("PMPI_Win_flush_local")));
 
-int PMPI_Win_flush_local_all(MPI_Win win)
+static int body_MPI_Win_flush_local_all(MPI_Win win)
 {
     lm_errctx lm_ctx = LM_ERRCTX_INIT("MPI_Win_flush_local_all");
     LM_CHECK(lm_check_init(&lm_ctx));
@@ -684,9 +1021,16 @@ int PMPI_Win_flush_local_all(MPI_Win win)
     lm_errctx_bind(&lm_ctx, LM_KIND_WIN, win);
     return impl_MPI_Win_flush_local_all(win);
 }
+int PMPI_Win_flush_local_all(MPI_Win win)
+{
+    int lm_held = lm_cs_call_enter();
+    int lm_rc = body_MPI_Win_flush_local_all(win);
+    lm_cs_call_exit(lm_held);
+    return lm_rc;
+}
 extern __typeof__(PMPI_Win_flush_local_all) MPI_Win_flush_local_all __attribute__((weak, alias("PMPI_Win_flush_local_all")));
 
-int PMPI_Win_free(MPI_Win* win)
+static int body_MPI_Win_free(MPI_Win* win)
 {
     lm_errctx lm_ctx = LM_ERRCTX_INIT("MPI_Win_free");
     LM_CHECK(lm_check_init(&lm_ctx));
@@ -695,18 +1039,32 @@ int PMPI_Win_free(MPI_Win* win)
     lm_errctx_bind(&lm_ctx, LM_KIND_WIN, *win);
     return impl_MPI_Win_free(win);
 }
+int PMPI_Win_free(MPI_Win* win)
+{
+    int lm_held = lm_cs_call_enter();
+    int lm_rc = body_MPI_Win_free(win);
+    lm_cs_call_exit(lm_held);
+    return lm_rc;
+}
 extern __typeof__(PMPI_Win_free) MPI_Win_free __attribute__((weak, alias("PMPI_Win_free")));
 
-int PMPI_Win_free_keyval(int* win_keyval)
+static int body_MPI_Win_free_keyval(int* win_keyval)
 {
     lm_errctx lm_ctx = LM_ERRCTX_INIT("MPI_Win_free_keyval");
     LM_CHECK(lm_check_init(&lm_ctx));
     LM_CHECK(lm_check_ptr(&lm_ctx, win_keyval, "win_keyval"));
     return impl_MPI_Win_free_keyval(win_keyval);
 }
+int PMPI_Win_free_keyval(int* win_keyval)
+{
+    int lm_held = lm_cs_call_enter();
+    int lm_rc = body_MPI_Win_free_keyval(win_keyval);
+    lm_cs_call_exit(lm_held);
+    return lm_rc;
+}
 extern __typeof__(PMPI_Win_free_keyval) MPI_Win_free_keyval __attribute__((weak, alias("PMPI_Win_free_keyval")));
 
-int PMPI_Win_get_attr(MPI_Win win, int win_keyval, void* attribute_val, int* flag)
+static int body_MPI_Win_get_attr(MPI_Win win, int win_keyval, void* attribute_val, int* flag)
 {
     lm_errctx lm_ctx = LM_ERRCTX_INIT("MPI_Win_get_attr");
     LM_CHECK(lm_check_init(&lm_ctx));
@@ -716,9 +1074,16 @@ int PMPI_Win_get_attr(MPI_Win win, int win_keyval, void* attribute_val, int* fla
     LM_CHECK(lm_check_ptr(&lm_ctx, flag, "flag"));
     return impl_MPI_Win_get_attr(win, win_keyval, attribute_val, flag);
 }
+int PMPI_Win_get_attr(MPI_Win win, int win_keyval, void* attribute_val, int* flag)
+{
+    int lm_held = lm_cs_call_enter();
+    int lm_rc = body_MPI_Win_get_attr(win, win_keyval, attribute_val, flag);
+    lm_cs_call_exit(lm_held);
+    return lm_rc;
+}
 extern __typeof__(PMPI_Win_get_attr) MPI_Win_get_attr __attribute__((weak, alias("PMPI_Win_get_attr")));
 
-int PMPI_Win_get_errhandler(MPI_Win win, MPI_Errhandler* errhandler)
+static int body_MPI_Win_get_errhandler(MPI_Win win, MPI_Errhandler* errhandler)
 {
     lm_errctx lm_ctx = LM_ERRCTX_INIT("MPI_Win_get_errhandler");
     LM_CHECK(lm_check_init(&lm_ctx));
@@ -727,9 +1092,16 @@ int PMPI_Win_get_errhandler(MPI_Win win, MPI_Errhandler* errhandler)
     LM_CHECK(lm_check_ptr(&lm_ctx, errhandler, "errhandler"));
     return impl_MPI_Win_get_errhandler(win, errhandler);
 }
+int PMPI_Win_get_errhandler(MPI_Win win, MPI_Errhandler* errhandler)
+{
+    int lm_held = lm_cs_call_enter();
+    int lm_rc = body_MPI_Win_get_errhandler(win, errhandler);
+    lm_cs_call_exit(lm_held);
+    return lm_rc;
+}
 extern __typeof__(PMPI_Win_get_errhandler) MPI_Win_get_errhandler __attribute__((weak, alias("PMPI_Win_get_errhandler")));
 
-int PMPI_Win_get_group(MPI_Win win, MPI_Group* group)
+static int body_MPI_Win_get_group(MPI_Win win, MPI_Group* group)
 {
     lm_errctx lm_ctx = LM_ERRCTX_INIT("MPI_Win_get_group");
     LM_CHECK(lm_check_init(&lm_ctx));
@@ -738,9 +1110,16 @@ int PMPI_Win_get_group(MPI_Win win, MPI_Group* group)
     LM_CHECK(lm_check_ptr(&lm_ctx, group, "group"));
     return impl_MPI_Win_get_group(win, group);
 }
+int PMPI_Win_get_group(MPI_Win win, MPI_Group* group)
+{
+    int lm_held = lm_cs_call_enter();
+    int lm_rc = body_MPI_Win_get_group(win, group);
+    lm_cs_call_exit(lm_held);
+    return lm_rc;
+}
 extern __typeof__(PMPI_Win_get_group) MPI_Win_get_group __attribute__((weak, alias("PMPI_Win_get_group")));
 
-int PMPI_Win_get_info(MPI_Win win, MPI_Info* info_used)
+static int body_MPI_Win_get_info(MPI_Win win, MPI_Info* info_used)
 {
     lm_errctx lm_ctx = LM_ERRCTX_INIT("MPI_Win_get_info");
     LM_CHECK(lm_check_init(&lm_ctx));
@@ -749,9 +1128,16 @@ int PMPI_Win_get_info(MPI_Win win, MPI_Info* info_used)
     LM_CHECK(lm_check_ptr(&lm_ctx, info_used, "info_used"));
     return impl_MPI_Win_get_info(win, info_used);
 }
+int PMPI_Win_get_info(MPI_Win win, MPI_Info* info_used)
+{
+    int lm_held = lm_cs_call_enter();
+    int lm_rc = body_MPI_Win_get_info(win, info_used);
+    lm_cs_call_exit(lm_held);
+    return lm_rc;
+}
 extern __typeof__(PMPI_Win_get_info) MPI_Win_get_info __attribute__((weak, alias("PMPI_Win_get_info")));
 
-int PMPI_Win_get_name(MPI_Win win, char* win_name, int* resultlen)
+static int body_MPI_Win_get_name(MPI_Win win, char* win_name, int* resultlen)
 {
     lm_errctx lm_ctx = LM_ERRCTX_INIT("MPI_Win_get_name");
     LM_CHECK(lm_check_init(&lm_ctx));
@@ -760,9 +1146,16 @@ int PMPI_Win_get_name(MPI_Win win, char* win_name, int* resultlen)
     LM_CHECK(lm_check_ptr(&lm_ctx, resultlen, "resultlen"));
     return impl_MPI_Win_get_name(win, win_name, resultlen);
 }
+int PMPI_Win_get_name(MPI_Win win, char* win_name, int* resultlen)
+{
+    int lm_held = lm_cs_call_enter();
+    int lm_rc = body_MPI_Win_get_name(win, win_name, resultlen);
+    lm_cs_call_exit(lm_held);
+    return lm_rc;
+}
 extern __typeof__(PMPI_Win_get_name) MPI_Win_get_name __attribute__((weak, alias("PMPI_Win_get_name")));
 
-int PMPI_Win_lock(int lock_type, int rank, int assert, MPI_Win win)
+static int body_MPI_Win_lock(int lock_type, int rank, int assert, MPI_Win win)
 {
     lm_errctx lm_ctx = LM_ERRCTX_INIT("MPI_Win_lock");
     LM_CHECK(lm_check_init(&lm_ctx));
@@ -772,9 +1165,16 @@ int PMPI_Win_lock(int lock_type, int rank, int assert, MPI_Win win)
     LM_CHECK(lm_check_rank(&lm_ctx, NULL, rank, "rank", 0));
     return impl_MPI_Win_lock(lock_type, rank, assert, win);
 }
+int PMPI_Win_lock(int lock_type, int rank, int assert, MPI_Win win)
+{
+    int lm_held = lm_cs_call_enter();
+    int lm_rc = body_MPI_Win_lock(lock_type, rank, assert, win);
+    lm_cs_call_exit(lm_held);
+    return lm_rc;
+}
 extern __typeof__(PMPI_Win_lock) MPI_Win_lock __attribute__((weak, alias("PMPI_Win_lock")));
 
-int PMPI_Win_lock_all(int assert, MPI_Win win)
+static int body_MPI_Win_lock_all(int assert, MPI_Win win)
 {
     lm_errctx lm_ctx = LM_ERRCTX_INIT("MPI_Win_lock_all");
     LM_CHECK(lm_check_init(&lm_ctx));
@@ -782,9 +1182,16 @@ int PMPI_Win_lock_all(int assert, MPI_Win win)
     lm_errctx_bind(&lm_ctx, LM_KIND_WIN, win);
     return impl_MPI_Win_lock_all(assert, win);
 }
+int PMPI_Win_lock_all(int assert, MPI_Win win)
+{
+    int lm_held = lm_cs_call_enter();
+    int lm_rc = body_MPI_Win_lock_all(assert, win);
+    lm_cs_call_exit(lm_held);
+    return lm_rc;
+}
 extern __typeof__(PMPI_Win_lock_all) MPI_Win_lock_all __attribute__((weak, alias("PMPI_Win_lock_all")));
 
-int PMPI_Win_post(MPI_Group group, int assert, MPI_Win win)
+static int body_MPI_Win_post(MPI_Group group, int assert, MPI_Win win)
 {
     lm_errctx lm_ctx = LM_ERRCTX_INIT("MPI_Win_post");
     LM_CHECK(lm_check_init(&lm_ctx));
@@ -793,9 +1200,16 @@ int PMPI_Win_post(MPI_Group group, int assert, MPI_Win win)
     LM_CHECK(lm_check_group(&lm_ctx, group, "group", 0));
     return impl_MPI_Win_post(group, assert, win);
 }
+int PMPI_Win_post(MPI_Group group, int assert, MPI_Win win)
+{
+    int lm_held = lm_cs_call_enter();
+    int lm_rc = body_MPI_Win_post(group, assert, win);
+    lm_cs_call_exit(lm_held);
+    return lm_rc;
+}
 extern __typeof__(PMPI_Win_post) MPI_Win_post __attribute__((weak, alias("PMPI_Win_post")));
 
-int PMPI_Win_set_attr(MPI_Win win, int win_keyval, void* attribute_val)
+static int body_MPI_Win_set_attr(MPI_Win win, int win_keyval, void* attribute_val)
 {
     lm_errctx lm_ctx = LM_ERRCTX_INIT("MPI_Win_set_attr");
     LM_CHECK(lm_check_init(&lm_ctx));
@@ -803,9 +1217,16 @@ int PMPI_Win_set_attr(MPI_Win win, int win_keyval, void* attribute_val)
     lm_errctx_bind(&lm_ctx, LM_KIND_WIN, win);
     return impl_MPI_Win_set_attr(win, win_keyval, attribute_val);
 }
+int PMPI_Win_set_attr(MPI_Win win, int win_keyval, void* attribute_val)
+{
+    int lm_held = lm_cs_call_enter();
+    int lm_rc = body_MPI_Win_set_attr(win, win_keyval, attribute_val);
+    lm_cs_call_exit(lm_held);
+    return lm_rc;
+}
 extern __typeof__(PMPI_Win_set_attr) MPI_Win_set_attr __attribute__((weak, alias("PMPI_Win_set_attr")));
 
-int PMPI_Win_set_errhandler(MPI_Win win, MPI_Errhandler errhandler)
+static int body_MPI_Win_set_errhandler(MPI_Win win, MPI_Errhandler errhandler)
 {
     lm_errctx lm_ctx = LM_ERRCTX_INIT("MPI_Win_set_errhandler");
     LM_CHECK(lm_check_init(&lm_ctx));
@@ -814,9 +1235,16 @@ int PMPI_Win_set_errhandler(MPI_Win win, MPI_Errhandler errhandler)
     LM_CHECK(lm_check_errhandler(&lm_ctx, errhandler, "errhandler", 0));
     return impl_MPI_Win_set_errhandler(win, errhandler);
 }
+int PMPI_Win_set_errhandler(MPI_Win win, MPI_Errhandler errhandler)
+{
+    int lm_held = lm_cs_call_enter();
+    int lm_rc = body_MPI_Win_set_errhandler(win, errhandler);
+    lm_cs_call_exit(lm_held);
+    return lm_rc;
+}
 extern __typeof__(PMPI_Win_set_errhandler) MPI_Win_set_errhandler __attribute__((weak, alias("PMPI_Win_set_errhandler")));
 
-int PMPI_Win_set_info(MPI_Win win, MPI_Info info)
+static int body_MPI_Win_set_info(MPI_Win win, MPI_Info info)
 {
     lm_errctx lm_ctx = LM_ERRCTX_INIT("MPI_Win_set_info");
     LM_CHECK(lm_check_init(&lm_ctx));
@@ -825,9 +1253,16 @@ int PMPI_Win_set_info(MPI_Win win, MPI_Info info)
     LM_CHECK(lm_check_info(&lm_ctx, info, "info", 1));
     return impl_MPI_Win_set_info(win, info);
 }
+int PMPI_Win_set_info(MPI_Win win, MPI_Info info)
+{
+    int lm_held = lm_cs_call_enter();
+    int lm_rc = body_MPI_Win_set_info(win, info);
+    lm_cs_call_exit(lm_held);
+    return lm_rc;
+}
 extern __typeof__(PMPI_Win_set_info) MPI_Win_set_info __attribute__((weak, alias("PMPI_Win_set_info")));
 
-int PMPI_Win_set_name(MPI_Win win, const char* win_name)
+static int body_MPI_Win_set_name(MPI_Win win, const char* win_name)
 {
     lm_errctx lm_ctx = LM_ERRCTX_INIT("MPI_Win_set_name");
     LM_CHECK(lm_check_init(&lm_ctx));
@@ -836,9 +1271,16 @@ int PMPI_Win_set_name(MPI_Win win, const char* win_name)
     LM_CHECK(lm_check_string(&lm_ctx, win_name, "win_name", MPI_ERR_ARG));
     return impl_MPI_Win_set_name(win, win_name);
 }
+int PMPI_Win_set_name(MPI_Win win, const char* win_name)
+{
+    int lm_held = lm_cs_call_enter();
+    int lm_rc = body_MPI_Win_set_name(win, win_name);
+    lm_cs_call_exit(lm_held);
+    return lm_rc;
+}
 extern __typeof__(PMPI_Win_set_name) MPI_Win_set_name __attribute__((weak, alias("PMPI_Win_set_name")));
 
-int PMPI_Win_shared_query(MPI_Win win, int rank, MPI_Aint* size, int* disp_unit, void* baseptr)
+static int body_MPI_Win_shared_query(MPI_Win win, int rank, MPI_Aint* size, int* disp_unit, void* baseptr)
 {
     lm_errctx lm_ctx = LM_ERRCTX_INIT("MPI_Win_shared_query");
     LM_CHECK(lm_check_init(&lm_ctx));
@@ -850,9 +1292,16 @@ int PMPI_Win_shared_query(MPI_Win win, int rank, MPI_Aint* size, int* disp_unit,
     LM_CHECK(lm_check_ptr(&lm_ctx, baseptr, "baseptr"));
     return impl_MPI_Win_shared_query(win, rank, size, disp_unit, baseptr);
 }
+int PMPI_Win_shared_query(MPI_Win win, int rank, MPI_Aint* size, int* disp_unit, void* baseptr)
+{
+    int lm_held = lm_cs_call_enter();
+    int lm_rc = body_MPI_Win_shared_query(win, rank, size, disp_unit, baseptr);
+    lm_cs_call_exit(lm_held);
+    return lm_rc;
+}
 extern __typeof__(PMPI_Win_shared_query) MPI_Win_shared_query __attribute__((weak, alias("PMPI_Win_shared_query")));
 
-int PMPI_Win_shared_query_c(MPI_Win win, int rank, MPI_Aint* size, MPI_Aint* disp_unit, void* baseptr)
+static int body_MPI_Win_shared_query_c(MPI_Win win, int rank, MPI_Aint* size, MPI_Aint* disp_unit, void* baseptr)
 {
     lm_errctx lm_ctx = LM_ERRCTX_INIT("MPI_Win_shared_query_c");
     LM_CHECK(lm_check_init(&lm_ctx));
@@ -864,9 +1313,16 @@ int PMPI_Win_shared_query_c(MPI_Win win, int rank, MPI_Aint* size, MPI_Aint* dis
     LM_CHECK(lm_check_ptr(&lm_ctx, baseptr, "baseptr"));
     return impl_MPI_Win_shared_query_c(win, rank, size, disp_unit, baseptr);
 }
+int PMPI_Win_shared_query_c(MPI_Win win, int rank, MPI_Aint* size, MPI_Aint* disp_unit, void* baseptr)
+{
+    int lm_held = lm_cs_call_enter();
+    int lm_rc = body_MPI_Win_shared_query_c(win, rank, size, disp_unit, baseptr);
+    lm_cs_call_exit(lm_held);
+    return lm_rc;
+}
 extern __typeof__(PMPI_Win_shared_query_c) MPI_Win_shared_query_c __attribute__((weak, alias("PMPI_Win_shared_query_c")));
 
-int PMPI_Win_start(MPI_Group group, int assert, MPI_Win win)
+static int body_MPI_Win_start(MPI_Group group, int assert, MPI_Win win)
 {
     lm_errctx lm_ctx = LM_ERRCTX_INIT("MPI_Win_start");
     LM_CHECK(lm_check_init(&lm_ctx));
@@ -875,9 +1331,16 @@ int PMPI_Win_start(MPI_Group group, int assert, MPI_Win win)
     LM_CHECK(lm_check_group(&lm_ctx, group, "group", 0));
     return impl_MPI_Win_start(group, assert, win);
 }
+int PMPI_Win_start(MPI_Group group, int assert, MPI_Win win)
+{
+    int lm_held = lm_cs_call_enter();
+    int lm_rc = body_MPI_Win_start(group, assert, win);
+    lm_cs_call_exit(lm_held);
+    return lm_rc;
+}
 extern __typeof__(PMPI_Win_start) MPI_Win_start __attribute__((weak, alias("PMPI_Win_start")));
 
-int PMPI_Win_sync(MPI_Win win)
+static int body_MPI_Win_sync(MPI_Win win)
 {
     lm_errctx lm_ctx = LM_ERRCTX_INIT("MPI_Win_sync");
     LM_CHECK(lm_check_init(&lm_ctx));
@@ -885,9 +1348,16 @@ int PMPI_Win_sync(MPI_Win win)
     lm_errctx_bind(&lm_ctx, LM_KIND_WIN, win);
     return impl_MPI_Win_sync(win);
 }
+int PMPI_Win_sync(MPI_Win win)
+{
+    int lm_held = lm_cs_call_enter();
+    int lm_rc = body_MPI_Win_sync(win);
+    lm_cs_call_exit(lm_held);
+    return lm_rc;
+}
 extern __typeof__(PMPI_Win_sync) MPI_Win_sync __attribute__((weak, alias("PMPI_Win_sync")));
 
-int PMPI_Win_test(MPI_Win win, int* flag)
+static int body_MPI_Win_test(MPI_Win win, int* flag)
 {
     lm_errctx lm_ctx = LM_ERRCTX_INIT("MPI_Win_test");
     LM_CHECK(lm_check_init(&lm_ctx));
@@ -896,9 +1366,16 @@ int PMPI_Win_test(MPI_Win win, int* flag)
     LM_CHECK(lm_check_ptr(&lm_ctx, flag, "flag"));
     return impl_MPI_Win_test(win, flag);
 }
+int PMPI_Win_test(MPI_Win win, int* flag)
+{
+    int lm_held = lm_cs_call_enter();
+    int lm_rc = body_MPI_Win_test(win, flag);
+    lm_cs_call_exit(lm_held);
+    return lm_rc;
+}
 extern __typeof__(PMPI_Win_test) MPI_Win_test __attribute__((weak, alias("PMPI_Win_test")));
 
-int PMPI_Win_unlock(int rank, MPI_Win win)
+static int body_MPI_Win_unlock(int rank, MPI_Win win)
 {
     lm_errctx lm_ctx = LM_ERRCTX_INIT("MPI_Win_unlock");
     LM_CHECK(lm_check_init(&lm_ctx));
@@ -907,9 +1384,16 @@ int PMPI_Win_unlock(int rank, MPI_Win win)
     LM_CHECK(lm_check_rank(&lm_ctx, NULL, rank, "rank", 0));
     return impl_MPI_Win_unlock(rank, win);
 }
+int PMPI_Win_unlock(int rank, MPI_Win win)
+{
+    int lm_held = lm_cs_call_enter();
+    int lm_rc = body_MPI_Win_unlock(rank, win);
+    lm_cs_call_exit(lm_held);
+    return lm_rc;
+}
 extern __typeof__(PMPI_Win_unlock) MPI_Win_unlock __attribute__((weak, alias("PMPI_Win_unlock")));
 
-int PMPI_Win_unlock_all(MPI_Win win)
+static int body_MPI_Win_unlock_all(MPI_Win win)
 {
     lm_errctx lm_ctx = LM_ERRCTX_INIT("MPI_Win_unlock_all");
     LM_CHECK(lm_check_init(&lm_ctx));
@@ -917,14 +1401,28 @@ int PMPI_Win_unlock_all(MPI_Win win)
     lm_errctx_bind(&lm_ctx, LM_KIND_WIN, win);
     return impl_MPI_Win_unlock_all(win);
 }
+int PMPI_Win_unlock_all(MPI_Win win)
+{
+    int lm_held = lm_cs_call_enter();
+    int lm_rc = body_MPI_Win_unlock_all(win);
+    lm_cs_call_exit(lm_held);
+    return lm_rc;
+}
 extern __typeof__(PMPI_Win_unlock_all) MPI_Win_unlock_all __attribute__((weak, alias("PMPI_Win_unlock_all")));
 
-int PMPI_Win_wait(MPI_Win win)
+static int body_MPI_Win_wait(MPI_Win win)
 {
     lm_errctx lm_ctx = LM_ERRCTX_INIT("MPI_Win_wait");
     LM_CHECK(lm_check_init(&lm_ctx));
     LM_CHECK(lm_check_win(&lm_ctx, win, "win", 0));
     lm_errctx_bind(&lm_ctx, LM_KIND_WIN, win);
     return impl_MPI_Win_wait(win);
+}
+int PMPI_Win_wait(MPI_Win win)
+{
+    int lm_held = lm_cs_call_enter();
+    int lm_rc = body_MPI_Win_wait(win);
+    lm_cs_call_exit(lm_held);
+    return lm_rc;
 }
 extern __typeof__(PMPI_Win_wait) MPI_Win_wait __attribute__((weak, alias("PMPI_Win_wait")));

@@ -2,309 +2,667 @@
 /* MPI entry points (tool): validate arguments, then call impl_MPI_*. */
 #include "binding/validate.h"
 #include "binding/impl_gen.h"
+#include "core/lm_cs.h"
 
-int PMPI_T_category_changed(int* update_number)
+static int body_MPI_T_category_changed(int* update_number)
 {
     return impl_MPI_T_category_changed(update_number);
 }
+int PMPI_T_category_changed(int* update_number)
+{
+    int lm_held = lm_cs_call_enter();
+    int lm_rc = body_MPI_T_category_changed(update_number);
+    lm_cs_call_exit(lm_held);
+    return lm_rc;
+}
 extern __typeof__(PMPI_T_category_changed) MPI_T_category_changed __attribute__((weak, alias("PMPI_T_category_changed")));
 
-int PMPI_T_category_get_categories(int cat_index, int len, int indices[])
+static int body_MPI_T_category_get_categories(int cat_index, int len, int indices[])
 {
     return impl_MPI_T_category_get_categories(cat_index, len, indices);
 }
+int PMPI_T_category_get_categories(int cat_index, int len, int indices[])
+{
+    int lm_held = lm_cs_call_enter();
+    int lm_rc = body_MPI_T_category_get_categories(cat_index, len, indices);
+    lm_cs_call_exit(lm_held);
+    return lm_rc;
+}
 extern __typeof__(PMPI_T_category_get_categories) MPI_T_category_get_categories __attribute__((weak, alias("PMPI_T_category_get_categories")));
 
-int PMPI_T_category_get_cvars(int cat_index, int len, int indices[])
+static int body_MPI_T_category_get_cvars(int cat_index, int len, int indices[])
 {
     return impl_MPI_T_category_get_cvars(cat_index, len, indices);
 }
+int PMPI_T_category_get_cvars(int cat_index, int len, int indices[])
+{
+    int lm_held = lm_cs_call_enter();
+    int lm_rc = body_MPI_T_category_get_cvars(cat_index, len, indices);
+    lm_cs_call_exit(lm_held);
+    return lm_rc;
+}
 extern __typeof__(PMPI_T_category_get_cvars) MPI_T_category_get_cvars __attribute__((weak, alias("PMPI_T_category_get_cvars")));
 
-int PMPI_T_category_get_events(int cat_index, int len, int indices[])
+static int body_MPI_T_category_get_events(int cat_index, int len, int indices[])
 {
     return impl_MPI_T_category_get_events(cat_index, len, indices);
 }
+int PMPI_T_category_get_events(int cat_index, int len, int indices[])
+{
+    int lm_held = lm_cs_call_enter();
+    int lm_rc = body_MPI_T_category_get_events(cat_index, len, indices);
+    lm_cs_call_exit(lm_held);
+    return lm_rc;
+}
 extern __typeof__(PMPI_T_category_get_events) MPI_T_category_get_events __attribute__((weak, alias("PMPI_T_category_get_events")));
 
-int PMPI_T_category_get_index(const char* name, int* cat_index)
+static int body_MPI_T_category_get_index(const char* name, int* cat_index)
 {
     return impl_MPI_T_category_get_index(name, cat_index);
 }
+int PMPI_T_category_get_index(const char* name, int* cat_index)
+{
+    int lm_held = lm_cs_call_enter();
+    int lm_rc = body_MPI_T_category_get_index(name, cat_index);
+    lm_cs_call_exit(lm_held);
+    return lm_rc;
+}
 extern __typeof__(PMPI_T_category_get_index) MPI_T_category_get_index __attribute__((weak, alias("PMPI_T_category_get_index")));
 
-int PMPI_T_category_get_info(int cat_index, char* name, int* name_len, char* desc, int* desc_len, int* num_cvars, int* num_pvars, int* num_categories)
+static int body_MPI_T_category_get_info(int cat_index, char* name, int* name_len, char* desc, int* desc_len, int* num_cvars, int* num_pvars, int* num_categories)
 {
     return impl_MPI_T_category_get_info(cat_index, name, name_len, desc, desc_len, num_cvars, num_pvars, num_categories);
 }
+int PMPI_T_category_get_info(int cat_index, char* name, int* name_len, char* desc, int* desc_len, int* num_cvars, int* num_pvars, int* num_categories)
+{
+    int lm_held = lm_cs_call_enter();
+    int lm_rc = body_MPI_T_category_get_info(cat_index, name, name_len, desc, desc_len, num_cvars, num_pvars, num_categories);
+    lm_cs_call_exit(lm_held);
+    return lm_rc;
+}
 extern __typeof__(PMPI_T_category_get_info) MPI_T_category_get_info __attribute__((weak, alias("PMPI_T_category_get_info")));
 
-int PMPI_T_category_get_num(int* num_cat)
+static int body_MPI_T_category_get_num(int* num_cat)
 {
     return impl_MPI_T_category_get_num(num_cat);
 }
+int PMPI_T_category_get_num(int* num_cat)
+{
+    int lm_held = lm_cs_call_enter();
+    int lm_rc = body_MPI_T_category_get_num(num_cat);
+    lm_cs_call_exit(lm_held);
+    return lm_rc;
+}
 extern __typeof__(PMPI_T_category_get_num) MPI_T_category_get_num __attribute__((weak, alias("PMPI_T_category_get_num")));
 
-int PMPI_T_category_get_num_events(int cat_index, int* num_events)
+static int body_MPI_T_category_get_num_events(int cat_index, int* num_events)
 {
     return impl_MPI_T_category_get_num_events(cat_index, num_events);
 }
+int PMPI_T_category_get_num_events(int cat_index, int* num_events)
+{
+    int lm_held = lm_cs_call_enter();
+    int lm_rc = body_MPI_T_category_get_num_events(cat_index, num_events);
+    lm_cs_call_exit(lm_held);
+    return lm_rc;
+}
 extern __typeof__(PMPI_T_category_get_num_events) MPI_T_category_get_num_events __attribute__((weak, alias("PMPI_T_category_get_num_events")));
 
-int PMPI_T_category_get_pvars(int cat_index, int len, int indices[])
+static int body_MPI_T_category_get_pvars(int cat_index, int len, int indices[])
 {
     return impl_MPI_T_category_get_pvars(cat_index, len, indices);
 }
+int PMPI_T_category_get_pvars(int cat_index, int len, int indices[])
+{
+    int lm_held = lm_cs_call_enter();
+    int lm_rc = body_MPI_T_category_get_pvars(cat_index, len, indices);
+    lm_cs_call_exit(lm_held);
+    return lm_rc;
+}
 extern __typeof__(PMPI_T_category_get_pvars) MPI_T_category_get_pvars __attribute__((weak, alias("PMPI_T_category_get_pvars")));
 
-int PMPI_T_cvar_get_index(const char* name, int* cvar_index)
+static int body_MPI_T_cvar_get_index(const char* name, int* cvar_index)
 {
     return impl_MPI_T_cvar_get_index(name, cvar_index);
 }
+int PMPI_T_cvar_get_index(const char* name, int* cvar_index)
+{
+    int lm_held = lm_cs_call_enter();
+    int lm_rc = body_MPI_T_cvar_get_index(name, cvar_index);
+    lm_cs_call_exit(lm_held);
+    return lm_rc;
+}
 extern __typeof__(PMPI_T_cvar_get_index) MPI_T_cvar_get_index __attribute__((weak, alias("PMPI_T_cvar_get_index")));
 
-int PMPI_T_cvar_get_info(int cvar_index, char* name, int* name_len, int* verbosity, MPI_Datatype* datatype, MPI_T_enum* enumtype, char* desc, int* desc_len, int* bind, int* scope)
+static int body_MPI_T_cvar_get_info(int cvar_index, char* name, int* name_len, int* verbosity, MPI_Datatype* datatype, MPI_T_enum* enumtype, char* desc, int* desc_len, int* bind, int* scope)
 {
     return impl_MPI_T_cvar_get_info(cvar_index, name, name_len, verbosity, datatype, enumtype, desc, desc_len, bind, scope);
 }
+int PMPI_T_cvar_get_info(int cvar_index, char* name, int* name_len, int* verbosity, MPI_Datatype* datatype, MPI_T_enum* enumtype, char* desc, int* desc_len, int* bind, int* scope)
+{
+    int lm_held = lm_cs_call_enter();
+    int lm_rc = body_MPI_T_cvar_get_info(cvar_index, name, name_len, verbosity, datatype, enumtype, desc, desc_len, bind, scope);
+    lm_cs_call_exit(lm_held);
+    return lm_rc;
+}
 extern __typeof__(PMPI_T_cvar_get_info) MPI_T_cvar_get_info __attribute__((weak, alias("PMPI_T_cvar_get_info")));
 
-int PMPI_T_cvar_get_num(int* num_cvar)
+static int body_MPI_T_cvar_get_num(int* num_cvar)
 {
     return impl_MPI_T_cvar_get_num(num_cvar);
 }
+int PMPI_T_cvar_get_num(int* num_cvar)
+{
+    int lm_held = lm_cs_call_enter();
+    int lm_rc = body_MPI_T_cvar_get_num(num_cvar);
+    lm_cs_call_exit(lm_held);
+    return lm_rc;
+}
 extern __typeof__(PMPI_T_cvar_get_num) MPI_T_cvar_get_num __attribute__((weak, alias("PMPI_T_cvar_get_num")));
 
-int PMPI_T_cvar_handle_alloc(int cvar_index, void* obj_handle, MPI_T_cvar_handle* handle, int* count)
+static int body_MPI_T_cvar_handle_alloc(int cvar_index, void* obj_handle, MPI_T_cvar_handle* handle, int* count)
 {
     return impl_MPI_T_cvar_handle_alloc(cvar_index, obj_handle, handle, count);
 }
+int PMPI_T_cvar_handle_alloc(int cvar_index, void* obj_handle, MPI_T_cvar_handle* handle, int* count)
+{
+    int lm_held = lm_cs_call_enter();
+    int lm_rc = body_MPI_T_cvar_handle_alloc(cvar_index, obj_handle, handle, count);
+    lm_cs_call_exit(lm_held);
+    return lm_rc;
+}
 extern __typeof__(PMPI_T_cvar_handle_alloc) MPI_T_cvar_handle_alloc __attribute__((weak, alias("PMPI_T_cvar_handle_alloc")));
 
-int PMPI_T_cvar_handle_free(MPI_T_cvar_handle* handle)
+static int body_MPI_T_cvar_handle_free(MPI_T_cvar_handle* handle)
 {
     return impl_MPI_T_cvar_handle_free(handle);
 }
+int PMPI_T_cvar_handle_free(MPI_T_cvar_handle* handle)
+{
+    int lm_held = lm_cs_call_enter();
+    int lm_rc = body_MPI_T_cvar_handle_free(handle);
+    lm_cs_call_exit(lm_held);
+    return lm_rc;
+}
 extern __typeof__(PMPI_T_cvar_handle_free) MPI_T_cvar_handle_free __attribute__((weak, alias("PMPI_T_cvar_handle_free")));
 
-int PMPI_T_cvar_read(MPI_T_cvar_handle handle, void* buf)
+static int body_MPI_T_cvar_read(MPI_T_cvar_handle handle, void* buf)
 {
     return impl_MPI_T_cvar_read(handle, buf);
 }
+int PMPI_T_cvar_read(MPI_T_cvar_handle handle, void* buf)
+{
+    int lm_held = lm_cs_call_enter();
+    int lm_rc = body_MPI_T_cvar_read(handle, buf);
+    lm_cs_call_exit(lm_held);
+    return lm_rc;
+}
 extern __typeof__(PMPI_T_cvar_read) MPI_T_cvar_read __attribute__((weak, alias("PMPI_T_cvar_read")));
 
-int PMPI_T_cvar_write(MPI_T_cvar_handle handle, const void* buf)
+static int body_MPI_T_cvar_write(MPI_T_cvar_handle handle, const void* buf)
 {
     return impl_MPI_T_cvar_write(handle, buf);
 }
+int PMPI_T_cvar_write(MPI_T_cvar_handle handle, const void* buf)
+{
+    int lm_held = lm_cs_call_enter();
+    int lm_rc = body_MPI_T_cvar_write(handle, buf);
+    lm_cs_call_exit(lm_held);
+    return lm_rc;
+}
 extern __typeof__(PMPI_T_cvar_write) MPI_T_cvar_write __attribute__((weak, alias("PMPI_T_cvar_write")));
 
-int PMPI_T_enum_get_info(MPI_T_enum enumtype, int* num, char* name, int* name_len)
+static int body_MPI_T_enum_get_info(MPI_T_enum enumtype, int* num, char* name, int* name_len)
 {
     return impl_MPI_T_enum_get_info(enumtype, num, name, name_len);
 }
+int PMPI_T_enum_get_info(MPI_T_enum enumtype, int* num, char* name, int* name_len)
+{
+    int lm_held = lm_cs_call_enter();
+    int lm_rc = body_MPI_T_enum_get_info(enumtype, num, name, name_len);
+    lm_cs_call_exit(lm_held);
+    return lm_rc;
+}
 extern __typeof__(PMPI_T_enum_get_info) MPI_T_enum_get_info __attribute__((weak, alias("PMPI_T_enum_get_info")));
 
-int PMPI_T_enum_get_item(MPI_T_enum enumtype, int index, int* value, char* name, int* name_len)
+static int body_MPI_T_enum_get_item(MPI_T_enum enumtype, int index, int* value, char* name, int* name_len)
 {
     return impl_MPI_T_enum_get_item(enumtype, index, value, name, name_len);
 }
+int PMPI_T_enum_get_item(MPI_T_enum enumtype, int index, int* value, char* name, int* name_len)
+{
+    int lm_held = lm_cs_call_enter();
+    int lm_rc = body_MPI_T_enum_get_item(enumtype, index, value, name, name_len);
+    lm_cs_call_exit(lm_held);
+    return lm_rc;
+}
 extern __typeof__(PMPI_T_enum_get_item) MPI_T_enum_get_item __attribute__((weak, alias("PMPI_T_enum_get_item")));
 
-int PMPI_T_event_callback_get_info(MPI_T_event_registration event_registration, MPI_T_cb_safety cb_safety, MPI_Info* info_used)
+static int body_MPI_T_event_callback_get_info(MPI_T_event_registration event_registration, MPI_T_cb_safety cb_safety, MPI_Info* info_used)
 {
     return impl_MPI_T_event_callback_get_info(event_registration, cb_safety, info_used);
 }
+int PMPI_T_event_callback_get_info(MPI_T_event_registration event_registration, MPI_T_cb_safety cb_safety, MPI_Info* info_used)
+{
+    int lm_held = lm_cs_call_enter();
+    int lm_rc = body_MPI_T_event_callback_get_info(event_registration, cb_safety, info_used);
+    lm_cs_call_exit(lm_held);
+    return lm_rc;
+}
 extern __typeof__(PMPI_T_event_callback_get_info) MPI_T_event_callback_get_info __attribute__((weak, alias("PMPI_T_event_callback_get_info")));
 
-int PMPI_T_event_callback_set_info(MPI_T_event_registration event_registration, MPI_T_cb_safety cb_safety, MPI_Info info)
+static int body_MPI_T_event_callback_set_info(MPI_T_event_registration event_registration, MPI_T_cb_safety cb_safety, MPI_Info info)
 {
     return impl_MPI_T_event_callback_set_info(event_registration, cb_safety, info);
 }
+int PMPI_T_event_callback_set_info(MPI_T_event_registration event_registration, MPI_T_cb_safety cb_safety, MPI_Info info)
+{
+    int lm_held = lm_cs_call_enter();
+    int lm_rc = body_MPI_T_event_callback_set_info(event_registration, cb_safety, info);
+    lm_cs_call_exit(lm_held);
+    return lm_rc;
+}
 extern __typeof__(PMPI_T_event_callback_set_info) MPI_T_event_callback_set_info __attribute__((weak, alias("PMPI_T_event_callback_set_info")));
 
-int PMPI_T_event_copy(MPI_T_event_instance event_instance, void* buffer)
+static int body_MPI_T_event_copy(MPI_T_event_instance event_instance, void* buffer)
 {
     return impl_MPI_T_event_copy(event_instance, buffer);
 }
+int PMPI_T_event_copy(MPI_T_event_instance event_instance, void* buffer)
+{
+    int lm_held = lm_cs_call_enter();
+    int lm_rc = body_MPI_T_event_copy(event_instance, buffer);
+    lm_cs_call_exit(lm_held);
+    return lm_rc;
+}
 extern __typeof__(PMPI_T_event_copy) MPI_T_event_copy __attribute__((weak, alias("PMPI_T_event_copy")));
 
-int PMPI_T_event_get_index(const char* name, int* event_index)
+static int body_MPI_T_event_get_index(const char* name, int* event_index)
 {
     return impl_MPI_T_event_get_index(name, event_index);
 }
+int PMPI_T_event_get_index(const char* name, int* event_index)
+{
+    int lm_held = lm_cs_call_enter();
+    int lm_rc = body_MPI_T_event_get_index(name, event_index);
+    lm_cs_call_exit(lm_held);
+    return lm_rc;
+}
 extern __typeof__(PMPI_T_event_get_index) MPI_T_event_get_index __attribute__((weak, alias("PMPI_T_event_get_index")));
 
-int PMPI_T_event_get_info(int event_index, char* name, int* name_len, int* verbosity, MPI_Datatype array_of_datatypes[], MPI_Aint array_of_displacements[], int* num_elements, MPI_T_enum* enumtype, MPI_Info* info, char* desc, int* desc_len, int* bind)
+static int body_MPI_T_event_get_info(int event_index, char* name, int* name_len, int* verbosity, MPI_Datatype array_of_datatypes[], MPI_Aint array_of_displacements[], int* num_elements, MPI_T_enum* enumtype, MPI_Info* info, char* desc, int* desc_len, int* bind)
 {
     return impl_MPI_T_event_get_info(event_index, name, name_len, verbosity, array_of_datatypes, array_of_displacements, num_elements, enumtype, info, desc, desc_len, bind);
 }
+int PMPI_T_event_get_info(int event_index, char* name, int* name_len, int* verbosity, MPI_Datatype array_of_datatypes[], MPI_Aint array_of_displacements[], int* num_elements, MPI_T_enum* enumtype, MPI_Info* info, char* desc, int* desc_len, int* bind)
+{
+    int lm_held = lm_cs_call_enter();
+    int lm_rc = body_MPI_T_event_get_info(event_index, name, name_len, verbosity, array_of_datatypes, array_of_displacements, num_elements, enumtype, info, desc, desc_len, bind);
+    lm_cs_call_exit(lm_held);
+    return lm_rc;
+}
 extern __typeof__(PMPI_T_event_get_info) MPI_T_event_get_info __attribute__((weak, alias("PMPI_T_event_get_info")));
 
-int PMPI_T_event_get_num(int* num_events)
+static int body_MPI_T_event_get_num(int* num_events)
 {
     return impl_MPI_T_event_get_num(num_events);
 }
+int PMPI_T_event_get_num(int* num_events)
+{
+    int lm_held = lm_cs_call_enter();
+    int lm_rc = body_MPI_T_event_get_num(num_events);
+    lm_cs_call_exit(lm_held);
+    return lm_rc;
+}
 extern __typeof__(PMPI_T_event_get_num) MPI_T_event_get_num __attribute__((weak, alias("PMPI_T_event_get_num")));
 
-int PMPI_T_event_get_source(MPI_T_event_instance event_instance, int* source_index)
+static int body_MPI_T_event_get_source(MPI_T_event_instance event_instance, int* source_index)
 {
     return impl_MPI_T_event_get_source(event_instance, source_index);
 }
+int PMPI_T_event_get_source(MPI_T_event_instance event_instance, int* source_index)
+{
+    int lm_held = lm_cs_call_enter();
+    int lm_rc = body_MPI_T_event_get_source(event_instance, source_index);
+    lm_cs_call_exit(lm_held);
+    return lm_rc;
+}
 extern __typeof__(PMPI_T_event_get_source) MPI_T_event_get_source __attribute__((weak, alias("PMPI_T_event_get_source")));
 
-int PMPI_T_event_get_timestamp(MPI_T_event_instance event_instance, MPI_Count* event_timestamp)
+static int body_MPI_T_event_get_timestamp(MPI_T_event_instance event_instance, MPI_Count* event_timestamp)
 {
     return impl_MPI_T_event_get_timestamp(event_instance, event_timestamp);
 }
+int PMPI_T_event_get_timestamp(MPI_T_event_instance event_instance, MPI_Count* event_timestamp)
+{
+    int lm_held = lm_cs_call_enter();
+    int lm_rc = body_MPI_T_event_get_timestamp(event_instance, event_timestamp);
+    lm_cs_call_exit(lm_held);
+    return lm_rc;
+}
 extern __typeof__(PMPI_T_event_get_timestamp) MPI_T_event_get_timestamp __attribute__((weak, alias("PMPI_T_event_get_timestamp")));
 
-int PMPI_T_event_handle_alloc(int event_index, void* obj_handle, MPI_Info info, MPI_T_event_registration* event_registration)
+static int body_MPI_T_event_handle_alloc(int event_index, void* obj_handle, MPI_Info info, MPI_T_event_registration* event_registration)
 {
     return impl_MPI_T_event_handle_alloc(event_index, obj_handle, info, event_registration);
 }
+int PMPI_T_event_handle_alloc(int event_index, void* obj_handle, MPI_Info info, MPI_T_event_registration* event_registration)
+{
+    int lm_held = lm_cs_call_enter();
+    int lm_rc = body_MPI_T_event_handle_alloc(event_index, obj_handle, info, event_registration);
+    lm_cs_call_exit(lm_held);
+    return lm_rc;
+}
 extern __typeof__(PMPI_T_event_handle_alloc) MPI_T_event_handle_alloc __attribute__((weak, alias("PMPI_T_event_handle_alloc")));
 
-int PMPI_T_event_handle_free(MPI_T_event_registration event_registration, void* user_data, MPI_T_event_free_cb_function free_cb_function)
+static int body_MPI_T_event_handle_free(MPI_T_event_registration event_registration, void* user_data, MPI_T_event_free_cb_function free_cb_function)
 {
     return impl_MPI_T_event_handle_free(event_registration, user_data, free_cb_function);
 }
+int PMPI_T_event_handle_free(MPI_T_event_registration event_registration, void* user_data, MPI_T_event_free_cb_function free_cb_function)
+{
+    int lm_held = lm_cs_call_enter();
+    int lm_rc = body_MPI_T_event_handle_free(event_registration, user_data, free_cb_function);
+    lm_cs_call_exit(lm_held);
+    return lm_rc;
+}
 extern __typeof__(PMPI_T_event_handle_free) MPI_T_event_handle_free __attribute__((weak, alias("PMPI_T_event_handle_free")));
 
-int PMPI_T_event_handle_get_info(MPI_T_event_registration event_registration, MPI_Info* info_used)
+static int body_MPI_T_event_handle_get_info(MPI_T_event_registration event_registration, MPI_Info* info_used)
 {
     return impl_MPI_T_event_handle_get_info(event_registration, info_used);
 }
+int PMPI_T_event_handle_get_info(MPI_T_event_registration event_registration, MPI_Info* info_used)
+{
+    int lm_held = lm_cs_call_enter();
+    int lm_rc = body_MPI_T_event_handle_get_info(event_registration, info_used);
+    lm_cs_call_exit(lm_held);
+    return lm_rc;
+}
 extern __typeof__(PMPI_T_event_handle_get_info) MPI_T_event_handle_get_info __attribute__((weak, alias("PMPI_T_event_handle_get_info")));
 
-int PMPI_T_event_handle_set_info(MPI_T_event_registration event_registration, MPI_Info info)
+static int body_MPI_T_event_handle_set_info(MPI_T_event_registration event_registration, MPI_Info info)
 {
     return impl_MPI_T_event_handle_set_info(event_registration, info);
 }
+int PMPI_T_event_handle_set_info(MPI_T_event_registration event_registration, MPI_Info info)
+{
+    int lm_held = lm_cs_call_enter();
+    int lm_rc = body_MPI_T_event_handle_set_info(event_registration, info);
+    lm_cs_call_exit(lm_held);
+    return lm_rc;
+}
 extern __typeof__(PMPI_T_event_handle_set_info) MPI_T_event_handle_set_info __attribute__((weak, alias("PMPI_T_event_handle_set_info")));
 
-int PMPI_T_event_read(MPI_T_event_instance event_instance, int element_index, void* buffer)
+static int body_MPI_T_event_read(MPI_T_event_instance event_instance, int element_index, void* buffer)
 {
     return impl_MPI_T_event_read(event_instance, element_index, buffer);
 }
+int PMPI_T_event_read(MPI_T_event_instance event_instance, int element_index, void* buffer)
+{
+    int lm_held = lm_cs_call_enter();
+    int lm_rc = body_MPI_T_event_read(event_instance, element_index, buffer);
+    lm_cs_call_exit(lm_held);
+    return lm_rc;
+}
 extern __typeof__(PMPI_T_event_read) MPI_T_event_read __attribute__((weak, alias("PMPI_T_event_read")));
 
-int PMPI_T_event_register_callback(MPI_T_event_registration event_registration, MPI_T_cb_safety cb_safety, MPI_Info info, void* user_data, MPI_T_event_cb_function event_cb_function)
+static int body_MPI_T_event_register_callback(MPI_T_event_registration event_registration, MPI_T_cb_safety cb_safety, MPI_Info info, void* user_data, MPI_T_event_cb_function event_cb_function)
 {
     return impl_MPI_T_event_register_callback(event_registration, cb_safety, info, user_data, event_cb_function);
 }
+int PMPI_T_event_register_callback(MPI_T_event_registration event_registration, MPI_T_cb_safety cb_safety, MPI_Info info, void* user_data, MPI_T_event_cb_function event_cb_function)
+{
+    int lm_held = lm_cs_call_enter();
+    int lm_rc = body_MPI_T_event_register_callback(event_registration, cb_safety, info, user_data, event_cb_function);
+    lm_cs_call_exit(lm_held);
+    return lm_rc;
+}
 extern __typeof__(PMPI_T_event_register_callback) MPI_T_event_register_callback __attribute__((weak, alias("PMPI_T_event_register_callback")));
 
-int PMPI_T_event_set_dropped_handler(MPI_T_event_registration event_registration, MPI_T_event_dropped_cb_function dropped_cb_function)
+static int body_MPI_T_event_set_dropped_handler(MPI_T_event_registration event_registration, MPI_T_event_dropped_cb_function dropped_cb_function)
 {
     return impl_MPI_T_event_set_dropped_handler(event_registration, dropped_cb_function);
 }
+int PMPI_T_event_set_dropped_handler(MPI_T_event_registration event_registration, MPI_T_event_dropped_cb_function dropped_cb_function)
+{
+    int lm_held = lm_cs_call_enter();
+    int lm_rc = body_MPI_T_event_set_dropped_handler(event_registration, dropped_cb_function);
+    lm_cs_call_exit(lm_held);
+    return lm_rc;
+}
 extern __typeof__(PMPI_T_event_set_dropped_handler) MPI_T_event_set_dropped_handler __attribute__((weak, alias("PMPI_T_event_set_dropped_handler")));
 
-int PMPI_T_finalize(void)
+static int body_MPI_T_finalize(void)
 {
     return impl_MPI_T_finalize();
 }
+int PMPI_T_finalize(void)
+{
+    int lm_held = lm_cs_call_enter();
+    int lm_rc = body_MPI_T_finalize();
+    lm_cs_call_exit(lm_held);
+    return lm_rc;
+}
 extern __typeof__(PMPI_T_finalize) MPI_T_finalize __attribute__((weak, alias("PMPI_T_finalize")));
 
-int PMPI_T_init_thread(int required, int* provided)
+static int body_MPI_T_init_thread(int required, int* provided)
 {
     return impl_MPI_T_init_thread(required, provided);
 }
+int PMPI_T_init_thread(int required, int* provided)
+{
+    int lm_held = lm_cs_call_enter();
+    int lm_rc = body_MPI_T_init_thread(required, provided);
+    lm_cs_call_exit(lm_held);
+    return lm_rc;
+}
 extern __typeof__(PMPI_T_init_thread) MPI_T_init_thread __attribute__((weak, alias("PMPI_T_init_thread")));
 
-int PMPI_T_pvar_get_index(const char* name, int var_class, int* pvar_index)
+static int body_MPI_T_pvar_get_index(const char* name, int var_class, int* pvar_index)
 {
     return impl_MPI_T_pvar_get_index(name, var_class, pvar_index);
 }
+int PMPI_T_pvar_get_index(const char* name, int var_class, int* pvar_index)
+{
+    int lm_held = lm_cs_call_enter();
+    int lm_rc = body_MPI_T_pvar_get_index(name, var_class, pvar_index);
+    lm_cs_call_exit(lm_held);
+    return lm_rc;
+}
 extern __typeof__(PMPI_T_pvar_get_index) MPI_T_pvar_get_index __attribute__((weak, alias("PMPI_T_pvar_get_index")));
 
-int PMPI_T_pvar_get_info(int pvar_index, char* name, int* name_len, int* verbosity, int* var_class, MPI_Datatype* datatype, MPI_T_enum* enumtype, char* desc, int* desc_len, int* bind, int* readonly, int* continuous, int* atomic)
+static int body_MPI_T_pvar_get_info(int pvar_index, char* name, int* name_len, int* verbosity, int* var_class, MPI_Datatype* datatype, MPI_T_enum* enumtype, char* desc, int* desc_len, int* bind, int* readonly, int* continuous, int* atomic)
 {
     return impl_MPI_T_pvar_get_info(pvar_index, name, name_len, verbosity, var_class, datatype, enumtype, desc, desc_len, bind, readonly, continuous, atomic);
 }
+int PMPI_T_pvar_get_info(int pvar_index, char* name, int* name_len, int* verbosity, int* var_class, MPI_Datatype* datatype, MPI_T_enum* enumtype, char* desc, int* desc_len, int* bind, int* readonly, int* continuous, int* atomic)
+{
+    int lm_held = lm_cs_call_enter();
+    int lm_rc = body_MPI_T_pvar_get_info(pvar_index, name, name_len, verbosity, var_class, datatype, enumtype, desc, desc_len, bind, readonly, continuous, atomic);
+    lm_cs_call_exit(lm_held);
+    return lm_rc;
+}
 extern __typeof__(PMPI_T_pvar_get_info) MPI_T_pvar_get_info __attribute__((weak, alias("PMPI_T_pvar_get_info")));
 
-int PMPI_T_pvar_get_num(int* num_pvar)
+static int body_MPI_T_pvar_get_num(int* num_pvar)
 {
     return impl_MPI_T_pvar_get_num(num_pvar);
 }
+int PMPI_T_pvar_get_num(int* num_pvar)
+{
+    int lm_held = lm_cs_call_enter();
+    int lm_rc = body_MPI_T_pvar_get_num(num_pvar);
+    lm_cs_call_exit(lm_held);
+    return lm_rc;
+}
 extern __typeof__(PMPI_T_pvar_get_num) MPI_T_pvar_get_num __attribute__((weak, alias("PMPI_T_pvar_get_num")));
 
-int PMPI_T_pvar_handle_alloc(MPI_T_pvar_session pe_session, int pvar_index, void* obj_handle, MPI_T_pvar_handle* handle, int* count)
+static int body_MPI_T_pvar_handle_alloc(MPI_T_pvar_session pe_session, int pvar_index, void* obj_handle, MPI_T_pvar_handle* handle, int* count)
 {
     return impl_MPI_T_pvar_handle_alloc(pe_session, pvar_index, obj_handle, handle, count);
 }
+int PMPI_T_pvar_handle_alloc(MPI_T_pvar_session pe_session, int pvar_index, void* obj_handle, MPI_T_pvar_handle* handle, int* count)
+{
+    int lm_held = lm_cs_call_enter();
+    int lm_rc = body_MPI_T_pvar_handle_alloc(pe_session, pvar_index, obj_handle, handle, count);
+    lm_cs_call_exit(lm_held);
+    return lm_rc;
+}
 extern __typeof__(PMPI_T_pvar_handle_alloc) MPI_T_pvar_handle_alloc __attribute__((weak, alias("PMPI_T_pvar_handle_alloc")));
 
-int PMPI_T_pvar_handle_free(MPI_T_pvar_session pe_session, MPI_T_pvar_handle* handle)
+static int body_MPI_T_pvar_handle_free(MPI_T_pvar_session pe_session, MPI_T_pvar_handle* handle)
 {
     return impl_MPI_T_pvar_handle_free(pe_session, handle);
 }
+int PMPI_T_pvar_handle_free(MPI_T_pvar_session pe_session, MPI_T_pvar_handle* handle)
+{
+    int lm_held = lm_cs_call_enter();
+    int lm_rc = body_MPI_T_pvar_handle_free(pe_session, handle);
+    lm_cs_call_exit(lm_held);
+    return lm_rc;
+}
 extern __typeof__(PMPI_T_pvar_handle_free) MPI_T_pvar_handle_free __attribute__((weak, alias("PMPI_T_pvar_handle_free")));
 
-int PMPI_T_pvar_read(MPI_T_pvar_session pe_session, MPI_T_pvar_handle handle, void* buf)
+static int body_MPI_T_pvar_read(MPI_T_pvar_session pe_session, MPI_T_pvar_handle handle, void* buf)
 {
     return impl_MPI_T_pvar_read(pe_session, handle, buf);
 }
+int PMPI_T_pvar_read(MPI_T_pvar_session pe_session, MPI_T_pvar_handle handle, void* buf)
+{
+    int lm_held = lm_cs_call_enter();
+    int lm_rc = body_MPI_T_pvar_read(pe_session, handle, buf);
+    lm_cs_call_exit(lm_held);
+    return lm_rc;
+}
 extern __typeof__(PMPI_T_pvar_read) MPI_T_pvar_read __attribute__((weak, alias("PMPI_T_pvar_read")));
 
-int PMPI_T_pvar_readreset(MPI_T_pvar_session pe_session, MPI_T_pvar_handle handle, void* buf)
+static int body_MPI_T_pvar_readreset(MPI_T_pvar_session pe_session, MPI_T_pvar_handle handle, void* buf)
 {
     return impl_MPI_T_pvar_readreset(pe_session, handle, buf);
 }
+int PMPI_T_pvar_readreset(MPI_T_pvar_session pe_session, MPI_T_pvar_handle handle, void* buf)
+{
+    int lm_held = lm_cs_call_enter();
+    int lm_rc = body_MPI_T_pvar_readreset(pe_session, handle, buf);
+    lm_cs_call_exit(lm_held);
+    return lm_rc;
+}
 extern __typeof__(PMPI_T_pvar_readreset) MPI_T_pvar_readreset __attribute__((weak, alias("PMPI_T_pvar_readreset")));
 
-int PMPI_T_pvar_reset(MPI_T_pvar_session pe_session, MPI_T_pvar_handle handle)
+static int body_MPI_T_pvar_reset(MPI_T_pvar_session pe_session, MPI_T_pvar_handle handle)
 {
     return impl_MPI_T_pvar_reset(pe_session, handle);
 }
+int PMPI_T_pvar_reset(MPI_T_pvar_session pe_session, MPI_T_pvar_handle handle)
+{
+    int lm_held = lm_cs_call_enter();
+    int lm_rc = body_MPI_T_pvar_reset(pe_session, handle);
+    lm_cs_call_exit(lm_held);
+    return lm_rc;
+}
 extern __typeof__(PMPI_T_pvar_reset) MPI_T_pvar_reset __attribute__((weak, alias("PMPI_T_pvar_reset")));
 
-int PMPI_T_pvar_session_create(MPI_T_pvar_session* pe_session)
+static int body_MPI_T_pvar_session_create(MPI_T_pvar_session* pe_session)
 {
     return impl_MPI_T_pvar_session_create(pe_session);
 }
+int PMPI_T_pvar_session_create(MPI_T_pvar_session* pe_session)
+{
+    int lm_held = lm_cs_call_enter();
+    int lm_rc = body_MPI_T_pvar_session_create(pe_session);
+    lm_cs_call_exit(lm_held);
+    return lm_rc;
+}
 extern __typeof__(PMPI_T_pvar_session_create) MPI_T_pvar_session_create __attribute__((weak, alias("PMPI_T_pvar_session_create")));
 
-int PMPI_T_pvar_session_free(MPI_T_pvar_session* pe_session)
+static int body_MPI_T_pvar_session_free(MPI_T_pvar_session* pe_session)
 {
     return impl_MPI_T_pvar_session_free(pe_session);
 }
+int PMPI_T_pvar_session_free(MPI_T_pvar_session* pe_session)
+{
+    int lm_held = lm_cs_call_enter();
+    int lm_rc = body_MPI_T_pvar_session_free(pe_session);
+    lm_cs_call_exit(lm_held);
+    return lm_rc;
+}
 extern __typeof__(PMPI_T_pvar_session_free) MPI_T_pvar_session_free __attribute__((weak, alias("PMPI_T_pvar_session_free")));
 
-int PMPI_T_pvar_start(MPI_T_pvar_session pe_session, MPI_T_pvar_handle handle)
+static int body_MPI_T_pvar_start(MPI_T_pvar_session pe_session, MPI_T_pvar_handle handle)
 {
     return impl_MPI_T_pvar_start(pe_session, handle);
 }
+int PMPI_T_pvar_start(MPI_T_pvar_session pe_session, MPI_T_pvar_handle handle)
+{
+    int lm_held = lm_cs_call_enter();
+    int lm_rc = body_MPI_T_pvar_start(pe_session, handle);
+    lm_cs_call_exit(lm_held);
+    return lm_rc;
+}
 extern __typeof__(PMPI_T_pvar_start) MPI_T_pvar_start __attribute__((weak, alias("PMPI_T_pvar_start")));
 
-int PMPI_T_pvar_stop(MPI_T_pvar_session pe_session, MPI_T_pvar_handle handle)
+static int body_MPI_T_pvar_stop(MPI_T_pvar_session pe_session, MPI_T_pvar_handle handle)
 {
     return impl_MPI_T_pvar_stop(pe_session, handle);
 }
+int PMPI_T_pvar_stop(MPI_T_pvar_session pe_session, MPI_T_pvar_handle handle)
+{
+    int lm_held = lm_cs_call_enter();
+    int lm_rc = body_MPI_T_pvar_stop(pe_session, handle);
+    lm_cs_call_exit(lm_held);
+    return lm_rc;
+}
 extern __typeof__(PMPI_T_pvar_stop) MPI_T_pvar_stop __attribute__((weak, alias("PMPI_T_pvar_stop")));
 
-int PMPI_T_pvar_write(MPI_T_pvar_session pe_session, MPI_T_pvar_handle handle, const void* buf)
+static int body_MPI_T_pvar_write(MPI_T_pvar_session pe_session, MPI_T_pvar_handle handle, const void* buf)
 {
     return impl_MPI_T_pvar_write(pe_session, handle, buf);
 }
+int PMPI_T_pvar_write(MPI_T_pvar_session pe_session, MPI_T_pvar_handle handle, const void* buf)
+{
+    int lm_held = lm_cs_call_enter();
+    int lm_rc = body_MPI_T_pvar_write(pe_session, handle, buf);
+    lm_cs_call_exit(lm_held);
+    return lm_rc;
+}
 extern __typeof__(PMPI_T_pvar_write) MPI_T_pvar_write __attribute__((weak, alias("PMPI_T_pvar_write")));
 
-int PMPI_T_source_get_info(int source_index, char* name, int* name_len, char* desc, int* desc_len, MPI_T_source_order* ordering, MPI_Count* ticks_per_second, MPI_Count* max_ticks, MPI_Info* info)
+static int body_MPI_T_source_get_info(int source_index, char* name, int* name_len, char* desc, int* desc_len, MPI_T_source_order* ordering, MPI_Count* ticks_per_second, MPI_Count* max_ticks, MPI_Info* info)
 {
     return impl_MPI_T_source_get_info(source_index, name, name_len, desc, desc_len, ordering, ticks_per_second, max_ticks, info);
 }
+int PMPI_T_source_get_info(int source_index, char* name, int* name_len, char* desc, int* desc_len, MPI_T_source_order* ordering, MPI_Count* ticks_per_second, MPI_Count* max_ticks, MPI_Info* info)
+{
+    int lm_held = lm_cs_call_enter();
+    int lm_rc = body_MPI_T_source_get_info(source_index, name, name_len, desc, desc_len, ordering, ticks_per_second, max_ticks, info);
+    lm_cs_call_exit(lm_held);
+    return lm_rc;
+}
 extern __typeof__(PMPI_T_source_get_info) MPI_T_source_get_info __attribute__((weak, alias("PMPI_T_source_get_info")));
 
-int PMPI_T_source_get_num(int* num_sources)
+static int body_MPI_T_source_get_num(int* num_sources)
 {
     return impl_MPI_T_source_get_num(num_sources);
 }
+int PMPI_T_source_get_num(int* num_sources)
+{
+    int lm_held = lm_cs_call_enter();
+    int lm_rc = body_MPI_T_source_get_num(num_sources);
+    lm_cs_call_exit(lm_held);
+    return lm_rc;
+}
 extern __typeof__(PMPI_T_source_get_num) MPI_T_source_get_num __attribute__((weak, alias("PMPI_T_source_get_num")));
 
-int PMPI_T_source_get_timestamp(int source_index, MPI_Count* timestamp)
+static int body_MPI_T_source_get_timestamp(int source_index, MPI_Count* timestamp)
 {
     return impl_MPI_T_source_get_timestamp(source_index, timestamp);
+}
+int PMPI_T_source_get_timestamp(int source_index, MPI_Count* timestamp)
+{
+    int lm_held = lm_cs_call_enter();
+    int lm_rc = body_MPI_T_source_get_timestamp(source_index, timestamp);
+    lm_cs_call_exit(lm_held);
+    return lm_rc;
 }
 extern __typeof__(PMPI_T_source_get_timestamp) MPI_T_source_get_timestamp __attribute__((weak, alias("PMPI_T_source_get_timestamp")));

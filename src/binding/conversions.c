@@ -2,6 +2,7 @@
  * both languages, so converting a handle is the identity. */
 #include "mpi.h"
 #include "core/lm_error.h"
+#include "core/lm_cs.h"
 
 #define LM_DIRECT(name) extern __typeof__(P##name) name __attribute__((weak, alias("P" #name)))
 
@@ -26,8 +27,11 @@ LM_HANDLE_CONVERSIONS(Win, MPI_Win)
 /* A Fortran status is MPI_F_STATUS_SIZE integers laid out like MPI_Status. */
 static int bad_status(const char *fn, const void *p)
 {
-    return lm_err_noobj(MPI_ERR_ARG, fn, "status argument is %s",
-                        p ? "MPI_STATUS_IGNORE" : "NULL");
+    /* the error handler runs in the critical section, as in every other call */
+    int held = lm_cs_call_enter();
+    int rc = lm_err_noobj(MPI_ERR_ARG, fn, "status argument is %s", p ? "MPI_STATUS_IGNORE" : "NULL");
+    lm_cs_call_exit(held);
+    return rc;
 }
 #define IS_BAD(p) ((p) == NULL || (const void *)(p) == (const void *)1)
 

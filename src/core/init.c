@@ -1,6 +1,7 @@
 /* MPI_Init / MPI_Finalize and the runtime queries that go with them. */
 #include "core/user_errors.h"
 #include "core/lm_state.h"
+#include "core/lm_cs.h"
 #include "core/lm_cvar.h"
 #include "core/lm_error.h"
 #include "core/lm_handle.h"
@@ -14,6 +15,7 @@
 #include "datatype/datatype.h"
 #include "binding/impl_gen.h"
 #include <pthread.h>
+#include <stdatomic.h>
 #include <stdlib.h>
 #include <sched.h>
 #include <stdio.h>
@@ -21,8 +23,10 @@
 #include <time.h>
 #include <unistd.h>
 
-/* The world model's state (what MPI_Initialized/MPI_Finalized report). */
-static int state = LM_STATE_NOT_INITIALIZED;
+/* The world model's state (what MPI_Initialized/MPI_Finalized report).
+ * Atomic: those two may be called from any thread at any time, also while
+ * another thread is in MPI_Init_thread. */
+static atomic_int state = LM_STATE_NOT_INITIALIZED;
 static int thread_level = MPI_THREAD_SINGLE;
 static int oversubscribed;
 static pthread_t main_thread;
@@ -76,10 +80,10 @@ int lm_runtime_acquire(const char *fname, int required, int *provided)
 {
     if (runtime_gone)
         return lm_err_noobj(MPI_ERR_OTHER, fname, "MPI cannot be started again after MPI_Finalize");
-    /* Everything is serialized by the caller up to MPI_THREAD_SERIALIZED;
-     * MPI_THREAD_MULTIPLE is not offered by this version. */
+    /* Up to MPI_THREAD_SERIALIZED the caller serializes its calls; at
+     * MPI_THREAD_MULTIPLE every call runs in the critical section. */
     int level = required < MPI_THREAD_SINGLE ? MPI_THREAD_SINGLE
-                : required > MPI_THREAD_SERIALIZED ? MPI_THREAD_SERIALIZED : required;
+                : required > MPI_THREAD_MULTIPLE ? MPI_THREAD_MULTIPLE : required;
     if (!runtime_up) {
         lm_cvar_load();
         lm_boot_info info;
@@ -96,6 +100,7 @@ int lm_runtime_acquire(const char *fname, int required, int *provided)
         runtime_up = 1;
     }
     if (level > thread_level) thread_level = level;
+    if (level == MPI_THREAD_MULTIPLE) lm_cs_enable();
     if (provided) *provided = level;
     resting = 0;
     users++;

@@ -3,6 +3,7 @@
  * there are no events and no sources, so the counts are 0 and every index,
  * name or handle given is invalid rather than unsupported. */
 #include "core/mpit.h"
+#include "core/lm_cs.h"
 #include "binding/impl_gen.h"
 #include <mpi.h>
 #include <string.h>
@@ -27,12 +28,12 @@ void lm_mpit_copy_string(const char *src, char *dst, int *len)
 
 int impl_MPI_T_init_thread(int required, int *provided)
 {
-    /* The library serializes nothing internally; MPI_T calls are as safe as
-     * the rest of it, up to MPI_THREAD_SERIALIZED. */
-    if (provided)
-        *provided = required < MPI_THREAD_SINGLE       ? MPI_THREAD_SINGLE
-                    : required > MPI_THREAD_SERIALIZED ? MPI_THREAD_SERIALIZED
-                                                       : required;
+    /* MPI_T calls run in the library's critical section like every other
+     * call, so MPI_THREAD_MULTIPLE is granted the same way (lm_cs.h). */
+    int level = required < MPI_THREAD_SINGLE ? MPI_THREAD_SINGLE
+                : required > MPI_THREAD_MULTIPLE ? MPI_THREAD_MULTIPLE : required;
+    if (level == MPI_THREAD_MULTIPLE) lm_cs_enable();
+    if (provided) *provided = level;
     init_count++;
     return MPI_SUCCESS;
 }

@@ -22,6 +22,7 @@
 #include "core/lm_cvar.h"
 #include "core/lm_error.h"
 #include "core/lm_mem.h"
+#include "core/lm_cs.h"
 #include "core/lm_state.h"
 #include "datatype/datatype.h"
 #include <sched.h>
@@ -594,6 +595,9 @@ int lm_progress(void)
 int lm_progress_wait(unsigned *idle)
 {
     int n = lm_progress();
+    /* At MPI_THREAD_MULTIPLE, never wait holding the critical section while
+     * another thread wants it: it may be the one to send what we wait for. */
+    if (lm_cs_active()) lm_cs_handoff();
     if (n) {
         *idle = 0;
         return n;

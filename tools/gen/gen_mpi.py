@@ -295,7 +295,12 @@ def gen_wrapper(f):
     em = Emitter(f)
     body = [] if f.name.startswith(R.NO_VALIDATION_PREFIXES) else em.build()
     init = f.name not in R.NO_INIT_CHECK and not f.name.startswith(R.NO_INIT_CHECK_PREFIXES)
-    out = [f"{f.pproto}", "{"]
+    # The checks and the implementation run inside the library's critical
+    # section (src/core/lm_cs.h), taken only at MPI_THREAD_MULTIPLE: the body
+    # is a static function called once, so it is inlined and its early
+    # returns (failed checks) still leave the section.
+    body_name = f"body_{f.name}"
+    out = [f"static int {body_name}({f.args})", "{"]
     if body or init:
         out.append(f'    lm_errctx lm_ctx = LM_ERRCTX_INIT("{f.name}");')
     if em.has_comm:
@@ -305,6 +310,12 @@ def gen_wrapper(f):
     out += ["    " + line for line in body]
     out.append(f"    return impl_{f.name}({f.call_args});")
     out.append("}")
+    out += [f"{f.pproto}", "{",
+            "    int lm_held = lm_cs_call_enter();",
+            f"    int lm_rc = {body_name}({f.call_args});",
+            "    lm_cs_call_exit(lm_held);",
+            "    return lm_rc;",
+            "}"]
     out.append(f'extern __typeof__(P{f.name}) {f.name} __attribute__((weak, alias("P{f.name}")));')
     return "\n".join(out)
 
@@ -317,7 +328,8 @@ def gen_bindings(funcs):
     for fam, fs in sorted(fams.items()):
         text = [f"/* {BANNER} */",
                 f"/* MPI entry points ({fam}): validate arguments, then call impl_MPI_*. */",
-                '#include "binding/validate.h"', '#include "binding/impl_gen.h"', ""]
+                '#include "binding/validate.h"', '#include "binding/impl_gen.h"',
+                '#include "core/lm_cs.h"', ""]
         for f in fs:
             text.append(gen_wrapper(f))
             text.append("")
