@@ -20,6 +20,10 @@ typedef struct lm_comm {
     struct lm_attr_list *attrs;
     struct lm_topo *topo;     /* process topology (comm/topo.h), NULL for none */
     uint32_t coll_seq;        /* collective sequence number (tags internal collectives) */
+    /* partitioned-communication initializations per peer and tag (one
+     * lm_malloc block owned by pt2pt/partitioned.c), freed with the
+     * communicator; NULL until the first one */
+    void *part_seq;
 } lm_comm;
 
 /* The communicator for a handle, or NULL if not a valid live communicator
