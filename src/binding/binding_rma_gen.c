@@ -172,7 +172,7 @@ int PMPI_Get_address(const void* location, MPI_Aint* address)
     lm_errctx lm_ctx = LM_ERRCTX_INIT("MPI_Get_address");
     LM_CHECK(lm_check_init(&lm_ctx));
     LM_CHECK(lm_check_ptr(&lm_ctx, address, "address"));
-    LM_CHECK(lm_check_buffer(&lm_ctx, location, 0, MPI_DATATYPE_NULL, "location", 0));
+    LM_CHECK(lm_check_buffer(&lm_ctx, location, 0, MPI_DATATYPE_NULL, "location", 1));
     return impl_MPI_Get_address(location, address);
 }
 extern __typeof__(PMPI_Get_address) MPI_Get_address __attribute__((weak, alias("PMPI_Get_address")));
