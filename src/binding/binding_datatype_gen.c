@@ -523,7 +523,7 @@ int PMPI_Type_get_name(MPI_Datatype datatype, char* type_name, int* resultlen)
 {
     lm_errctx lm_ctx = LM_ERRCTX_INIT("MPI_Type_get_name");
     LM_CHECK(lm_check_init(&lm_ctx));
-    LM_CHECK(lm_check_datatype(&lm_ctx, datatype, "datatype", 0));
+    if (datatype != MPI_DATATYPE_NULL) LM_CHECK(lm_check_datatype(&lm_ctx, datatype, "datatype", 0));
     LM_CHECK(lm_check_ptr(&lm_ctx, resultlen, "resultlen"));
     return impl_MPI_Type_get_name(datatype, type_name, resultlen);
 }

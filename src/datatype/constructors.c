@@ -19,6 +19,7 @@ void lm_datatype_release(lm_datatype *t)
     lm_free(LM_MEM_DATATYPE, t->blocks);
     lm_free(LM_MEM_DATATYPE, t->runs);
     lm_free(LM_MEM_DATATYPE, t->args);
+    lm_free(LM_MEM_DATATYPE, t->user_name);
     for (MPI_Count i = 0; i < t->ntypes; i++) lm_datatype_release(lm_datatype_get(t->types[i]));
     lm_free(LM_MEM_DATATYPE, t->types);
     lm_object_free(t);

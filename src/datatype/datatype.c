@@ -89,7 +89,10 @@ int lm_datatype_init_builtin(void)
 
 void lm_datatype_finalize(void)
 {
-    for (int i = 0; builtin && i < lm_builtin_type_count; i++) lm_attr_discard(&builtin[i].attrs);
+    for (int i = 0; builtin && i < lm_builtin_type_count; i++) {
+        lm_attr_discard(&builtin[i].attrs);
+        lm_free(LM_MEM_DATATYPE, builtin[i].user_name);
+    }
     lm_free(LM_MEM_DATATYPE, builtin);
     lm_free(LM_MEM_DATATYPE, builtin_blocks);
     lm_free(LM_MEM_DATATYPE, builtin_runs);
@@ -161,12 +164,33 @@ EXTENT_FN(Type_get_true_extent_c, MPI_Count, true_lb, true_extent)
 
 int impl_MPI_Type_get_name(MPI_Datatype datatype, char *type_name, int *resultlen)
 {
+    if (datatype == MPI_DATATYPE_NULL) {
+        *resultlen = snprintf(type_name, MPI_MAX_OBJECT_NAME, "MPI_DATATYPE_NULL");
+        return MPI_SUCCESS;
+    }
     int rc;
     lm_datatype *t = get(datatype, "MPI_Type_get_name", &rc);
     if (!t) return rc;
-    const char *n = t->name ? t->name : "";
+    const char *n = t->user_name ? t->user_name : t->name ? t->name : "";
     *resultlen = snprintf(type_name, MPI_MAX_OBJECT_NAME, "%s", n);
     if (*resultlen >= MPI_MAX_OBJECT_NAME) *resultlen = MPI_MAX_OBJECT_NAME - 1;
+    return MPI_SUCCESS;
+}
+
+/* Any type may be renamed, predefined ones included (MPI-4.1 section 7.10);
+ * a longer name is cut to MPI_MAX_OBJECT_NAME - 1 characters. */
+int impl_MPI_Type_set_name(MPI_Datatype datatype, const char *type_name)
+{
+    int rc;
+    lm_datatype *t = get(datatype, "MPI_Type_set_name", &rc);
+    if (!t) return rc;
+    size_t len = strnlen(type_name, MPI_MAX_OBJECT_NAME - 1);
+    char *copy = lm_malloc(LM_MEM_DATATYPE, len + 1);
+    if (!copy) return lm_err_noobj(MPI_ERR_NO_MEM, "MPI_Type_set_name", "out of memory");
+    memcpy(copy, type_name, len);
+    copy[len] = '\0';
+    lm_free(LM_MEM_DATATYPE, t->user_name);
+    t->user_name = copy;
     return MPI_SUCCESS;
 }
 
@@ -206,6 +230,7 @@ int impl_MPI_Type_dup(MPI_Datatype oldtype, MPI_Datatype *newtype)
     t->committed = true;
     t->combiner = MPI_COMBINER_DUP;
     t->name = NULL;
+    t->user_name = NULL;
     t->attrs = NULL;
     rc = lm_datatype_dup_layout(t, o);
     if (rc) {

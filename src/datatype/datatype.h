@@ -34,7 +34,8 @@ typedef struct lm_datatype {
     int basic_id;          /* predefined: its index; derived: -1 */
     int basic_size;        /* size of the basic element it is made of (0 if mixed) */
     int combiner;          /* MPI_COMBINER_* that made it */
-    const char *name;
+    const char *name;      /* predefined: its MPI name; NULL otherwise */
+    char *user_name;       /* set by MPI_Type_set_name (owned); NULL when not set */
     struct lm_attr_list *attrs; /* cached attributes, NULL when none */
     /* one element's layout, in typemap order, adjacent blocks merged */
     lm_block *blocks;

@@ -219,7 +219,8 @@ class Emitter:
             if k == "COMMUNICATOR":
                 self.chk(f'lm_check_comm(&lm_ctx, {n}, "{n}", NULL)')
             elif k == "DATATYPE":
-                self.chk(f'lm_check_datatype(&lm_ctx, {n}, "{n}", 0)')
+                guard = f"{n} != MPI_DATATYPE_NULL" if fn in R.NULL_HANDLE_NAMED else None
+                self.chk(f'lm_check_datatype(&lm_ctx, {n}, "{n}", 0)', guard)
             elif k in R.HANDLE_CHECKS:
                 null_ok = {"INFO": R.info_null_ok(fn), "REQUEST": R.request_null_ok(fn)}.get(k, False)
                 self.chk(f'{R.HANDLE_CHECKS[k]}(&lm_ctx, {n}, "{n}", {int(null_ok)})')

@@ -141,6 +141,11 @@ def info_null_ok(fname):
     return not fname.startswith("MPI_Info_")
 
 
+# Name queries that answer for the null handle too ("MPI_DATATYPE_NULL"),
+# as other implementations and their users (mpi4py) expect.
+NULL_HANDLE_NAMED = {"MPI_Type_get_name"}
+
+
 def request_null_ok(fname):
     # Wait/Test on MPI_REQUEST_NULL completes at once; others need a request.
     return bool(re.match(r"^MPI_(Wait|Test|Request_get_status)", fname))
