@@ -243,7 +243,7 @@ static int body_MPI_Get_address(const void* location, MPI_Aint* address)
     lm_errctx lm_ctx = LM_ERRCTX_INIT("MPI_Get_address");
     LM_CHECK(lm_check_init(&lm_ctx));
     LM_CHECK(lm_check_ptr(&lm_ctx, address, "address"));
-    LM_CHECK(lm_check_buffer(&lm_ctx, location, 0, MPI_DATATYPE_NULL, "location", 0));
+    LM_CHECK(lm_check_buffer(&lm_ctx, location, 0, MPI_DATATYPE_NULL, "location", 1));
     return impl_MPI_Get_address(location, address);
 }
 int PMPI_Get_address(const void* location, MPI_Aint* address)

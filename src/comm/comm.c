@@ -67,6 +67,9 @@ void lm_comm_finalize(void)
     lm_group_release(self_group);
     world.group = self.group = NULL;
     world_group = self_group = NULL;
+    lm_free(LM_MEM_PT2PT, world.part_seq);
+    lm_free(LM_MEM_PT2PT, self.part_seq);
+    world.part_seq = self.part_seq = NULL;
 }
 
 static lm_comm *get(MPI_Comm h, const char *fname, int *rc)
@@ -245,6 +248,7 @@ int impl_MPI_Comm_free(MPI_Comm *comm)
     if (c->local_comm) lm_intercomm_release(c);
     lm_topo_free(c->topo);
     lm_comm_info_free(c);
+    lm_free(LM_MEM_PT2PT, c->part_seq);
     lm_errhandler_release(c->errhandler);
     lm_object_free(c);
     *comm = MPI_COMM_NULL;

@@ -23,6 +23,10 @@ typedef struct lm_comm {
     struct lm_comm *local_comm; /* intercommunicators only: a hidden intracommunicator over the
                                    local group, for collectives and agreements (comm/intercomm.h) */
     MPI_Info info;            /* hints (comm/comm_info.h), 0 for none */
+    /* partitioned-communication initializations per peer and tag (one
+     * lm_malloc block owned by pt2pt/partitioned.c), freed with the
+     * communicator; NULL until the first one */
+    void *part_seq;
 } lm_comm;
 
 /* The communicator for a handle, or NULL if not a valid live communicator

@@ -97,7 +97,8 @@ int impl_MPI_Add_error_string(int errorcode, const char *string)
     return MPI_SUCCESS;
 }
 
-/* Removal (MPI-4.1): a class may go only once it has no codes left. */
+/* Removal (MPI-4.1 section 9.5): a class may go only once it has no codes
+ * left, and a class or code only once its string has been removed. */
 static int remove_entry(const char *fname, int code, bool want_class)
 {
     struct user_error *e = lookup(code);
@@ -109,8 +110,9 @@ static int remove_entry(const char *fname, int code, bool want_class)
             if (table[i].live && !table[i].is_class && table[i].cls == code)
                 return lm_err_noobj(MPI_ERR_ARG, fname, "error class %d still has code %d", code,
                                     MPI_ERR_LASTCODE + 1 + i);
-    lm_free(LM_MEM_CORE, e->text);
-    e->text = NULL;
+    if (e->text)
+        return lm_err_noobj(MPI_ERR_ARG, fname, "error %s %d still has a string (MPI_Remove_error_string first)",
+                            want_class ? "class" : "code", code);
     e->live = false;
     return MPI_SUCCESS;
 }

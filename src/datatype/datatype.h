@@ -34,7 +34,7 @@ typedef struct lm_datatype {
     int basic_id;          /* predefined: its index; derived: -1 */
     int basic_size;        /* size of the basic element it is made of (0 if mixed) */
     int combiner;          /* MPI_COMBINER_* that made it */
-    const char *name;
+    const char *name;      /* predefined: its MPI name; NULL otherwise */
     struct lm_attr_list *attrs; /* cached attributes, NULL when none */
     /* one element's layout, in typemap order, adjacent blocks merged */
     lm_block *blocks;

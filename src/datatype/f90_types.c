@@ -1,10 +1,10 @@
 /* Datatypes chosen by property rather than by name: the Fortran 90
- * parameterized types (MPI_Type_create_f90_*), MPI_Type_match_size and
- * MPI_Type_get_value_index. The sizes are those of the sized Fortran types
+ * parameterized types (MPI_Type_create_f90_*) and MPI_Type_match_size
+ * (MPI_Type_get_value_index is in value_index.c). The sizes are those of the sized Fortran types
  * (MPI_INTEGERn, MPI_REALn, MPI_COMPLEXn), picked as gfortran's
  * SELECTED_INT_KIND / SELECTED_REAL_KIND would.
  *
- * MPI_Type_match_size and MPI_Type_get_value_index answer with named
+ * MPI_Type_match_size answers with named
  * predefined handles. A parameterized type is predefined too (it cannot be
  * freed, and one (p, r) always gives the same handle) but not named: its
  * envelope says MPI_COMBINER_F90_* with p and r as its contents (MPI-4.1
@@ -182,27 +182,4 @@ int impl_MPI_Type_match_size(int typeclass, int size, MPI_Datatype *datatype)
     default: return lm_err_noobj(MPI_ERR_ARG, fname, "typeclass %d is not an MPI_TYPECLASS_* value", typeclass);
     }
     return lm_err_noobj(MPI_ERR_ARG, fname, "no type of this class has size %d", size);
-}
-
-int impl_MPI_Type_get_value_index(MPI_Datatype value_type, MPI_Datatype index_type, MPI_Datatype *pair_type)
-{
-    static const struct {
-        MPI_Datatype value, index, pair;
-    } pairs[] = {
-        {MPI_FLOAT, MPI_INT, MPI_FLOAT_INT},
-        {MPI_DOUBLE, MPI_INT, MPI_DOUBLE_INT},
-        {MPI_LONG, MPI_INT, MPI_LONG_INT},
-        {MPI_INT, MPI_INT, MPI_2INT},
-        {MPI_SHORT, MPI_INT, MPI_SHORT_INT},
-        {MPI_LONG_DOUBLE, MPI_INT, MPI_LONG_DOUBLE_INT},
-        {MPI_REAL, MPI_REAL, MPI_2REAL},
-        {MPI_DOUBLE_PRECISION, MPI_DOUBLE_PRECISION, MPI_2DOUBLE_PRECISION},
-        {MPI_INTEGER, MPI_INTEGER, MPI_2INTEGER},
-    };
-    /* a combination with no predefined pair type is not an error (MPI-4.1
-     * section 6.9.4): the answer is MPI_DATATYPE_NULL */
-    *pair_type = MPI_DATATYPE_NULL;
-    for (int i = 0; i < COUNT(pairs); i++)
-        if (pairs[i].value == value_type && pairs[i].index == index_type) *pair_type = pairs[i].pair;
-    return MPI_SUCCESS;
 }

@@ -3,6 +3,8 @@
  * or an inactive persistent request counts as "empty" (MPI 3.7.3). */
 #include "pt2pt/pt2pt.h"
 #include "pt2pt/bsend.h"
+#include "pt2pt/grequest.h"
+#include "pt2pt/partitioned.h"
 #include "core/lm_error.h"
 #include "binding/impl_gen.h"
 
@@ -29,6 +31,7 @@ static void empty_status(MPI_Status *st)
  * Returns the operation's error class. */
 static int retire(MPI_Request *h, lm_request *r, MPI_Status *st)
 {
+    if (r->kind == LM_REQ_GREQ) return lm_grequest_retire(h, r, st);
     int err = r->error;
     lm_request_status(r, st);
     if (r->persistent) {
@@ -84,7 +87,7 @@ int impl_MPI_Test(MPI_Request *request, int *flag, MPI_Status *status)
 
 /* Shared by Waitany/Testany: index of a completed active request, or
  * MPI_UNDEFINED when all are empty (*all_empty), or -1 when none is done. */
-static int scan_any(int n, MPI_Request reqs[], int *all_empty, int *bad_index)
+static int scan_any(int n, const MPI_Request reqs[], int *all_empty, int *bad_index)
 {
     *all_empty = 1;
     *bad_index = -1;
@@ -176,7 +179,7 @@ static int retire_all(const char *fname, int n, MPI_Request reqs[], MPI_Status s
     return MPI_SUCCESS;
 }
 
-static int check_all(const char *fname, int n, MPI_Request reqs[], int *done)
+static int check_all(const char *fname, int n, const MPI_Request reqs[], int *done)
 {
     *done = 1;
     for (int i = 0; i < n; i++) {
@@ -272,6 +275,14 @@ int impl_MPI_Testsome(int incount, MPI_Request array_of_requests[], int *outcoun
     return some("MPI_Testsome", incount, array_of_requests, outcount, array_of_indices, array_of_statuses, 0);
 }
 
+/* The status of a completed request, which stays as it is. */
+static int peek_status(lm_request *r, MPI_Status *st)
+{
+    if (r->kind == LM_REQ_GREQ) return lm_grequest_query(r, st);
+    lm_request_status(r, st);
+    return MPI_SUCCESS;
+}
+
 int impl_MPI_Request_get_status(MPI_Request request, int *flag, MPI_Status *status)
 {
     int bad;
@@ -284,8 +295,123 @@ int impl_MPI_Request_get_status(MPI_Request request, int *flag, MPI_Status *stat
     }
     if (!r->complete) lm_progress();
     *flag = r->complete;
-    if (r->complete) lm_request_status(r, status);
+    if (!r->complete) return MPI_SUCCESS;
+    int err = peek_status(r, status);
+    if (err != MPI_SUCCESS)
+        return lm_err_comm(r->comm ? r->comm->obj.handle : MPI_COMM_WORLD, err, "MPI_Request_get_status",
+                           "the request's query function failed");
     return MPI_SUCCESS;
+}
+
+/* The MPI-4.1 multiple forms of MPI_Request_get_status: like Testany,
+ * Testall and Testsome, except that nothing is freed or made inactive. */
+int impl_MPI_Request_get_status_any(int count, const MPI_Request array_of_requests[], int *index, int *flag,
+                                    MPI_Status *status)
+{
+    for (int progressed = 0;; progressed = 1) {
+        int all_empty, bad;
+        int i = scan_any(count, array_of_requests, &all_empty, &bad);
+        if (bad >= 0) return bad_request("MPI_Request_get_status_any", bad);
+        if (i >= 0) {
+            lm_request *r = lm_request_get(array_of_requests[i]);
+            *index = i;
+            *flag = 1;
+            int err = peek_status(r, status);
+            if (err != MPI_SUCCESS)
+                return lm_err_comm(r->comm ? r->comm->obj.handle : MPI_COMM_WORLD, err,
+                                   "MPI_Request_get_status_any", "request %d's query function failed", i);
+            return MPI_SUCCESS;
+        }
+        if (all_empty) {
+            *index = MPI_UNDEFINED;
+            *flag = 1;
+            empty_status(status);
+            /* nothing completed, so nothing failed: the whole empty status */
+            if (status != MPI_STATUS_IGNORE) status->MPI_ERROR = MPI_SUCCESS;
+            return MPI_SUCCESS;
+        }
+        if (progressed) {
+            *index = MPI_UNDEFINED;
+            *flag = 0;
+            return MPI_SUCCESS;
+        }
+        lm_progress();
+    }
+}
+
+/* Statuses of reqs[0..n) that are complete or empty (all of them when
+ * only_done is 0), listed at k = 0, 1, ... in sts with their indices;
+ * returns how many, and MPI_ERR_IN_STATUS through *err when a query failed. */
+static int peek_done(int n, const MPI_Request reqs[], MPI_Status sts[], int indices[], int with_empty, int *err)
+{
+    int k = 0;
+    *err = MPI_SUCCESS;
+    for (int i = 0; i < n; i++) {
+        lm_request *r = lm_request_get(reqs[i]);
+        MPI_Status *st = sts == MPI_STATUSES_IGNORE ? MPI_STATUS_IGNORE : &sts[k];
+        if (is_empty(r)) {
+            if (!with_empty) continue;
+            empty_status(st);
+            if (st != MPI_STATUS_IGNORE) st->MPI_ERROR = MPI_SUCCESS;
+        } else {
+            if (!r->complete) continue;
+            int e = peek_status(r, st);
+            if (st != MPI_STATUS_IGNORE) st->MPI_ERROR = e;
+            if (e != MPI_SUCCESS) *err = MPI_ERR_IN_STATUS;
+        }
+        if (indices) indices[k] = i;
+        k++;
+    }
+    return k;
+}
+
+int impl_MPI_Request_get_status_all(int count, const MPI_Request array_of_requests[], int *flag,
+                                    MPI_Status array_of_statuses[])
+{
+    int done;
+    int rc = check_all("MPI_Request_get_status_all", count, array_of_requests, &done);
+    if (rc != MPI_SUCCESS) return rc;
+    if (!done) {
+        lm_progress();
+        check_all("MPI_Request_get_status_all", count, array_of_requests, &done);
+    }
+    *flag = done;
+    if (!done) return MPI_SUCCESS;
+    int err;
+    peek_done(count, array_of_requests, array_of_statuses, NULL, 1, &err);
+    if (err != MPI_SUCCESS)
+        return lm_err_comm(MPI_COMM_WORLD, err, "MPI_Request_get_status_all",
+                           "one or more query functions failed; see the statuses");
+    return MPI_SUCCESS;
+}
+
+int impl_MPI_Request_get_status_some(int incount, const MPI_Request array_of_requests[], int *outcount,
+                                     int array_of_indices[], MPI_Status array_of_statuses[])
+{
+    for (int progressed = 0;; progressed = 1) {
+        int active = 0, done = 0;
+        for (int i = 0; i < incount; i++) {
+            int bad;
+            lm_request *r = lookup(array_of_requests[i], &bad);
+            if (bad) return bad_request("MPI_Request_get_status_some", i);
+            if (is_empty(r)) continue;
+            active++;
+            if (r->complete) done++;
+        }
+        if (!active) {
+            *outcount = MPI_UNDEFINED;
+            return MPI_SUCCESS;
+        }
+        if (done || progressed) {
+            int err;
+            *outcount = done ? peek_done(incount, array_of_requests, array_of_statuses, array_of_indices, 0, &err) : 0;
+            if (done && err != MPI_SUCCESS)
+                return lm_err_comm(MPI_COMM_WORLD, err, "MPI_Request_get_status_some",
+                                   "one or more query functions failed; see the statuses");
+            return MPI_SUCCESS;
+        }
+        lm_progress();
+    }
 }
 
 static int start(MPI_Request *h, const char *fname)
@@ -299,6 +425,7 @@ static int start(MPI_Request *h, const char *fname)
         if (rc != MPI_SUCCESS) r->active = 0;
         return rc == MPI_SUCCESS ? rc : lm_err_comm(r->comm->obj.handle, rc, fname, "could not start");
     }
+    if (r->part) return lm_part_start(r, fname);
     if (r->kind == LM_REQ_RECV) return lm_recv_start(r);
     if (r->mode == LM_MODE_BUFFERED) {
         r->complete = 0;
@@ -329,6 +456,11 @@ int impl_MPI_Request_free(MPI_Request *request)
     lm_request *r = lookup(*request, &bad);
     if (bad || !r) return lm_err_noobj(MPI_ERR_REQUEST, "MPI_Request_free", "invalid request");
     *request = MPI_REQUEST_NULL;
+    if (r->kind == LM_REQ_GREQ) {
+        int err = lm_grequest_free(r);
+        return err == MPI_SUCCESS ? err
+                                  : lm_err_comm(MPI_COMM_WORLD, err, "MPI_Request_free", "the request's free function failed");
+    }
     if (r->complete || (r->persistent && !r->active)) {
         lm_request_release(r);
     } else {
@@ -343,6 +475,11 @@ int impl_MPI_Cancel(MPI_Request *request)
     int bad;
     lm_request *r = lookup(*request, &bad);
     if (bad || !r) return lm_err_noobj(MPI_ERR_REQUEST, "MPI_Cancel", "invalid request");
+    if (r->kind == LM_REQ_GREQ) {
+        int err = lm_grequest_cancel(r);
+        return err == MPI_SUCCESS ? err
+                                  : lm_err_comm(MPI_COMM_WORLD, err, "MPI_Cancel", "the request's cancel function failed");
+    }
     if (r->kind == LM_REQ_RECV && !r->complete) lm_recv_cancel(r);
     /* Sends are not cancelled: once handed over, the message is delivered;
      * MPI_Test_cancelled then reports false, as the standard permits. */

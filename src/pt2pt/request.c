@@ -1,4 +1,5 @@
 #include "pt2pt/request.h"
+#include "pt2pt/partitioned.h"
 #include "core/lm_mem.h"
 #include "datatype/datatype.h"
 #include <string.h>
@@ -18,6 +19,7 @@ void lm_request_release(lm_request *r)
     /* handle requests hold a reference on a type with gaps (describe) */
     if (r->dtype) lm_datatype_release(r->dtype);
     if (r->ext_free) r->ext_free(r);
+    if (r->part) lm_part_release(r);
     lm_object_free(r);
 }
 

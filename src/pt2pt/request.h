@@ -50,6 +50,8 @@ struct lm_request {
     /* buffered send: the block in the attached buffer */
     void *bsend_block;
     /* persistent requests keep the arguments as given */
+    /* partitioned requests (partitioned.h); NULL for all others */
+    struct lm_partitioned *part;
     /* generalized requests */
     void *greq_query, *greq_free, *greq_cancel, *greq_state;
     /* operations built above point-to-point (collective schedules): their

@@ -91,6 +91,56 @@ int main(int argc, char **argv)
     CHECK_MPI(MPI_Type_free(&dup));
     CHECK(dup == MPI_DATATYPE_NULL, "Type_free sets MPI_DATATYPE_NULL");
     mt_pass("datatypes_predefined: commit of predefined, Type_dup of a pair type");
+
+    /* Names can be set on predefined and derived types. */
+    char nm[MPI_MAX_OBJECT_NAME + 1];
+    int nlen = -1;
+    CHECK_MPI(MPI_Type_set_name(MPI_INT, "my int"));
+    CHECK_MPI(MPI_Type_get_name(MPI_INT, nm, &nlen));
+    CHECK(strcmp(nm, "my int") == 0 && nlen == 6, "renamed MPI_INT: '%s' (%d)", nm, nlen);
+    CHECK_MPI(MPI_Type_set_name(MPI_INT, "MPI_INT"));
+    MPI_Datatype vec, vdup;
+    CHECK_MPI(MPI_Type_vector(2, 1, 3, MPI_INT, &vec));
+    CHECK_MPI(MPI_Type_set_name(vec, "first"));
+    CHECK_MPI(MPI_Type_set_name(vec, "second"));
+    CHECK_MPI(MPI_Type_get_name(vec, nm, &nlen));
+    CHECK(strcmp(nm, "second") == 0, "renamed vector: '%s'", nm);
+    /* the duplicate's name is the library's choice; renaming it leaves the original */
+    CHECK_MPI(MPI_Type_dup(vec, &vdup));
+    CHECK_MPI(MPI_Type_set_name(vdup, "third"));
+    CHECK_MPI(MPI_Type_get_name(vec, nm, &nlen));
+    CHECK(strcmp(nm, "second") == 0, "vector after renaming its dup: '%s'", nm);
+    CHECK_MPI(MPI_Type_free(&vdup));
+    CHECK_MPI(MPI_Type_free(&vec));
+
+#if MPI_VERSION > 4 || (MPI_VERSION == 4 && MPI_SUBVERSION >= 1)
+    /* The null handle has a name too (as in MPICH 4.1 and Open MPI 5). */
+    char name[MPI_MAX_OBJECT_NAME + 1];
+    int len = -1;
+    CHECK_MPI(MPI_Type_get_name(MPI_DATATYPE_NULL, name, &len));
+    CHECK(strcmp(name, "MPI_DATATYPE_NULL") == 0 && len == (int)strlen(name), "name of the null type '%s'", name);
+    /* MPI-4.1: the predefined value-index pairs, and none for other pairs */
+    const MPI_Datatype vi[][3] = {
+        {MPI_FLOAT, MPI_INT, MPI_FLOAT_INT}, {MPI_DOUBLE, MPI_INT, MPI_DOUBLE_INT},
+        {MPI_LONG, MPI_INT, MPI_LONG_INT}, {MPI_INT, MPI_INT, MPI_2INT},
+        {MPI_SHORT, MPI_INT, MPI_SHORT_INT}, {MPI_LONG_DOUBLE, MPI_INT, MPI_LONG_DOUBLE_INT},
+        {MPI_INT, MPI_FLOAT, MPI_DATATYPE_NULL}, {MPI_DOUBLE, MPI_LONG, MPI_DATATYPE_NULL},
+        {MPI_CHAR, MPI_INT, MPI_DATATYPE_NULL},
+    };
+    for (size_t i = 0; i < sizeof vi / sizeof vi[0]; i++) {
+        MPI_Datatype pair = MPI_BYTE;
+        CHECK_MPI(MPI_Type_get_value_index(vi[i][0], vi[i][1], &pair));
+        CHECK(pair == vi[i][2], "value-index pair %zu", i);
+    }
+    MPI_Comm_set_errhandler(MPI_COMM_SELF, MPI_ERRORS_RETURN);
+    MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN);
+    MPI_Datatype pair;
+    int cls, rc = MPI_Type_get_value_index(MPI_DATATYPE_NULL, MPI_INT, &pair);
+    MPI_Error_class(rc, &cls);
+    CHECK_EQ(cls, MPI_ERR_TYPE);
+    MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_ARE_FATAL);
+#endif
+    mt_pass("datatypes_predefined: name of MPI_DATATYPE_NULL, value-index pairs");
     MPI_Finalize();
     return 0;
 }
