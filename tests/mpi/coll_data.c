@@ -66,21 +66,46 @@ static void expect_guard(const int *buf, size_t n, const char *what)
     for (size_t i = 0; i < n; i++) CHECK(buf[i] == GUARD, "%s: int %zu outside the data overwritten", what, i);
 }
 
-/* per-rank counts of the v forms (some zero), displacements in reverse
- * rank order with one element of gap between blocks */
-static void v_layout(long count, int *cnt, int *dsp, MPI_Count *ccnt, MPI_Aint *cdsp, long *total)
+/* Counts and displacements of one side of a v form, in both widths: block
+ * p holds count * (p % 3) elements (with_rank >= 0: count * ((with_rank + p)
+ * % 3), symmetric for alltoallv), in reverse rank order with one element of
+ * gap after each block. */
+typedef struct {
+    int *cnt, *dsp;
+    MPI_Count *ccnt;
+    MPI_Aint *cdsp;
+    long total;
+} vlayout;
+
+static vlayout vlayout_make(long count, int with_rank)
 {
+    vlayout v;
+    size_t n = (size_t)size;
+    v.cnt = malloc(sizeof(int) * n);
+    v.dsp = malloc(sizeof(int) * n);
+    v.ccnt = malloc(sizeof(MPI_Count) * n);
+    v.cdsp = malloc(sizeof(MPI_Aint) * n);
+    CHECK(v.cnt && v.dsp && v.ccnt && v.cdsp, "out of memory");
     long at = 0;
-    for (int r = size - 1; r >= 0; r--) {
-        cnt[r] = (int)(count * (r % 3));
-        dsp[r] = (int)at;
-        at += cnt[r] + 1;
+    for (int p = size - 1; p >= 0; p--) {
+        v.cnt[p] = (int)(count * ((with_rank < 0 ? p : with_rank + p) % 3));
+        v.dsp[p] = (int)at;
+        at += v.cnt[p] + 1;
     }
-    for (int r = 0; r < size; r++) {
-        ccnt[r] = cnt[r];
-        cdsp[r] = dsp[r];
+    for (int p = 0; p < size; p++) {
+        v.ccnt[p] = v.cnt[p];
+        v.cdsp[p] = v.dsp[p];
     }
-    *total = at;
+    v.total = at;
+    return v;
+}
+
+static void vlayout_free(vlayout *v)
+{
+    free(v->cnt);
+    free(v->dsp);
+    free(v->ccnt);
+    free(v->cdsp);
 }
 
 static void test_bcast(const ttype *y, long count, int root, int form)
@@ -140,11 +165,11 @@ static void test_scatter(const ttype *y, long count, int root, int form, int in_
 
 static void test_gatherv(const ttype *y, long count, int root, int form, int in_place)
 {
-    int *cnt = malloc(sizeof(int) * (size_t)size), *dsp = malloc(sizeof(int) * (size_t)size);
-    MPI_Count *ccnt = malloc(sizeof(MPI_Count) * (size_t)size);
-    MPI_Aint *cdsp = malloc(sizeof(MPI_Aint) * (size_t)size);
-    long total;
-    v_layout(count, cnt, dsp, ccnt, cdsp, &total);
+    vlayout v = vlayout_make(count, -1);
+    int *cnt = v.cnt, *dsp = v.dsp;
+    MPI_Count *ccnt = v.ccnt;
+    MPI_Aint *cdsp = v.cdsp;
+    long total = v.total;
     int *s = alloc_ints((size_t)(cnt[rank] * y->ext)), *r = alloc_ints((size_t)(total * y->ext));
     fill(s, y, cnt[rank], rank, root);
     const void *sb = s;
@@ -164,19 +189,16 @@ static void test_gatherv(const ttype *y, long count, int root, int form, int in_
     }
     free(s);
     free(r);
-    free(cnt);
-    free(dsp);
-    free(ccnt);
-    free(cdsp);
+    vlayout_free(&v);
 }
 
 static void test_scatterv(const ttype *y, long count, int root, int form, int in_place)
 {
-    int *cnt = malloc(sizeof(int) * (size_t)size), *dsp = malloc(sizeof(int) * (size_t)size);
-    MPI_Count *ccnt = malloc(sizeof(MPI_Count) * (size_t)size);
-    MPI_Aint *cdsp = malloc(sizeof(MPI_Aint) * (size_t)size);
-    long total;
-    v_layout(count, cnt, dsp, ccnt, cdsp, &total);
+    vlayout v = vlayout_make(count, -1);
+    int *cnt = v.cnt, *dsp = v.dsp;
+    MPI_Count *ccnt = v.ccnt;
+    MPI_Aint *cdsp = v.cdsp;
+    long total = v.total;
     int *s = alloc_ints((size_t)(total * y->ext)), *r = alloc_ints((size_t)(cnt[rank] * y->ext));
     if (rank == root)
         for (int i = 0; i < size; i++) fill(s + (size_t)dsp[i] * (size_t)y->ext, y, cnt[i], root, i);
@@ -188,10 +210,7 @@ static void test_scatterv(const ttype *y, long count, int root, int form, int in
     if (rb != MPI_IN_PLACE) expect(r, y, cnt[rank], root, rank, "scatterv");
     free(s);
     free(r);
-    free(cnt);
-    free(dsp);
-    free(ccnt);
-    free(cdsp);
+    vlayout_free(&v);
 }
 
 static void test_allgather(const ttype *y, long count, int form, int in_place)
@@ -215,11 +234,11 @@ static void test_allgather(const ttype *y, long count, int form, int in_place)
 
 static void test_allgatherv(const ttype *y, long count, int form, int in_place)
 {
-    int *cnt = malloc(sizeof(int) * (size_t)size), *dsp = malloc(sizeof(int) * (size_t)size);
-    MPI_Count *ccnt = malloc(sizeof(MPI_Count) * (size_t)size);
-    MPI_Aint *cdsp = malloc(sizeof(MPI_Aint) * (size_t)size);
-    long total;
-    v_layout(count, cnt, dsp, ccnt, cdsp, &total);
+    vlayout v = vlayout_make(count, -1);
+    int *cnt = v.cnt, *dsp = v.dsp;
+    MPI_Count *ccnt = v.ccnt;
+    MPI_Aint *cdsp = v.cdsp;
+    long total = v.total;
     int *s = alloc_ints((size_t)(cnt[rank] * y->ext)), *r = alloc_ints((size_t)(total * y->ext));
     fill(s, y, cnt[rank], rank, 0);
     const void *sb = s;
@@ -237,10 +256,7 @@ static void test_allgatherv(const ttype *y, long count, int form, int in_place)
     }
     free(s);
     free(r);
-    free(cnt);
-    free(dsp);
-    free(ccnt);
-    free(cdsp);
+    vlayout_free(&v);
 }
 
 static void test_alltoall(const ttype *y, long count, int form, int in_place)
@@ -260,33 +276,14 @@ static void test_alltoall(const ttype *y, long count, int form, int in_place)
     free(r);
 }
 
-/* alltoallv: rank i sends (i + j) % 3 * count elements to rank j; blocks
- * in reverse order with gaps on both sides */
-static void a2av_layout(long count, int me, int send, int *cnt, int *dsp, MPI_Count *ccnt, MPI_Aint *cdsp, long *total)
-{
-    long at = 0;
-    for (int p = size - 1; p >= 0; p--) {
-        cnt[p] = (int)(count * ((send ? me + p : p + me) % 3));
-        dsp[p] = (int)at;
-        at += cnt[p] + 1;
-    }
-    for (int p = 0; p < size; p++) {
-        ccnt[p] = cnt[p];
-        cdsp[p] = dsp[p];
-    }
-    *total = at;
-}
-
+/* alltoallv: rank i sends (i + j) % 3 * count elements to rank j (vlayout) */
 static void test_alltoallv(const ttype *y, long count, int form, int in_place)
 {
-    size_t n = (size_t)size;
-    int *sc = malloc(sizeof(int) * n), *sd = malloc(sizeof(int) * n), *rc = malloc(sizeof(int) * n),
-        *rd = malloc(sizeof(int) * n);
-    MPI_Count *csc = malloc(sizeof(MPI_Count) * n), *crc = malloc(sizeof(MPI_Count) * n);
-    MPI_Aint *csd = malloc(sizeof(MPI_Aint) * n), *crd = malloc(sizeof(MPI_Aint) * n);
-    long stotal, rtotal;
-    a2av_layout(count, rank, 1, sc, sd, csc, csd, &stotal);
-    a2av_layout(count, rank, 0, rc, rd, crc, crd, &rtotal);
+    vlayout sv = vlayout_make(count, rank), rv = vlayout_make(count, rank);
+    int *sc = sv.cnt, *sd = sv.dsp, *rc = rv.cnt, *rd = rv.dsp;
+    MPI_Count *csc = sv.ccnt, *crc = rv.ccnt;
+    MPI_Aint *csd = sv.cdsp, *crd = rv.cdsp;
+    long stotal = sv.total, rtotal = rv.total;
     int *s = alloc_ints((size_t)(stotal * y->ext)), *r = alloc_ints((size_t)(rtotal * y->ext));
     /* in place the send layout is the receive layout (symmetric counts here) */
     for (int j = 0; j < size; j++)
@@ -303,14 +300,8 @@ static void test_alltoallv(const ttype *y, long count, int form, int in_place)
     }
     free(s);
     free(r);
-    free(sc);
-    free(sd);
-    free(rc);
-    free(rd);
-    free(csc);
-    free(crc);
-    free(csd);
-    free(crd);
+    vlayout_free(&sv);
+    vlayout_free(&rv);
 }
 
 /* alltoallw: to odd ranks the data goes as 2*count ints, to even ones as
