@@ -78,6 +78,7 @@ void lm_sched_bcast_binomial(lm_sched *s, const lm_coll_spec *a);
 void lm_sched_bcast_scatter_allgather(lm_sched *s, const lm_coll_spec *a);
 void lm_sched_bcast_chain(lm_sched *s, const lm_coll_spec *a);
 void lm_sched_reduce_binomial(lm_sched *s, const lm_coll_spec *a);
+void lm_sched_reduce_scatter_gather(lm_sched *s, const lm_coll_spec *a);
 void lm_sched_allreduce_recursive_doubling(lm_sched *s, const lm_coll_spec *a);
 void lm_sched_allreduce_ring(lm_sched *s, const lm_coll_spec *a);
 void lm_sched_allreduce_reduce_bcast(lm_sched *s, const lm_coll_spec *a);

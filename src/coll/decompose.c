@@ -77,9 +77,11 @@ int lm_coll_decompose(const lm_coll_query *q, lm_coll_message_fn fn, void *arg, 
     return rc;
 }
 
-int lm_coll_algorithm_info(int i, const char **collective, const char **name, const char **summary)
+int lm_coll_algorithm_info(int i, const char **collective, const char **name, const char **summary,
+                           int *commutative_only)
 {
     if (i < 0 || i >= lm_coll_nalgs) return 0;
+    if (commutative_only) *commutative_only = lm_coll_algs[i].commutative_only;
     *collective = lm_coll_kind_name(lm_coll_algs[i].kind);
     *name = lm_coll_algs[i].name;
     *summary = lm_coll_algs[i].summary;

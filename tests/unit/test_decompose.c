@@ -136,6 +136,17 @@ static void hand_derived_vectors(void)
     /* ring reduce_scatter_block, 4 ranks, 8-byte blocks: 3 blocks to the right */
     r = run("reduce_scatter_block", "ring", 4, 8, 0, 1);
     for (int i = 0; i < 4; i++) EXPECT(r->sent[i][(i + 1) % 4] == 24 && r->nmsg == 12, "ring rsb: rank %d", i);
+    /* reduce-scatter + gather, 4 ranks to root 1, 400 bytes of 4-byte
+     * elements: 3 pieces of 100 around the ring, then each rank's finished
+     * piece (rank r has piece r+1) to the root */
+    r = run("reduce", "reduce_scatter_gather", 4, 400, 1, 1);
+    for (int i = 0; i < 4; i++) {
+        size_t want = 300 + ((i + 1) % 4 == 1 ? 100 : 0); /* rank 0's piece goes to its ring neighbour, the root */
+        EXPECT(r->sent[i][(i + 1) % 4] == want, "rsg reduce %d -> %d: %zu, expected %zu", i, (i + 1) % 4,
+               r->sent[i][(i + 1) % 4], want);
+    }
+    EXPECT(r->sent[2][1] == 100 && r->sent[3][1] == 100 && r->sent[1][0] == 0 && r->nmsg == 15,
+           "rsg reduce gather: %zu %zu, %d messages", r->sent[2][1], r->sent[3][1], r->nmsg);
     /* linear gather to root 2 of 5: one block from each other rank */
     r = run("gather", "linear", 5, 10, 2, 1);
     for (int i = 0; i < 5; i++) EXPECT(r->sent[i][2] == (i == 2 ? 0u : 10u), "linear gather from %d", i);
@@ -146,15 +157,13 @@ static void schedules_match(void)
 {
     const char *coll, *name, *summary;
     const size_t sizes[] = {0, 1, 10, 999, 300000};
-    int checked = 0;
-    for (int a = 0; lm_coll_algorithm_info(a, &coll, &name, &summary); a++)
+    int checked = 0, commutative_only;
+    for (int a = 0; lm_coll_algorithm_info(a, &coll, &name, &summary, &commutative_only); a++)
         for (int np = 1; np <= 9; np++)
             for (size_t b = 0; b < sizeof sizes / sizeof sizes[0]; b++)
                 for (int commutative = 0; commutative < 2; commutative++)
                     for (int root = 0; root < np; root += (np > 1 ? np - 1 : 1)) {
-                        if (!commutative && (!strcmp(name, "ring") && strcmp(coll, "allgather") &&
-                                             strcmp(coll, "allgatherv")))
-                            continue; /* needs a commutative op */
+                        if (!commutative && commutative_only) continue;
                         record *r = run(coll, name, np, sizes[b], root, commutative);
                         EXPECT(!r->bad_peer, "%s %s np %d: message to itself or out of range", coll, name, np);
                         for (int i = 0; i < np; i++)

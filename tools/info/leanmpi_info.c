@@ -58,7 +58,7 @@ static void algorithms(void)
 {
     const char *coll, *name, *summary, *alg;
     printf("Collective algorithms (force one with LEANMPI_<COLLECTIVE>_ALGORITHM=<name>):\n");
-    for (int i = 0; lm_coll_algorithm_info(i, &coll, &name, &summary); i++)
+    for (int i = 0; lm_coll_algorithm_info(i, &coll, &name, &summary, NULL); i++)
         printf("  %-22s %-20s %s\n", coll, name, summary);
     printf("Selection table (first matching row; 0 = no limit; bytes: the block of one rank):\n");
     printf("  %-22s %10s %12s  %s\n", "collective", "max procs", "max bytes", "algorithm");
@@ -68,8 +68,8 @@ static void algorithms(void)
         printf("  %-22s %10d %12zu  %s\n", coll, max_procs, max_bytes, alg);
     printf("Overrides set in this environment:");
     int any = 0;
-    for (int i = 0; lm_coll_algorithm_info(i, &coll, &name, &summary); i++) {
-        if (i && lm_coll_algorithm_info(i - 1, &alg, &name, &summary) && !strcmp(alg, coll)) continue;
+    for (int i = 0; lm_coll_algorithm_info(i, &coll, &name, &summary, NULL); i++) {
+        if (i && lm_coll_algorithm_info(i - 1, &alg, &name, &summary, NULL) && !strcmp(alg, coll)) continue;
         char var[64];
         int n = snprintf(var, sizeof var, "LEANMPI_");
         for (const char *p = coll; *p && n < 50; p++) var[n++] = (char)toupper((unsigned char)*p);
