@@ -13,18 +13,9 @@ if(NOT SUPPORTED)
   return()
 endif()
 
-include(ProcessorCount)
-ProcessorCount(jobs)
-if(jobs LESS 1)
-  set(jobs 2)
-endif()
-string(TIMESTAMP started "%s")
-
-function(step what)
-  string(TIMESTAMP now "%s")
-  math(EXPR t "${now} - ${started}")
-  message("sanitize: ${what} (${t} s)")
-endfunction()
+set(LM_TREE_NAME sanitize)
+include(${CMAKE_CURRENT_LIST_DIR}/../cmake/InstrumentedTree.cmake)
+set(jobs ${LM_TREE_JOBS})
 
 # Any finding ends the process with a non-zero status, so the test that ran
 # it fails.  Stack use after return is checked because blocking calls keep
@@ -39,26 +30,7 @@ set(ENV{LSAN_OPTIONS} "")
 
 # -O1: the optimisation ASan is tuned for (much faster than -O0, stacks still
 # readable).  The toolchain is the caller's, so both trees are comparable.
-execute_process(
-  COMMAND ${CMAKE_COMMAND} -S ${SOURCE_DIR} -B ${BINARY_DIR} -G "${GENERATOR}"
-          -DCMAKE_MAKE_PROGRAM=${MAKE_PROGRAM} -DCMAKE_C_COMPILER=${C_COMPILER}
-          -DCMAKE_BUILD_TYPE=Debug "-DCMAKE_C_FLAGS_DEBUG=-O1 -g"
-          -DLEANMPI_SANITIZE=ON -DBUILD_TESTING=ON
-  RESULT_VARIABLE rc OUTPUT_VARIABLE out ERROR_VARIABLE out TIMEOUT 300)
-if(NOT rc EQUAL 0)
-  message("${out}")
-  message(FATAL_ERROR "sanitize: configuring ${BINARY_DIR} failed: ${rc}")
-endif()
-step("configured ${BINARY_DIR}")
-
-execute_process(
-  COMMAND ${CMAKE_COMMAND} --build ${BINARY_DIR} --parallel ${jobs}
-  RESULT_VARIABLE rc OUTPUT_VARIABLE out ERROR_VARIABLE out TIMEOUT 600)
-if(NOT rc EQUAL 0)
-  message("${out}")
-  message(FATAL_ERROR "sanitize: building ${BINARY_DIR} failed: ${rc}")
-endif()
-step("built")
+lm_tree_configure_and_build(LEANMPI_SANITIZE=ON)
 
 # LeakSanitizer stops the process's threads with ptrace; where ptrace is not
 # allowed (inside a debugger, some containers) every process would end with
@@ -114,22 +86,4 @@ step("tests run")
 # its exit status and message alone, which would hide a report; so every
 # test's output is searched as well.
 set(report_re "(ERROR|WARNING): (Address|Leak|UndefinedBehavior)Sanitizer|: runtime error: |Sanitizer:DEADLYSIGNAL")
-set(found "")
-if(EXISTS ${log})
-  file(STRINGS ${log} lines REGEX "^[0-9]+/[0-9]+ Test: |${report_re}")
-  set(test "")
-  foreach(line IN LISTS lines)
-    if(line MATCHES "^[0-9]+/[0-9]+ Test: (.*)")
-      set(test "${CMAKE_MATCH_1}")
-    else()
-      string(APPEND found "  ${test}: ${line}\n")
-    endif()
-  endforeach()
-endif()
-if(found)
-  message("sanitize: sanitizer reports (full output in ${log}):\n${found}")
-endif()
-if(NOT rc EQUAL 0 OR found)
-  message(FATAL_ERROR "sanitize: the sanitized tree's tests failed")
-endif()
-message("sanitize: PASS")
+lm_tree_check_reports(${log} "${report_re}" "${rc}")

@@ -12,18 +12,9 @@ if(NOT SUPPORTED)
   return()
 endif()
 
-include(ProcessorCount)
-ProcessorCount(jobs)
-if(jobs LESS 1)
-  set(jobs 2)
-endif()
-string(TIMESTAMP started "%s")
-
-function(step what)
-  string(TIMESTAMP now "%s")
-  math(EXPR t "${now} - ${started}")
-  message("tsan: ${what} (${t} s)")
-endfunction()
+set(LM_TREE_NAME tsan)
+include(${CMAKE_CURRENT_LIST_DIR}/../cmake/InstrumentedTree.cmake)
+set(jobs ${LM_TREE_JOBS})
 
 # The threaded test at 2, 3 and 4 ranks (each rank runs six threads), and basic
 # single-threaded traffic: blocking and nonblocking point-to-point, probes,
@@ -37,30 +28,11 @@ set(runs "threads_multiple\\.np[234]|p2p_blocking\\.np2|p2p_wait\\.np2|p2p_probe
 set(ENV{TSAN_OPTIONS}
     "halt_on_error=1:exitcode=66:second_deadlock_stack=1:suppressions=${SUPPRESSIONS}")
 
-execute_process(
-  COMMAND ${CMAKE_COMMAND} -S ${SOURCE_DIR} -B ${BINARY_DIR} -G "${GENERATOR}"
-          -DCMAKE_MAKE_PROGRAM=${MAKE_PROGRAM} -DCMAKE_C_COMPILER=${C_COMPILER}
-          -DCMAKE_BUILD_TYPE=Debug "-DCMAKE_C_FLAGS_DEBUG=-O1 -g"
-          -DLEANMPI_TSAN=ON -DBUILD_TESTING=ON
-  RESULT_VARIABLE rc OUTPUT_VARIABLE out ERROR_VARIABLE out TIMEOUT 300)
-if(NOT rc EQUAL 0)
-  message("${out}")
-  message(FATAL_ERROR "tsan: configuring ${BINARY_DIR} failed: ${rc}")
-endif()
-step("configured ${BINARY_DIR}")
-
 set(targets leanmpi mpirun)
 foreach(t IN LISTS tests)
   list(APPEND targets mpitest_${t})
 endforeach()
-execute_process(
-  COMMAND ${CMAKE_COMMAND} --build ${BINARY_DIR} --parallel ${jobs} --target ${targets}
-  RESULT_VARIABLE rc OUTPUT_VARIABLE out ERROR_VARIABLE out TIMEOUT 600)
-if(NOT rc EQUAL 0)
-  message("${out}")
-  message(FATAL_ERROR "tsan: building ${BINARY_DIR} failed: ${rc}")
-endif()
-step("built")
+lm_tree_configure_and_build(LEANMPI_TSAN=ON ${targets})
 
 # Some kernels randomize mmap more than the ThreadSanitizer runtime can
 # handle; it then refuses to start at all.  That is reported as a skip, not
@@ -86,22 +58,4 @@ execute_process(
 step("tests run")
 
 set(report_re "WARNING: ThreadSanitizer|ERROR: ThreadSanitizer|ThreadSanitizer: reported")
-set(found "")
-if(EXISTS ${log})
-  file(STRINGS ${log} lines REGEX "^[0-9]+/[0-9]+ Test: |${report_re}")
-  set(test "")
-  foreach(line IN LISTS lines)
-    if(line MATCHES "^[0-9]+/[0-9]+ Test: (.*)")
-      set(test "${CMAKE_MATCH_1}")
-    else()
-      string(APPEND found "  ${test}: ${line}\n")
-    endif()
-  endforeach()
-endif()
-if(found)
-  message("tsan: ThreadSanitizer reports (full output in ${log}):\n${found}")
-endif()
-if(NOT rc EQUAL 0 OR found)
-  message(FATAL_ERROR "tsan: the ThreadSanitizer tree's tests failed")
-endif()
-message("tsan: PASS")
+lm_tree_check_reports(${log} "${report_re}" "${rc}")
