@@ -6,6 +6,7 @@
 #include "mpi.h"
 #include "core/lm_handle.h"
 #include "core/lm_error.h"
+#include "core/lm_state.h"
 #include "comm/comm.h"
 #include "comm/group.h"
 #include "datatype/datatype.h"
@@ -136,8 +137,13 @@ static inline int lm_check_rank(const lm_errctx *ctx, const lm_comm *c, int r, c
 {
     if (r == MPI_PROC_NULL || (allow_any && r == MPI_ANY_SOURCE))
         return MPI_SUCCESS;
-    if (r >= 0 && (!c || r < lm_comm_peer_size(c)))
+    if (r >= 0 && (!c || r < lm_comm_peer_size(c))) {
+        if (lm_world_simulated && c && lm_comm_world_rank(c, r) >= lm_world_size())
+            return lm_raise(ctx, MPI_ERR_RANK,
+                            "argument %s = %d is a simulated rank (mpirun --simulate-world-size): no process runs it",
+                            name, r);
         return MPI_SUCCESS;
+    }
     if (c)
         return lm_raise(ctx, MPI_ERR_RANK, "argument %s = %d is not a rank in [0, %d)", name, r,
                         lm_comm_peer_size(c));

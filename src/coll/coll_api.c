@@ -415,6 +415,8 @@ static int run(call *k)
 {
     lm_comm *c = lm_comm_get(k->comm);
     if (!c) return fail(k, MPI_ERR_COMM, "invalid communicator");
+    if (lm_comm_has_simulated(c))
+        return fail(k, MPI_ERR_COMM, "the communicator has simulated ranks (mpirun --simulate-world-size)");
     if (c->is_inter) return run_inter(k, c);
     if (k->mode != RUN_BLOCKING && !k->request) return fail(k, MPI_ERR_ARG, "request is NULL");
     build b = {.c = c, .x = lm_coll_exec_new(c)};

@@ -147,6 +147,7 @@ static int prepare(lm_coll_exec *x)
 {
     lm_sched *s = &x->sched;
     if (s->failed) return MPI_ERR_NO_MEM;
+    if (lm_comm_has_simulated(x->comm)) return MPI_ERR_COMM; /* its messages could never arrive */
     uint32_t widest = 0, begin = 0;
     for (uint32_t r = 0; r < s->nrounds; r++) {
         if (s->round_end[r] - begin > widest) widest = s->round_end[r] - begin;

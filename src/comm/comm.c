@@ -367,3 +367,10 @@ int impl_MPI_Comm_get_attr(MPI_Comm comm, int keyval, void *attribute_val, int *
     *(int **)attribute_val = v;
     return MPI_SUCCESS;
 }
+
+int lm_comm_has_simulated(const lm_comm *c)
+{
+    if (!lm_world_simulated) return 0;
+    int n = lm_world_size();
+    return lm_group_reaches(c->group, n) || (c->remote_group && lm_group_reaches(c->remote_group, n));
+}

@@ -40,6 +40,10 @@ static inline int lm_comm_peer_size(const lm_comm *c)
     return c->is_inter ? lm_group_size(c->remote_group) : c->size;
 }
 
+/* In a simulated job (mpirun --simulate-world-size): does c reach ranks
+ * that do not run? Collectives over it cannot complete. */
+int lm_comm_has_simulated(const lm_comm *c);
+
 /* A new intracommunicator over g (its reference passes to the communicator)
  * on context id, inheriting parent's error handler; NULL when out of memory. */
 lm_comm *lm_comm_new_intra(lm_group *g, uint16_t id, lm_comm *parent);

@@ -149,3 +149,12 @@ int impl_MPI_Group_compare(MPI_Group group1, MPI_Group group2, int *result)
     *result = same_order ? MPI_IDENT : all_in ? MPI_SIMILAR : MPI_UNEQUAL;
     return MPI_SUCCESS;
 }
+
+int lm_group_reaches(const lm_group *g, int n)
+{
+    if (g->form == LM_GROUP_RANGE)
+        return g->size > 0 && (g->first >= n || g->first + (g->size - 1) * g->stride >= n);
+    for (int i = 0; i < g->size; i++)
+        if (g->ranks[i] >= n) return 1;
+    return 0;
+}

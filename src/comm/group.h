@@ -22,6 +22,8 @@ static inline int lm_group_world_rank(const lm_group *g, int r)
 {
     return g->form == LM_GROUP_RANGE ? g->first + r * g->stride : g->ranks[r];
 }
+/* Does g hold a world rank at or above n (a simulated one)? */
+int lm_group_reaches(const lm_group *g, int n);
 /* Group rank of a world rank, or MPI_UNDEFINED. */
 int lm_group_rank_of(const lm_group *g, int world_rank);
 lm_group *lm_group_new_range(int first, int stride, int size);

@@ -44,6 +44,7 @@ static int runtime_up, runtime_gone, resting, users;
 int lm_initialized_state(void) { return users > 0 ? LM_STATE_INITIALIZED : state; }
 int lm_world_rank(void) { return lm_boot() ? lm_boot()->world_rank : 0; }
 int lm_world_size(void) { return lm_boot() ? lm_boot()->world_size : 1; }
+int lm_world_simulated;
 int lm_thread_level(void) { return thread_level; }
 int lm_oversubscribed(void) { return oversubscribed; }
 
@@ -90,6 +91,7 @@ int lm_runtime_acquire(const char *fname, int required, int *provided)
         int rc = lm_boot_init(&info);
         if (rc) return lm_err_noobj(MPI_ERR_OTHER, fname, "cannot start: bootstrap failed");
         oversubscribed = info.local_size > usable_cores();
+        lm_world_simulated = info.reported_world_size > info.world_size;
         note_node_segment(&info);
         if (lm_datatype_init_builtin() || lm_comm_init_builtin())
             return lm_err_noobj(MPI_ERR_NO_MEM, fname, "out of memory");

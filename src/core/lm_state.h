@@ -7,6 +7,9 @@ enum lm_init_state { LM_STATE_NOT_INITIALIZED = 0, LM_STATE_INITIALIZED = 1, LM_
 int lm_initialized_state(void);
 int lm_world_rank(void);
 int lm_world_size(void);   /* ranks that really run */
+/* Non-zero in a job started with mpirun --simulate-world-size: MPI_COMM_WORLD
+ * then has more ranks than run, and no message may go to the others. */
+extern int lm_world_simulated;
 int lm_thread_level(void);
 /* Node is oversubscribed (more local ranks than usable cores): idle waits yield. */
 int lm_oversubscribed(void);

@@ -1,6 +1,7 @@
 # lm_add_mpi_test(NAME name SOURCES src... | PROGRAM other_name  [NPROCS 1 2 3 4 8]
 #                 [EXPECT_FAIL_REGEX regex] [EXPECT_EXIT_CODE n]
-#                 [TIMEOUT seconds] [LABELS label...] [ENV VAR=value...])
+#                 [TIMEOUT seconds] [LABELS label...] [ENV VAR=value...]
+#                 [MPIRUN_ARGS arg...])
 #
 # Builds one MPI program against the `leanmpi` library and registers it with
 # CTest once per process count as mpi.<name>.np<N>, launched by LeanMPI's
@@ -12,7 +13,7 @@
 # ENV sets environment variables for the job (mpirun passes them to every
 # rank); a second registration of one source with other settings needs its
 # own NAME, and PROGRAM reuses that other test's executable instead of
-# building the sources again.
+# building the sources again. MPIRUN_ARGS go to mpirun before -n.
 set(LM_MPI_TEST_DIR ${CMAKE_CURRENT_LIST_DIR})
 if(NOT DEFINED LM_MPIRUN)
   set(LM_MPIRUN ${CMAKE_BINARY_DIR}/bin/mpirun CACHE FILEPATH "Launcher used by the MPI program tests")
@@ -21,7 +22,7 @@ find_package(Python3 COMPONENTS Interpreter QUIET)
 
 function(lm_add_mpi_test)
   cmake_parse_arguments(T "" "NAME;PROGRAM;EXPECT_FAIL_REGEX;EXPECT_EXIT_CODE;TIMEOUT"
-                        "SOURCES;NPROCS;LABELS;ENV" ${ARGN})
+                        "SOURCES;NPROCS;LABELS;ENV;MPIRUN_ARGS" ${ARGN})
   if(NOT T_NAME OR (NOT T_SOURCES AND NOT T_PROGRAM))
     message(FATAL_ERROR "lm_add_mpi_test: NAME and SOURCES (or PROGRAM) are required")
   endif()
@@ -64,7 +65,7 @@ function(lm_add_mpi_test)
     add_test(NAME ${tname}
              COMMAND ${Python3_EXECUTABLE} ${LM_MPI_TEST_DIR}/run_expect.py
                      --timeout ${to} ${expect}
-                     -- ${LM_MPIRUN} -n ${np} $<TARGET_FILE:${tgt}>)
+                     -- ${LM_MPIRUN} ${T_MPIRUN_ARGS} -n ${np} $<TARGET_FILE:${tgt}>)
     # CTest's own limit is a little longer so that run_expect.py reports.
     math(EXPR ctest_to "${to} + 15")
     set_tests_properties(${tname} PROPERTIES TIMEOUT ${ctest_to}
