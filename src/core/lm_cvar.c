@@ -3,6 +3,7 @@
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
 const lm_cvar_desc lm_cvar_table[LM_CVAR_COUNT] = {
     [LM_CVAR_EAGER_LIMIT] = {"EAGER_LIMIT", 16384, 0, 1L << 30,
@@ -29,14 +30,30 @@ const lm_cvar_desc lm_cvar_table[LM_CVAR_COUNT] = {
 static long values[LM_CVAR_COUNT];
 static int loaded;
 
+/* LEANMPI_PROTOCOL=resource-saving: eager messages only up to this size,
+ * so that unexpected and queued eager data stays small at any job size
+ * (fast boxes are bounded by FASTBOX_MAX per receiver in every mode).
+ * Variables set explicitly still win. */
+#define RESOURCE_SAVING_EAGER_LIMIT 128
+
+static long default_of(int i, int resource_saving)
+{
+    if (resource_saving && i == LM_CVAR_EAGER_LIMIT) return RESOURCE_SAVING_EAGER_LIMIT;
+    return lm_cvar_table[i].default_value;
+}
+
 void lm_cvar_load(void)
 {
     if (loaded) return;
+    const char *protocol = lm_param_string("PROTOCOL");
+    int resource_saving = protocol && !strcmp(protocol, "resource-saving");
+    if (protocol && !resource_saving && strcmp(protocol, "default"))
+        fprintf(stderr, "LeanMPI: ignoring LEANMPI_PROTOCOL=%s (expected default or resource-saving)\n", protocol);
     for (int i = 0; i < LM_CVAR_COUNT; i++) {
         const lm_cvar_desc *d = &lm_cvar_table[i];
         char name[96];
         snprintf(name, sizeof name, "LEANMPI_%s", d->name);
-        values[i] = d->default_value;
+        values[i] = default_of(i, resource_saving);
         const char *s = getenv(name);
         if (!s || !*s) continue;
         char *end;

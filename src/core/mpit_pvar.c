@@ -46,7 +46,7 @@ static const struct { const char *name; size_t offset; const char *what; } field
 
 /* Which fields each backend counts (bit i: fields[i]); "all" sums them. */
 static const struct { const char *name; unsigned mask; } backends[] = {
-    {"all", 0x1ff}, {"self", 0x04f}, {"shm", 0x07f}, {"cma", 0x180},
+    {"all", 0x1ff}, {"self", 0x1cf}, {"shm", 0x07f}, {"cma", 0x180},
 };
 #define NBACKENDS ((int)(sizeof backends / sizeof backends[0]))
 

@@ -10,5 +10,7 @@ void lm_self_finalize(void);
 int lm_self_send(const void *hdr, size_t hdr_len, const void *p0, size_t l0, const void *p1, size_t l1);
 int lm_self_progress(void);
 void lm_self_counters(lm_transport_counters *out);
+/* A single copy within this process (rendezvous to oneself), counted as an rget. */
+void lm_self_count_copy(size_t len);
 
 #endif

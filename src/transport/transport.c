@@ -145,6 +145,7 @@ static int single_copy(int peer, void *local, uint64_t remote_addr, size_t len, 
     if (peer == T.env.world_rank) {
         void *remote = (void *)(uintptr_t)remote_addr;
         memcpy(write ? remote : local, write ? local : remote, len);
+        lm_self_count_copy(len);
         return LM_OK;
     }
     if (lm_transport_local_rank(peer) < 0)

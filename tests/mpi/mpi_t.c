@@ -181,7 +181,10 @@ static void check_leanmpi_cvars(void)
 {
     long long eager = read_cvar("LEANMPI_EAGER_LIMIT");
     const char *env = getenv("LEANMPI_EAGER_LIMIT");
+    const char *protocol = getenv("LEANMPI_PROTOCOL");
     if (env && *env) CHECK(eager == strtoll(env, NULL, 0), "EAGER_LIMIT %lld, environment '%s'", eager, env);
+    else if (protocol && !strcmp(protocol, "resource-saving"))
+        CHECK(eager == 128, "EAGER_LIMIT %lld in the resource-saving protocol, expected 128", eager);
     int idx, count, scope;
     MPI_Datatype dt;
     MPI_T_cvar_handle h;
