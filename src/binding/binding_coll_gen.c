@@ -618,9 +618,9 @@ static int body_MPI_Bcast(void* buffer, int count, MPI_Datatype datatype, int ro
     LM_CHECK(lm_check_comm(&lm_ctx, comm, "comm", &lm_c));
     lm_errctx_bind(&lm_ctx, LM_KIND_COMM, comm);
     LM_CHECK(lm_check_root(&lm_ctx, lm_c, root, "root"));
-    if (lm_leaf_side(lm_c, root)) LM_CHECK(lm_check_count(&lm_ctx, count, "count", MPI_ERR_COUNT, 0));
-    if (lm_leaf_side(lm_c, root)) LM_CHECK(lm_check_datatype(&lm_ctx, datatype, "datatype", 1));
-    if (lm_leaf_side(lm_c, root)) LM_CHECK(lm_check_buffer(&lm_ctx, buffer, count, datatype, "buffer", 0));
+    if (lm_any_side(lm_c, root)) LM_CHECK(lm_check_count(&lm_ctx, count, "count", MPI_ERR_COUNT, 0));
+    if (lm_any_side(lm_c, root)) LM_CHECK(lm_check_datatype(&lm_ctx, datatype, "datatype", 1));
+    if (lm_any_side(lm_c, root)) LM_CHECK(lm_check_buffer(&lm_ctx, buffer, count, datatype, "buffer", 0));
     return impl_MPI_Bcast(buffer, count, datatype, root, comm);
 }
 int PMPI_Bcast(void* buffer, int count, MPI_Datatype datatype, int root, MPI_Comm comm)
@@ -640,9 +640,9 @@ static int body_MPI_Bcast_c(void* buffer, MPI_Count count, MPI_Datatype datatype
     LM_CHECK(lm_check_comm(&lm_ctx, comm, "comm", &lm_c));
     lm_errctx_bind(&lm_ctx, LM_KIND_COMM, comm);
     LM_CHECK(lm_check_root(&lm_ctx, lm_c, root, "root"));
-    if (lm_leaf_side(lm_c, root)) LM_CHECK(lm_check_count(&lm_ctx, count, "count", MPI_ERR_COUNT, 0));
-    if (lm_leaf_side(lm_c, root)) LM_CHECK(lm_check_datatype(&lm_ctx, datatype, "datatype", 1));
-    if (lm_leaf_side(lm_c, root)) LM_CHECK(lm_check_buffer(&lm_ctx, buffer, count, datatype, "buffer", 0));
+    if (lm_any_side(lm_c, root)) LM_CHECK(lm_check_count(&lm_ctx, count, "count", MPI_ERR_COUNT, 0));
+    if (lm_any_side(lm_c, root)) LM_CHECK(lm_check_datatype(&lm_ctx, datatype, "datatype", 1));
+    if (lm_any_side(lm_c, root)) LM_CHECK(lm_check_buffer(&lm_ctx, buffer, count, datatype, "buffer", 0));
     return impl_MPI_Bcast_c(buffer, count, datatype, root, comm);
 }
 int PMPI_Bcast_c(void* buffer, MPI_Count count, MPI_Datatype datatype, int root, MPI_Comm comm)
@@ -664,9 +664,9 @@ static int body_MPI_Bcast_init(void* buffer, int count, MPI_Datatype datatype, i
     LM_CHECK(lm_check_root(&lm_ctx, lm_c, root, "root"));
     LM_CHECK(lm_check_info(&lm_ctx, info, "info", 1));
     LM_CHECK(lm_check_ptr(&lm_ctx, request, "request"));
-    if (lm_leaf_side(lm_c, root)) LM_CHECK(lm_check_count(&lm_ctx, count, "count", MPI_ERR_COUNT, 0));
-    if (lm_leaf_side(lm_c, root)) LM_CHECK(lm_check_datatype(&lm_ctx, datatype, "datatype", 1));
-    if (lm_leaf_side(lm_c, root)) LM_CHECK(lm_check_buffer(&lm_ctx, buffer, count, datatype, "buffer", 0));
+    if (lm_any_side(lm_c, root)) LM_CHECK(lm_check_count(&lm_ctx, count, "count", MPI_ERR_COUNT, 0));
+    if (lm_any_side(lm_c, root)) LM_CHECK(lm_check_datatype(&lm_ctx, datatype, "datatype", 1));
+    if (lm_any_side(lm_c, root)) LM_CHECK(lm_check_buffer(&lm_ctx, buffer, count, datatype, "buffer", 0));
     return impl_MPI_Bcast_init(buffer, count, datatype, root, comm, info, request);
 }
 int PMPI_Bcast_init(void* buffer, int count, MPI_Datatype datatype, int root, MPI_Comm comm, MPI_Info info, MPI_Request* request)
@@ -688,9 +688,9 @@ static int body_MPI_Bcast_init_c(void* buffer, MPI_Count count, MPI_Datatype dat
     LM_CHECK(lm_check_root(&lm_ctx, lm_c, root, "root"));
     LM_CHECK(lm_check_info(&lm_ctx, info, "info", 1));
     LM_CHECK(lm_check_ptr(&lm_ctx, request, "request"));
-    if (lm_leaf_side(lm_c, root)) LM_CHECK(lm_check_count(&lm_ctx, count, "count", MPI_ERR_COUNT, 0));
-    if (lm_leaf_side(lm_c, root)) LM_CHECK(lm_check_datatype(&lm_ctx, datatype, "datatype", 1));
-    if (lm_leaf_side(lm_c, root)) LM_CHECK(lm_check_buffer(&lm_ctx, buffer, count, datatype, "buffer", 0));
+    if (lm_any_side(lm_c, root)) LM_CHECK(lm_check_count(&lm_ctx, count, "count", MPI_ERR_COUNT, 0));
+    if (lm_any_side(lm_c, root)) LM_CHECK(lm_check_datatype(&lm_ctx, datatype, "datatype", 1));
+    if (lm_any_side(lm_c, root)) LM_CHECK(lm_check_buffer(&lm_ctx, buffer, count, datatype, "buffer", 0));
     return impl_MPI_Bcast_init_c(buffer, count, datatype, root, comm, info, request);
 }
 int PMPI_Bcast_init_c(void* buffer, MPI_Count count, MPI_Datatype datatype, int root, MPI_Comm comm, MPI_Info info, MPI_Request* request)
@@ -1314,9 +1314,9 @@ static int body_MPI_Ibcast(void* buffer, int count, MPI_Datatype datatype, int r
     lm_errctx_bind(&lm_ctx, LM_KIND_COMM, comm);
     LM_CHECK(lm_check_root(&lm_ctx, lm_c, root, "root"));
     LM_CHECK(lm_check_ptr(&lm_ctx, request, "request"));
-    if (lm_leaf_side(lm_c, root)) LM_CHECK(lm_check_count(&lm_ctx, count, "count", MPI_ERR_COUNT, 0));
-    if (lm_leaf_side(lm_c, root)) LM_CHECK(lm_check_datatype(&lm_ctx, datatype, "datatype", 1));
-    if (lm_leaf_side(lm_c, root)) LM_CHECK(lm_check_buffer(&lm_ctx, buffer, count, datatype, "buffer", 0));
+    if (lm_any_side(lm_c, root)) LM_CHECK(lm_check_count(&lm_ctx, count, "count", MPI_ERR_COUNT, 0));
+    if (lm_any_side(lm_c, root)) LM_CHECK(lm_check_datatype(&lm_ctx, datatype, "datatype", 1));
+    if (lm_any_side(lm_c, root)) LM_CHECK(lm_check_buffer(&lm_ctx, buffer, count, datatype, "buffer", 0));
     return impl_MPI_Ibcast(buffer, count, datatype, root, comm, request);
 }
 int PMPI_Ibcast(void* buffer, int count, MPI_Datatype datatype, int root, MPI_Comm comm, MPI_Request* request)
@@ -1337,9 +1337,9 @@ static int body_MPI_Ibcast_c(void* buffer, MPI_Count count, MPI_Datatype datatyp
     lm_errctx_bind(&lm_ctx, LM_KIND_COMM, comm);
     LM_CHECK(lm_check_root(&lm_ctx, lm_c, root, "root"));
     LM_CHECK(lm_check_ptr(&lm_ctx, request, "request"));
-    if (lm_leaf_side(lm_c, root)) LM_CHECK(lm_check_count(&lm_ctx, count, "count", MPI_ERR_COUNT, 0));
-    if (lm_leaf_side(lm_c, root)) LM_CHECK(lm_check_datatype(&lm_ctx, datatype, "datatype", 1));
-    if (lm_leaf_side(lm_c, root)) LM_CHECK(lm_check_buffer(&lm_ctx, buffer, count, datatype, "buffer", 0));
+    if (lm_any_side(lm_c, root)) LM_CHECK(lm_check_count(&lm_ctx, count, "count", MPI_ERR_COUNT, 0));
+    if (lm_any_side(lm_c, root)) LM_CHECK(lm_check_datatype(&lm_ctx, datatype, "datatype", 1));
+    if (lm_any_side(lm_c, root)) LM_CHECK(lm_check_buffer(&lm_ctx, buffer, count, datatype, "buffer", 0));
     return impl_MPI_Ibcast_c(buffer, count, datatype, root, comm, request);
 }
 int PMPI_Ibcast_c(void* buffer, MPI_Count count, MPI_Datatype datatype, int root, MPI_Comm comm, MPI_Request* request)
@@ -1747,8 +1747,8 @@ static int body_MPI_Ireduce(const void* sendbuf, void* recvbuf, int count, MPI_D
     LM_CHECK(lm_check_op(&lm_ctx, op, "op", 0));
     LM_CHECK(lm_check_root(&lm_ctx, lm_c, root, "root"));
     LM_CHECK(lm_check_ptr(&lm_ctx, request, "request"));
-    if (lm_leaf_side(lm_c, root)) LM_CHECK(lm_check_count(&lm_ctx, count, "count", MPI_ERR_COUNT, 0));
-    if (lm_leaf_side(lm_c, root)) LM_CHECK(lm_check_datatype(&lm_ctx, datatype, "datatype", 1));
+    if (lm_any_side(lm_c, root)) LM_CHECK(lm_check_count(&lm_ctx, count, "count", MPI_ERR_COUNT, 0));
+    if (lm_any_side(lm_c, root)) LM_CHECK(lm_check_datatype(&lm_ctx, datatype, "datatype", 1));
     if (lm_leaf_side(lm_c, root)) LM_CHECK(lm_check_buffer(&lm_ctx, sendbuf, 0, MPI_DATATYPE_NULL, "sendbuf", 1));
     if (lm_root_side(lm_c, root)) LM_CHECK(lm_check_buffer(&lm_ctx, recvbuf, count, datatype, "recvbuf", 0));
     return impl_MPI_Ireduce(sendbuf, recvbuf, count, datatype, op, root, comm, request);
@@ -1772,8 +1772,8 @@ static int body_MPI_Ireduce_c(const void* sendbuf, void* recvbuf, MPI_Count coun
     LM_CHECK(lm_check_op(&lm_ctx, op, "op", 0));
     LM_CHECK(lm_check_root(&lm_ctx, lm_c, root, "root"));
     LM_CHECK(lm_check_ptr(&lm_ctx, request, "request"));
-    if (lm_leaf_side(lm_c, root)) LM_CHECK(lm_check_count(&lm_ctx, count, "count", MPI_ERR_COUNT, 0));
-    if (lm_leaf_side(lm_c, root)) LM_CHECK(lm_check_datatype(&lm_ctx, datatype, "datatype", 1));
+    if (lm_any_side(lm_c, root)) LM_CHECK(lm_check_count(&lm_ctx, count, "count", MPI_ERR_COUNT, 0));
+    if (lm_any_side(lm_c, root)) LM_CHECK(lm_check_datatype(&lm_ctx, datatype, "datatype", 1));
     if (lm_leaf_side(lm_c, root)) LM_CHECK(lm_check_buffer(&lm_ctx, sendbuf, 0, MPI_DATATYPE_NULL, "sendbuf", 1));
     if (lm_root_side(lm_c, root)) LM_CHECK(lm_check_buffer(&lm_ctx, recvbuf, count, datatype, "recvbuf", 0));
     return impl_MPI_Ireduce_c(sendbuf, recvbuf, count, datatype, op, root, comm, request);
@@ -2512,8 +2512,8 @@ static int body_MPI_Reduce(const void* sendbuf, void* recvbuf, int count, MPI_Da
     lm_errctx_bind(&lm_ctx, LM_KIND_COMM, comm);
     LM_CHECK(lm_check_op(&lm_ctx, op, "op", 0));
     LM_CHECK(lm_check_root(&lm_ctx, lm_c, root, "root"));
-    if (lm_leaf_side(lm_c, root)) LM_CHECK(lm_check_count(&lm_ctx, count, "count", MPI_ERR_COUNT, 0));
-    if (lm_leaf_side(lm_c, root)) LM_CHECK(lm_check_datatype(&lm_ctx, datatype, "datatype", 1));
+    if (lm_any_side(lm_c, root)) LM_CHECK(lm_check_count(&lm_ctx, count, "count", MPI_ERR_COUNT, 0));
+    if (lm_any_side(lm_c, root)) LM_CHECK(lm_check_datatype(&lm_ctx, datatype, "datatype", 1));
     if (lm_leaf_side(lm_c, root)) LM_CHECK(lm_check_buffer(&lm_ctx, sendbuf, 0, MPI_DATATYPE_NULL, "sendbuf", 1));
     if (lm_root_side(lm_c, root)) LM_CHECK(lm_check_buffer(&lm_ctx, recvbuf, count, datatype, "recvbuf", 0));
     return impl_MPI_Reduce(sendbuf, recvbuf, count, datatype, op, root, comm);
@@ -2536,8 +2536,8 @@ static int body_MPI_Reduce_c(const void* sendbuf, void* recvbuf, MPI_Count count
     lm_errctx_bind(&lm_ctx, LM_KIND_COMM, comm);
     LM_CHECK(lm_check_op(&lm_ctx, op, "op", 0));
     LM_CHECK(lm_check_root(&lm_ctx, lm_c, root, "root"));
-    if (lm_leaf_side(lm_c, root)) LM_CHECK(lm_check_count(&lm_ctx, count, "count", MPI_ERR_COUNT, 0));
-    if (lm_leaf_side(lm_c, root)) LM_CHECK(lm_check_datatype(&lm_ctx, datatype, "datatype", 1));
+    if (lm_any_side(lm_c, root)) LM_CHECK(lm_check_count(&lm_ctx, count, "count", MPI_ERR_COUNT, 0));
+    if (lm_any_side(lm_c, root)) LM_CHECK(lm_check_datatype(&lm_ctx, datatype, "datatype", 1));
     if (lm_leaf_side(lm_c, root)) LM_CHECK(lm_check_buffer(&lm_ctx, sendbuf, 0, MPI_DATATYPE_NULL, "sendbuf", 1));
     if (lm_root_side(lm_c, root)) LM_CHECK(lm_check_buffer(&lm_ctx, recvbuf, count, datatype, "recvbuf", 0));
     return impl_MPI_Reduce_c(sendbuf, recvbuf, count, datatype, op, root, comm);
@@ -2562,8 +2562,8 @@ static int body_MPI_Reduce_init(const void* sendbuf, void* recvbuf, int count, M
     LM_CHECK(lm_check_root(&lm_ctx, lm_c, root, "root"));
     LM_CHECK(lm_check_info(&lm_ctx, info, "info", 1));
     LM_CHECK(lm_check_ptr(&lm_ctx, request, "request"));
-    if (lm_leaf_side(lm_c, root)) LM_CHECK(lm_check_count(&lm_ctx, count, "count", MPI_ERR_COUNT, 0));
-    if (lm_leaf_side(lm_c, root)) LM_CHECK(lm_check_datatype(&lm_ctx, datatype, "datatype", 1));
+    if (lm_any_side(lm_c, root)) LM_CHECK(lm_check_count(&lm_ctx, count, "count", MPI_ERR_COUNT, 0));
+    if (lm_any_side(lm_c, root)) LM_CHECK(lm_check_datatype(&lm_ctx, datatype, "datatype", 1));
     if (lm_leaf_side(lm_c, root)) LM_CHECK(lm_check_buffer(&lm_ctx, sendbuf, 0, MPI_DATATYPE_NULL, "sendbuf", 1));
     if (lm_root_side(lm_c, root)) LM_CHECK(lm_check_buffer(&lm_ctx, recvbuf, count, datatype, "recvbuf", 0));
     return impl_MPI_Reduce_init(sendbuf, recvbuf, count, datatype, op, root, comm, info, request);
@@ -2588,8 +2588,8 @@ static int body_MPI_Reduce_init_c(const void* sendbuf, void* recvbuf, MPI_Count 
     LM_CHECK(lm_check_root(&lm_ctx, lm_c, root, "root"));
     LM_CHECK(lm_check_info(&lm_ctx, info, "info", 1));
     LM_CHECK(lm_check_ptr(&lm_ctx, request, "request"));
-    if (lm_leaf_side(lm_c, root)) LM_CHECK(lm_check_count(&lm_ctx, count, "count", MPI_ERR_COUNT, 0));
-    if (lm_leaf_side(lm_c, root)) LM_CHECK(lm_check_datatype(&lm_ctx, datatype, "datatype", 1));
+    if (lm_any_side(lm_c, root)) LM_CHECK(lm_check_count(&lm_ctx, count, "count", MPI_ERR_COUNT, 0));
+    if (lm_any_side(lm_c, root)) LM_CHECK(lm_check_datatype(&lm_ctx, datatype, "datatype", 1));
     if (lm_leaf_side(lm_c, root)) LM_CHECK(lm_check_buffer(&lm_ctx, sendbuf, 0, MPI_DATATYPE_NULL, "sendbuf", 1));
     if (lm_root_side(lm_c, root)) LM_CHECK(lm_check_buffer(&lm_ctx, recvbuf, count, datatype, "recvbuf", 0));
     return impl_MPI_Reduce_init_c(sendbuf, recvbuf, count, datatype, op, root, comm, info, request);

@@ -90,19 +90,24 @@ static int blocks(const call *k, build *b, int slot, const void *buf, arr counts
                   const MPI_Datatype *types, MPI_Aint unit, int in, int out, size_t *bc, size_t *bd)
 {
     int n = b->c->size;
-    if (!counts.p || !displs.p) return fail(k, MPI_ERR_ARG, "a counts or displacements array is NULL");
+    const char *dir = slot == LM_SLOT_SEND ? "send" : "recv"; /* names the arrays in messages */
+    if (!counts.p) return lm_err_comm(k->comm, MPI_ERR_ARG, k->fname, "argument %scounts is NULL", dir);
+    if (!displs.p) return lm_err_comm(k->comm, MPI_ERR_ARG, k->fname, "the %s displacements array is NULL", dir);
     lm_coll_block *blk = lm_calloc(LM_MEM_COLL, (size_t)n, sizeof *blk);
     if (!blk) return fail(k, MPI_ERR_NO_MEM, "out of memory");
     int rc = MPI_SUCCESS;
     for (int i = 0; i < n && !rc; i++) {
         MPI_Count c = at(counts, i);
-        if (c < 0) rc = fail(k, MPI_ERR_COUNT, "negative count in the counts array");
+        if (c < 0)
+            rc = lm_err_comm(k->comm, MPI_ERR_COUNT, k->fname, "argument %scounts[%d] = %lld is negative", dir, i,
+                             (long long)c);
         if (rc || !c) continue;
         lm_datatype *ti = t;
         if (types) {
             ti = type_of(types[i]);
-            if (!ti) rc = fail(k, MPI_ERR_TYPE, "invalid datatype in the types array");
-            else if (!ti->committed) rc = fail(k, MPI_ERR_TYPE, "uncommitted datatype in the types array");
+            if (!ti) rc = lm_err_comm(k->comm, MPI_ERR_TYPE, k->fname, "%stypes[%d] is not a valid datatype", dir, i);
+            else if (!ti->committed)
+                rc = lm_err_comm(k->comm, MPI_ERR_TYPE, k->fname, "%stypes[%d] has not been committed", dir, i);
             if (rc) continue;
         }
         blk[i] = (lm_coll_block){(const char *)buf + (MPI_Aint)at(displs, i) * (unit ? unit : ti->extent), c, ti};

@@ -116,6 +116,15 @@ static int run(const char *fname, MPI_Comm comm, plan *p, int mode, MPI_Request 
     if (!rc) rc = begin(fname, comm, mode, request, &p);        \
     if (rc) return rc
 
+/* An entry of an alltoallw types array: valid and committed. */
+static int entry_type(MPI_Comm comm, MPI_Datatype dt, const char *fname, const char *array, int k, lm_datatype **t)
+{
+    *t = lm_datatype_get(dt);
+    if (!*t) return lm_err_comm(comm, MPI_ERR_TYPE, fname, "%s[%d] is not a valid datatype", array, k);
+    if (!(*t)->committed) return lm_err_comm(comm, MPI_ERR_TYPE, fname, "%s[%d] has not been committed", array, k);
+    return MPI_SUCCESS;
+}
+
 /* counts[k] for k < n: present and not negative */
 static int check_counts(const char *fname, MPI_Comm comm, lm_arr counts, const void *displs, int n)
 {
@@ -195,13 +204,17 @@ static int alltoallw_any(const char *fname, const void *sendbuf, lm_arr sendcoun
         end(&p);
         return rc;
     }
+    if ((p.nb.outdeg && !sendtypes) || (p.nb.indeg && !recvtypes)) {
+        end(&p);
+        return lm_err_comm(comm, MPI_ERR_ARG, fname, "%s is NULL", sendtypes ? "recvtypes" : "sendtypes");
+    }
     for (int k = 0; k < p.nb.outdeg && !rc; k++) {
-        rc = type_of(comm, sendtypes[k], fname, &p.s[k].t);
+        rc = entry_type(comm, sendtypes[k], fname, "sendtypes", k, &p.s[k].t);
         p.s[k].buf = (const char *)sendbuf + sdispls[k];
         p.s[k].count = lm_arr_at(sendcounts, k);
     }
     for (int k = 0; k < p.nb.indeg && !rc; k++) {
-        rc = type_of(comm, recvtypes[k], fname, &p.r[k].t);
+        rc = entry_type(comm, recvtypes[k], fname, "recvtypes", k, &p.r[k].t);
         p.r[k].buf = (char *)recvbuf + rdispls[k];
         p.r[k].count = lm_arr_at(recvcounts, k);
     }

@@ -145,12 +145,20 @@ class Emitter:
             line = f"if ({guard}) {line}"
         (self.early if into is None else into).append(line)
 
+    def side_guard(self, p):
+        """Where a rooted collective's argument is significant."""
+        if p.root_only:
+            return "lm_root_side(lm_c, root)"
+        if R.significant_at_root_too(self.f.name, p.name):
+            return "lm_any_side(lm_c, root)"
+        return "lm_leaf_side(lm_c, root)"
+
     def guard_for(self, p, inplace_buf):
         conds = []
         if inplace_buf is not None:
             conds.append(f"{inplace_buf.name} != MPI_IN_PLACE")
         if self.rooted:
-            conds.append("lm_root_side(lm_c, root)" if p.root_only else "lm_leaf_side(lm_c, root)")
+            conds.append(self.side_guard(p))
         return " && ".join(conds) or None
 
     def build(self):
@@ -279,7 +287,7 @@ class Emitter:
         ok = int(R.inplace_allowed(fn, p.name))
         guard = None
         if self.rooted:
-            guard = "lm_root_side(lm_c, root)" if p.root_only else "lm_leaf_side(lm_c, root)"
+            guard = self.side_guard(p)
         triplet = (i + 2 < len(ps) and ps[i + 1].kind in COUNT_IN_TRIPLET and not ps[i + 1].is_array
                    and ps[i + 2].kind == "DATATYPE" and not ps[i + 2].is_array)
         if triplet:

@@ -72,6 +72,17 @@ def is_rooted(fname):
     return coll_base(fname) in _ROOTED
 
 
+# Arguments of rooted collectives that both the root and the other processes
+# use (the broadcast data, the reduced count and type). On an
+# intercommunicator they are significant at MPI_ROOT as well as in the
+# other group, and only MPI_PROC_NULL ignores them.
+_BOTH_SIDES = {"Bcast": {"buffer", "count", "datatype"}, "Reduce": {"count", "datatype"}}
+
+
+def significant_at_root_too(fname, pname):
+    return pname in _BOTH_SIDES.get(coll_base(fname), ())
+
+
 # Receive-side sources and tags accept the wildcards. Partitioned receives
 # do not (MPI-4.1 4.2.2).
 _RECV_FUNCS = re.compile(r"^MPI_(Recv|Irecv|Recv_init|Probe|Iprobe|Mprobe|Improbe"
