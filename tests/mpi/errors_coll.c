@@ -55,7 +55,19 @@ static void expect_error(int rc, int cls, const char *what, int line)
     CHECK(len > 0, "%s: empty error string", what);
     still_works(what, line);
 }
-#define EXPECT(call, cls) expect_error((call), (cls), #call, __LINE__)
+#ifdef LEANMPI
+#define peer_checks(cls) 1
+#else
+/* Other implementations: only the classes MPICH 4.0 reports for every
+ * case here (it does not check counts, arrays or in-place rules of
+ * collectives, and calls a bad reduction type an MPI_ERR_OP). */
+static int peer_checks(int cls) { return cls == MPI_ERR_COMM || cls == MPI_ERR_ROOT || cls == MPI_ERR_OP; }
+#endif
+#define EXPECT(call, cls)                                                          \
+    do {                                                                           \
+        int e_ = (cls);                                                            \
+        if (peer_checks(e_)) expect_error((call), e_, #call, __LINE__);            \
+    } while (0)
 
 static MPI_Request rq, *const RQ = &rq; /* RQ: the calls with a request; NULL: request NULL */
 #define INFO MPI_INFO_NULL
@@ -161,6 +173,9 @@ static void test_reductions(MPI_Comm comm, MPI_Datatype unc, MPI_Datatype mixed,
         FORMS(Name, IName, RQ, MPI_ERR_OP, d, e, 4, MPI_DOUBLE, MPI_BAND, comm);                       \
         FORMS(Name, IName, RQ, MPI_ERR_OP, s, r, 1, MPI_INT, MPI_MINLOC, comm);                        \
         FORMS(Name, IName, RQ, MPI_ERR_OP, s, r, 1, mixed, MPI_SUM, comm);                             \
+        FORMS(Name, IName, RQ, MPI_ERR_OP, s, r, 1, MPI_INT, MPI_REPLACE, comm);                       \
+        FORMS(Name, IName, RQ, MPI_ERR_OP, s, r, 1, MPI_INT, MPI_NO_OP, comm);                         \
+        FORMS(Name, IName, RQ, MPI_ERR_OP, s, r, 1, MPI_INT, (MPI_Op)MPI_INT, comm);                   \
         FORMS(Name, IName, RQ, MPI_ERR_BUFFER, s, MPI_IN_PLACE, 1, MPI_INT, MPI_SUM, comm);            \
         FORMS(Name, IName, RQ, MPI_ERR_BUFFER, s, s, 4, MPI_INT, MPI_SUM, comm);                       \
         FORMS(Name, IName, RQ, MPI_ERR_COMM, s, r, 1, MPI_INT, MPI_SUM, MPI_COMM_NULL);                \
@@ -186,6 +201,7 @@ static void test_reductions(MPI_Comm comm, MPI_Datatype unc, MPI_Datatype mixed,
     FORMS(Reduce, Ireduce, RQ, MPI_ERR_OP, d, e, 4, MPI_DOUBLE, MPI_BAND, root, comm);
     FORMS(Reduce, Ireduce, RQ, MPI_ERR_OP, s, r, 1, MPI_INT, MPI_MINLOC, root, comm);
     FORMS(Reduce, Ireduce, RQ, MPI_ERR_OP, s, r, 1, mixed, MPI_SUM, root, comm);
+    FORMS(Reduce, Ireduce, RQ, MPI_ERR_OP, s, r, 1, MPI_INT, MPI_REPLACE, root, comm);
     FORMS(Reduce, Ireduce, RQ, MPI_ERR_ROOT, s, r, 1, MPI_INT, MPI_SUM, size, comm);
     FORMS(Reduce, Ireduce, RQ, MPI_ERR_ROOT, s, r, 1, MPI_INT, MPI_SUM, -2, comm);
     /* the root's recvbuf is MPI_IN_PLACE; the others use MPI_IN_PLACE as sendbuf */
@@ -224,6 +240,7 @@ static void test_reductions(MPI_Comm comm, MPI_Datatype unc, MPI_Datatype mixed,
     EXPECT(MPI_Reduce_local(&a, &b, 1, MPI_INT, MPI_MAXLOC), MPI_ERR_OP);
     EXPECT(MPI_Reduce_local_c(&a, &b, 1, mixed, MPI_PROD), MPI_ERR_OP);
     EXPECT(MPI_Reduce_local(&a, &b, -1, MPI_INT, MPI_SUM), MPI_ERR_COUNT);
+    EXPECT(MPI_Reduce_local(&a, &b, 1, MPI_INT, MPI_NO_OP), MPI_ERR_OP); /* accumulate functions only */
     EXPECT(MPI_Op_free(&op), MPI_ERR_OP);
     CHECK(op == MPI_SUM, "a failed MPI_Op_free changed the handle");
     op = MPI_OP_NULL;
@@ -493,6 +510,7 @@ static void test_intercomm(void)
     /* argument errors are still found first */
     EXPECT(MPI_Ibcast(s, -1, MPI_INT, rroot, inter, &rq), MPI_ERR_COUNT);
     EXPECT(MPI_Iallreduce(s, r, 1, MPI_INT, MPI_OP_NULL, inter, &rq), MPI_ERR_OP);
+    EXPECT(MPI_Allreduce(s, r, 1, MPI_INT, MPI_REPLACE, inter), MPI_ERR_OP);
     EXPECT(MPI_Bcast(s, -1, MPI_INT, rroot, inter), MPI_ERR_COUNT);
     EXPECT(MPI_Bcast(s, 1, MPI_DATATYPE_NULL, rroot, inter), MPI_ERR_TYPE);
     EXPECT(MPI_Reduce(s, r, -1, MPI_INT, MPI_SUM, rroot, inter), MPI_ERR_COUNT);
