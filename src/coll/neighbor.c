@@ -208,15 +208,16 @@ static int alltoallw_any(const char *fname, const void *sendbuf, lm_arr sendcoun
         end(&p);
         return lm_err_comm(comm, MPI_ERR_ARG, fname, "%s is NULL", sendtypes ? "recvtypes" : "sendtypes");
     }
+    /* as in alltoallw, the type of an empty block is not looked at */
     for (int k = 0; k < p.nb.outdeg && !rc; k++) {
-        rc = entry_type(comm, sendtypes[k], fname, "sendtypes", k, &p.s[k].t);
         p.s[k].buf = (const char *)sendbuf + sdispls[k];
         p.s[k].count = lm_arr_at(sendcounts, k);
+        if (p.s[k].count) rc = entry_type(comm, sendtypes[k], fname, "sendtypes", k, &p.s[k].t);
     }
     for (int k = 0; k < p.nb.indeg && !rc; k++) {
-        rc = entry_type(comm, recvtypes[k], fname, "recvtypes", k, &p.r[k].t);
         p.r[k].buf = (char *)recvbuf + rdispls[k];
         p.r[k].count = lm_arr_at(recvcounts, k);
+        if (p.r[k].count) rc = entry_type(comm, recvtypes[k], fname, "recvtypes", k, &p.r[k].t);
     }
     if (rc) {
         end(&p);
