@@ -16,6 +16,7 @@
 #include "core/lm_mem.h"
 #include "binding/impl_gen.h"
 #include <limits.h>
+#include <stdint.h>
 #include <string.h>
 
 typedef lm_arr arr;
@@ -77,6 +78,14 @@ static size_t slot_reduce(build *b, int slot, const void *buf, MPI_Count count, 
     return x->scratch_at[slot] = lm_coll_exec_stage(x, (void *)buf, count, t, in, out, 1);
 }
 
+/* Whether count elements of t at buf would start at address 0: a NULL
+ * buffer with data to move (MPI_BOTTOM takes a type or displacement that
+ * points elsewhere). */
+static int null_data(const void *buf, MPI_Count count, const lm_datatype *t)
+{
+    return count > 0 && (uintptr_t)buf + (uintptr_t)t->true_lb == 0;
+}
+
 static size_t *alloc_arrays(build *b, int n)
 {
     if (!b->arrays) b->arrays = lm_calloc(LM_MEM_COLL, 4 * (size_t)(n ? n : 1), sizeof(size_t));
@@ -111,6 +120,9 @@ static int blocks(const call *k, build *b, int slot, const void *buf, arr counts
             if (rc) continue;
         }
         blk[i] = (lm_coll_block){(const char *)buf + (MPI_Aint)at(displs, i) * (unit ? unit : ti->extent), c, ti};
+        if (null_data(blk[i].buf, c, ti))
+            rc = lm_err_comm(k->comm, MPI_ERR_BUFFER, k->fname, "argument %sbuf is NULL with %scounts[%d] = %lld",
+                             dir, dir, i, (long long)c);
     }
     if (!rc) lm_coll_exec_blocks(b->x, slot, n, blk, in, out, bc, bd);
     lm_free(LM_MEM_COLL, blk);
@@ -197,6 +209,8 @@ static int describe_reduce_scatter(const call *k, build *b)
     }
     int rc = aliased(k, k->sbuf, k->rbuf, total > 0);
     if (rc) return rc;
+    if (!in_place && null_data(k->sbuf, total, t)) return fail(k, MPI_ERR_BUFFER, "argument sendbuf is NULL");
+    if (null_data(k->rbuf, in_place ? total : mine, t)) return fail(k, MPI_ERR_BUFFER, "argument recvbuf is NULL");
     lm_coll_exec_set_op(b->x, k->op, t);
     b->a.commutative = lm_op_commutative(k->op);
     b->a.elem = (size_t)t->extent;

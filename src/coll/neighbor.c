@@ -11,6 +11,7 @@
 #include "core/lm_error.h"
 #include "core/lm_mem.h"
 #include "binding/impl_gen.h"
+#include <stdint.h>
 #include <string.h>
 
 typedef struct {
@@ -66,11 +67,27 @@ static void post(lm_sched *s, int n, const int *peer, const int *tag, const size
         }
 }
 
+/* Whether a block that moves data would start at address 0 (a NULL
+ * buffer; MPI_BOTTOM takes a type or displacement that points elsewhere). */
+static int null_block(const lm_coll_block *b, const int *peer, int n)
+{
+    for (int k = 0; k < n; k++)
+        if (b[k].count > 0 && peer[k] != MPI_PROC_NULL && (uintptr_t)b[k].buf + (uintptr_t)b[k].t->true_lb == 0)
+            return 1;
+    return 0;
+}
+
 /* Move the blocks of p (and end it): dense data straight from and to the
  * user's buffers, other layouts through packed copies. */
 static int run(const char *fname, MPI_Comm comm, plan *p, int mode, MPI_Request *request)
 {
     int in = p->nb.indeg, out = p->nb.outdeg, rc = MPI_SUCCESS;
+    int null_send = null_block(p->s, p->nb.out, out);
+    if (null_send || null_block(p->r, p->nb.in, in)) {
+        end(p);
+        return lm_err_comm(comm, MPI_ERR_BUFFER, fname, "argument %s is NULL with data to move",
+                           null_send ? "sendbuf" : "recvbuf");
+    }
     lm_coll_exec *x = lm_coll_exec_new(p->c);
     size_t *len = lm_calloc(LM_MEM_COLL, 2 * (size_t)(in + out) + 1, sizeof *len);
     if (!x || !len) {

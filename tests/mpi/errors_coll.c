@@ -153,6 +153,8 @@ static void test_barrier_bcast(MPI_Comm comm, MPI_Datatype unc)
     FORMS(Bcast, Ibcast, RQ, MPI_ERR_COUNT, b, -1, MPI_INT, 0, comm);
     FORMS(Bcast, Ibcast, RQ, MPI_ERR_TYPE, b, 1, MPI_DATATYPE_NULL, 0, comm);
     FORMS(Bcast, Ibcast, RQ, MPI_ERR_TYPE, b, 1, unc, 0, comm);
+    FORMS(Bcast, Ibcast, RQ, MPI_ERR_BUFFER, NULL, 1, MPI_INT, 0, comm);
+    FORMS(Bcast, Ibcast, RQ, MPI_ERR_BUFFER, MPI_IN_PLACE, 1, MPI_INT, 0, comm);
     FORMS(Bcast, Ibcast, RQ, MPI_ERR_ROOT, b, 1, MPI_INT, size, comm);
     FORMS(Bcast, Ibcast, RQ, MPI_ERR_ROOT, b, 1, MPI_INT, -1, comm);
     FORMS(Bcast, Ibcast, RQ, MPI_ERR_COMM, b, 1, MPI_INT, 0, MPI_COMM_NULL);
@@ -178,6 +180,8 @@ static void test_reductions(MPI_Comm comm, MPI_Datatype unc, MPI_Datatype mixed,
         FORMS(Name, IName, RQ, MPI_ERR_OP, s, r, 1, MPI_INT, (MPI_Op)MPI_INT, comm);                   \
         FORMS(Name, IName, RQ, MPI_ERR_BUFFER, s, MPI_IN_PLACE, 1, MPI_INT, MPI_SUM, comm);            \
         FORMS(Name, IName, RQ, MPI_ERR_BUFFER, s, s, 4, MPI_INT, MPI_SUM, comm);                       \
+        FORMS(Name, IName, RQ, MPI_ERR_BUFFER, NULL, r, 1, MPI_INT, MPI_SUM, comm);                    \
+        FORMS(Name, IName, RQ, MPI_ERR_BUFFER, s, NULL, 1, MPI_INT, MPI_SUM, comm);                    \
         FORMS(Name, IName, RQ, MPI_ERR_COMM, s, r, 1, MPI_INT, MPI_SUM, MPI_COMM_NULL);                \
         FORMS(Name, IName, NULL, 0, s, r, 1, MPI_INT, MPI_SUM, comm);                                  \
         FREED_OP(Name, IName);                                                                        \
@@ -211,6 +215,7 @@ static void test_reductions(MPI_Comm comm, MPI_Datatype unc, MPI_Datatype mixed,
     FORMS(Reduce, Ireduce, RQ, MPI_ERR_BUFFER, me_root ? s : MPI_IN_PLACE, me_root ? s : r, 4, MPI_INT, MPI_SUM,
           root, comm);
     FORMS(Reduce, Ireduce, RQ, MPI_ERR_COMM, s, r, 1, MPI_INT, MPI_SUM, root, MPI_COMM_NULL);
+    FORMS(Reduce, Ireduce, RQ, MPI_ERR_BUFFER, NULL, r, 1, MPI_INT, MPI_SUM, root, comm);
     FORMS(Reduce, Ireduce, NULL, 0, s, r, 1, MPI_INT, MPI_SUM, root, comm);
 #ifdef LEANMPI
     FORMS(Reduce, Ireduce, RQ, MPI_ERR_OP, s, r, 1, MPI_INT, freed_op, root, comm);
@@ -227,6 +232,8 @@ static void test_reductions(MPI_Comm comm, MPI_Datatype unc, MPI_Datatype mixed,
     FORMS_V(Reduce_scatter, Ireduce_scatter, RQ, MPI_ERR_BUFFER,
             RS_ARGS(s, MPI_IN_PLACE, cnt, cntc, MPI_INT, MPI_SUM, comm));
     FORMS_V(Reduce_scatter, Ireduce_scatter, RQ, MPI_ERR_BUFFER, RS_ARGS(s, s, cnt, cntc, MPI_INT, MPI_SUM, comm));
+    FORMS_V(Reduce_scatter, Ireduce_scatter, RQ, MPI_ERR_BUFFER, RS_ARGS(NULL, r, cnt, cntc, MPI_INT, MPI_SUM, comm));
+    FORMS_V(Reduce_scatter, Ireduce_scatter, RQ, MPI_ERR_BUFFER, RS_ARGS(s, NULL, cnt, cntc, MPI_INT, MPI_SUM, comm));
     FORMS_V(Reduce_scatter, Ireduce_scatter, RQ, MPI_ERR_COMM,
             RS_ARGS(s, r, cnt, cntc, MPI_INT, MPI_SUM, MPI_COMM_NULL));
     FORMS_V(Reduce_scatter, Ireduce_scatter, NULL, 0, RS_ARGS(s, r, cnt, cntc, MPI_INT, MPI_SUM, comm));
@@ -240,6 +247,8 @@ static void test_reductions(MPI_Comm comm, MPI_Datatype unc, MPI_Datatype mixed,
     EXPECT(MPI_Reduce_local(&a, &b, 1, MPI_INT, MPI_MAXLOC), MPI_ERR_OP);
     EXPECT(MPI_Reduce_local_c(&a, &b, 1, mixed, MPI_PROD), MPI_ERR_OP);
     EXPECT(MPI_Reduce_local(&a, &b, -1, MPI_INT, MPI_SUM), MPI_ERR_COUNT);
+    EXPECT(MPI_Reduce_local(NULL, &b, 1, MPI_INT, MPI_SUM), MPI_ERR_BUFFER);
+    EXPECT(MPI_Reduce_local(&a, NULL, 1, MPI_INT, MPI_SUM), MPI_ERR_BUFFER);
     EXPECT(MPI_Reduce_local(&a, &b, 1, MPI_INT, MPI_NO_OP), MPI_ERR_OP); /* accumulate functions only */
     EXPECT(MPI_Op_free(&op), MPI_ERR_OP);
     CHECK(op == MPI_SUM, "a failed MPI_Op_free changed the handle");
@@ -264,6 +273,7 @@ static void test_gather_scatter(MPI_Comm comm, MPI_Datatype unc)
     FORMS(Gather, Igather, RQ, MPI_ERR_BUFFER, MPI_IN_PLACE, 1, MPI_INT, me_root ? MPI_IN_PLACE : r, 1, MPI_INT,
           root, comm);
     FORMS(Gather, Igather, RQ, MPI_ERR_COMM, s, 1, MPI_INT, r, 1, MPI_INT, root, MPI_COMM_NULL);
+    FORMS(Gather, Igather, RQ, MPI_ERR_BUFFER, NULL, 1, MPI_INT, r, 1, MPI_INT, root, comm);
     FORMS(Gather, Igather, NULL, 0, s, 1, MPI_INT, r, 1, MPI_INT, root, comm);
     /* scatter: the receive side is significant everywhere */
     FORMS(Scatter, Iscatter, RQ, MPI_ERR_COUNT, s, 1, MPI_INT, r, -1, MPI_INT, root, comm);
@@ -274,6 +284,7 @@ static void test_gather_scatter(MPI_Comm comm, MPI_Datatype unc)
     FORMS(Scatter, Iscatter, RQ, MPI_ERR_BUFFER, me_root ? MPI_IN_PLACE : s, 1, MPI_INT,
           me_root ? r : MPI_IN_PLACE, 1, MPI_INT, root, comm);
     FORMS(Scatter, Iscatter, RQ, MPI_ERR_COMM, s, 1, MPI_INT, r, 1, MPI_INT, root, MPI_COMM_NULL);
+    FORMS(Scatter, Iscatter, RQ, MPI_ERR_BUFFER, s, 1, MPI_INT, NULL, 1, MPI_INT, root, comm);
     FORMS(Scatter, Iscatter, NULL, 0, s, 1, MPI_INT, r, 1, MPI_INT, root, comm);
     /* allgather, alltoall */
 #define DATA_ALL(Name, IName)                                                                          \
@@ -284,6 +295,8 @@ static void test_gather_scatter(MPI_Comm comm, MPI_Datatype unc)
         FORMS(Name, IName, RQ, MPI_ERR_TYPE, s, 1, MPI_INT, r, 1, unc, comm);                           \
         FORMS(Name, IName, RQ, MPI_ERR_BUFFER, s, 1, MPI_INT, MPI_IN_PLACE, 1, MPI_INT, comm);          \
         FORMS(Name, IName, RQ, MPI_ERR_BUFFER, s, 1, MPI_INT, s, 1, MPI_INT, comm);                     \
+        FORMS(Name, IName, RQ, MPI_ERR_BUFFER, NULL, 1, MPI_INT, r, 1, MPI_INT, comm);                  \
+        FORMS(Name, IName, RQ, MPI_ERR_BUFFER, s, 1, MPI_INT, NULL, 1, MPI_INT, comm);                  \
         FORMS(Name, IName, RQ, MPI_ERR_COMM, s, 1, MPI_INT, r, 1, MPI_INT, MPI_COMM_NULL);              \
         FORMS(Name, IName, NULL, 0, s, 1, MPI_INT, r, 1, MPI_INT, comm);                                \
     } while (0)
@@ -311,6 +324,8 @@ static void test_v(MPI_Comm comm, MPI_Datatype unc)
     FORMS_V(Gatherv, Igatherv, RQ, MPI_ERR_COMM,
             GV(s, 1, MPI_INT, r, cnt, cntc, dsp, dspc, MPI_INT, root, MPI_COMM_NULL));
     FORMS_V(Gatherv, Igatherv, NULL, 0, GV(s, 1, MPI_INT, r, cnt, cntc, dsp, dspc, MPI_INT, root, comm));
+    FORMS_V(Gatherv, Igatherv, RQ, MPI_ERR_BUFFER,
+            GV(me_root ? s : NULL, 1, MPI_INT, NULL, cnt, cntc, dsp, dspc, MPI_INT, root, comm));
 #undef GV
     /* scatterv: bad send arrays at the root, a bad recvcount elsewhere */
 #define SV(sb, ci, cc, di, dc, st, rb, rc, rt, rt_, cm) (sb, ci, di, st, rb, rc, rt, rt_, cm), (sb, cc, dc, st, rb, rc, rt, rt_, cm)
@@ -327,6 +342,8 @@ static void test_v(MPI_Comm comm, MPI_Datatype unc)
     FORMS_V(Scatterv, Iscatterv, RQ, MPI_ERR_COMM,
             SV(s, cnt, cntc, dsp, dspc, MPI_INT, r, 1, MPI_INT, root, MPI_COMM_NULL));
     FORMS_V(Scatterv, Iscatterv, NULL, 0, SV(s, cnt, cntc, dsp, dspc, MPI_INT, r, 1, MPI_INT, root, comm));
+    FORMS_V(Scatterv, Iscatterv, RQ, MPI_ERR_BUFFER,
+            SV(NULL, cnt, cntc, dsp, dspc, MPI_INT, me_root ? r : NULL, 1, MPI_INT, root, comm));
 #undef SV
     /* allgatherv */
 #define AGV(sb, sc, st, rb, ci, cc, di, dc, rt, cm) (sb, sc, st, rb, ci, di, rt, cm), (sb, sc, st, rb, cc, dc, rt, cm)
@@ -341,6 +358,8 @@ static void test_v(MPI_Comm comm, MPI_Datatype unc)
     FORMS_V(Allgatherv, Iallgatherv, RQ, MPI_ERR_COMM,
             AGV(s, 1, MPI_INT, r, cnt, cntc, dsp, dspc, MPI_INT, MPI_COMM_NULL));
     FORMS_V(Allgatherv, Iallgatherv, NULL, 0, AGV(s, 1, MPI_INT, r, cnt, cntc, dsp, dspc, MPI_INT, comm));
+    FORMS_V(Allgatherv, Iallgatherv, RQ, MPI_ERR_BUFFER, AGV(s, 1, MPI_INT, NULL, cnt, cntc, dsp, dspc, MPI_INT, comm));
+    FORMS_V(Allgatherv, Iallgatherv, RQ, MPI_ERR_BUFFER, AGV(NULL, 1, MPI_INT, r, cnt, cntc, dsp, dspc, MPI_INT, comm));
 #undef AGV
     /* alltoallv */
 #define A2V(sb, sci, scc, sdi, sdc, st, rb, rci, rcc, rdi, rdc, rt, cm) \
@@ -365,6 +384,10 @@ static void test_v(MPI_Comm comm, MPI_Datatype unc)
             A2V(s, cnt, cntc, dsp, dspc, MPI_INT, r, cnt, cntc, dsp, dspc, MPI_INT, MPI_COMM_NULL));
     FORMS_V(Alltoallv, Ialltoallv, NULL, 0,
             A2V(s, cnt, cntc, dsp, dspc, MPI_INT, r, cnt, cntc, dsp, dspc, MPI_INT, comm));
+    FORMS_V(Alltoallv, Ialltoallv, RQ, MPI_ERR_BUFFER,
+            A2V(NULL, cnt, cntc, dsp, dspc, MPI_INT, r, cnt, cntc, dsp, dspc, MPI_INT, comm));
+    FORMS_V(Alltoallv, Ialltoallv, RQ, MPI_ERR_BUFFER,
+            A2V(s, cnt, cntc, dsp, dspc, MPI_INT, NULL, cnt, cntc, dsp, dspc, MPI_INT, comm));
 #undef A2V
     /* alltoallw: byte displacements, a type per peer */
 #define A2W(sb, sci, scc, st, rb, rci, rcc, rt, cm) \
@@ -379,6 +402,8 @@ static void test_v(MPI_Comm comm, MPI_Datatype unc)
     FORMS_V(Alltoallw, Ialltoallw, RQ, MPI_ERR_BUFFER, A2W(s, cnt, cntc, ints, s, cnt, cntc, ints, comm));
     FORMS_V(Alltoallw, Ialltoallw, RQ, MPI_ERR_COMM, A2W(s, cnt, cntc, ints, r, cnt, cntc, ints, MPI_COMM_NULL));
     FORMS_V(Alltoallw, Ialltoallw, NULL, 0, A2W(s, cnt, cntc, ints, r, cnt, cntc, ints, comm));
+    FORMS_V(Alltoallw, Ialltoallw, RQ, MPI_ERR_BUFFER, A2W(NULL, cnt, cntc, ints, r, cnt, cntc, ints, comm));
+    FORMS_V(Alltoallw, Ialltoallw, RQ, MPI_ERR_BUFFER, A2W(s, cnt, cntc, ints, NULL, cnt, cntc, ints, comm));
     {   /* the type of an empty block is not looked at */
         int *sc_ = calloc((size_t)size, sizeof(int)), *sv = calloc((size_t)size, sizeof(int));
         int *rv = calloc((size_t)size, sizeof(int));
@@ -416,6 +441,8 @@ static void test_neighbor(MPI_Comm ring, MPI_Datatype unc)
         FORMS(Name, IName, RQ, MPI_ERR_TYPE, s, 1, MPI_INT, r, 1, unc, ring);                            \
         FORMS(Name, IName, RQ, MPI_ERR_COMM, s, 1, MPI_INT, r, 1, MPI_INT, MPI_COMM_NULL);               \
         FORMS(Name, IName, NULL, 0, s, 1, MPI_INT, r, 1, MPI_INT, ring);                                 \
+        FORMS(Name, IName, RQ, MPI_ERR_BUFFER, NULL, 1, MPI_INT, r, 1, MPI_INT, ring);                   \
+        FORMS(Name, IName, RQ, MPI_ERR_BUFFER, s, 1, MPI_INT, NULL, 1, MPI_INT, ring);                   \
         FORMS(Name, IName, RQ, MPI_ERR_TOPOLOGY, s, 1, MPI_INT, r, 1, MPI_INT, saved);                   \
     } while (0)
     NG_ALL(Neighbor_allgather, Ineighbor_allgather);
@@ -430,6 +457,8 @@ static void test_neighbor(MPI_Comm ring, MPI_Datatype unc)
             NAGV(s, 1, MPI_INT, r, cnt, cntc, dsp, dspc, unc, ring));
     FORMS_V(Neighbor_allgatherv, Ineighbor_allgatherv, NULL, 0,
             NAGV(s, 1, MPI_INT, r, cnt, cntc, dsp, dspc, MPI_INT, ring));
+    FORMS_V(Neighbor_allgatherv, Ineighbor_allgatherv, RQ, MPI_ERR_BUFFER,
+            NAGV(s, 1, MPI_INT, NULL, cnt, cntc, dsp, dspc, MPI_INT, ring));
     FORMS_V(Neighbor_allgatherv, Ineighbor_allgatherv, RQ, MPI_ERR_TOPOLOGY,
             NAGV(s, 1, MPI_INT, r, cnt, cntc, dsp, dspc, MPI_INT, saved));
 #ifdef LEANMPI /* MPICH does not check these arrays for NULL */
@@ -451,6 +480,8 @@ static void test_neighbor(MPI_Comm ring, MPI_Datatype unc)
             NA2V(s, cnt, cntc, dsp, dspc, unc, r, cnt, cntc, dsp, dspc, MPI_INT, ring));
     FORMS_V(Neighbor_alltoallv, Ineighbor_alltoallv, NULL, 0,
             NA2V(s, cnt, cntc, dsp, dspc, MPI_INT, r, cnt, cntc, dsp, dspc, MPI_INT, ring));
+    FORMS_V(Neighbor_alltoallv, Ineighbor_alltoallv, RQ, MPI_ERR_BUFFER,
+            NA2V(NULL, cnt, cntc, dsp, dspc, MPI_INT, r, cnt, cntc, dsp, dspc, MPI_INT, ring));
 #ifdef LEANMPI
     FORMS_V(Neighbor_alltoallv, Ineighbor_alltoallv, RQ, MPI_ERR_ARG,
             NA2V(s, NULL, NULL, dsp, dspc, MPI_INT, r, cnt, cntc, dsp, dspc, MPI_INT, ring));
@@ -470,6 +501,8 @@ static void test_neighbor(MPI_Comm ring, MPI_Datatype unc)
     FORMS_V(Neighbor_alltoallw, Ineighbor_alltoallw, RQ, MPI_ERR_TYPE,
             NA2W(s, cnt, cntc, ints, r, cnt, cntc, u2, ring));
     FORMS_V(Neighbor_alltoallw, Ineighbor_alltoallw, NULL, 0, NA2W(s, cnt, cntc, ints, r, cnt, cntc, ints, ring));
+    FORMS_V(Neighbor_alltoallw, Ineighbor_alltoallw, RQ, MPI_ERR_BUFFER,
+            NA2W(s, cnt, cntc, ints, NULL, cnt, cntc, ints, ring));
 #ifdef LEANMPI
     int same_peer_ok = 1;
 #else /* MPICH 4.0 pairs the blocks wrongly when both neighbours are one rank */
@@ -543,6 +576,7 @@ static void test_intercomm(void)
     EXPECT(MPI_Bcast(s, -1, MPI_INT, rroot, inter), MPI_ERR_COUNT);
     EXPECT(MPI_Bcast(s, 1, MPI_DATATYPE_NULL, rroot, inter), MPI_ERR_TYPE);
     EXPECT(MPI_Reduce(s, r, -1, MPI_INT, MPI_SUM, rroot, inter), MPI_ERR_COUNT);
+    EXPECT(MPI_Reduce(grp ? s : NULL, grp ? NULL : r, 1, MPI_INT, MPI_SUM, rroot, inter), MPI_ERR_BUFFER);
     EXPECT(MPI_Reduce(s, r, 1, MPI_DOUBLE, MPI_BAND, rroot, inter), MPI_ERR_OP);
     EXPECT(MPI_Allreduce(s, r, 1, MPI_INT, MPI_MINLOC, inter), MPI_ERR_OP);
     EXPECT(MPI_Gather(s, grp ? 1 : -1, MPI_INT, r, grp ? -1 : 1, MPI_INT, rroot, inter), MPI_ERR_COUNT);

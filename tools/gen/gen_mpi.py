@@ -59,6 +59,8 @@ class Func:
             for p in self.params:
                 if p.decl == wrong:
                     p.decl = right
+        for p in self.params:
+            p.root_only = R.ROOT_ONLY_FIXES.get((base, p.name), p.root_only)
 
     @property
     def call_args(self):
@@ -290,8 +292,12 @@ class Emitter:
             guard = self.side_guard(p)
         triplet = (i + 2 < len(ps) and ps[i + 1].kind in COUNT_IN_TRIPLET and not ps[i + 1].is_array
                    and ps[i + 2].kind == "DATATYPE" and not ps[i + 2].is_array)
+        described = R.buffer_described_by(fn, p.name)
         if triplet:
             call = (f'lm_check_buffer(&lm_ctx, {p.name}, {ps[i + 1].name}, {ps[i + 2].name}, '
+                    f'"{p.name}", {ok})')
+        elif described:
+            call = (f'lm_check_buffer(&lm_ctx, {p.name}, {described[0]}, {described[1]}, '
                     f'"{p.name}", {ok})')
         else:
             call = f'lm_check_buffer(&lm_ctx, {p.name}, 0, MPI_DATATYPE_NULL, "{p.name}", {ok})'
