@@ -427,6 +427,8 @@ static int run_inter(const call *k, lm_comm *c)
             return lm_inter_alltoall(k->sbuf, sc, k->stype, k->rbuf, rc, k->rtype, k->comm, c);
         }
     }
+    if (k->kind == LM_COLL_SCAN || k->kind == LM_COLL_EXSCAN)
+        return lm_err_comm(k->comm, MPI_ERR_COMM, k->fname, "%s is not defined on intercommunicators", k->fname);
     return lm_err_comm(k->comm, MPI_ERR_COMM, k->fname, "%s is not provided on intercommunicators yet", k->fname);
 }
 

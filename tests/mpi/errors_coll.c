@@ -249,6 +249,8 @@ static void test_reductions(MPI_Comm comm, MPI_Datatype unc, MPI_Datatype mixed,
     EXPECT(MPI_Reduce_local(&a, &b, -1, MPI_INT, MPI_SUM), MPI_ERR_COUNT);
     EXPECT(MPI_Reduce_local(NULL, &b, 1, MPI_INT, MPI_SUM), MPI_ERR_BUFFER);
     EXPECT(MPI_Reduce_local(&a, NULL, 1, MPI_INT, MPI_SUM), MPI_ERR_BUFFER);
+    EXPECT(MPI_Reduce_local(MPI_IN_PLACE, &b, 1, MPI_INT, MPI_SUM), MPI_ERR_BUFFER);
+    EXPECT(MPI_Reduce_local(&b, &b, 1, MPI_INT, MPI_SUM), MPI_ERR_BUFFER);
     EXPECT(MPI_Reduce_local(&a, &b, 1, MPI_INT, MPI_NO_OP), MPI_ERR_OP); /* accumulate functions only */
     EXPECT(MPI_Op_free(&op), MPI_ERR_OP);
     CHECK(op == MPI_SUM, "a failed MPI_Op_free changed the handle");
@@ -581,6 +583,14 @@ static void test_intercomm(void)
     EXPECT(MPI_Allreduce(s, r, 1, MPI_INT, MPI_MINLOC, inter), MPI_ERR_OP);
     EXPECT(MPI_Gather(s, grp ? 1 : -1, MPI_INT, r, grp ? -1 : 1, MPI_INT, rroot, inter), MPI_ERR_COUNT);
     EXPECT(MPI_Bcast(s, 1, MPI_INT, size, inter), MPI_ERR_ROOT);
+    /* no in-place forms on intercommunicators */
+    EXPECT(MPI_Allreduce(MPI_IN_PLACE, r, 1, MPI_INT, MPI_SUM, inter), MPI_ERR_BUFFER);
+    EXPECT(MPI_Allgather(MPI_IN_PLACE, 1, MPI_INT, r, 1, MPI_INT, inter), MPI_ERR_BUFFER);
+    EXPECT(MPI_Alltoall(MPI_IN_PLACE, 1, MPI_INT, r, 1, MPI_INT, inter), MPI_ERR_BUFFER);
+    EXPECT(MPI_Gather(grp ? s : MPI_IN_PLACE, 1, MPI_INT, grp ? MPI_IN_PLACE : r, 1, MPI_INT, rroot, inter),
+           MPI_ERR_BUFFER);
+    EXPECT(MPI_Scatter(grp ? MPI_IN_PLACE : s, 1, MPI_INT, grp ? r : MPI_IN_PLACE, 1, MPI_INT, rroot, inter),
+           MPI_ERR_BUFFER);
     cur = saved;
     CHECK_MPI(MPI_Comm_free(&inter));
     CHECK_MPI(MPI_Comm_free(&half));
