@@ -157,6 +157,9 @@ static void test_barrier_bcast(MPI_Comm comm, MPI_Datatype unc)
     FORMS(Bcast, Ibcast, RQ, MPI_ERR_BUFFER, MPI_IN_PLACE, 1, MPI_INT, 0, comm);
     FORMS(Bcast, Ibcast, RQ, MPI_ERR_ROOT, b, 1, MPI_INT, size, comm);
     FORMS(Bcast, Ibcast, RQ, MPI_ERR_ROOT, b, 1, MPI_INT, -1, comm);
+    /* MPI_ROOT and MPI_PROC_NULL are roots only on intercommunicators */
+    FORMS(Bcast, Ibcast, RQ, MPI_ERR_ROOT, b, 1, MPI_INT, MPI_ROOT, comm);
+    FORMS(Bcast, Ibcast, RQ, MPI_ERR_ROOT, b, 1, MPI_INT, MPI_PROC_NULL, comm);
     FORMS(Bcast, Ibcast, RQ, MPI_ERR_COMM, b, 1, MPI_INT, 0, MPI_COMM_NULL);
     FORMS(Bcast, Ibcast, NULL, 0, b, 1, MPI_INT, 0, comm);
 }
@@ -282,6 +285,7 @@ static void test_gather_scatter(MPI_Comm comm, MPI_Datatype unc)
     FORMS(Scatter, Iscatter, RQ, MPI_ERR_TYPE, s, 1, MPI_INT, r, 1, MPI_DATATYPE_NULL, root, comm);
     FORMS(Scatter, Iscatter, RQ, MPI_ERR_TYPE, s, 1, MPI_INT, r, 1, unc, root, comm);
     FORMS(Scatter, Iscatter, RQ, MPI_ERR_ROOT, s, 1, MPI_INT, r, 1, MPI_INT, size + 1, comm);
+    FORMS(Scatter, Iscatter, RQ, MPI_ERR_ROOT, s, 1, MPI_INT, r, 1, MPI_INT, MPI_ROOT, comm);
     /* MPI_IN_PLACE: as the root's sendbuf, as the non-roots' recvbuf */
     FORMS(Scatter, Iscatter, RQ, MPI_ERR_BUFFER, me_root ? MPI_IN_PLACE : s, 1, MPI_INT,
           me_root ? r : MPI_IN_PLACE, 1, MPI_INT, root, comm);
