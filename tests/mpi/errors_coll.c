@@ -642,6 +642,27 @@ int main(int argc, char **argv)
     MPI_Op keep = freed_op;
     CHECK_MPI(MPI_Op_free(&keep));
 
+    {   /* MPI_BOTTOM with absolute addresses in the type is no NULL buffer */
+        int sv[2] = {rank, 2 * rank}, rv[2] = {-1, -1}, blen = 2;
+        MPI_Aint sa, ra;
+        MPI_Datatype st, rt;
+        CHECK_MPI(MPI_Get_address(sv, &sa));
+        CHECK_MPI(MPI_Get_address(rv, &ra));
+        CHECK_MPI(MPI_Type_create_hindexed(1, &blen, &sa, MPI_INT, &st));
+        CHECK_MPI(MPI_Type_create_hindexed(1, &blen, &ra, MPI_INT, &rt));
+        CHECK_MPI(MPI_Type_commit(&st));
+        CHECK_MPI(MPI_Type_commit(&rt));
+        int *all = calloc(2 * (size_t)size, sizeof(int));
+        CHECK_MPI(MPI_Allgather(MPI_BOTTOM, 1, st, all, 2, MPI_INT, comm));
+        for (int i = 0; i < size; i++)
+            CHECK(all[2 * i] == i && all[2 * i + 1] == 2 * i, "allgather from MPI_BOTTOM: %d %d", all[2 * i],
+                  all[2 * i + 1]);
+        free(all);
+        CHECK_MPI(MPI_Bcast(MPI_BOTTOM, 1, rank == 0 ? st : rt, 0, comm));
+        if (rank) CHECK(rv[0] == 0 && rv[1] == 0, "bcast from MPI_BOTTOM: %d %d", rv[0], rv[1]);
+        CHECK_MPI(MPI_Type_free(&st));
+        CHECK_MPI(MPI_Type_free(&rt));
+    }
     test_barrier_bcast(comm, unc);
     mt_pass("errors_coll: barrier, bcast");
     test_reductions(comm, unc, mixed, freed_op);
