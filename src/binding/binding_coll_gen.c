@@ -210,7 +210,7 @@ static int body_MPI_Allreduce(const void* sendbuf, void* recvbuf, int count, MPI
     LM_CHECK(lm_check_op(&lm_ctx, op, "op", 0));
     LM_CHECK(lm_check_count(&lm_ctx, count, "count", MPI_ERR_COUNT, 0));
     LM_CHECK(lm_check_datatype(&lm_ctx, datatype, "datatype", 1));
-    LM_CHECK(lm_check_buffer(&lm_ctx, sendbuf, 0, MPI_DATATYPE_NULL, "sendbuf", 1));
+    LM_CHECK(lm_check_buffer(&lm_ctx, sendbuf, count, datatype, "sendbuf", 1));
     LM_CHECK(lm_check_buffer(&lm_ctx, recvbuf, count, datatype, "recvbuf", 0));
     return impl_MPI_Allreduce(sendbuf, recvbuf, count, datatype, op, comm);
 }
@@ -233,7 +233,7 @@ static int body_MPI_Allreduce_c(const void* sendbuf, void* recvbuf, MPI_Count co
     LM_CHECK(lm_check_op(&lm_ctx, op, "op", 0));
     LM_CHECK(lm_check_count(&lm_ctx, count, "count", MPI_ERR_COUNT, 0));
     LM_CHECK(lm_check_datatype(&lm_ctx, datatype, "datatype", 1));
-    LM_CHECK(lm_check_buffer(&lm_ctx, sendbuf, 0, MPI_DATATYPE_NULL, "sendbuf", 1));
+    LM_CHECK(lm_check_buffer(&lm_ctx, sendbuf, count, datatype, "sendbuf", 1));
     LM_CHECK(lm_check_buffer(&lm_ctx, recvbuf, count, datatype, "recvbuf", 0));
     return impl_MPI_Allreduce_c(sendbuf, recvbuf, count, datatype, op, comm);
 }
@@ -258,7 +258,7 @@ static int body_MPI_Allreduce_init(const void* sendbuf, void* recvbuf, int count
     LM_CHECK(lm_check_ptr(&lm_ctx, request, "request"));
     LM_CHECK(lm_check_count(&lm_ctx, count, "count", MPI_ERR_COUNT, 0));
     LM_CHECK(lm_check_datatype(&lm_ctx, datatype, "datatype", 1));
-    LM_CHECK(lm_check_buffer(&lm_ctx, sendbuf, 0, MPI_DATATYPE_NULL, "sendbuf", 1));
+    LM_CHECK(lm_check_buffer(&lm_ctx, sendbuf, count, datatype, "sendbuf", 1));
     LM_CHECK(lm_check_buffer(&lm_ctx, recvbuf, count, datatype, "recvbuf", 0));
     return impl_MPI_Allreduce_init(sendbuf, recvbuf, count, datatype, op, comm, info, request);
 }
@@ -283,7 +283,7 @@ static int body_MPI_Allreduce_init_c(const void* sendbuf, void* recvbuf, MPI_Cou
     LM_CHECK(lm_check_ptr(&lm_ctx, request, "request"));
     LM_CHECK(lm_check_count(&lm_ctx, count, "count", MPI_ERR_COUNT, 0));
     LM_CHECK(lm_check_datatype(&lm_ctx, datatype, "datatype", 1));
-    LM_CHECK(lm_check_buffer(&lm_ctx, sendbuf, 0, MPI_DATATYPE_NULL, "sendbuf", 1));
+    LM_CHECK(lm_check_buffer(&lm_ctx, sendbuf, count, datatype, "sendbuf", 1));
     LM_CHECK(lm_check_buffer(&lm_ctx, recvbuf, count, datatype, "recvbuf", 0));
     return impl_MPI_Allreduce_init_c(sendbuf, recvbuf, count, datatype, op, comm, info, request);
 }
@@ -618,9 +618,9 @@ static int body_MPI_Bcast(void* buffer, int count, MPI_Datatype datatype, int ro
     LM_CHECK(lm_check_comm(&lm_ctx, comm, "comm", &lm_c));
     lm_errctx_bind(&lm_ctx, LM_KIND_COMM, comm);
     LM_CHECK(lm_check_root(&lm_ctx, lm_c, root, "root"));
-    if (lm_leaf_side(lm_c, root)) LM_CHECK(lm_check_count(&lm_ctx, count, "count", MPI_ERR_COUNT, 0));
-    if (lm_leaf_side(lm_c, root)) LM_CHECK(lm_check_datatype(&lm_ctx, datatype, "datatype", 1));
-    if (lm_leaf_side(lm_c, root)) LM_CHECK(lm_check_buffer(&lm_ctx, buffer, count, datatype, "buffer", 0));
+    if (lm_any_side(lm_c, root)) LM_CHECK(lm_check_count(&lm_ctx, count, "count", MPI_ERR_COUNT, 0));
+    if (lm_any_side(lm_c, root)) LM_CHECK(lm_check_datatype(&lm_ctx, datatype, "datatype", 1));
+    if (lm_any_side(lm_c, root)) LM_CHECK(lm_check_buffer(&lm_ctx, buffer, count, datatype, "buffer", 0));
     return impl_MPI_Bcast(buffer, count, datatype, root, comm);
 }
 int PMPI_Bcast(void* buffer, int count, MPI_Datatype datatype, int root, MPI_Comm comm)
@@ -640,9 +640,9 @@ static int body_MPI_Bcast_c(void* buffer, MPI_Count count, MPI_Datatype datatype
     LM_CHECK(lm_check_comm(&lm_ctx, comm, "comm", &lm_c));
     lm_errctx_bind(&lm_ctx, LM_KIND_COMM, comm);
     LM_CHECK(lm_check_root(&lm_ctx, lm_c, root, "root"));
-    if (lm_leaf_side(lm_c, root)) LM_CHECK(lm_check_count(&lm_ctx, count, "count", MPI_ERR_COUNT, 0));
-    if (lm_leaf_side(lm_c, root)) LM_CHECK(lm_check_datatype(&lm_ctx, datatype, "datatype", 1));
-    if (lm_leaf_side(lm_c, root)) LM_CHECK(lm_check_buffer(&lm_ctx, buffer, count, datatype, "buffer", 0));
+    if (lm_any_side(lm_c, root)) LM_CHECK(lm_check_count(&lm_ctx, count, "count", MPI_ERR_COUNT, 0));
+    if (lm_any_side(lm_c, root)) LM_CHECK(lm_check_datatype(&lm_ctx, datatype, "datatype", 1));
+    if (lm_any_side(lm_c, root)) LM_CHECK(lm_check_buffer(&lm_ctx, buffer, count, datatype, "buffer", 0));
     return impl_MPI_Bcast_c(buffer, count, datatype, root, comm);
 }
 int PMPI_Bcast_c(void* buffer, MPI_Count count, MPI_Datatype datatype, int root, MPI_Comm comm)
@@ -664,9 +664,9 @@ static int body_MPI_Bcast_init(void* buffer, int count, MPI_Datatype datatype, i
     LM_CHECK(lm_check_root(&lm_ctx, lm_c, root, "root"));
     LM_CHECK(lm_check_info(&lm_ctx, info, "info", 1));
     LM_CHECK(lm_check_ptr(&lm_ctx, request, "request"));
-    if (lm_leaf_side(lm_c, root)) LM_CHECK(lm_check_count(&lm_ctx, count, "count", MPI_ERR_COUNT, 0));
-    if (lm_leaf_side(lm_c, root)) LM_CHECK(lm_check_datatype(&lm_ctx, datatype, "datatype", 1));
-    if (lm_leaf_side(lm_c, root)) LM_CHECK(lm_check_buffer(&lm_ctx, buffer, count, datatype, "buffer", 0));
+    if (lm_any_side(lm_c, root)) LM_CHECK(lm_check_count(&lm_ctx, count, "count", MPI_ERR_COUNT, 0));
+    if (lm_any_side(lm_c, root)) LM_CHECK(lm_check_datatype(&lm_ctx, datatype, "datatype", 1));
+    if (lm_any_side(lm_c, root)) LM_CHECK(lm_check_buffer(&lm_ctx, buffer, count, datatype, "buffer", 0));
     return impl_MPI_Bcast_init(buffer, count, datatype, root, comm, info, request);
 }
 int PMPI_Bcast_init(void* buffer, int count, MPI_Datatype datatype, int root, MPI_Comm comm, MPI_Info info, MPI_Request* request)
@@ -688,9 +688,9 @@ static int body_MPI_Bcast_init_c(void* buffer, MPI_Count count, MPI_Datatype dat
     LM_CHECK(lm_check_root(&lm_ctx, lm_c, root, "root"));
     LM_CHECK(lm_check_info(&lm_ctx, info, "info", 1));
     LM_CHECK(lm_check_ptr(&lm_ctx, request, "request"));
-    if (lm_leaf_side(lm_c, root)) LM_CHECK(lm_check_count(&lm_ctx, count, "count", MPI_ERR_COUNT, 0));
-    if (lm_leaf_side(lm_c, root)) LM_CHECK(lm_check_datatype(&lm_ctx, datatype, "datatype", 1));
-    if (lm_leaf_side(lm_c, root)) LM_CHECK(lm_check_buffer(&lm_ctx, buffer, count, datatype, "buffer", 0));
+    if (lm_any_side(lm_c, root)) LM_CHECK(lm_check_count(&lm_ctx, count, "count", MPI_ERR_COUNT, 0));
+    if (lm_any_side(lm_c, root)) LM_CHECK(lm_check_datatype(&lm_ctx, datatype, "datatype", 1));
+    if (lm_any_side(lm_c, root)) LM_CHECK(lm_check_buffer(&lm_ctx, buffer, count, datatype, "buffer", 0));
     return impl_MPI_Bcast_init_c(buffer, count, datatype, root, comm, info, request);
 }
 int PMPI_Bcast_init_c(void* buffer, MPI_Count count, MPI_Datatype datatype, int root, MPI_Comm comm, MPI_Info info, MPI_Request* request)
@@ -712,7 +712,7 @@ static int body_MPI_Exscan(const void* sendbuf, void* recvbuf, int count, MPI_Da
     LM_CHECK(lm_check_op(&lm_ctx, op, "op", 0));
     LM_CHECK(lm_check_count(&lm_ctx, count, "count", MPI_ERR_COUNT, 0));
     LM_CHECK(lm_check_datatype(&lm_ctx, datatype, "datatype", 1));
-    LM_CHECK(lm_check_buffer(&lm_ctx, sendbuf, 0, MPI_DATATYPE_NULL, "sendbuf", 1));
+    LM_CHECK(lm_check_buffer(&lm_ctx, sendbuf, count, datatype, "sendbuf", 1));
     LM_CHECK(lm_check_buffer(&lm_ctx, recvbuf, count, datatype, "recvbuf", 0));
     return impl_MPI_Exscan(sendbuf, recvbuf, count, datatype, op, comm);
 }
@@ -735,7 +735,7 @@ static int body_MPI_Exscan_c(const void* sendbuf, void* recvbuf, MPI_Count count
     LM_CHECK(lm_check_op(&lm_ctx, op, "op", 0));
     LM_CHECK(lm_check_count(&lm_ctx, count, "count", MPI_ERR_COUNT, 0));
     LM_CHECK(lm_check_datatype(&lm_ctx, datatype, "datatype", 1));
-    LM_CHECK(lm_check_buffer(&lm_ctx, sendbuf, 0, MPI_DATATYPE_NULL, "sendbuf", 1));
+    LM_CHECK(lm_check_buffer(&lm_ctx, sendbuf, count, datatype, "sendbuf", 1));
     LM_CHECK(lm_check_buffer(&lm_ctx, recvbuf, count, datatype, "recvbuf", 0));
     return impl_MPI_Exscan_c(sendbuf, recvbuf, count, datatype, op, comm);
 }
@@ -760,7 +760,7 @@ static int body_MPI_Exscan_init(const void* sendbuf, void* recvbuf, int count, M
     LM_CHECK(lm_check_ptr(&lm_ctx, request, "request"));
     LM_CHECK(lm_check_count(&lm_ctx, count, "count", MPI_ERR_COUNT, 0));
     LM_CHECK(lm_check_datatype(&lm_ctx, datatype, "datatype", 1));
-    LM_CHECK(lm_check_buffer(&lm_ctx, sendbuf, 0, MPI_DATATYPE_NULL, "sendbuf", 1));
+    LM_CHECK(lm_check_buffer(&lm_ctx, sendbuf, count, datatype, "sendbuf", 1));
     LM_CHECK(lm_check_buffer(&lm_ctx, recvbuf, count, datatype, "recvbuf", 0));
     return impl_MPI_Exscan_init(sendbuf, recvbuf, count, datatype, op, comm, info, request);
 }
@@ -785,7 +785,7 @@ static int body_MPI_Exscan_init_c(const void* sendbuf, void* recvbuf, MPI_Count 
     LM_CHECK(lm_check_ptr(&lm_ctx, request, "request"));
     LM_CHECK(lm_check_count(&lm_ctx, count, "count", MPI_ERR_COUNT, 0));
     LM_CHECK(lm_check_datatype(&lm_ctx, datatype, "datatype", 1));
-    LM_CHECK(lm_check_buffer(&lm_ctx, sendbuf, 0, MPI_DATATYPE_NULL, "sendbuf", 1));
+    LM_CHECK(lm_check_buffer(&lm_ctx, sendbuf, count, datatype, "sendbuf", 1));
     LM_CHECK(lm_check_buffer(&lm_ctx, recvbuf, count, datatype, "recvbuf", 0));
     return impl_MPI_Exscan_init_c(sendbuf, recvbuf, count, datatype, op, comm, info, request);
 }
@@ -1111,7 +1111,7 @@ static int body_MPI_Iallreduce(const void* sendbuf, void* recvbuf, int count, MP
     LM_CHECK(lm_check_ptr(&lm_ctx, request, "request"));
     LM_CHECK(lm_check_count(&lm_ctx, count, "count", MPI_ERR_COUNT, 0));
     LM_CHECK(lm_check_datatype(&lm_ctx, datatype, "datatype", 1));
-    LM_CHECK(lm_check_buffer(&lm_ctx, sendbuf, 0, MPI_DATATYPE_NULL, "sendbuf", 1));
+    LM_CHECK(lm_check_buffer(&lm_ctx, sendbuf, count, datatype, "sendbuf", 1));
     LM_CHECK(lm_check_buffer(&lm_ctx, recvbuf, count, datatype, "recvbuf", 0));
     return impl_MPI_Iallreduce(sendbuf, recvbuf, count, datatype, op, comm, request);
 }
@@ -1135,7 +1135,7 @@ static int body_MPI_Iallreduce_c(const void* sendbuf, void* recvbuf, MPI_Count c
     LM_CHECK(lm_check_ptr(&lm_ctx, request, "request"));
     LM_CHECK(lm_check_count(&lm_ctx, count, "count", MPI_ERR_COUNT, 0));
     LM_CHECK(lm_check_datatype(&lm_ctx, datatype, "datatype", 1));
-    LM_CHECK(lm_check_buffer(&lm_ctx, sendbuf, 0, MPI_DATATYPE_NULL, "sendbuf", 1));
+    LM_CHECK(lm_check_buffer(&lm_ctx, sendbuf, count, datatype, "sendbuf", 1));
     LM_CHECK(lm_check_buffer(&lm_ctx, recvbuf, count, datatype, "recvbuf", 0));
     return impl_MPI_Iallreduce_c(sendbuf, recvbuf, count, datatype, op, comm, request);
 }
@@ -1314,9 +1314,9 @@ static int body_MPI_Ibcast(void* buffer, int count, MPI_Datatype datatype, int r
     lm_errctx_bind(&lm_ctx, LM_KIND_COMM, comm);
     LM_CHECK(lm_check_root(&lm_ctx, lm_c, root, "root"));
     LM_CHECK(lm_check_ptr(&lm_ctx, request, "request"));
-    if (lm_leaf_side(lm_c, root)) LM_CHECK(lm_check_count(&lm_ctx, count, "count", MPI_ERR_COUNT, 0));
-    if (lm_leaf_side(lm_c, root)) LM_CHECK(lm_check_datatype(&lm_ctx, datatype, "datatype", 1));
-    if (lm_leaf_side(lm_c, root)) LM_CHECK(lm_check_buffer(&lm_ctx, buffer, count, datatype, "buffer", 0));
+    if (lm_any_side(lm_c, root)) LM_CHECK(lm_check_count(&lm_ctx, count, "count", MPI_ERR_COUNT, 0));
+    if (lm_any_side(lm_c, root)) LM_CHECK(lm_check_datatype(&lm_ctx, datatype, "datatype", 1));
+    if (lm_any_side(lm_c, root)) LM_CHECK(lm_check_buffer(&lm_ctx, buffer, count, datatype, "buffer", 0));
     return impl_MPI_Ibcast(buffer, count, datatype, root, comm, request);
 }
 int PMPI_Ibcast(void* buffer, int count, MPI_Datatype datatype, int root, MPI_Comm comm, MPI_Request* request)
@@ -1337,9 +1337,9 @@ static int body_MPI_Ibcast_c(void* buffer, MPI_Count count, MPI_Datatype datatyp
     lm_errctx_bind(&lm_ctx, LM_KIND_COMM, comm);
     LM_CHECK(lm_check_root(&lm_ctx, lm_c, root, "root"));
     LM_CHECK(lm_check_ptr(&lm_ctx, request, "request"));
-    if (lm_leaf_side(lm_c, root)) LM_CHECK(lm_check_count(&lm_ctx, count, "count", MPI_ERR_COUNT, 0));
-    if (lm_leaf_side(lm_c, root)) LM_CHECK(lm_check_datatype(&lm_ctx, datatype, "datatype", 1));
-    if (lm_leaf_side(lm_c, root)) LM_CHECK(lm_check_buffer(&lm_ctx, buffer, count, datatype, "buffer", 0));
+    if (lm_any_side(lm_c, root)) LM_CHECK(lm_check_count(&lm_ctx, count, "count", MPI_ERR_COUNT, 0));
+    if (lm_any_side(lm_c, root)) LM_CHECK(lm_check_datatype(&lm_ctx, datatype, "datatype", 1));
+    if (lm_any_side(lm_c, root)) LM_CHECK(lm_check_buffer(&lm_ctx, buffer, count, datatype, "buffer", 0));
     return impl_MPI_Ibcast_c(buffer, count, datatype, root, comm, request);
 }
 int PMPI_Ibcast_c(void* buffer, MPI_Count count, MPI_Datatype datatype, int root, MPI_Comm comm, MPI_Request* request)
@@ -1362,7 +1362,7 @@ static int body_MPI_Iexscan(const void* sendbuf, void* recvbuf, int count, MPI_D
     LM_CHECK(lm_check_ptr(&lm_ctx, request, "request"));
     LM_CHECK(lm_check_count(&lm_ctx, count, "count", MPI_ERR_COUNT, 0));
     LM_CHECK(lm_check_datatype(&lm_ctx, datatype, "datatype", 1));
-    LM_CHECK(lm_check_buffer(&lm_ctx, sendbuf, 0, MPI_DATATYPE_NULL, "sendbuf", 1));
+    LM_CHECK(lm_check_buffer(&lm_ctx, sendbuf, count, datatype, "sendbuf", 1));
     LM_CHECK(lm_check_buffer(&lm_ctx, recvbuf, count, datatype, "recvbuf", 0));
     return impl_MPI_Iexscan(sendbuf, recvbuf, count, datatype, op, comm, request);
 }
@@ -1386,7 +1386,7 @@ static int body_MPI_Iexscan_c(const void* sendbuf, void* recvbuf, MPI_Count coun
     LM_CHECK(lm_check_ptr(&lm_ctx, request, "request"));
     LM_CHECK(lm_check_count(&lm_ctx, count, "count", MPI_ERR_COUNT, 0));
     LM_CHECK(lm_check_datatype(&lm_ctx, datatype, "datatype", 1));
-    LM_CHECK(lm_check_buffer(&lm_ctx, sendbuf, 0, MPI_DATATYPE_NULL, "sendbuf", 1));
+    LM_CHECK(lm_check_buffer(&lm_ctx, sendbuf, count, datatype, "sendbuf", 1));
     LM_CHECK(lm_check_buffer(&lm_ctx, recvbuf, count, datatype, "recvbuf", 0));
     return impl_MPI_Iexscan_c(sendbuf, recvbuf, count, datatype, op, comm, request);
 }
@@ -1747,9 +1747,9 @@ static int body_MPI_Ireduce(const void* sendbuf, void* recvbuf, int count, MPI_D
     LM_CHECK(lm_check_op(&lm_ctx, op, "op", 0));
     LM_CHECK(lm_check_root(&lm_ctx, lm_c, root, "root"));
     LM_CHECK(lm_check_ptr(&lm_ctx, request, "request"));
-    if (lm_leaf_side(lm_c, root)) LM_CHECK(lm_check_count(&lm_ctx, count, "count", MPI_ERR_COUNT, 0));
-    if (lm_leaf_side(lm_c, root)) LM_CHECK(lm_check_datatype(&lm_ctx, datatype, "datatype", 1));
-    if (lm_leaf_side(lm_c, root)) LM_CHECK(lm_check_buffer(&lm_ctx, sendbuf, 0, MPI_DATATYPE_NULL, "sendbuf", 1));
+    if (lm_any_side(lm_c, root)) LM_CHECK(lm_check_count(&lm_ctx, count, "count", MPI_ERR_COUNT, 0));
+    if (lm_any_side(lm_c, root)) LM_CHECK(lm_check_datatype(&lm_ctx, datatype, "datatype", 1));
+    if (lm_leaf_side(lm_c, root)) LM_CHECK(lm_check_buffer(&lm_ctx, sendbuf, count, datatype, "sendbuf", 1));
     if (lm_root_side(lm_c, root)) LM_CHECK(lm_check_buffer(&lm_ctx, recvbuf, count, datatype, "recvbuf", 0));
     return impl_MPI_Ireduce(sendbuf, recvbuf, count, datatype, op, root, comm, request);
 }
@@ -1772,9 +1772,9 @@ static int body_MPI_Ireduce_c(const void* sendbuf, void* recvbuf, MPI_Count coun
     LM_CHECK(lm_check_op(&lm_ctx, op, "op", 0));
     LM_CHECK(lm_check_root(&lm_ctx, lm_c, root, "root"));
     LM_CHECK(lm_check_ptr(&lm_ctx, request, "request"));
-    if (lm_leaf_side(lm_c, root)) LM_CHECK(lm_check_count(&lm_ctx, count, "count", MPI_ERR_COUNT, 0));
-    if (lm_leaf_side(lm_c, root)) LM_CHECK(lm_check_datatype(&lm_ctx, datatype, "datatype", 1));
-    if (lm_leaf_side(lm_c, root)) LM_CHECK(lm_check_buffer(&lm_ctx, sendbuf, 0, MPI_DATATYPE_NULL, "sendbuf", 1));
+    if (lm_any_side(lm_c, root)) LM_CHECK(lm_check_count(&lm_ctx, count, "count", MPI_ERR_COUNT, 0));
+    if (lm_any_side(lm_c, root)) LM_CHECK(lm_check_datatype(&lm_ctx, datatype, "datatype", 1));
+    if (lm_leaf_side(lm_c, root)) LM_CHECK(lm_check_buffer(&lm_ctx, sendbuf, count, datatype, "sendbuf", 1));
     if (lm_root_side(lm_c, root)) LM_CHECK(lm_check_buffer(&lm_ctx, recvbuf, count, datatype, "recvbuf", 0));
     return impl_MPI_Ireduce_c(sendbuf, recvbuf, count, datatype, op, root, comm, request);
 }
@@ -1844,7 +1844,7 @@ static int body_MPI_Ireduce_scatter_block(const void* sendbuf, void* recvbuf, in
     LM_CHECK(lm_check_ptr(&lm_ctx, request, "request"));
     LM_CHECK(lm_check_count(&lm_ctx, recvcount, "recvcount", MPI_ERR_COUNT, 0));
     LM_CHECK(lm_check_datatype(&lm_ctx, datatype, "datatype", 1));
-    LM_CHECK(lm_check_buffer(&lm_ctx, sendbuf, 0, MPI_DATATYPE_NULL, "sendbuf", 1));
+    LM_CHECK(lm_check_buffer(&lm_ctx, sendbuf, recvcount, datatype, "sendbuf", 1));
     LM_CHECK(lm_check_buffer(&lm_ctx, recvbuf, recvcount, datatype, "recvbuf", 0));
     return impl_MPI_Ireduce_scatter_block(sendbuf, recvbuf, recvcount, datatype, op, comm, request);
 }
@@ -1868,7 +1868,7 @@ static int body_MPI_Ireduce_scatter_block_c(const void* sendbuf, void* recvbuf, 
     LM_CHECK(lm_check_ptr(&lm_ctx, request, "request"));
     LM_CHECK(lm_check_count(&lm_ctx, recvcount, "recvcount", MPI_ERR_COUNT, 0));
     LM_CHECK(lm_check_datatype(&lm_ctx, datatype, "datatype", 1));
-    LM_CHECK(lm_check_buffer(&lm_ctx, sendbuf, 0, MPI_DATATYPE_NULL, "sendbuf", 1));
+    LM_CHECK(lm_check_buffer(&lm_ctx, sendbuf, recvcount, datatype, "sendbuf", 1));
     LM_CHECK(lm_check_buffer(&lm_ctx, recvbuf, recvcount, datatype, "recvbuf", 0));
     return impl_MPI_Ireduce_scatter_block_c(sendbuf, recvbuf, recvcount, datatype, op, comm, request);
 }
@@ -1892,7 +1892,7 @@ static int body_MPI_Iscan(const void* sendbuf, void* recvbuf, int count, MPI_Dat
     LM_CHECK(lm_check_ptr(&lm_ctx, request, "request"));
     LM_CHECK(lm_check_count(&lm_ctx, count, "count", MPI_ERR_COUNT, 0));
     LM_CHECK(lm_check_datatype(&lm_ctx, datatype, "datatype", 1));
-    LM_CHECK(lm_check_buffer(&lm_ctx, sendbuf, 0, MPI_DATATYPE_NULL, "sendbuf", 1));
+    LM_CHECK(lm_check_buffer(&lm_ctx, sendbuf, count, datatype, "sendbuf", 1));
     LM_CHECK(lm_check_buffer(&lm_ctx, recvbuf, count, datatype, "recvbuf", 0));
     return impl_MPI_Iscan(sendbuf, recvbuf, count, datatype, op, comm, request);
 }
@@ -1916,7 +1916,7 @@ static int body_MPI_Iscan_c(const void* sendbuf, void* recvbuf, MPI_Count count,
     LM_CHECK(lm_check_ptr(&lm_ctx, request, "request"));
     LM_CHECK(lm_check_count(&lm_ctx, count, "count", MPI_ERR_COUNT, 0));
     LM_CHECK(lm_check_datatype(&lm_ctx, datatype, "datatype", 1));
-    LM_CHECK(lm_check_buffer(&lm_ctx, sendbuf, 0, MPI_DATATYPE_NULL, "sendbuf", 1));
+    LM_CHECK(lm_check_buffer(&lm_ctx, sendbuf, count, datatype, "sendbuf", 1));
     LM_CHECK(lm_check_buffer(&lm_ctx, recvbuf, count, datatype, "recvbuf", 0));
     return impl_MPI_Iscan_c(sendbuf, recvbuf, count, datatype, op, comm, request);
 }
@@ -2512,9 +2512,9 @@ static int body_MPI_Reduce(const void* sendbuf, void* recvbuf, int count, MPI_Da
     lm_errctx_bind(&lm_ctx, LM_KIND_COMM, comm);
     LM_CHECK(lm_check_op(&lm_ctx, op, "op", 0));
     LM_CHECK(lm_check_root(&lm_ctx, lm_c, root, "root"));
-    if (lm_leaf_side(lm_c, root)) LM_CHECK(lm_check_count(&lm_ctx, count, "count", MPI_ERR_COUNT, 0));
-    if (lm_leaf_side(lm_c, root)) LM_CHECK(lm_check_datatype(&lm_ctx, datatype, "datatype", 1));
-    if (lm_leaf_side(lm_c, root)) LM_CHECK(lm_check_buffer(&lm_ctx, sendbuf, 0, MPI_DATATYPE_NULL, "sendbuf", 1));
+    if (lm_any_side(lm_c, root)) LM_CHECK(lm_check_count(&lm_ctx, count, "count", MPI_ERR_COUNT, 0));
+    if (lm_any_side(lm_c, root)) LM_CHECK(lm_check_datatype(&lm_ctx, datatype, "datatype", 1));
+    if (lm_leaf_side(lm_c, root)) LM_CHECK(lm_check_buffer(&lm_ctx, sendbuf, count, datatype, "sendbuf", 1));
     if (lm_root_side(lm_c, root)) LM_CHECK(lm_check_buffer(&lm_ctx, recvbuf, count, datatype, "recvbuf", 0));
     return impl_MPI_Reduce(sendbuf, recvbuf, count, datatype, op, root, comm);
 }
@@ -2536,9 +2536,9 @@ static int body_MPI_Reduce_c(const void* sendbuf, void* recvbuf, MPI_Count count
     lm_errctx_bind(&lm_ctx, LM_KIND_COMM, comm);
     LM_CHECK(lm_check_op(&lm_ctx, op, "op", 0));
     LM_CHECK(lm_check_root(&lm_ctx, lm_c, root, "root"));
-    if (lm_leaf_side(lm_c, root)) LM_CHECK(lm_check_count(&lm_ctx, count, "count", MPI_ERR_COUNT, 0));
-    if (lm_leaf_side(lm_c, root)) LM_CHECK(lm_check_datatype(&lm_ctx, datatype, "datatype", 1));
-    if (lm_leaf_side(lm_c, root)) LM_CHECK(lm_check_buffer(&lm_ctx, sendbuf, 0, MPI_DATATYPE_NULL, "sendbuf", 1));
+    if (lm_any_side(lm_c, root)) LM_CHECK(lm_check_count(&lm_ctx, count, "count", MPI_ERR_COUNT, 0));
+    if (lm_any_side(lm_c, root)) LM_CHECK(lm_check_datatype(&lm_ctx, datatype, "datatype", 1));
+    if (lm_leaf_side(lm_c, root)) LM_CHECK(lm_check_buffer(&lm_ctx, sendbuf, count, datatype, "sendbuf", 1));
     if (lm_root_side(lm_c, root)) LM_CHECK(lm_check_buffer(&lm_ctx, recvbuf, count, datatype, "recvbuf", 0));
     return impl_MPI_Reduce_c(sendbuf, recvbuf, count, datatype, op, root, comm);
 }
@@ -2562,9 +2562,9 @@ static int body_MPI_Reduce_init(const void* sendbuf, void* recvbuf, int count, M
     LM_CHECK(lm_check_root(&lm_ctx, lm_c, root, "root"));
     LM_CHECK(lm_check_info(&lm_ctx, info, "info", 1));
     LM_CHECK(lm_check_ptr(&lm_ctx, request, "request"));
-    if (lm_leaf_side(lm_c, root)) LM_CHECK(lm_check_count(&lm_ctx, count, "count", MPI_ERR_COUNT, 0));
-    if (lm_leaf_side(lm_c, root)) LM_CHECK(lm_check_datatype(&lm_ctx, datatype, "datatype", 1));
-    if (lm_leaf_side(lm_c, root)) LM_CHECK(lm_check_buffer(&lm_ctx, sendbuf, 0, MPI_DATATYPE_NULL, "sendbuf", 1));
+    if (lm_any_side(lm_c, root)) LM_CHECK(lm_check_count(&lm_ctx, count, "count", MPI_ERR_COUNT, 0));
+    if (lm_any_side(lm_c, root)) LM_CHECK(lm_check_datatype(&lm_ctx, datatype, "datatype", 1));
+    if (lm_leaf_side(lm_c, root)) LM_CHECK(lm_check_buffer(&lm_ctx, sendbuf, count, datatype, "sendbuf", 1));
     if (lm_root_side(lm_c, root)) LM_CHECK(lm_check_buffer(&lm_ctx, recvbuf, count, datatype, "recvbuf", 0));
     return impl_MPI_Reduce_init(sendbuf, recvbuf, count, datatype, op, root, comm, info, request);
 }
@@ -2588,9 +2588,9 @@ static int body_MPI_Reduce_init_c(const void* sendbuf, void* recvbuf, MPI_Count 
     LM_CHECK(lm_check_root(&lm_ctx, lm_c, root, "root"));
     LM_CHECK(lm_check_info(&lm_ctx, info, "info", 1));
     LM_CHECK(lm_check_ptr(&lm_ctx, request, "request"));
-    if (lm_leaf_side(lm_c, root)) LM_CHECK(lm_check_count(&lm_ctx, count, "count", MPI_ERR_COUNT, 0));
-    if (lm_leaf_side(lm_c, root)) LM_CHECK(lm_check_datatype(&lm_ctx, datatype, "datatype", 1));
-    if (lm_leaf_side(lm_c, root)) LM_CHECK(lm_check_buffer(&lm_ctx, sendbuf, 0, MPI_DATATYPE_NULL, "sendbuf", 1));
+    if (lm_any_side(lm_c, root)) LM_CHECK(lm_check_count(&lm_ctx, count, "count", MPI_ERR_COUNT, 0));
+    if (lm_any_side(lm_c, root)) LM_CHECK(lm_check_datatype(&lm_ctx, datatype, "datatype", 1));
+    if (lm_leaf_side(lm_c, root)) LM_CHECK(lm_check_buffer(&lm_ctx, sendbuf, count, datatype, "sendbuf", 1));
     if (lm_root_side(lm_c, root)) LM_CHECK(lm_check_buffer(&lm_ctx, recvbuf, count, datatype, "recvbuf", 0));
     return impl_MPI_Reduce_init_c(sendbuf, recvbuf, count, datatype, op, root, comm, info, request);
 }
@@ -2610,7 +2610,7 @@ static int body_MPI_Reduce_local(const void* inbuf, void* inoutbuf, int count, M
     LM_CHECK(lm_check_op(&lm_ctx, op, "op", 0));
     LM_CHECK(lm_check_count(&lm_ctx, count, "count", MPI_ERR_COUNT, 0));
     LM_CHECK(lm_check_datatype(&lm_ctx, datatype, "datatype", 1));
-    LM_CHECK(lm_check_buffer(&lm_ctx, inbuf, 0, MPI_DATATYPE_NULL, "inbuf", 0));
+    LM_CHECK(lm_check_buffer(&lm_ctx, inbuf, count, datatype, "inbuf", 0));
     LM_CHECK(lm_check_buffer(&lm_ctx, inoutbuf, count, datatype, "inoutbuf", 0));
     return impl_MPI_Reduce_local(inbuf, inoutbuf, count, datatype, op);
 }
@@ -2630,7 +2630,7 @@ static int body_MPI_Reduce_local_c(const void* inbuf, void* inoutbuf, MPI_Count 
     LM_CHECK(lm_check_op(&lm_ctx, op, "op", 0));
     LM_CHECK(lm_check_count(&lm_ctx, count, "count", MPI_ERR_COUNT, 0));
     LM_CHECK(lm_check_datatype(&lm_ctx, datatype, "datatype", 1));
-    LM_CHECK(lm_check_buffer(&lm_ctx, inbuf, 0, MPI_DATATYPE_NULL, "inbuf", 0));
+    LM_CHECK(lm_check_buffer(&lm_ctx, inbuf, count, datatype, "inbuf", 0));
     LM_CHECK(lm_check_buffer(&lm_ctx, inoutbuf, count, datatype, "inoutbuf", 0));
     return impl_MPI_Reduce_local_c(inbuf, inoutbuf, count, datatype, op);
 }
@@ -2697,7 +2697,7 @@ static int body_MPI_Reduce_scatter_block(const void* sendbuf, void* recvbuf, int
     LM_CHECK(lm_check_op(&lm_ctx, op, "op", 0));
     LM_CHECK(lm_check_count(&lm_ctx, recvcount, "recvcount", MPI_ERR_COUNT, 0));
     LM_CHECK(lm_check_datatype(&lm_ctx, datatype, "datatype", 1));
-    LM_CHECK(lm_check_buffer(&lm_ctx, sendbuf, 0, MPI_DATATYPE_NULL, "sendbuf", 1));
+    LM_CHECK(lm_check_buffer(&lm_ctx, sendbuf, recvcount, datatype, "sendbuf", 1));
     LM_CHECK(lm_check_buffer(&lm_ctx, recvbuf, recvcount, datatype, "recvbuf", 0));
     return impl_MPI_Reduce_scatter_block(sendbuf, recvbuf, recvcount, datatype, op, comm);
 }
@@ -2720,7 +2720,7 @@ static int body_MPI_Reduce_scatter_block_c(const void* sendbuf, void* recvbuf, M
     LM_CHECK(lm_check_op(&lm_ctx, op, "op", 0));
     LM_CHECK(lm_check_count(&lm_ctx, recvcount, "recvcount", MPI_ERR_COUNT, 0));
     LM_CHECK(lm_check_datatype(&lm_ctx, datatype, "datatype", 1));
-    LM_CHECK(lm_check_buffer(&lm_ctx, sendbuf, 0, MPI_DATATYPE_NULL, "sendbuf", 1));
+    LM_CHECK(lm_check_buffer(&lm_ctx, sendbuf, recvcount, datatype, "sendbuf", 1));
     LM_CHECK(lm_check_buffer(&lm_ctx, recvbuf, recvcount, datatype, "recvbuf", 0));
     return impl_MPI_Reduce_scatter_block_c(sendbuf, recvbuf, recvcount, datatype, op, comm);
 }
@@ -2745,7 +2745,7 @@ static int body_MPI_Reduce_scatter_block_init(const void* sendbuf, void* recvbuf
     LM_CHECK(lm_check_ptr(&lm_ctx, request, "request"));
     LM_CHECK(lm_check_count(&lm_ctx, recvcount, "recvcount", MPI_ERR_COUNT, 0));
     LM_CHECK(lm_check_datatype(&lm_ctx, datatype, "datatype", 1));
-    LM_CHECK(lm_check_buffer(&lm_ctx, sendbuf, 0, MPI_DATATYPE_NULL, "sendbuf", 1));
+    LM_CHECK(lm_check_buffer(&lm_ctx, sendbuf, recvcount, datatype, "sendbuf", 1));
     LM_CHECK(lm_check_buffer(&lm_ctx, recvbuf, recvcount, datatype, "recvbuf", 0));
     return impl_MPI_Reduce_scatter_block_init(sendbuf, recvbuf, recvcount, datatype, op, comm, info, request);
 }
@@ -2770,7 +2770,7 @@ static int body_MPI_Reduce_scatter_block_init_c(const void* sendbuf, void* recvb
     LM_CHECK(lm_check_ptr(&lm_ctx, request, "request"));
     LM_CHECK(lm_check_count(&lm_ctx, recvcount, "recvcount", MPI_ERR_COUNT, 0));
     LM_CHECK(lm_check_datatype(&lm_ctx, datatype, "datatype", 1));
-    LM_CHECK(lm_check_buffer(&lm_ctx, sendbuf, 0, MPI_DATATYPE_NULL, "sendbuf", 1));
+    LM_CHECK(lm_check_buffer(&lm_ctx, sendbuf, recvcount, datatype, "sendbuf", 1));
     LM_CHECK(lm_check_buffer(&lm_ctx, recvbuf, recvcount, datatype, "recvbuf", 0));
     return impl_MPI_Reduce_scatter_block_init_c(sendbuf, recvbuf, recvcount, datatype, op, comm, info, request);
 }
@@ -2841,7 +2841,7 @@ static int body_MPI_Scan(const void* sendbuf, void* recvbuf, int count, MPI_Data
     LM_CHECK(lm_check_op(&lm_ctx, op, "op", 0));
     LM_CHECK(lm_check_count(&lm_ctx, count, "count", MPI_ERR_COUNT, 0));
     LM_CHECK(lm_check_datatype(&lm_ctx, datatype, "datatype", 1));
-    LM_CHECK(lm_check_buffer(&lm_ctx, sendbuf, 0, MPI_DATATYPE_NULL, "sendbuf", 1));
+    LM_CHECK(lm_check_buffer(&lm_ctx, sendbuf, count, datatype, "sendbuf", 1));
     LM_CHECK(lm_check_buffer(&lm_ctx, recvbuf, count, datatype, "recvbuf", 0));
     return impl_MPI_Scan(sendbuf, recvbuf, count, datatype, op, comm);
 }
@@ -2864,7 +2864,7 @@ static int body_MPI_Scan_c(const void* sendbuf, void* recvbuf, MPI_Count count, 
     LM_CHECK(lm_check_op(&lm_ctx, op, "op", 0));
     LM_CHECK(lm_check_count(&lm_ctx, count, "count", MPI_ERR_COUNT, 0));
     LM_CHECK(lm_check_datatype(&lm_ctx, datatype, "datatype", 1));
-    LM_CHECK(lm_check_buffer(&lm_ctx, sendbuf, 0, MPI_DATATYPE_NULL, "sendbuf", 1));
+    LM_CHECK(lm_check_buffer(&lm_ctx, sendbuf, count, datatype, "sendbuf", 1));
     LM_CHECK(lm_check_buffer(&lm_ctx, recvbuf, count, datatype, "recvbuf", 0));
     return impl_MPI_Scan_c(sendbuf, recvbuf, count, datatype, op, comm);
 }
@@ -2889,7 +2889,7 @@ static int body_MPI_Scan_init(const void* sendbuf, void* recvbuf, int count, MPI
     LM_CHECK(lm_check_ptr(&lm_ctx, request, "request"));
     LM_CHECK(lm_check_count(&lm_ctx, count, "count", MPI_ERR_COUNT, 0));
     LM_CHECK(lm_check_datatype(&lm_ctx, datatype, "datatype", 1));
-    LM_CHECK(lm_check_buffer(&lm_ctx, sendbuf, 0, MPI_DATATYPE_NULL, "sendbuf", 1));
+    LM_CHECK(lm_check_buffer(&lm_ctx, sendbuf, count, datatype, "sendbuf", 1));
     LM_CHECK(lm_check_buffer(&lm_ctx, recvbuf, count, datatype, "recvbuf", 0));
     return impl_MPI_Scan_init(sendbuf, recvbuf, count, datatype, op, comm, info, request);
 }
@@ -2914,7 +2914,7 @@ static int body_MPI_Scan_init_c(const void* sendbuf, void* recvbuf, MPI_Count co
     LM_CHECK(lm_check_ptr(&lm_ctx, request, "request"));
     LM_CHECK(lm_check_count(&lm_ctx, count, "count", MPI_ERR_COUNT, 0));
     LM_CHECK(lm_check_datatype(&lm_ctx, datatype, "datatype", 1));
-    LM_CHECK(lm_check_buffer(&lm_ctx, sendbuf, 0, MPI_DATATYPE_NULL, "sendbuf", 1));
+    LM_CHECK(lm_check_buffer(&lm_ctx, sendbuf, count, datatype, "sendbuf", 1));
     LM_CHECK(lm_check_buffer(&lm_ctx, recvbuf, count, datatype, "recvbuf", 0));
     return impl_MPI_Scan_init_c(sendbuf, recvbuf, count, datatype, op, comm, info, request);
 }
@@ -3093,7 +3093,7 @@ static int body_MPI_Scatterv_init(const void* sendbuf, const int sendcounts[], c
     if (recvbuf != MPI_IN_PLACE && lm_leaf_side(lm_c, root)) LM_CHECK(lm_check_count(&lm_ctx, recvcount, "recvcount", MPI_ERR_COUNT, 0));
     if (recvbuf != MPI_IN_PLACE && lm_leaf_side(lm_c, root)) LM_CHECK(lm_check_datatype(&lm_ctx, recvtype, "recvtype", 1));
     if (lm_root_side(lm_c, root)) LM_CHECK(lm_check_buffer(&lm_ctx, sendbuf, 0, MPI_DATATYPE_NULL, "sendbuf", 0));
-    if (lm_root_side(lm_c, root)) LM_CHECK(lm_check_buffer(&lm_ctx, recvbuf, recvcount, recvtype, "recvbuf", 1));
+    if (lm_leaf_side(lm_c, root)) LM_CHECK(lm_check_buffer(&lm_ctx, recvbuf, recvcount, recvtype, "recvbuf", 1));
     return impl_MPI_Scatterv_init(sendbuf, sendcounts, displs, sendtype, recvbuf, recvcount, recvtype, root, comm, info, request);
 }
 int PMPI_Scatterv_init(const void* sendbuf, const int sendcounts[], const int displs[], MPI_Datatype sendtype, void* recvbuf, int recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm, MPI_Info info, MPI_Request* request)
@@ -3119,7 +3119,7 @@ static int body_MPI_Scatterv_init_c(const void* sendbuf, const MPI_Count sendcou
     if (recvbuf != MPI_IN_PLACE && lm_leaf_side(lm_c, root)) LM_CHECK(lm_check_count(&lm_ctx, recvcount, "recvcount", MPI_ERR_COUNT, 0));
     if (recvbuf != MPI_IN_PLACE && lm_leaf_side(lm_c, root)) LM_CHECK(lm_check_datatype(&lm_ctx, recvtype, "recvtype", 1));
     if (lm_root_side(lm_c, root)) LM_CHECK(lm_check_buffer(&lm_ctx, sendbuf, 0, MPI_DATATYPE_NULL, "sendbuf", 0));
-    if (lm_root_side(lm_c, root)) LM_CHECK(lm_check_buffer(&lm_ctx, recvbuf, recvcount, recvtype, "recvbuf", 1));
+    if (lm_leaf_side(lm_c, root)) LM_CHECK(lm_check_buffer(&lm_ctx, recvbuf, recvcount, recvtype, "recvbuf", 1));
     return impl_MPI_Scatterv_init_c(sendbuf, sendcounts, displs, sendtype, recvbuf, recvcount, recvtype, root, comm, info, request);
 }
 int PMPI_Scatterv_init_c(const void* sendbuf, const MPI_Count sendcounts[], const MPI_Aint displs[], MPI_Datatype sendtype, void* recvbuf, MPI_Count recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm, MPI_Info info, MPI_Request* request)

@@ -173,6 +173,13 @@ static inline int lm_leaf_side(const lm_comm *c, int root)
     return !c->is_inter || root >= 0;
 }
 
+/* Whether arguments used by the root and the others alike are significant:
+ * everywhere but at MPI_PROC_NULL in an intercommunicator's root group. */
+static inline int lm_any_side(const lm_comm *c, int root)
+{
+    return !c->is_inter || root != MPI_PROC_NULL;
+}
+
 static inline int lm_check_tag(const lm_errctx *ctx, int tag, const char *name, int allow_any)
 {
     if ((tag >= 0 && tag <= LM_TAG_UB) || (allow_any && tag == MPI_ANY_TAG))

@@ -16,6 +16,7 @@
 #include "core/lm_mem.h"
 #include "binding/impl_gen.h"
 #include <limits.h>
+#include <stdint.h>
 #include <string.h>
 
 typedef lm_arr arr;
@@ -77,6 +78,14 @@ static size_t slot_reduce(build *b, int slot, const void *buf, MPI_Count count, 
     return x->scratch_at[slot] = lm_coll_exec_stage(x, (void *)buf, count, t, in, out, 1);
 }
 
+/* Whether count elements of t at buf would start at address 0: a NULL
+ * buffer with data to move (MPI_BOTTOM takes a type or displacement that
+ * points elsewhere). */
+static int null_data(const void *buf, MPI_Count count, const lm_datatype *t)
+{
+    return count > 0 && (uintptr_t)buf + (uintptr_t)t->true_lb == 0;
+}
+
 static size_t *alloc_arrays(build *b, int n)
 {
     if (!b->arrays) b->arrays = lm_calloc(LM_MEM_COLL, 4 * (size_t)(n ? n : 1), sizeof(size_t));
@@ -90,22 +99,30 @@ static int blocks(const call *k, build *b, int slot, const void *buf, arr counts
                   const MPI_Datatype *types, MPI_Aint unit, int in, int out, size_t *bc, size_t *bd)
 {
     int n = b->c->size;
-    if (!counts.p || !displs.p) return fail(k, MPI_ERR_ARG, "a counts or displacements array is NULL");
+    const char *dir = slot == LM_SLOT_SEND ? "send" : "recv"; /* names the arrays in messages */
+    if (!counts.p) return lm_err_comm(k->comm, MPI_ERR_ARG, k->fname, "argument %scounts is NULL", dir);
+    if (!displs.p) return lm_err_comm(k->comm, MPI_ERR_ARG, k->fname, "the %s displacements array is NULL", dir);
     lm_coll_block *blk = lm_calloc(LM_MEM_COLL, (size_t)n, sizeof *blk);
     if (!blk) return fail(k, MPI_ERR_NO_MEM, "out of memory");
     int rc = MPI_SUCCESS;
     for (int i = 0; i < n && !rc; i++) {
         MPI_Count c = at(counts, i);
-        if (c < 0) rc = fail(k, MPI_ERR_COUNT, "negative count in the counts array");
+        if (c < 0)
+            rc = lm_err_comm(k->comm, MPI_ERR_COUNT, k->fname, "argument %scounts[%d] = %lld is negative", dir, i,
+                             (long long)c);
         if (rc || !c) continue;
         lm_datatype *ti = t;
         if (types) {
             ti = type_of(types[i]);
-            if (!ti) rc = fail(k, MPI_ERR_TYPE, "invalid datatype in the types array");
-            else if (!ti->committed) rc = fail(k, MPI_ERR_TYPE, "uncommitted datatype in the types array");
+            if (!ti) rc = lm_err_comm(k->comm, MPI_ERR_TYPE, k->fname, "%stypes[%d] is not a valid datatype", dir, i);
+            else if (!ti->committed)
+                rc = lm_err_comm(k->comm, MPI_ERR_TYPE, k->fname, "%stypes[%d] has not been committed", dir, i);
             if (rc) continue;
         }
         blk[i] = (lm_coll_block){(const char *)buf + (MPI_Aint)at(displs, i) * (unit ? unit : ti->extent), c, ti};
+        if (null_data(blk[i].buf, c, ti))
+            rc = lm_err_comm(k->comm, MPI_ERR_BUFFER, k->fname, "argument %sbuf is NULL with %scounts[%d] = %lld",
+                             dir, dir, i, (long long)c);
     }
     if (!rc) lm_coll_exec_blocks(b->x, slot, n, blk, in, out, bc, bd);
     lm_free(LM_MEM_COLL, blk);
@@ -192,6 +209,8 @@ static int describe_reduce_scatter(const call *k, build *b)
     }
     int rc = aliased(k, k->sbuf, k->rbuf, total > 0);
     if (rc) return rc;
+    if (!in_place && null_data(k->sbuf, total, t)) return fail(k, MPI_ERR_BUFFER, "argument sendbuf is NULL");
+    if (null_data(k->rbuf, in_place ? total : mine, t)) return fail(k, MPI_ERR_BUFFER, "argument recvbuf is NULL");
     lm_coll_exec_set_op(b->x, k->op, t);
     b->a.commutative = lm_op_commutative(k->op);
     b->a.elem = (size_t)t->extent;
@@ -408,6 +427,8 @@ static int run_inter(const call *k, lm_comm *c)
             return lm_inter_alltoall(k->sbuf, sc, k->stype, k->rbuf, rc, k->rtype, k->comm, c);
         }
     }
+    if (k->kind == LM_COLL_SCAN || k->kind == LM_COLL_EXSCAN)
+        return lm_err_comm(k->comm, MPI_ERR_COMM, k->fname, "%s is not defined on intercommunicators", k->fname);
     return lm_err_comm(k->comm, MPI_ERR_COMM, k->fname, "%s is not provided on intercommunicators yet", k->fname);
 }
 

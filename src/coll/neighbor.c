@@ -11,6 +11,7 @@
 #include "core/lm_error.h"
 #include "core/lm_mem.h"
 #include "binding/impl_gen.h"
+#include <stdint.h>
 #include <string.h>
 
 typedef struct {
@@ -66,11 +67,27 @@ static void post(lm_sched *s, int n, const int *peer, const int *tag, const size
         }
 }
 
+/* Whether a block that moves data would start at address 0 (a NULL
+ * buffer; MPI_BOTTOM takes a type or displacement that points elsewhere). */
+static int null_block(const lm_coll_block *b, const int *peer, int n)
+{
+    for (int k = 0; k < n; k++)
+        if (b[k].count > 0 && peer[k] != MPI_PROC_NULL && (uintptr_t)b[k].buf + (uintptr_t)b[k].t->true_lb == 0)
+            return 1;
+    return 0;
+}
+
 /* Move the blocks of p (and end it): dense data straight from and to the
  * user's buffers, other layouts through packed copies. */
 static int run(const char *fname, MPI_Comm comm, plan *p, int mode, MPI_Request *request)
 {
     int in = p->nb.indeg, out = p->nb.outdeg, rc = MPI_SUCCESS;
+    int null_send = null_block(p->s, p->nb.out, out);
+    if (null_send || null_block(p->r, p->nb.in, in)) {
+        end(p);
+        return lm_err_comm(comm, MPI_ERR_BUFFER, fname, "argument %s is NULL with data to move",
+                           null_send ? "sendbuf" : "recvbuf");
+    }
     lm_coll_exec *x = lm_coll_exec_new(p->c);
     size_t *len = lm_calloc(LM_MEM_COLL, 2 * (size_t)(in + out) + 1, sizeof *len);
     if (!x || !len) {
@@ -115,6 +132,15 @@ static int run(const char *fname, MPI_Comm comm, plan *p, int mode, MPI_Request 
     plan p;                                                     \
     if (!rc) rc = begin(fname, comm, mode, request, &p);        \
     if (rc) return rc
+
+/* An entry of an alltoallw types array: valid and committed. */
+static int entry_type(MPI_Comm comm, MPI_Datatype dt, const char *fname, const char *array, int k, lm_datatype **t)
+{
+    *t = lm_datatype_get(dt);
+    if (!*t) return lm_err_comm(comm, MPI_ERR_TYPE, fname, "%s[%d] is not a valid datatype", array, k);
+    if (!(*t)->committed) return lm_err_comm(comm, MPI_ERR_TYPE, fname, "%s[%d] has not been committed", array, k);
+    return MPI_SUCCESS;
+}
 
 /* counts[k] for k < n: present and not negative */
 static int check_counts(const char *fname, MPI_Comm comm, lm_arr counts, const void *displs, int n)
@@ -195,15 +221,20 @@ static int alltoallw_any(const char *fname, const void *sendbuf, lm_arr sendcoun
         end(&p);
         return rc;
     }
+    if ((p.nb.outdeg && !sendtypes) || (p.nb.indeg && !recvtypes)) {
+        end(&p);
+        return lm_err_comm(comm, MPI_ERR_ARG, fname, "%s is NULL", sendtypes ? "recvtypes" : "sendtypes");
+    }
+    /* as in alltoallw, the type of an empty block is not looked at */
     for (int k = 0; k < p.nb.outdeg && !rc; k++) {
-        rc = type_of(comm, sendtypes[k], fname, &p.s[k].t);
         p.s[k].buf = (const char *)sendbuf + sdispls[k];
         p.s[k].count = lm_arr_at(sendcounts, k);
+        if (p.s[k].count) rc = entry_type(comm, sendtypes[k], fname, "sendtypes", k, &p.s[k].t);
     }
     for (int k = 0; k < p.nb.indeg && !rc; k++) {
-        rc = type_of(comm, recvtypes[k], fname, &p.r[k].t);
         p.r[k].buf = (char *)recvbuf + rdispls[k];
         p.r[k].count = lm_arr_at(recvcounts, k);
+        if (p.r[k].count) rc = entry_type(comm, recvtypes[k], fname, "recvtypes", k, &p.r[k].t);
     }
     if (rc) {
         end(&p);

@@ -207,7 +207,9 @@ static int apply(int op, const void *in, void *inout, size_t count, const lm_dat
 int lm_op_valid_for(MPI_Op op, const lm_datatype *t)
 {
     if (lm_op_user_get(op)) return 1;
-    return lm_op_valid(op) && apply((int)LM_HANDLE_INDEX(op), NULL, NULL, 0, t, 1) == 1;
+    if (!lm_op_valid(op)) return 0;
+    int i = (int)LM_HANDLE_INDEX(op);
+    return i != OP_REPLACE && i != OP_NO_OP && apply(i, NULL, NULL, 0, t, 1) == 1;
 }
 
 int lm_op_apply(MPI_Op op, const void *in, void *inout, size_t count, const lm_datatype *t)

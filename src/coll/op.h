@@ -11,7 +11,8 @@
 
 /* inout[i] = in[i] op inout[i]; returns MPI_ERR_OP if op does not apply to the type. */
 int lm_op_apply(MPI_Op op, const void *in, void *inout, size_t count, const lm_datatype *t);
-/* Can op be applied to type t? */
+/* Can op reduce type t in a reduction (collective or MPI_Reduce_local)?
+ * MPI_REPLACE and MPI_NO_OP cannot: only the accumulate functions take them. */
 int lm_op_valid_for(MPI_Op op, const lm_datatype *t);
 int lm_op_valid(MPI_Op op);
 /* Predefined ops are commutative; user ops say so at creation. */

@@ -59,6 +59,8 @@ class Func:
             for p in self.params:
                 if p.decl == wrong:
                     p.decl = right
+        for p in self.params:
+            p.root_only = R.ROOT_ONLY_FIXES.get((base, p.name), p.root_only)
 
     @property
     def call_args(self):
@@ -145,12 +147,20 @@ class Emitter:
             line = f"if ({guard}) {line}"
         (self.early if into is None else into).append(line)
 
+    def side_guard(self, p):
+        """Where a rooted collective's argument is significant."""
+        if p.root_only:
+            return "lm_root_side(lm_c, root)"
+        if R.significant_at_root_too(self.f.name, p.name):
+            return "lm_any_side(lm_c, root)"
+        return "lm_leaf_side(lm_c, root)"
+
     def guard_for(self, p, inplace_buf):
         conds = []
         if inplace_buf is not None:
             conds.append(f"{inplace_buf.name} != MPI_IN_PLACE")
         if self.rooted:
-            conds.append("lm_root_side(lm_c, root)" if p.root_only else "lm_leaf_side(lm_c, root)")
+            conds.append(self.side_guard(p))
         return " && ".join(conds) or None
 
     def build(self):
@@ -279,11 +289,15 @@ class Emitter:
         ok = int(R.inplace_allowed(fn, p.name))
         guard = None
         if self.rooted:
-            guard = "lm_root_side(lm_c, root)" if p.root_only else "lm_leaf_side(lm_c, root)"
+            guard = self.side_guard(p)
         triplet = (i + 2 < len(ps) and ps[i + 1].kind in COUNT_IN_TRIPLET and not ps[i + 1].is_array
                    and ps[i + 2].kind == "DATATYPE" and not ps[i + 2].is_array)
+        described = R.buffer_described_by(fn, p.name)
         if triplet:
             call = (f'lm_check_buffer(&lm_ctx, {p.name}, {ps[i + 1].name}, {ps[i + 2].name}, '
+                    f'"{p.name}", {ok})')
+        elif described:
+            call = (f'lm_check_buffer(&lm_ctx, {p.name}, {described[0]}, {described[1]}, '
                     f'"{p.name}", {ok})')
         else:
             call = f'lm_check_buffer(&lm_ctx, {p.name}, 0, MPI_DATATYPE_NULL, "{p.name}", {ok})'

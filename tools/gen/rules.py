@@ -32,6 +32,12 @@ PARAM_DECL_FIXES = {
     ("MPI_Info_create_env", "char argv[]"): "char *argv[]",
 }
 
+# Parameters the standard's data marks root-only though every process uses
+# them (MPI_Scatterv_init's receive buffer, as in MPI_Scatterv).
+ROOT_ONLY_FIXES = {
+    ("MPI_Scatterv_init", "recvbuf"): False,
+}
+
 # Present in the standard's data but not part of MPI-4.1 (MPI-5 ABI).
 NOT_IN_MPI41 = re.compile(r"^MPI_(Abi_.*|[A-Za-z]+_toint|[A-Za-z]+_fromint)$")
 
@@ -70,6 +76,34 @@ def inplace_allowed(fname, pname):
 
 def is_rooted(fname):
     return coll_base(fname) in _ROOTED
+
+
+# Arguments of rooted collectives that both the root and the other processes
+# use (the broadcast data, the reduced count and type). On an
+# intercommunicator they are significant at MPI_ROOT as well as in the
+# other group, and only MPI_PROC_NULL ignores them.
+_BOTH_SIDES = {"Bcast": {"buffer", "count", "datatype"}, "Reduce": {"count", "datatype"}}
+
+
+def significant_at_root_too(fname, pname):
+    return pname in _BOTH_SIDES.get(coll_base(fname), ())
+
+
+# Buffers whose element count and type are not the two parameters right
+# after them: the send side of the reductions. A NULL one with data to move
+# is MPI_ERR_BUFFER as for any other buffer.
+_REDUCTION_SEND = {"Allreduce", "Reduce", "Scan", "Exscan"}
+
+
+def buffer_described_by(fname, pname):
+    base = coll_base(fname)
+    if base in _REDUCTION_SEND and pname == "sendbuf":
+        return ("count", "datatype")
+    if base == "Reduce_scatter_block" and pname == "sendbuf":
+        return ("recvcount", "datatype")
+    if re.match(r"^MPI_Reduce_local(_c)?$", fname) and pname == "inbuf":
+        return ("count", "datatype")
+    return None
 
 
 # Receive-side sources and tags accept the wildcards. Partitioned receives
