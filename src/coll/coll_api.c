@@ -15,7 +15,6 @@
 #include "core/lm_error.h"
 #include "core/lm_mem.h"
 #include "binding/impl_gen.h"
-#include <limits.h>
 #include <stdint.h>
 #include <string.h>
 
@@ -137,9 +136,10 @@ static int same_bytes(const call *k, size_t sent, size_t received)
     return MPI_SUCCESS;
 }
 
+/* MPI_BOTTOM on both sides names absolute addresses, not one buffer. */
 static int aliased(const call *k, const void *s, const void *r, int data)
 {
-    return data && s == r ? fail(k, MPI_ERR_BUFFER, "send and receive buffers are the same (use MPI_IN_PLACE)")
+    return data && s == r && s != MPI_BOTTOM ? fail(k, MPI_ERR_BUFFER, "send and receive buffers are the same (use MPI_IN_PLACE)")
                           : MPI_SUCCESS;
 }
 
@@ -373,7 +373,7 @@ static int describe_alltoall(const call *k, build *b)
     rc = blocks(k, b, LM_SLOT_SEND, k->sbuf, k->scounts, k->sdispls, st, w ? k->stypes : NULL, w ? 1 : 0, 1, 0, sc,
                 sd);
     if (rc) return rc;
-    if (k->sbuf == k->rbuf)
+    if (k->sbuf == k->rbuf && k->sbuf != MPI_BOTTOM)
         for (int i = 0; i < n; i++)
             if (sc[i] || bc[i]) return fail(k, MPI_ERR_BUFFER, "send and receive buffers are the same (use MPI_IN_PLACE)");
     b->a.scounts = sc;
@@ -402,34 +402,15 @@ static int describe(const call *k, build *b)
     }
 }
 
-static int fits_int(MPI_Count a, MPI_Count b) { return a <= INT_MAX && b <= INT_MAX; }
-
-/* Intercommunicators: the blocking collectives coll/intercomm_coll.c
- * provides (the large-count forms too while counts fit an int). */
+/* Intercommunicators: every form as one flat schedule (coll/intercomm_coll.c). */
 static int run_inter(const call *k, lm_comm *c)
 {
-    if (k->mode == RUN_BLOCKING && fits_int(k->scount, k->rcount)) {
-        int sc = (int)k->scount, rc = (int)k->rcount;
-        switch (k->kind) {
-        case LM_COLL_BARRIER: return lm_inter_barrier(k->comm, c);
-        case LM_COLL_BCAST: return lm_inter_bcast(k->rbuf, rc, k->rtype, k->root, k->comm, c);
-        case LM_COLL_REDUCE:
-        case LM_COLL_ALLREDUCE:
-            return lm_inter_reduce(k->sbuf, k->rbuf, rc, k->rtype, k->op, k->root, k->kind == LM_COLL_ALLREDUCE,
-                                   k->comm, c);
-        case LM_COLL_ALLGATHER:
-            return lm_inter_allgather(k->sbuf, sc, k->stype, k->rbuf, rc, k->rtype, k->comm, c);
-        case LM_COLL_GATHER:
-            return lm_inter_gather(k->sbuf, sc, k->stype, k->rbuf, rc, k->rtype, k->root, k->comm, c);
-        case LM_COLL_SCATTER:
-            return lm_inter_scatter(k->sbuf, sc, k->stype, k->rbuf, rc, k->rtype, k->root, k->comm, c);
-        case LM_COLL_ALLTOALL:
-            return lm_inter_alltoall(k->sbuf, sc, k->stype, k->rbuf, rc, k->rtype, k->comm, c);
-        }
-    }
-    if (k->kind == LM_COLL_SCAN || k->kind == LM_COLL_EXSCAN)
-        return lm_err_comm(k->comm, MPI_ERR_COMM, k->fname, "%s is not defined on intercommunicators", k->fname);
-    return lm_err_comm(k->comm, MPI_ERR_COMM, k->fname, "%s is not provided on intercommunicators yet", k->fname);
+    lm_inter_call a = {.fname = k->fname, .kind = k->kind, .mode = k->mode, .comm = k->comm, .sbuf = k->sbuf,
+                       .rbuf = k->rbuf, .scount = k->scount, .rcount = k->rcount, .stype = k->stype,
+                       .rtype = k->rtype, .scounts = k->scounts, .sdispls = k->sdispls, .rcounts = k->rcounts,
+                       .rdispls = k->rdispls, .stypes = k->stypes, .rtypes = k->rtypes, .op = k->op,
+                       .root = k->root, .request = k->request};
+    return lm_inter_coll(&a, c);
 }
 
 static int run(call *k)

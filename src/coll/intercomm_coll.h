@@ -1,26 +1,37 @@
-/* Collectives over intercommunicators with the standard's semantics, by a
- * simple scheme kept apart from the intracommunicator algorithms: a
- * collective on the hidden local communicator (comm/intercomm.h) plus one
- * exchange between the two leaders (local rank 0 on each side), or direct
- * point-to-point to and from a root. Traffic between the groups goes on the
- * intercommunicator's collective context. coll_api.c calls these when the
- * communicator is an intercommunicator; each raises its own errors. */
+/* Collectives over intercommunicators with the standard's semantics, in
+ * every form (blocking, nonblocking, persistent, large-count), as one flat
+ * schedule run by the same executor as the intracommunicator collectives
+ * (coll/sched_exec.h): every message goes directly between a process and
+ * the remote group's processes, so no step needs the hidden local
+ * communicator and a nonblocking collective needs no second schedule.
+ *
+ * The data a process receives is always the remote group's: gathers and
+ * all-to-alls fill one block per remote rank, reductions combine the
+ * remote ranks' inputs in rank order. Scan and exscan are not defined on
+ * intercommunicators (MPI_ERR_COMM), nor is MPI_IN_PLACE (MPI_ERR_BUFFER). */
 #ifndef LM_INTERCOMM_COLL_H
 #define LM_INTERCOMM_COLL_H
+#include "coll/coll_args.h"
 #include "comm/comm.h"
 
-int lm_inter_barrier(MPI_Comm comm, lm_comm *c);
-int lm_inter_bcast(void *buffer, int count, MPI_Datatype datatype, int root, MPI_Comm comm, lm_comm *c);
-/* all = 1: MPI_Allreduce (root ignored), else MPI_Reduce */
-int lm_inter_reduce(const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype, MPI_Op op, int root,
-                    int all, MPI_Comm comm, lm_comm *c);
-int lm_inter_allgather(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf, int recvcount,
-                       MPI_Datatype recvtype, MPI_Comm comm, lm_comm *c);
-int lm_inter_gather(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf, int recvcount,
-                    MPI_Datatype recvtype, int root, MPI_Comm comm, lm_comm *c);
-int lm_inter_scatter(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf, int recvcount,
-                     MPI_Datatype recvtype, int root, MPI_Comm comm, lm_comm *c);
-int lm_inter_alltoall(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf, int recvcount,
-                      MPI_Datatype recvtype, MPI_Comm comm, lm_comm *c);
+typedef struct lm_inter_call {
+    const char *fname;
+    int kind;                        /* enum lm_coll_kind */
+    int mode;                        /* LM_RUN_* */
+    MPI_Comm comm;
+    const void *sbuf;
+    void *rbuf;
+    MPI_Count scount, rcount;
+    MPI_Datatype stype, rtype;
+    lm_arr scounts, sdispls, rcounts, rdispls; /* remote-group sized */
+    const MPI_Datatype *stypes, *rtypes;
+    MPI_Op op;
+    int root;                        /* MPI_ROOT, MPI_PROC_NULL or a remote rank */
+    MPI_Request *request;            /* nonblocking and persistent forms */
+} lm_inter_call;
+
+/* Checks the call, builds its schedule and runs it (blocking) or starts it
+ * behind *k->request; raises its own errors. */
+int lm_inter_coll(const lm_inter_call *k, lm_comm *c);
 
 #endif

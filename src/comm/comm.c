@@ -13,6 +13,7 @@
 #include "core/lm_state.h"
 #include "core/user_errors.h"
 #include "boot/boot.h"
+#include "pt2pt/bsend.h"
 #include "binding/impl_gen.h"
 #include <stdio.h>
 #include <stdlib.h>
@@ -61,6 +62,8 @@ int lm_comm_init_builtin(void)
 
 void lm_comm_finalize(void)
 {
+    lm_bsend_pool_free(&world.bsend);
+    lm_bsend_pool_free(&self.bsend);
     lm_comm_info_free(&world);
     lm_comm_info_free(&self);
     lm_group_release(world_group);
@@ -242,6 +245,8 @@ int impl_MPI_Comm_free(MPI_Comm *comm)
     if (!c) return rc;
     rc = lm_attr_delete_all(LM_KIND_COMM, *comm, &c->attrs);
     if (rc) return lm_err_comm(*comm, rc, "MPI_Comm_free", "an attribute delete callback failed");
+    /* its buffered messages leave before the communicator does */
+    lm_bsend_pool_free(&c->bsend);
     lm_context_id_release(c->context_id);
     lm_group_release(c->group);
     if (c->remote_group) lm_group_release(c->remote_group);

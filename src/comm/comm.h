@@ -27,6 +27,9 @@ typedef struct lm_comm {
      * lm_malloc block owned by pt2pt/partitioned.c), freed with the
      * communicator; NULL until the first one */
     void *part_seq;
+    /* the buffer attached with MPI_Comm_attach_buffer (pt2pt/bsend.c),
+     * NULL until the first one */
+    struct lm_bsend_pool *bsend;
 } lm_comm;
 
 /* The communicator for a handle, or NULL if not a valid live communicator

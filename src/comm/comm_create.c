@@ -8,6 +8,7 @@
 #include "core/lm_state.h"
 #include "boot/boot.h"
 #include "binding/impl_gen.h"
+#include <string.h>
 
 static int refuse_inter(MPI_Comm comm, const char *fname)
 {
@@ -87,41 +88,63 @@ int impl_MPI_Comm_create_group(MPI_Comm comm, MPI_Group group, int tag, MPI_Comm
     return finish(comm, g, id, p, newcomm, fname);
 }
 
+/* The color of this process's node: the lowest rank of p on it (the
+ * lowest world rank on an intercommunicator, which both sides name alike),
+ * so that every process on a node computes the same one without
+ * communicating. */
+static int node_color(const lm_comm *p)
+{
+    int me = lm_world_rank();
+    if (p->is_inter) {
+        for (int w = 0; w < me; w++)
+            if (lm_boot_is_local(w)) return w;
+        return me;
+    }
+    for (int i = 0; i < p->rank; i++) {
+        int w = lm_comm_world_rank(p, i);
+        if (w == me || lm_boot_is_local(w)) return i;
+    }
+    return p->rank;
+}
+
+#define HW_RESOURCE_KEY "mpi_hw_resource_type"
+#define HW_SHARED_MEMORY "mpi_shared_memory"
+
+/* Does info ask for the one hardware resource this library splits by? */
+static int asks_shared_memory(MPI_Info info)
+{
+    if (info == MPI_INFO_NULL) return 0;
+    char value[sizeof HW_SHARED_MEMORY + 1];
+    int len = (int)sizeof value, flag = 0;
+    if (impl_MPI_Info_get_string(info, HW_RESOURCE_KEY, &len, value, &flag) != MPI_SUCCESS || !flag) return 0;
+    return strcmp(value, HW_SHARED_MEMORY) == 0;
+}
+
 int impl_MPI_Comm_split_type(MPI_Comm comm, int split_type, int key, MPI_Info info, MPI_Comm *newcomm)
 {
-    (void)info; /* no info keys are interpreted */
     const char *fname = "MPI_Comm_split_type";
     lm_comm *p = lm_comm_get(comm);
     if (!p) return lm_err_comm(comm, MPI_ERR_COMM, fname, "invalid communicator");
     int color;
     if (split_type == MPI_UNDEFINED) {
         color = MPI_UNDEFINED;
-    } else if (split_type == MPI_COMM_TYPE_SHARED && p->is_inter) {
-        /* Both sides must name a node alike: its lowest world rank. The
-         * split then pairs the processes of each node on either side. */
-        int me = lm_world_rank();
-        color = me;
-        for (int w = 0; w < me; w++)
-            if (lm_boot_is_local(w)) {
-                color = w;
-                break;
-            }
     } else if (split_type == MPI_COMM_TYPE_SHARED) {
-        /* The color of a node is the lowest parent rank on it, so every
-         * process on a node computes the same one without communicating. */
-        int me = lm_world_rank();
-        color = p->rank;
-        for (int i = 0; i < p->rank; i++) {
-            int w = lm_comm_world_rank(p, i);
-            if (w == me || lm_boot_is_local(w)) {
-                color = i;
-                break;
-            }
+        color = node_color(p);
+    } else if (split_type == MPI_COMM_TYPE_HW_GUIDED || split_type == MPI_COMM_TYPE_RESOURCE_GUIDED) {
+        /* the node's shared memory is the only resource known; any other
+         * request (or none) gives MPI_COMM_NULL */
+        color = asks_shared_memory(info) ? node_color(p) : MPI_UNDEFINED;
+    } else if (split_type == MPI_COMM_TYPE_HW_UNGUIDED) {
+        /* the node, when it is a strict subset of comm; the size test
+         * agrees everywhere, since a node smaller than comm means every
+         * node is */
+        int rc = impl_MPI_Comm_split(comm, node_color(p), key, newcomm);
+        if (rc) return rc;
+        lm_comm *n = lm_comm_get(*newcomm);
+        if (n && n->size < p->size) {
+            return info == MPI_INFO_NULL ? MPI_SUCCESS : impl_MPI_Info_set(info, HW_RESOURCE_KEY, HW_SHARED_MEMORY);
         }
-    } else if (split_type == MPI_COMM_TYPE_HW_UNGUIDED || split_type == MPI_COMM_TYPE_HW_GUIDED ||
-               split_type == MPI_COMM_TYPE_RESOURCE_GUIDED) {
-        return lm_err_comm(comm, MPI_ERR_UNSUPPORTED_OPERATION, fname,
-                           "split_type %d is not supported in this version", split_type);
+        return impl_MPI_Comm_free(newcomm);
     } else {
         return lm_err_comm(comm, MPI_ERR_ARG, fname, "invalid split_type %d", split_type);
     }

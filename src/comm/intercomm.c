@@ -11,12 +11,13 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* Leader traffic on an intercommunicator's collective context; the
- * collectives of coll/intercomm_coll.c use small tags of their own. */
-#define TAG_AGREE 64
 /* Leader traffic on a peer communicator's (or MPI_COMM_WORLD's) collective
  * context: above every internal collective tag, with the user's tag below. */
 #define TAG_HIGH (1 << 30)
+/* Leader traffic on an intercommunicator's collective context: above the
+ * tags of collective schedules (their sequence numbers), which may still
+ * be in flight there. */
+#define TAG_AGREE (TAG_HIGH | 64)
 #define TAG_USER_MASK ((1 << 30) - 1)
 
 /* Where a leader reaches the other leader. */

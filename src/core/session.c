@@ -12,6 +12,7 @@
 #include "comm/comm_info.h"
 #include "comm/context_id.h"
 #include "binding/impl_gen.h"
+#include "pt2pt/bsend.h"
 #include <stdint.h>
 #include <stdio.h>
 #include <string.h>
@@ -21,6 +22,7 @@ typedef struct lm_session {
     lm_object obj;
     MPI_Errhandler errhandler;
     MPI_Info info;  /* the hints in use, thread_level included */
+    struct lm_bsend_pool *bsend; /* MPI_Session_attach_buffer (pt2pt/bsend.c) */
 } lm_session;
 
 static const char *const pset_names[] = {"mpi://WORLD", "mpi://SELF"};
@@ -31,6 +33,12 @@ static const char *const pset_names[] = {"mpi://WORLD", "mpi://SELF"};
 static lm_comm *agreement;
 
 static lm_session *get(MPI_Session s) { return lm_object_lookup(s, LM_KIND_SESSION); }
+
+lm_bsend_pool **lm_session_bsend(MPI_Session session)
+{
+    lm_session *s = get(session);
+    return s ? &s->bsend : NULL;
+}
 
 int lm_session_errhandler(MPI_Session s, MPI_Errhandler *e)
 {
@@ -122,6 +130,7 @@ int impl_MPI_Session_finalize(MPI_Session *session)
 {
     lm_session *s = get(*session);
     if (!s) return lm_err_session(*session, MPI_ERR_SESSION, "MPI_Session_finalize", "invalid session");
+    lm_bsend_pool_free(&s->bsend);
     impl_MPI_Info_free(&s->info);
     lm_errhandler_release(s->errhandler);
     lm_object_free(s);

@@ -16,6 +16,7 @@
 #include "pt2pt/pt2pt.h"
 #include "pt2pt/protocol.h"
 #include "pt2pt/coop_copy.h"
+#include "pt2pt/bsend.h"
 #include "pt2pt/engine_internal.h"
 #include "transport/transport.h"
 #include "boot/boot.h"
@@ -589,6 +590,7 @@ int lm_progress(void)
     if (pending.head) n += drain_pending();
     if (lm_coop_copy_busy()) n += lm_coop_copy_progress();
     if (progress_hook) n += progress_hook();
+    if (lm_bsend_busy) n += lm_bsend_progress();
     return n;
 }
 

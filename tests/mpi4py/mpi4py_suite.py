@@ -163,9 +163,13 @@ def run_module(py, src, build_dir, np, module, timeout):
     module. Returns (output, exit status or "timeout")."""
     cmd = [os.path.join(build_dir, "bin", "mpirun"), "-n", str(np), "--timeout", str(int(timeout)), py,
            os.path.join(src, "test", "main.py"), "--no-builddir", module]
+    # LeanMPI's launcher owns a fixed job (no MPI_Comm_spawn); this is
+    # mpi4py's switch for such MPIs. Without it a spawning pool whose spawn
+    # failed waits forever (test_util_pool at one process).
+    env = dict(os.environ, MPI4PY_TEST_SPAWN="0")
     try:
         r = subprocess.run(cmd, cwd=src, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
-                           timeout=timeout + 30)
+                           timeout=timeout + 30, env=env)
         return r.stdout, (r.returncode if r.returncode != 124 else "timeout")
     except subprocess.TimeoutExpired as e:
         out = e.stdout.decode(errors="replace") if isinstance(e.stdout, bytes) else (e.stdout or "")
