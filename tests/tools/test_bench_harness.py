@@ -373,5 +373,16 @@ def test_render_markdown_collectives(hb):
     md = hb.render_markdown(result)
     assert "## Collectives" in md and "### 2 ranks" in md and "### 8 ranks" in md
     assert "### 4 ranks" not in md  # not measured
-    assert "oversubscribed, reported without a target" in md
+    # the CPU count comes from the machine's "cores" when meta has none
+    assert "8 ranks on 2 CPUs: ranks share cores, oversubscribed, reported without a target." in md
+    result["meta"]["cpus"] = 16
+    md = hb.render_markdown(result)
+    assert "share cores" not in md and "Reported without a target." in md
     assert "**1 of 3 hold**" in md and "barrier at 2 ranks (1.14×)" in md
+
+
+def test_result_from_json_round_trip(hb):
+    import json
+    s = hb.summarize({**synthetic_samples(), **coll_samples()})
+    back = hb.result_from_json(json.loads(json.dumps(hb._jsonable({"summary": s}))))
+    assert back["summary"] == s
