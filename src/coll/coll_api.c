@@ -421,20 +421,25 @@ static int run(call *k)
         return fail(k, MPI_ERR_COMM, "the communicator has simulated ranks (mpirun --simulate-world-size)");
     if (c->is_inter) return run_inter(k, c);
     if (k->mode != RUN_BLOCKING && !k->request) return fail(k, MPI_ERR_ARG, "request is NULL");
-    build b = {.c = c, .x = lm_coll_exec_new(c)};
-    if (!b.x) return fail(k, MPI_ERR_NO_MEM, "out of memory");
+    /* a blocking call's executor lives on the stack: small schedules then
+     * run without a single allocation of the executor's own */
+    lm_coll_exec on_stack;
+    build b = {.c = c, .x = &on_stack};
+    if (k->mode == RUN_BLOCKING) lm_coll_exec_init(b.x, c);
+    else if (!(b.x = lm_coll_exec_new(c))) return fail(k, MPI_ERR_NO_MEM, "out of memory");
     b.a = (lm_coll_spec){.kind = k->kind, .size = c->size, .rank = c->rank, .root = k->root, .elem = 1,
                          .commutative = 1};
     int rc = describe(k, &b);
     if (rc == MPI_SUCCESS) lm_coll_select(&b.a)->gen(&b.x->sched, &b.a);
     lm_free(LM_MEM_COLL, b.arrays);
     if (rc != MPI_SUCCESS) {
-        lm_coll_exec_free(b.x);
+        if (k->mode == RUN_BLOCKING) lm_coll_exec_fini(b.x);
+        else lm_coll_exec_free(b.x);
         return rc;
     }
     if (k->mode == RUN_BLOCKING) {
         rc = lm_coll_exec_run(b.x);
-        lm_coll_exec_free(b.x);
+        lm_coll_exec_fini(b.x);
         return rc == MPI_SUCCESS ? rc : lm_err_comm(k->comm, rc, k->fname, "communication failed");
     }
     lm_request *r;

@@ -9,8 +9,8 @@ static int run(lm_comm *c, lm_coll_spec *a, const void *sbuf, void *rbuf, lm_red
     a->size = c->size;
     a->rank = c->rank;
     a->commutative = 1;
-    lm_coll_exec *x = lm_coll_exec_new(c);
-    if (!x) return MPI_ERR_NO_MEM;
+    lm_coll_exec xs, *x = &xs;
+    lm_coll_exec_init(x, c);
     x->base[LM_SLOT_SEND] = (char *)sbuf;
     x->base[LM_SLOT_RECV] = rbuf;
     if (fn) {
@@ -21,7 +21,7 @@ static int run(lm_comm *c, lm_coll_spec *a, const void *sbuf, void *rbuf, lm_red
     }
     lm_coll_select(a)->gen(&x->sched, a);
     int rc = lm_coll_exec_run(x);
-    lm_coll_exec_free(x);
+    lm_coll_exec_fini(x);
     return rc;
 }
 

@@ -3,21 +3,40 @@
 #include "core/lm_mem.h"
 #include <string.h>
 
-void lm_sched_init(lm_sched *s) { memset(s, 0, sizeof *s); }
+void lm_sched_init(lm_sched *s)
+{
+    s->steps = s->inline_steps;
+    s->nsteps = 0;
+    s->cap = LM_SCHED_INLINE_STEPS;
+    s->round_end = s->inline_rounds;
+    s->nrounds = 0;
+    s->rounds_cap = LM_SCHED_INLINE_ROUNDS;
+    s->scratch_bytes = 0;
+    s->failed = 0;
+}
 
 void lm_sched_free(lm_sched *s)
 {
-    lm_free(LM_MEM_COLL, s->steps);
-    lm_free(LM_MEM_COLL, s->round_end);
+    if (s->steps != s->inline_steps) lm_free(LM_MEM_COLL, s->steps);
+    if (s->round_end != s->inline_rounds) lm_free(LM_MEM_COLL, s->round_end);
     lm_sched_init(s);
+}
+
+/* Double an array that starts inline: the first growth copies it out. */
+static void *grow(void *arr, const void *inline_arr, size_t used, size_t new_bytes)
+{
+    if (arr != inline_arr) return lm_realloc(LM_MEM_COLL, arr, new_bytes);
+    void *n = lm_malloc(LM_MEM_COLL, new_bytes);
+    if (n) memcpy(n, arr, used);
+    return n;
 }
 
 static lm_step *add(lm_sched *s, int kind)
 {
     if (s->failed) return NULL;
     if (s->nsteps == s->cap) {
-        size_t cap = s->cap ? 2 * s->cap : 16;
-        lm_step *n = lm_realloc(LM_MEM_COLL, s->steps, cap * sizeof *n);
+        size_t cap = 2 * s->cap;
+        lm_step *n = grow(s->steps, s->inline_steps, s->nsteps * sizeof *n, cap * sizeof *n);
         if (!n) {
             s->failed = 1;
             return NULL;
@@ -81,8 +100,8 @@ void lm_sched_round(lm_sched *s)
     uint32_t begin = s->nrounds ? s->round_end[s->nrounds - 1] : 0;
     if (s->nsteps == begin) return;
     if (s->nrounds == s->rounds_cap) {
-        uint32_t cap = s->rounds_cap ? 2 * s->rounds_cap : 8;
-        uint32_t *n = lm_realloc(LM_MEM_COLL, s->round_end, cap * sizeof *n);
+        uint32_t cap = 2 * s->rounds_cap;
+        uint32_t *n = grow(s->round_end, s->inline_rounds, s->nrounds * sizeof *n, cap * sizeof *n);
         if (!n) {
             s->failed = 1;
             return;

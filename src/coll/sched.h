@@ -34,15 +34,24 @@ typedef struct lm_step {
 /* REDUCE combines as MPI_Reduce_local(in = src, inout = dst): dst = src op dst.
  * Generators for non-commutative ops keep operands in rank order. */
 
+/* Most schedules are small (a few steps in a few rounds on few ranks):
+ * those live in the schedule itself, so that building one allocates
+ * nothing; larger ones move to the heap as they grow. */
+#define LM_SCHED_INLINE_STEPS 8
+#define LM_SCHED_INLINE_ROUNDS 8
+
 typedef struct lm_sched {
-    lm_step *steps;
+    lm_step *steps;          /* inline_steps or the heap */
     size_t nsteps, cap;
     uint32_t *round_end;     /* round r holds steps [round_end[r-1], round_end[r]) */
     uint32_t nrounds, rounds_cap;
     size_t scratch_bytes;    /* scratch the steps use (offsets are 64-byte aligned) */
     int failed;              /* out of memory while building */
+    lm_step inline_steps[LM_SCHED_INLINE_STEPS];
+    uint32_t inline_rounds[LM_SCHED_INLINE_ROUNDS];
 } lm_sched;
 
+/* A schedule points into itself: initialise it where it stays, never copy it. */
 void lm_sched_init(lm_sched *s);
 void lm_sched_free(lm_sched *s);
 

@@ -4,25 +4,39 @@
 #include "coll/op.h"
 #include "core/lm_mem.h"
 #include "pt2pt/pt2pt.h"
+#include <stddef.h>
 #include <string.h>
 
 /* Tags of schedule messages stay below the ones group-local agreements use
  * (context_id.c sets bit 30). */
 #define TAG_MASK 0x3fffffff
 
-lm_coll_exec *lm_coll_exec_new(lm_comm *c)
+void lm_coll_exec_init(lm_coll_exec *x, lm_comm *c)
 {
-    lm_coll_exec *x = lm_calloc(LM_MEM_COLL, 1, sizeof *x);
-    if (!x) return NULL;
+    /* everything but the inline areas, which need no clearing */
+    memset(x, 0, offsetof(lm_coll_exec, inline_reqs));
     lm_sched_init(&x->sched);
     x->comm = c;
     x->elem = 1;
+    x->reqs = x->inline_reqs;
+    x->reqs_cap = LM_COLL_EXEC_INLINE_REQS;
+}
+
+lm_coll_exec *lm_coll_exec_new(lm_comm *c)
+{
+    lm_coll_exec *x = lm_malloc(LM_MEM_COLL, sizeof *x);
+    if (x) lm_coll_exec_init(x, c);
     return x;
 }
 
-void lm_coll_exec_free(lm_coll_exec *x)
+static void free_scratch(lm_coll_exec *x)
 {
-    if (!x) return;
+    if (x->scratch != x->inline_scratch) lm_free(LM_MEM_COLL, x->scratch);
+    x->scratch = NULL;
+}
+
+void lm_coll_exec_fini(lm_coll_exec *x)
+{
     for (int i = 0; i < x->nstages; i++)
         if (x->stages[i].type) lm_datatype_release(x->stages[i].type);
     if (x->op_type) {
@@ -30,9 +44,15 @@ void lm_coll_exec_free(lm_coll_exec *x)
         lm_op_release(x->op);
     }
     lm_free(LM_MEM_COLL, x->stages);
-    lm_free(LM_MEM_COLL, x->reqs);
-    lm_free(LM_MEM_COLL, x->scratch);
+    if (x->reqs != x->inline_reqs) lm_free(LM_MEM_COLL, x->reqs);
+    free_scratch(x);
     lm_sched_free(&x->sched);
+}
+
+void lm_coll_exec_free(lm_coll_exec *x)
+{
+    if (!x) return;
+    lm_coll_exec_fini(x);
     lm_free(LM_MEM_COLL, x);
 }
 
@@ -154,13 +174,16 @@ static int prepare(lm_coll_exec *x)
         begin = s->round_end[r];
     }
     if (widest > x->reqs_cap) {
-        lm_request **n = lm_realloc(LM_MEM_COLL, x->reqs, widest * sizeof *n);
+        /* nothing is in flight between runs: no contents to keep */
+        lm_request **n = lm_malloc(LM_MEM_COLL, widest * sizeof *n);
         if (!n) return MPI_ERR_NO_MEM;
+        if (x->reqs != x->inline_reqs) lm_free(LM_MEM_COLL, x->reqs);
         x->reqs = n;
         x->reqs_cap = widest;
     }
     if (s->scratch_bytes && !x->scratch) {
-        x->scratch = lm_malloc(LM_MEM_COLL, s->scratch_bytes);
+        x->scratch = s->scratch_bytes <= sizeof x->inline_scratch ? x->inline_scratch
+                                                                  : lm_malloc(LM_MEM_COLL, s->scratch_bytes);
         if (!x->scratch) return MPI_ERR_NO_MEM;
     }
     for (int i = 0; i < x->nstages; i++)
@@ -180,10 +203,7 @@ static void finish(lm_coll_exec *x)
         for (int i = 0; i < x->nstages; i++)
             if (x->stages[i].copy_out) stage_copy(x, &x->stages[i], 0);
     /* persistent collectives keep their scratch for the next start */
-    if (!x->req || !x->req->persistent) {
-        lm_free(LM_MEM_COLL, x->scratch);
-        x->scratch = NULL;
-    }
+    if (!x->req || !x->req->persistent) free_scratch(x);
 }
 
 static void post(lm_coll_exec *x, const lm_step *st)

@@ -25,6 +25,11 @@ typedef struct lm_stage {
     uint8_t raw;               /* element layout (for reductions) instead of packed */
 } lm_stage;
 
+/* Requests of one round and scratch bytes that small schedules need without
+ * an allocation (scratch: enough for the reductions of a few elements). */
+#define LM_COLL_EXEC_INLINE_REQS 8
+#define LM_COLL_EXEC_INLINE_SCRATCH 256
+
 typedef struct lm_coll_exec lm_coll_exec;
 struct lm_coll_exec {
     lm_sched sched;
@@ -51,8 +56,15 @@ struct lm_coll_exec {
     int running;
     lm_request *req;           /* nonblocking/persistent: the user's request */
     lm_coll_exec *next_active;
+    lm_request *inline_reqs[LM_COLL_EXEC_INLINE_REQS];
+    _Alignas(max_align_t) char inline_scratch[LM_COLL_EXEC_INLINE_SCRATCH];
 };
 
+/* A blocking collective keeps its executor on the stack (init/fini); a
+ * nonblocking or persistent one on the heap (new/free), owned by its
+ * request. Either way it points into itself: never copy one. */
+void lm_coll_exec_init(lm_coll_exec *x, lm_comm *c);
+void lm_coll_exec_fini(lm_coll_exec *x);
 lm_coll_exec *lm_coll_exec_new(lm_comm *c);
 void lm_coll_exec_free(lm_coll_exec *x);
 /* Stage user data; returns its offset in scratch (reserved here). */

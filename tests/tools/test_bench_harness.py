@@ -241,3 +241,148 @@ def test_render_markdown(hb):
     assert "wheel not found" in md
     assert "![Latency](img/latency.png)" in md
     assert "make bench-quick" in md
+
+
+# ---- collectives -----------------------------------------------------------
+
+COLL_OUT = """\
+# library=Open MPI v4.1.4
+# bench=coll ranks=4
+coll=barrier size=0 iters=50000 lat_us=1.25
+coll=bcast size=8 iters=50000 lat_us=0.50
+coll=bcast size=1048576 iters=128 lat_us=190.5
+coll=allreduce size=8 iters=50000 lat_us=0.75
+size=8 lat_us=9.9
+"""
+
+
+def test_coll_from_records(hb):
+    recs, meta = hb.parse_output(COLL_OUT)
+    assert meta["ranks"] == 4
+    c = hb.coll_from_records(recs, "lat_us")
+    assert c == {"barrier": {0: 1.25}, "bcast": {8: 0.5, 1048576: 190.5},
+                 "allreduce": {8: 0.75}}  # a line without coll= is not a collective
+    assert hb.coll_from_records(recs, "mb_s") == {}
+
+
+def test_coll_benches_cover_rank_counts(hb):
+    coll = [b for b in hb.BENCHES if b.kind == "coll"]
+    assert [b.nranks for b in coll] == [2, 4, 8]
+    assert {b.program for b in coll} == {"coll"} and "coll" in hb.PROGRAMS
+    assert all(b.nranks == hb.NRANKS for b in hb.BENCHES if b.kind != "coll")
+
+
+def coll_samples():
+    return {
+        "coll2": {
+            "leanmpi": [{"barrier": {0: 0.30}, "allreduce": {8: 0.40, 1 << 20: 200.0}},
+                        {"barrier": {0: 0.50}, "allreduce": {8: 0.50, 1 << 20: 180.0}},
+                        {"barrier": {0: 0.40}, "allreduce": {8: 0.45}}],
+            "openmpi4": [{"barrier": {0: 0.35}, "allreduce": {8: 0.44, 1 << 20: 190.0}}],
+            "mpich": [{"barrier": {0: 0.60}, "allreduce": {8: 0.50, 1 << 20: 250.0}}],
+        },
+        "coll8": {
+            "leanmpi": [{"bcast": {8: 9.0}}],
+            "mpich": [{"bcast": {8: 3.0}}],
+        },
+    }
+
+
+def test_summarize_coll(hb):
+    s = hb.summarize(coll_samples())
+    assert s["coll2"]["leanmpi"]["barrier"][0] == {"median": 0.40, "min": 0.30,
+                                                    "max": 0.50, "n": 3}
+    assert s["coll2"]["leanmpi"]["allreduce"][1 << 20]["n"] == 2  # missing in one rep
+    assert hb.value_of(s, "coll2", "openmpi4", size=8, coll="allreduce") == 0.44
+    assert hb.value_of(s, "coll2", "openmpi4", size=8, coll="bcast") is None
+
+
+def test_coll_ratios_and_targets(hb):
+    s = hb.summarize(coll_samples())
+    r = hb.coll_ratios(s, "coll2", MPIS)
+    assert list(r) == [("barrier", 0), ("allreduce", 8), ("allreduce", 1 << 20)]  # report order
+    assert r[("allreduce", 8)]["best"] == ("openmpi4", 0.44)
+    assert r[("allreduce", 8)]["vs_best"] == pytest.approx(0.45 / 0.44)
+    assert r[("allreduce", 8)]["vs"]["mpich"] == pytest.approx(0.45 / 0.50)
+    rows = {(t["ranks"], t["coll"], t["size"]): t for t in hb.coll_targets(s, MPIS)}
+    assert rows[(2, "barrier", 0)]["status"] == "FAIL"          # 0.40 vs 0.35
+    assert rows[(2, "allreduce", 1 << 20)]["status"] == "PASS"  # 190 vs 190: 1.0 holds
+    assert rows[(2, "allreduce", 8)]["status"] == "FAIL"
+    assert not any(t["ranks"] == 8 for t in rows.values())      # oversubscribed: no target
+    assert hb.coll_target_status(5.0, 8) == "no target"
+    assert hb.coll_target_status(None, 2) == "not measured"
+
+
+def test_coll_table(hb):
+    s = hb.summarize(coll_samples())
+    labels = {"leanmpi": "LeanMPI", "openmpi4": "Open MPI 4.1", "mpich": "MPICH 4"}
+    t = hb.coll_table(s, "coll2", MPIS, labels).splitlines()
+    assert t[0] == ("| collective | size | LeanMPI [µs] | Open MPI 4.1 [µs] | MPICH 4 [µs] "
+                    "| best peer | LeanMPI / best | vs Open MPI 4.1 | vs MPICH 4 | target |")
+    assert t[2] == ("| barrier | – | 0.400 (0.300–0.500) | 0.350 | 0.600 | Open MPI 4.1 "
+                    "| 1.14× | 1.14× | 0.67× | **FAIL** |")
+    assert t[4].startswith("| allreduce | 1 MiB | 190 (180–200) | 190 | 250 |")
+    assert t[4].endswith("| **PASS** |")
+    t8 = hb.coll_table(s, "coll8", MPIS, labels).splitlines()
+    assert t8[2].endswith("| 3.00× | 3.00× | no target |")
+    assert hb.coll_table(s, "coll4", MPIS, labels) == "_No results._\n"
+
+
+def test_coll_csv_rows(hb):
+    s = hb.summarize(coll_samples())
+    rows = [r for r in hb.csv_rows(s) if r[0] == "coll2" and r[1] == "leanmpi"]
+    assert all(len(r) == len(hb.CSV_HEADER) for r in rows)
+    i_coll, i_ranks = hb.CSV_HEADER.index("collective"), hb.CSV_HEADER.index("ranks")
+    assert {(r[i_coll], r[2]) for r in rows} == {("barrier", 0), ("allreduce", 8),
+                                                  ("allreduce", 1 << 20)}
+    assert {r[i_ranks] for r in rows} == {2}
+
+
+def test_schedule_with_own_repetitions(hb):
+    benches = [hb.BENCH_BY_KEY["pingpong"], hb.BENCH_BY_KEY["coll2"]]
+    jobs = hb.schedule(["a", "b"], benches, 2,
+                       lambda b: 3 if b.kind == "coll" else 2)
+    per = {}
+    for rep, b, m in jobs:
+        per[(b.key, m)] = per.get((b.key, m), 0) + 1
+    assert per == {("pingpong", "a"): 2, ("pingpong", "b"): 2,
+                   ("coll2", "a"): 3, ("coll2", "b"): 3}
+    assert [m for r, b, m in jobs if r == 2] == ["a", "b"]  # rotation continues
+
+
+def test_launch_rank_count(hb):
+    m = hb.Mpi("x", "X", "mpicc", ["mpirun", "-n", "2", "--oversubscribe"])
+    assert m.launch("prog", ["-q"]) == ["mpirun", "-n", "2", "--oversubscribe", "prog", "-q"]
+    assert m.launch("prog", (), 8) == ["mpirun", "-n", "8", "--oversubscribe", "prog"]
+    assert m.mpirun[2] == "2"  # the launcher itself is unchanged
+
+
+def test_render_markdown_collectives(hb):
+    s = hb.summarize({**synthetic_samples(), **coll_samples()})
+    result = {
+        "meta": {"started": "2025-01-01T00:00:00+00:00", "duration_s": 12.0,
+                 "quick": False, "reps": 3, "machine": {"CPU": "Test CPU", "cores": "2"},
+                 "reproduce": "make bench", "method": ["one line"],
+                 "busy_warning": None},
+        "mpis": {m: {"label": m, "status": "ok", "version": "", "launch": "x", "note": ""}
+                 for m in MPIS},
+        "summary": s, "failures": [],
+    }
+    result["targets"] = hb.evaluate_targets(s, MPIS)
+    result["coll_targets"] = hb.coll_targets(s, MPIS)
+    md = hb.render_markdown(result)
+    assert "## Collectives" in md and "### 2 ranks" in md and "### 8 ranks" in md
+    assert "### 4 ranks" not in md  # not measured
+    # the CPU count comes from the machine's "cores" when meta has none
+    assert "8 ranks on 2 CPUs: ranks share cores, oversubscribed, reported without a target." in md
+    result["meta"]["cpus"] = 16
+    md = hb.render_markdown(result)
+    assert "share cores" not in md and "Reported without a target." in md
+    assert "**1 of 3 hold**" in md and "barrier at 2 ranks (1.14×)" in md
+
+
+def test_result_from_json_round_trip(hb):
+    import json
+    s = hb.summarize({**synthetic_samples(), **coll_samples()})
+    back = hb.result_from_json(json.loads(json.dumps(hb._jsonable({"summary": s}))))
+    assert back["summary"] == s
