@@ -72,7 +72,10 @@ static void kv_release(int id)
     }
 }
 
-static const char *kind_word(enum lm_kind kind) { return kind == LM_KIND_COMM ? "communicator" : "datatype"; }
+static const char *kind_word(enum lm_kind kind)
+{
+    return kind == LM_KIND_COMM ? "communicator" : kind == LM_KIND_WIN ? "window" : "datatype";
+}
 
 static int raise(enum lm_kind kind, int h, int cls, const char *fname, const char *fmt, ...) LM_PRINTF(5, 6);
 static int raise(enum lm_kind kind, int h, int cls, const char *fname, const char *fmt, ...)
@@ -358,6 +361,17 @@ int impl_MPI_Attr_get(MPI_Comm comm, int keyval, void *attribute_val, int *flag)
 int impl_MPI_Attr_delete(MPI_Comm comm, int keyval) { return delete_attr(LM_KIND_COMM, comm, keyval, "MPI_Attr_delete"); }
 
 /* ---- datatypes ---- */
+
+/* Window keyvals live in the same table; attributes on windows come with
+ * the windows themselves (RMA). */
+int impl_MPI_Win_create_keyval(MPI_Win_copy_attr_function *copy, MPI_Win_delete_attr_function *del, int *keyval,
+                               void *extra_state)
+{
+    return create_keyval(LM_KIND_WIN, (lm_copy_fn *)copy, (lm_delete_fn *)del, keyval, extra_state,
+                         "MPI_Win_create_keyval");
+}
+
+int impl_MPI_Win_free_keyval(int *keyval) { return free_keyval(LM_KIND_WIN, keyval, "MPI_Win_free_keyval"); }
 
 int impl_MPI_Type_create_keyval(MPI_Type_copy_attr_function *copy, MPI_Type_delete_attr_function *del, int *keyval,
                                 void *extra_state)

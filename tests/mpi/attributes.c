@@ -267,6 +267,24 @@ int main(int argc, char **argv)
     CHECK_EQ(kt, MPI_KEYVAL_INVALID);
     mt_pass("datatype attributes");
 
+    /* window keyvals: their own kind, like the others */
+    int kw = MPI_KEYVAL_INVALID, kc2 = MPI_KEYVAL_INVALID;
+    CHECK_MPI(MPI_Win_create_keyval(MPI_WIN_NULL_COPY_FN, MPI_WIN_NULL_DELETE_FN, &kw, NULL));
+    CHECK(kw != MPI_KEYVAL_INVALID, "window keyval created");
+    CHECK_MPI(MPI_Comm_create_keyval(MPI_COMM_NULL_COPY_FN, MPI_COMM_NULL_DELETE_FN, &kc2, NULL));
+    MPI_Comm_set_errhandler(MPI_COMM_SELF, MPI_ERRORS_RETURN);
+#ifdef LEANMPI /* other implementations do not check the kind of a keyval */
+    int wrong = kc2;
+    CHECK_BAD_KEYVAL(MPI_Win_free_keyval(&wrong));
+    wrong = kw;
+    CHECK_BAD_KEYVAL(MPI_Comm_free_keyval(&wrong));
+#endif
+    MPI_Comm_set_errhandler(MPI_COMM_SELF, MPI_ERRORS_ARE_FATAL);
+    CHECK_MPI(MPI_Win_free_keyval(&kw));
+    CHECK_EQ(kw, MPI_KEYVAL_INVALID);
+    CHECK_MPI(MPI_Comm_free_keyval(&kc2));
+    mt_pass("window keyvals");
+
     nlog = 0;
     CHECK_MPI(MPI_Comm_free(&c1)); /* has c (300), a (100, keyval freed) and b (200, keyval freed) */
     CHECK_EQ(nlog, 3);
