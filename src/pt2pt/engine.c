@@ -30,7 +30,8 @@
 #include <string.h>
 
 typedef struct lm_unexpected {
-    struct lm_unexpected *next;
+    /* arrival order over all sources, and within its source bucket */
+    struct lm_unexpected *next, *prev, *bnext, *bprev;
     int context, src_rank, src_world, tag;
     uint8_t type;            /* LM_PKT_EAGER or LM_PKT_RTS */
     uint16_t flags;
@@ -51,7 +52,21 @@ typedef struct pending_packet {
 } pending_packet;
 
 static struct { lm_request *head, *tail; } posted;
-static struct { lm_unexpected *head, *tail; } unexpected;
+/* Unexpected messages in arrival order, and the same messages again in
+ * buckets by (context, source): a receive from one source scans only its
+ * bucket, so a peer that runs ahead and queues many messages does not slow
+ * down receives from the others. MPI_ANY_SOURCE scans the arrival list.
+ * The bucket count is fixed: it does not grow with the job. */
+typedef struct { lm_unexpected *head, *tail; } unexpected_list;
+#define UNEXPECTED_BUCKETS 256
+static unexpected_list unexpected;
+static unexpected_list unexpected_by_source[UNEXPECTED_BUCKETS];
+
+static unexpected_list *bucket_of(int context, int src)
+{
+    uint32_t h = (uint32_t)context * 2654435761u ^ (uint32_t)src * 40503u;
+    return &unexpected_by_source[(h ^ (h >> 16)) & (UNEXPECTED_BUCKETS - 1)];
+}
 static struct { pending_packet *head, *tail; } pending;
 static pending_packet *pending_free;
 static size_t eager_limit;
@@ -86,6 +101,7 @@ void lm_pt2pt_finalize(void)
         lm_free(LM_MEM_PT2PT, u);
     }
     unexpected.tail = NULL;
+    memset(unexpected_by_source, 0, sizeof unexpected_by_source);
     while (pending_free) {
         pending_packet *p = pending_free;
         pending_free = p->next;
@@ -328,24 +344,46 @@ static lm_request *take_posted(int context, int src, int tag)
     return NULL;
 }
 
-static lm_unexpected *find_unexpected(int context, int src, int tag, lm_unexpected **prev_out)
+/* The earliest unexpected message matching (context, src, tag). */
+static lm_unexpected *find_unexpected(int context, int src, int tag)
 {
-    lm_unexpected *prev = NULL;
-    for (lm_unexpected *u = unexpected.head; u; prev = u, u = u->next) {
-        if (u->context == context && envelope_matches(src, tag, u->src_rank, u->tag)) {
-            if (prev_out) *prev_out = prev;
-            return u;
-        }
+    if (src == MPI_ANY_SOURCE) {
+        for (lm_unexpected *u = unexpected.head; u; u = u->next)
+            if (u->context == context && envelope_matches(src, tag, u->src_rank, u->tag)) return u;
+        return NULL;
     }
+    for (lm_unexpected *u = bucket_of(context, src)->head; u; u = u->bnext)
+        if (u->context == context && envelope_matches(src, tag, u->src_rank, u->tag)) return u;
     return NULL;
 }
 
-static void unlink_unexpected(lm_unexpected *u, lm_unexpected *prev)
+static void append_unexpected(lm_unexpected *u)
 {
-    if (prev) prev->next = u->next;
-    else unexpected.head = u->next;
-    if (unexpected.tail == u) unexpected.tail = prev;
+    unexpected_list *b = bucket_of(u->context, u->src_rank);
     u->next = NULL;
+    u->prev = unexpected.tail;
+    if (unexpected.tail) unexpected.tail->next = u;
+    else unexpected.head = u;
+    unexpected.tail = u;
+    u->bnext = NULL;
+    u->bprev = b->tail;
+    if (b->tail) b->tail->bnext = u;
+    else b->head = u;
+    b->tail = u;
+}
+
+static void unlink_unexpected(lm_unexpected *u)
+{
+    unexpected_list *b = bucket_of(u->context, u->src_rank);
+    if (u->prev) u->prev->next = u->next;
+    else unexpected.head = u->next;
+    if (u->next) u->next->prev = u->prev;
+    else unexpected.tail = u->prev;
+    if (u->bprev) u->bprev->bnext = u->bnext;
+    else b->head = u->bnext;
+    if (u->bnext) u->bnext->bprev = u->bprev;
+    else b->tail = u->bprev;
+    u->next = u->prev = u->bnext = u->bprev = NULL;
 }
 
 /* Deliver `size` bytes at `data` into receive r (truncating, never writing
@@ -423,10 +461,9 @@ int lm_recv_start(lm_request *r)
         lm_request_complete(r);
         return MPI_SUCCESS;
     }
-    lm_unexpected *prev;
-    lm_unexpected *u = find_unexpected(r->ctx, r->peer, r->match_tag, &prev);
+    lm_unexpected *u = find_unexpected(r->ctx, r->peer, r->match_tag);
     if (u) {
-        unlink_unexpected(u, prev);
+        unlink_unexpected(u);
         deliver_unexpected(r, u);
         return MPI_SUCCESS;
     }
@@ -459,7 +496,6 @@ static void queue_unexpected(int src_world, const lm_pkt *h, const void *payload
 {
     lm_unexpected *u = lm_malloc(LM_MEM_PT2PT, sizeof *u);
     if (!u) lm_fatal("out of memory for an unexpected message");
-    u->next = NULL;
     u->context = h->context;
     u->src_rank = h->src_rank;
     u->src_world = src_world;
@@ -476,9 +512,7 @@ static void queue_unexpected(int src_world, const lm_pkt *h, const void *payload
         memcpy(u->data, payload, len);
         atomic_fetch_add_explicit(my_unexpected_bytes, len, memory_order_relaxed);
     }
-    if (unexpected.tail) unexpected.tail->next = u;
-    else unexpected.head = u;
-    unexpected.tail = u;
+    append_unexpected(u);
 }
 
 static void handle_packet(int src_world, const void *hdr, size_t hdr_len, const void *payload, size_t len)
@@ -553,7 +587,7 @@ static void handle_packet(int src_world, const void *hdr, size_t hdr_len, const 
 int lm_iprobe(int src, int tag, lm_comm *c, int ctx, int *flag, MPI_Status *st)
 {
     (void)c;
-    lm_unexpected *u = find_unexpected(ctx, src, tag, NULL);
+    lm_unexpected *u = find_unexpected(ctx, src, tag);
     *flag = u != NULL;
     if (u) lm_status_set(st, u->src_rank, u->tag, MPI_SUCCESS, (MPI_Count)u->size, 0);
     return MPI_SUCCESS;
@@ -562,10 +596,9 @@ int lm_iprobe(int src, int tag, lm_comm *c, int ctx, int *flag, MPI_Status *st)
 lm_unexpected *lm_mprobe_take(int src, int tag, lm_comm *c, int ctx, MPI_Status *st)
 {
     (void)c;
-    lm_unexpected *prev;
-    lm_unexpected *u = find_unexpected(ctx, src, tag, &prev);
+    lm_unexpected *u = find_unexpected(ctx, src, tag);
     if (!u) return NULL;
-    unlink_unexpected(u, prev);
+    unlink_unexpected(u);
     lm_status_set(st, u->src_rank, u->tag, MPI_SUCCESS, (MPI_Count)u->size, 0);
     return u;
 }
