@@ -17,6 +17,7 @@ void lm_coll_exec_init(lm_coll_exec *x, lm_comm *c)
     memset(x, 0, offsetof(lm_coll_exec, inline_reqs));
     lm_sched_init(&x->sched);
     x->comm = c;
+    lm_comm_hold(c); /* a pending collective keeps its communicator alive */
     x->elem = 1;
     x->reqs = x->inline_reqs;
     x->reqs_cap = LM_COLL_EXEC_INLINE_REQS;
@@ -47,6 +48,7 @@ void lm_coll_exec_fini(lm_coll_exec *x)
     if (x->reqs != x->inline_reqs) lm_free(LM_MEM_COLL, x->reqs);
     free_scratch(x);
     lm_sched_free(&x->sched);
+    lm_comm_drop(x->comm);
 }
 
 void lm_coll_exec_free(lm_coll_exec *x)

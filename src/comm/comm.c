@@ -32,7 +32,8 @@ lm_comm *lm_comm_get(MPI_Comm h)
 {
     if (h == MPI_COMM_WORLD) return world.group ? &world : NULL;
     if (h == MPI_COMM_SELF) return self.group ? &self : NULL;
-    return lm_object_lookup(h, LM_KIND_COMM);
+    lm_comm *c = lm_object_lookup(h, LM_KIND_COMM);
+    return c && !c->freed ? c : NULL;
 }
 
 int lm_comm_world_rank(const lm_comm *c, int r)
@@ -236,6 +237,28 @@ int impl_MPI_Comm_split(MPI_Comm comm, int color, int key, MPI_Comm *newcomm)
     return MPI_SUCCESS;
 }
 
+/* Everything a communicator owns; its context id becomes free for reuse
+ * only here, after the last message that could match it. */
+static void destroy(lm_comm *c)
+{
+    lm_context_id_release(c->context_id);
+    lm_group_release(c->group);
+    if (c->remote_group) lm_group_release(c->remote_group);
+    if (c->local_comm) lm_intercomm_release(c);
+    lm_topo_free(c->topo);
+    lm_comm_info_free(c);
+    lm_free(LM_MEM_PT2PT, c->part_seq);
+    lm_errhandler_release(c->errhandler);
+    lm_object_free(c);
+}
+
+void lm_comm_hold(lm_comm *c) { c->pending++; }
+
+void lm_comm_drop(lm_comm *c)
+{
+    if (--c->pending == 0 && c->freed) destroy(c);
+}
+
 int impl_MPI_Comm_free(MPI_Comm *comm)
 {
     if (*comm == MPI_COMM_WORLD || *comm == MPI_COMM_SELF)
@@ -247,16 +270,9 @@ int impl_MPI_Comm_free(MPI_Comm *comm)
     if (rc) return lm_err_comm(*comm, rc, "MPI_Comm_free", "an attribute delete callback failed");
     /* its buffered messages leave before the communicator does */
     lm_bsend_pool_free(&c->bsend);
-    lm_context_id_release(c->context_id);
-    lm_group_release(c->group);
-    if (c->remote_group) lm_group_release(c->remote_group);
-    if (c->local_comm) lm_intercomm_release(c);
-    lm_topo_free(c->topo);
-    lm_comm_info_free(c);
-    lm_free(LM_MEM_PT2PT, c->part_seq);
-    lm_errhandler_release(c->errhandler);
-    lm_object_free(c);
     *comm = MPI_COMM_NULL;
+    if (c->pending) c->freed = 1; /* the last operation in flight destroys it */
+    else destroy(c);
     return MPI_SUCCESS;
 }
 

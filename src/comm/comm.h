@@ -30,10 +30,15 @@ typedef struct lm_comm {
     /* the buffer attached with MPI_Comm_attach_buffer (pt2pt/bsend.c),
      * NULL until the first one */
     struct lm_bsend_pool *bsend;
+    /* operations in flight that use it (handle requests, collective
+     * schedules); MPI_Comm_free while some are pending only hides it, and
+     * the last one to finish destroys it (MPI-4.1 section 7.4.3) */
+    int pending;
+    int freed;
 } lm_comm;
 
 /* The communicator for a handle, or NULL if not a valid live communicator
- * (MPI_COMM_NULL included). */
+ * (MPI_COMM_NULL included; a freed one with operations still pending too). */
 lm_comm *lm_comm_get(MPI_Comm comm);
 /* World rank of comm-rank r (remote group for intercommunicators). */
 int lm_comm_world_rank(const lm_comm *c, int r);
@@ -42,6 +47,11 @@ static inline int lm_comm_peer_size(const lm_comm *c)
 {
     return c->is_inter ? lm_group_size(c->remote_group) : c->size;
 }
+
+/* An operation in flight holds c; dropping the last hold of a freed
+ * communicator destroys it. */
+void lm_comm_hold(lm_comm *c);
+void lm_comm_drop(lm_comm *c);
 
 /* In a simulated job (mpirun --simulate-world-size): does c reach ranks
  * that do not run? Collectives over it cannot complete. */

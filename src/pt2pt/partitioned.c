@@ -94,6 +94,7 @@ static int part_init(const char *fname, int kind, const void *buf, int partition
     r->part->partitions = partitions;
     r->mode = LM_MODE_STANDARD;
     r->comm = c;
+    lm_request_hold_comm(r);
     r->ctx = c->context_id | LM_PART_CTX_FLAG | (int)((seq & LM_PART_SEQ_MASK) << LM_PART_SEQ_SHIFT);
     r->peer = peer;
     r->peer_world = peer >= 0 ? lm_comm_world_rank(c, peer) : -1;

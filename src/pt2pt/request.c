@@ -18,6 +18,7 @@ void lm_request_release(lm_request *r)
     if (!r->obj.handle) return;
     /* handle requests hold a reference on a type with gaps (describe) */
     if (r->dtype) lm_datatype_release(r->dtype);
+    if (r->holds_comm) lm_comm_drop(r->comm);
     if (r->ext_free) r->ext_free(r);
     if (r->part) lm_part_release(r);
     lm_object_free(r);

@@ -59,6 +59,7 @@ struct lm_request {
     void *ext;
     int (*ext_start)(lm_request *r);
     void (*ext_free)(lm_request *r);
+    uint8_t holds_comm;      /* a handle request keeps its communicator alive */
 };
 
 /* A fresh handle object request (refcount 1). NULL when out of memory. */
@@ -66,6 +67,15 @@ lm_request *lm_request_new(int kind);
 lm_request *lm_request_get(MPI_Request r);
 /* Release the request's object (handle requests) or nothing (stack ones). */
 void lm_request_release(lm_request *r);
+/* A handle request holds its communicator until it is released, so that
+ * MPI_Comm_free while it is pending does not destroy it (comm.h). */
+static inline void lm_request_hold_comm(lm_request *r)
+{
+    if (r->obj.handle && r->comm && !r->holds_comm) {
+        lm_comm_hold(r->comm);
+        r->holds_comm = 1;
+    }
+}
 /* Mark complete; frees it if the user already freed it. */
 void lm_request_complete(lm_request *r);
 void lm_status_set(MPI_Status *st, int source, int tag, int error, MPI_Count bytes, int cancelled);

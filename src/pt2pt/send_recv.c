@@ -17,6 +17,7 @@ static int describe(lm_request *r, const char *fname, const void *buf, MPI_Count
     if (!c) return lm_err_comm(comm, MPI_ERR_COMM, fname, "invalid communicator");
     if (!t) return lm_err_comm(comm, MPI_ERR_TYPE, fname, "invalid datatype");
     r->comm = c;
+    lm_request_hold_comm(r);
     r->ctx = c->context_id;
     r->peer = peer;
     r->peer_world = peer >= 0 ? lm_comm_world_rank(c, peer) : -1;
