@@ -1,6 +1,7 @@
 #!/bin/sh
 # The showcase: hello on 4 ranks, ping-pong latency and bandwidth on 2 ranks,
-# and the memory report of that run.
+# the memory report of that run, and a collective decomposed into the
+# point-to-point messages it sends.
 set -e
 BUILD=${1:-build}
 BIN=$BUILD/bin
@@ -12,5 +13,7 @@ echo "== hello on 4 ranks"
 $BIN/mpirun -n 4 "$OUT/hello"
 echo "== ping-pong on 2 ranks (latency: half round trip; bandwidth: one direction)"
 LEANMPI_MEMREPORT=1 $BIN/mpirun -n 2 "$OUT/pingpong"
+echo "== MPI_Alltoall by Bruck on 8 ranks, 10-byte blocks: bytes between each pair"
+$BIN/leanmpi-info --decompose alltoall --np 8 --bytes 10 --algorithm bruck | tail -8
 echo "== what this build implements"
 $BIN/leanmpi-info | head -3
