@@ -143,6 +143,14 @@ static int aliased(const call *k, const void *s, const void *r, int data)
                           : MPI_SUCCESS;
 }
 
+/* This rank's own block: as many bytes sent as received, and not the same
+ * memory unless MPI_IN_PLACE says so. */
+static int own_block(const call *k, size_t sent, size_t received)
+{
+    int rc = same_bytes(k, sent, received);
+    return rc ? rc : aliased(k, k->sbuf, k->rbuf, sent > 0);
+}
+
 /* ---- per collective ---------------------------------------------------- */
 
 static int describe_bcast(const call *k, build *b)
@@ -243,8 +251,7 @@ static int describe_gather(const call *k, build *b)
     if (!v) {
         size_t blk = (size_t)(k->rcount * rt->size);
         if (!in_place) {
-            int rc = same_bytes(k, b->a.bytes, blk);
-            if (!rc) rc = aliased(k, k->sbuf, k->rbuf, blk > 0);
+            int rc = own_block(k, b->a.bytes, blk);
             if (rc) return rc;
         }
         b->a.bytes = blk;
@@ -256,8 +263,7 @@ static int describe_gather(const call *k, build *b)
     int rc = blocks(k, b, LM_SLOT_RECV, k->rbuf, k->rcounts, k->rdispls, rt, NULL, 0, in_place, 1, bc, bd);
     if (rc) return rc;
     if (!in_place) {
-        rc = same_bytes(k, b->a.bytes, bc[me]);
-        if (!rc) rc = aliased(k, k->sbuf, k->rbuf, bc[me] > 0);
+        rc = own_block(k, b->a.bytes, bc[me]);
         if (rc) return rc;
     }
     b->a.counts = bc;
@@ -282,8 +288,7 @@ static int describe_scatter(const call *k, build *b)
     if (!v) {
         size_t blk = (size_t)(k->scount * st->size);
         if (!in_place) {
-            int rc = same_bytes(k, blk, b->a.bytes);
-            if (!rc) rc = aliased(k, k->sbuf, k->rbuf, blk > 0);
+            int rc = own_block(k, blk, b->a.bytes);
             if (rc) return rc;
         }
         b->a.bytes = blk;
@@ -295,8 +300,7 @@ static int describe_scatter(const call *k, build *b)
     int rc = blocks(k, b, LM_SLOT_SEND, k->sbuf, k->scounts, k->sdispls, st, NULL, 0, 1, 0, bc, bd);
     if (rc) return rc;
     if (!in_place) {
-        rc = same_bytes(k, bc[me], b->a.bytes);
-        if (!rc) rc = aliased(k, k->sbuf, k->rbuf, bc[me] > 0);
+        rc = own_block(k, bc[me], b->a.bytes);
         if (rc) return rc;
     }
     b->a.counts = bc;
@@ -315,8 +319,7 @@ static int describe_allgather(const call *k, build *b)
     if (k->kind == LM_COLL_ALLGATHER) {
         b->a.bytes = (size_t)(k->rcount * rt->size);
         if (!in_place) {
-            int rc = same_bytes(k, sent, b->a.bytes);
-            if (!rc) rc = aliased(k, k->sbuf, k->rbuf, sent > 0);
+            int rc = own_block(k, sent, b->a.bytes);
             if (rc) return rc;
         }
         slot_data(b, LM_SLOT_RECV, k->rbuf, k->rcount * n, rt, in_place, 1);
@@ -327,8 +330,7 @@ static int describe_allgather(const call *k, build *b)
     int rc = blocks(k, b, LM_SLOT_RECV, k->rbuf, k->rcounts, k->rdispls, rt, NULL, 0, in_place, 1, bc, bd);
     if (rc) return rc;
     if (!in_place) {
-        rc = same_bytes(k, sent, bc[me]);
-        if (!rc) rc = aliased(k, k->sbuf, k->rbuf, sent > 0);
+        rc = own_block(k, sent, bc[me]);
         if (rc) return rc;
     }
     b->a.bytes = bc[me];
@@ -347,8 +349,7 @@ static int describe_alltoall(const call *k, build *b)
         b->a.bytes = (size_t)(k->rcount * rt->size);
         if (!in_place) {
             lm_datatype *st = type_of(k->stype);
-            int rc = same_bytes(k, (size_t)(k->scount * st->size), b->a.bytes);
-            if (!rc) rc = aliased(k, k->sbuf, k->rbuf, b->a.bytes > 0);
+            int rc = own_block(k, (size_t)(k->scount * st->size), b->a.bytes);
             if (rc) return rc;
             slot_data(b, LM_SLOT_SEND, k->sbuf, k->scount * n, st, 1, 0);
         }
