@@ -244,3 +244,14 @@ def test_findings_explain_missed_targets(mm):
     points, nodes = _world(0.0, 17)
     fits = mm.analyze(points, nodes)
     assert mm.findings(points, fits, mm.evaluate_targets(points, fits, None, []), rep) == []
+
+
+def test_direct_section(mm):
+    points = {"leanmpi": {"alltoall": {2: {"rss_kb": 2400, "anon_kb": 180, "file_kb": 2200,
+                                           "shmem_kb": 20, "pss_kb": 600}}}}
+    direct = {"2": {"alltoall": {"rss_kb": 2500, "anon_kb": 181, "file_kb": 2200,
+                                 "shmem_kb": 119, "pss_kb": 640}}}
+    md = "\n".join(mm.direct_section(points, direct))
+    assert "| 2 | default (Bruck for 8 B) | 2.34 MiB | 180 KiB | 2.15 MiB | 20 KiB | 600 KiB |" in md
+    assert "| 2 | pairwise | 2.44 MiB | 181 KiB | 2.15 MiB | 119 KiB | 640 KiB |" in md
+    assert mm.direct_section(points, {}) == []
