@@ -186,13 +186,56 @@ def fit_line(xs, ys):
     return slope, my - slope * mx
 
 
-def project_node_kb(node_at_ppn_kb, slope_kb, ppn, nprocs=MILLION):
+def _solve3(m, v):
+    """x with m x = v for a 3x3 m (Gaussian elimination, partial pivoting),
+    or None when m is singular."""
+    m, v = [list(r) for r in m], list(v)
+    for i in range(3):
+        piv = max(range(i, 3), key=lambda r: abs(m[r][i]))
+        m[i], m[piv], v[i], v[piv] = m[piv], m[i], v[piv], v[i]
+        if m[i][i] == 0:
+            return None
+        for r in range(i + 1, 3):
+            k = m[r][i] / m[i][i]
+            m[r] = [x - k * y for x, y in zip(m[r], m[i])]
+            v[r] -= k * v[i]
+    x = [0.0, 0.0, 0.0]
+    for i in (2, 1, 0):
+        x[i] = (v[i] - sum(m[i][j] * x[j] for j in range(i + 1, 3))) / m[i][i]
+    return x
+
+
+def fit_node(ns, totals):
+    """The node model T(N) = F + N * (r + s * N) fitted to the node totals
+    of N-rank jobs on one node: least squares of T/N against 1, N and 1/N.
+    s is the memory each rank adds per job peer (Pss: shared pages counted
+    once), r a rank's memory at no peers, F the part that does not grow with
+    the ranks (launcher, agents, libraries' pages counted once).  Returns
+    {"slope_kb": s, "slope_se_kb": standard error of s (None with only three
+    N), "rank_kb": r, "fixed_kb": F}, or None with fewer than three
+    distinct N."""
+    pts = [(float(n), float(t) / n) for n, t in zip(ns, totals) if t is not None and n > 0]
+    if len({n for n, _ in pts}) < 3:
+        return None
+    basis = [lambda n: 1.0, lambda n: n, lambda n: 1.0 / n]
+    m = [[sum(f(n) * g(n) for n, _ in pts) for g in basis] for f in basis]
+    x = _solve3(m, [sum(f(n) * y for n, y in pts) for f in basis])
+    if x is None:
+        return None
+    se = None
+    if len(pts) > 3:
+        rss = sum((y - (x[0] + x[1] * n + x[2] / n)) ** 2 for n, y in pts)
+        col = _solve3(m, [0.0, 1.0, 0.0])  # the slope's row of (X'X)^-1
+        if col is not None and col[1] >= 0:
+            se = (rss / (len(pts) - 3) * col[1]) ** 0.5
+    return {"rank_kb": x[0], "slope_kb": x[1], "slope_se_kb": se, "fixed_kb": x[2]}
+
+
+def project_node_kb(model, ppn, nprocs=MILLION):
     """Memory of one node in a job of `nprocs` processes, `ppn` per node:
-    the measured node total of a `ppn`-rank job (launcher or agent, shared
-    libraries and segments, ppn ranks) plus, for each of its ppn ranks, the
-    per-peer growth for the nprocs - ppn peers beyond those.  A negative
-    slope (noise) counts as no growth."""
-    return node_at_ppn_kb + ppn * max(0.0, slope_kb) * (nprocs - ppn)
+    F + ppn * (r + s * nprocs) of the node model.  A negative slope (noise)
+    counts as no growth."""
+    return model["fixed_kb"] + ppn * (model["rank_kb"] + max(0.0, model["slope_kb"]) * nprocs)
 
 
 def growth_per_peer(points, metric="rss_kb"):
@@ -223,9 +266,7 @@ def analyze(points, nodes):
 
     points[mpi][phase][N]: rank summary (rss_kb, pss_kb means);
     nodes[mpi][phase][N]: node measurement (total_kb, others_kb, orphan_shm_kb).
-    The projection starts from the node total measured with ppn ranks (or
-    the straight line through the node totals where ppn was not run) and
-    adds the RSS slope for every further job peer of each rank."""
+    The projection comes from the node model (fit_node) of the node totals."""
     out = {}
     for mpi, phases in points.items():
         for ph, byn in phases.items():
@@ -233,26 +274,28 @@ def analyze(points, nodes):
             if not ns:
                 continue
             rec = {"ns": ns}
-            for metric in ("rss_kb", "pss_kb"):
+            for metric in METRICS:
                 f = fit_line(ns, [byn[n].get(metric) for n in ns])
                 rec[metric] = ({"slope_kb": f[0], "intercept_kb": f[1]} if f else None)
             rec["growth_rss_kb"] = growth_per_peer(byn, "rss_kb")
             nd = nodes.get(mpi, {}).get(ph, {})
             nn = sorted(n for n, v in nd.items() if v and v.get("total_kb") is not None)
-            nf = fit_line(nn, [nd[n]["total_kb"] for n in nn]) if nn else None
-            rec["node_fit"] = {"slope_kb": nf[0], "intercept_kb": nf[1]} if nf else None
-            rec["node_at_ppn_kb"], proj = {}, {}
-            for p in PPNS:
-                if p in nd and nd[p] and nd[p].get("total_kb") is not None:
-                    base = nd[p]["total_kb"]
-                elif nf:
-                    base = nf[1] + nf[0] * p
-                else:
-                    continue
-                rec["node_at_ppn_kb"][str(p)] = base
-                if rec["rss_kb"]:
-                    proj[str(p)] = project_node_kb(base, rec["rss_kb"]["slope_kb"], p)
-            rec["projection_kb"] = proj or None
+            rec["node_at_ppn_kb"] = {str(p): nd[p]["total_kb"] for p in PPNS if p in nn}
+            model = fit_node(nn, [nd[n]["total_kb"] for n in nn])
+            rec["node_model"] = model
+            rec["projection_kb"] = ({str(p): project_node_kb(model, p) for p in PPNS}
+                                    if model else None)
+            # Bounds: the slope two standard errors either way; and the RSS
+            # slope, which counts shared pages in every rank (an upper bound).
+            if model and model.get("slope_se_kb") is not None:
+                se2 = 2 * model["slope_se_kb"]
+                rec["projection_range_kb"] = [
+                    project_node_kb({**model, "slope_kb": model["slope_kb"] - se2}, 32),
+                    project_node_kb({**model, "slope_kb": model["slope_kb"] + se2}, 32)]
+            for metric in ("rss_kb", "anon_kb"):
+                if model and rec.get(metric):
+                    rec[f"projection_{metric[:-3]}_kb"] = project_node_kb(
+                        {**model, "slope_kb": rec[metric]["slope_kb"]}, 32)
             out.setdefault(mpi, {})[ph] = rec
     return out
 
@@ -357,24 +400,31 @@ def findings(points, fits, targets, memreport):  # noqa: C901
     for ph in PHASES:
         t = by.get(f"node_{ph}")
         f = fits.get(LEAN, {}).get(ph, {})
-        base = (f.get("node_at_ppn_kb") or {}).get("32")
-        if t and t["status"] == "FAIL" and base is not None:
-            room = (NODE_LIMIT_KIB - base) / (32 * (MILLION - 32)) * 1024
-            out.append(f"Projected node memory {PHASE_TITLE[ph]}: {fmt_kib(t['value'])}. With "
-                       f"32 ranks per node the projection multiplies the slope by 32 × "
-                       f"1,048,544 further peers, so any slope above {room:.0f} bytes per "
-                       f"peer misses 1 GiB; LeanMPI's slope here is "
-                       f"{(f.get('rss_kb') or {}).get('slope_kb', 0) * 1024:.0f} bytes.")
+        model, rg = f.get("node_model"), f.get("projection_range_kb")
+        if not t or not model:
+            continue
+        room = (NODE_LIMIT_KIB - model["fixed_kb"] - 32 * model["rank_kb"]) / (32 * MILLION)
+        se = model.get("slope_se_kb")
+        slope_txt = (f"{model['slope_kb'] * 1024:.0f} ± {se * 1024:.0f} bytes (standard error)"
+                     if se is not None else f"{model['slope_kb'] * 1024:.0f} bytes")
+        unresolved = rg is not None and rg[0] <= NODE_LIMIT_KIB < rg[1]
+        if t["status"] == "FAIL" or unresolved:
+            out.append(f"Projected node memory {PHASE_TITLE[ph]}: {fmt_kib(t['value'])} "
+                       f"({t['status']}). With 32 ranks per node the projection multiplies "
+                       f"the per-peer slope by 32 × {MILLION:,}, so a slope above "
+                       f"{room * 1024:.0f} bytes per peer misses 1 GiB; LeanMPI's fitted "
+                       f"slope here is {slope_txt}"
+                       + (", so this one-node measurement cannot tell on which side of the "
+                          "limit it lies." if unresolved else "."))
+        if t["status"] == "FAIL" or unresolved:
             sim = by.get("simulated_world", {}).get("value")
             if ph == "init" and sim is not None:
                 per = max(0.0, sim) / (MILLION - 2)
+                proj = project_node_kb({**model, "slope_kb": per}, 32)
                 out.append(f"The simulated world measures the per-peer state after init "
                            f"directly: {fmt_kib(sim)} for {MILLION:,} ranks against 2, "
-                           f"{per * 1024:.2f} bytes per peer; projected with that slope, "
-                           f"a node after MPI_Init holds "
-                           f"{fmt_kib(project_node_kb(base, per, 32))}. The fitted slope "
-                           "of a few bytes per peer is within the run-to-run variation of "
-                           "a rank's RSS (tens of KiB) divided by the N range.")
+                           f"{per * 1024:.2f} bytes per peer; with that slope a node after "
+                           f"MPI_Init holds {fmt_kib(proj)}.")
     return out
 
 
@@ -428,24 +478,50 @@ def phase_table(points, nodes, mpis, labels, phase, ns):
 
 
 def fit_table(fits, mpis, labels):
-    header = ["MPI", "phase", "slope [KiB/peer]", "intercept", "growth 2→max [KiB/peer]",
-              "PSS slope [KiB/peer]", "node, 16 ranks", "node, 32 ranks",
-              "node at 2^20, 16 ppn", "node at 2^20, 32 ppn"]
+    """The node model per MPI and phase, and its projection."""
+    header = ["MPI", "phase", "slope [KiB/peer]", "intercept [per rank]",
+              "fixed [per node]", "node at 2^20, 16 ppn", "node at 2^20, 32 ppn",
+              "32 ppn, slope ± 2 s.e."]
     rows = []
     for m in mpis:
         for ph in PHASES:
             f = fits.get(m, {}).get(ph)
             if not f:
                 continue
-            rss, pss = f.get("rss_kb"), f.get("pss_kb")
-            base, pr = f.get("node_at_ppn_kb") or {}, f.get("projection_kb") or {}
-            rows.append([labels[m], ph,
-                         f"{rss['slope_kb']:.2f}" if rss else "–",
-                         fmt_kib(rss["intercept_kb"]) if rss else "–",
-                         f"{f['growth_rss_kb']:.2f}" if f.get("growth_rss_kb") is not None else "–",
-                         f"{pss['slope_kb']:.2f}" if pss else "–",
-                         fmt_kib(base.get("16")), fmt_kib(base.get("32")),
-                         fmt_kib(pr.get("16")), fmt_kib(pr.get("32"))])
+            nm = f.get("node_model")
+            pr, rg = f.get("projection_kb") or {}, f.get("projection_range_kb")
+            slope = "–"
+            if nm:
+                slope = f"{nm['slope_kb']:.3f}"
+                if nm.get("slope_se_kb") is not None:
+                    slope += f" ± {nm['slope_se_kb']:.3f}"
+            rows.append([labels[m], ph, slope,
+                         fmt_kib(nm["rank_kb"]) if nm else "–",
+                         fmt_kib(nm["fixed_kb"]) if nm else "–",
+                         fmt_kib(pr.get("16")), fmt_kib(pr.get("32")),
+                         f"{fmt_kib(rg[0])} – {fmt_kib(rg[1])}" if rg else "–"])
+    return lb.md_table(header, rows)
+
+
+def rank_slope_table(fits, mpis, labels):
+    """Per-rank slopes (least squares against N) of RSS and its parts."""
+    header = ["MPI", "phase", "RSS", "RSS growth 2→max", "anonymous", "file-backed",
+              "shared memory", "32 ppn with RSS slope", "32 ppn with anonymous slope"]
+    rows = []
+
+    def sl(f, k):
+        v = f.get(k)
+        return f"{v['slope_kb']:.2f}" if v else "–"
+    for m in mpis:
+        for ph in PHASES:
+            f = fits.get(m, {}).get(ph)
+            if not f:
+                continue
+            g = f.get("growth_rss_kb")
+            rows.append([labels[m], ph, sl(f, "rss_kb"), "–" if g is None else f"{g:.2f}",
+                         sl(f, "anon_kb"), sl(f, "file_kb"), sl(f, "shmem_kb"),
+                         fmt_kib(f.get("projection_rss_kb")),
+                         fmt_kib(f.get("projection_anon_kb"))])
     return lb.md_table(header, rows)
 
 
@@ -561,7 +637,14 @@ def render_markdown(result):
           "peers, and the projection the memory of one node of a job of 1,048,576 "
           "processes.", "",
           fit_table(fits, ok, labels),
-          "![per-node projection](img/memory_projection.png)", ""]
+          "![per-node projection](img/memory_projection.png)", "",
+          "### Per-rank slopes", "",
+          "KiB per job peer, least squares of each rank's numbers against N. RSS counts "
+          "a shared page in every rank that maps it, so its slope includes node-local "
+          "shared segments; the anonymous part is a rank's private memory (heap, "
+          "stack), where per-peer structures live. The last two columns put these "
+          "slopes in place of the node model's.", "",
+          rank_slope_table(fits, ok, labels)]
     L += ["## Per-rank and node memory", "",
           "Each cell: per-rank RSS / per-rank PSS (means over the ranks) / node total "
           "(Pss of every process of the job, launcher and agents included, plus "
@@ -623,18 +706,21 @@ def method_lines(ns, reps):
         "ranks; Pss charges each shared page once in all — and added the /dev/shm files "
         "created since the launch that no process maps (memfd and mapped segments are "
         "already in Pss). Files outside /dev/shm and System V segments are not counted.",
-        "Fits: least squares of the per-rank mean RSS against N, per phase and MPI: "
-        "slope = KiB per job peer, intercept = KiB at zero peers (the PSS slope is "
-        "shown too: it falls with N because shared library pages are split among more "
-        "ranks). Growth 2→max is (RSS at the largest N − RSS at the smallest N) / "
-        "(difference of N), the measure of the growth target.",
-        f"Projection to {MILLION:,} processes with p processes per node (p = 16, 32): "
-        "the node total measured for a p-rank job (launcher, shared libraries and "
-        "segments counted once, p ranks) + p × RSS slope × (1,048,576 − p), a negative "
-        "slope counting as 0. On one node all N ranks are local peers, so the slope "
-        "also holds node-local shared segments that grow with the ranks of a node; "
-        "the projection treats that as growth with the job, which overestimates an MPI "
-        "whose growth is node-local rather than per job peer.",
+        "Growth: least squares of the per-rank mean RSS against N per phase and MPI "
+        "(RSS slope, KiB per job peer), and (RSS at the largest N − RSS at the smallest "
+        "N) / (difference of N), the measure of the growth target. RSS counts a shared "
+        "page in every rank that maps it, and library pages (most of a small rank's "
+        "RSS) vary by tens of KiB from run to run with the code paths a rank took.",
+        "Node model, the Open MPI study's slope and intercept: the node totals T(N) of "
+        "the N-rank jobs are fitted as T(N) = F + N × (r + s × N) (least squares of "
+        "T/N against 1, N and 1/N): s = memory a rank adds per job peer (slope), r = a "
+        "rank's memory at no peers (intercept), F = what does not grow with the ranks "
+        "(launcher, agents, library pages counted once). Being Pss, shared pages count "
+        f"once. Projection to {MILLION:,} processes with p per node (p = 16, 32): "
+        "F + p × (r + s × 1,048,576), a negative s counting as 0. On one node all "
+        "peers are local, so s also holds node-local segments that grow with the "
+        "ranks of a node; the projection takes them as growth with the job, which "
+        "overestimates an MPI whose growth is node-local.",
         f"{reps} repetition(s) per MPI and N; with more than one, the median of each "
         "number. MPIs alternate at each N, the order rotating.",
         "LeanMPI runs twice: default and `LEANMPI_PROTOCOL=resource-saving`; ping-pong "
@@ -871,18 +957,25 @@ def plot(points, nodes, fits, mpis, labels, img_dir: Path):
     fig, ax = plt.subplots(figsize=(9, 4.8))
     width = 0.8 / max(1, len(mpis))
     for i, m in enumerate(mpis):
-        vals = [((fits.get(m, {}).get(ph) or {}).get("projection_kb") or {}).get("32")
-                for ph in PHASES]
+        recs = [fits.get(m, {}).get(ph) or {} for ph in PHASES]
+        vals = [(r.get("projection_kb") or {}).get("32") for r in recs]
         xs = [k + (i - (len(mpis) - 1) / 2) * width for k in range(len(PHASES))]
-        ax.bar([x for x, v in zip(xs, vals) if v], [v / KIB_PER_GIB for v in vals if v],
+        keep = [j for j, v in enumerate(vals) if v]
+        # error bars: the slope two standard errors either way
+        rg = [recs[j].get("projection_range_kb") or [vals[j], vals[j]] for j in keep]
+        ax.bar([xs[j] for j in keep], [vals[j] / KIB_PER_GIB for j in keep],
                width, label=labels[m], color=styles[m]["color"],
-               hatch="//" if m == LEAN_RS else None, alpha=0.6 if m == LEAN_RS else 1.0)
+               hatch="//" if m == LEAN_RS else None, alpha=0.6 if m == LEAN_RS else 1.0,
+               yerr=[[max(0.0, vals[j] - r[0]) / KIB_PER_GIB for j, r in zip(keep, rg)],
+                     [max(0.0, r[1] - vals[j]) / KIB_PER_GIB for j, r in zip(keep, rg)]],
+               error_kw=dict(ecolor="black", capsize=3, lw=1))
     ax.axhline(NODE_LIMIT_KIB / KIB_PER_GIB, color="black", ls=":", lw=1, label="target 1 GiB")
     ax.set_yscale("log")
     ax.set_xticks(range(len(PHASES)))
     ax.set_xticklabels([PHASE_TITLE[p] for p in PHASES])
     ax.set_ylabel("projected node memory [GiB]")
-    ax.set_title(f"Projected memory of one node, {MILLION:,} processes, 32 per node")
+    ax.set_title(f"Projected memory of one node, {MILLION:,} processes, 32 per node\n"
+                 "(node model; bars: slope ± 2 standard errors)", fontsize=10)
     ax.grid(True, axis="y", which="both", alpha=0.3)
     ax.legend(fontsize=8)
     fig.tight_layout()
@@ -905,12 +998,13 @@ def result_from_json(data):
 
 
 def write_report(result, docs: Path, plots=True):
-    """MEMORY.md and the plots; targets and findings are read again from the
-    numbers, so that --report-from gives what a run would."""
+    """MEMORY.md and the plots; fits, targets and findings are computed again
+    from the measured numbers, so that --report-from gives what a run would."""
     docs.mkdir(parents=True, exist_ok=True)
     labels = {k: v["label"] for k, v in result["mpis"].items()}
     ok = [k for k, v in result["mpis"].items() if v["status"] == "ok"]
     peers = [k for k in ok if k not in (LEAN, LEAN_RS)]
+    result["fits"] = analyze(result["points"], result["nodes"])
     result["targets"] = evaluate_targets(result["points"], result["fits"],
                                          result.get("simulated"), peers)
     result["findings"] = findings(result["points"], result["fits"], result["targets"],
@@ -935,7 +1029,7 @@ def main(argv=None):
                     help="comma-separated subset of: leanmpi, openmpi4, mpich, openmpi5")
     ap.add_argument("--no-resource-saving", action="store_true",
                     help="do not run LeanMPI a second time in resource-saving mode")
-    ap.add_argument("--reps", type=int, default=1, help="repetitions per MPI and N")
+    ap.add_argument("--reps", type=int, default=2, help="repetitions per MPI and N")
     ap.add_argument("--lat-reps", type=int, default=3,
                     help="ping-pong runs per LeanMPI mode (0: no latency comparison)")
     ap.add_argument("--out", default=str(REPO / "bench" / "results"),
@@ -1097,7 +1191,7 @@ def main(argv=None):
             "machine": lb.machine_info(), "cpus": os.cpu_count(),
             "reproduce": ("make bench-mem\n# which runs, after setting up .venv-bench and "
                           "building LeanMPI:\n.venv-bench/bin/python bench/leanmpi_mem.py "
-                          + " ".join(shlex.quote(x) for x in argv)).rstrip(),
+                          + " ".join(shlex.quote(x) for x in reproduce_args(argv))).rstrip(),
             "method": method_lines(ns, a.reps),
         },
         "mpis": {m.key: {"label": m.label, "status": m.status, "note": m.note,
@@ -1132,6 +1226,20 @@ def main(argv=None):
     sys.stdout.write(console_summary(result))
     sys.stdout.write("wrote: " + ", ".join(lb._rel(p) for p in written) + "\n")
     return 0
+
+
+def reproduce_args(argv):
+    """The options a reader needs to repeat a run: --venv only says where
+    this machine keeps the same wheel (.venv-bench by default)."""
+    out, skip = [], False
+    for x in argv:
+        if skip:
+            skip = False
+        elif x == "--venv":
+            skip = True
+        elif not x.startswith("--venv="):
+            out.append(x)
+    return out
 
 
 def console_summary(result):

@@ -78,11 +78,35 @@ def test_growth_per_peer(mm):
     assert mm.growth_per_peer({2: {"rss_kb": 1}}) is None
 
 
+def test_fit_node_recovers_the_model(mm):
+    ns = [2, 4, 8, 16, 32, 64, 128]
+    tot = [5000 + n * (2000 + 0.5 * n) for n in ns]
+    m = mm.fit_node(ns, tot)
+    assert m["fixed_kb"] == pytest.approx(5000)
+    assert m["rank_kb"] == pytest.approx(2000)
+    assert m["slope_kb"] == pytest.approx(0.5)
+    assert m["slope_se_kb"] == pytest.approx(0.0, abs=1e-6)
+    assert mm.fit_node([2, 4], [1, 2]) is None
+    assert mm.fit_node([2, 4, 8], [1, 2, 3])["slope_se_kb"] is None  # no residual left
+
+
+def test_fit_node_standard_error_grows_with_noise(mm):
+    ns = [2, 4, 8, 16, 32, 64, 128]
+    noise = [30, -30, 30, -30, 30, -30, 30]  # KiB of the per-rank share
+    tot = [n * (2000 + 0.5 * n + e) for n, e in zip(ns, noise)]
+    m = mm.fit_node(ns, tot)
+    assert 0 < m["slope_se_kb"] < 1
+    assert abs(m["slope_kb"] - 0.5) < 3 * m["slope_se_kb"]
+    tot2 = [n * (2000 + 0.5 * n + 3 * e) for n, e in zip(ns, noise)]
+    assert mm.fit_node(ns, tot2)["slope_se_kb"] == pytest.approx(3 * m["slope_se_kb"])
+
+
 def test_project_node(mm):
-    # 32 ranks measured at 100 MiB; 1 KiB per further peer per rank.
-    kb = mm.project_node_kb(100 * 1024, 1.0, 32, nprocs=1 << 20)
-    assert kb == pytest.approx(100 * 1024 + 32 * ((1 << 20) - 32))
-    assert mm.project_node_kb(500, -2.0, 16) == 500  # noise is no shrinkage
+    model = {"fixed_kb": 5000, "rank_kb": 2000, "slope_kb": 1.0}
+    assert mm.project_node_kb(model, 32, nprocs=1 << 20) == pytest.approx(
+        5000 + 32 * (2000 + (1 << 20)))
+    model["slope_kb"] = -2.0  # noise is no shrinkage
+    assert mm.project_node_kb(model, 16) == pytest.approx(5000 + 16 * 2000)
 
 
 def test_median_summary(mm):
@@ -95,34 +119,38 @@ def _points(base, per_peer, ns=(2, 16, 32)):
     return {n: {"rss_kb": base + per_peer * n, "pss_kb": base / 2} for n in ns}
 
 
-def _nodes(base, per_rank, ns=(2, 16, 32)):
-    return {n: {"total_kb": base + per_rank * n, "others_kb": 300, "orphan_shm_kb": 0}
-            for n in ns}
+def _nodes(base, per_rank, ns=(2, 16, 32), per_peer=0.0):
+    return {n: {"total_kb": base + n * (per_rank + per_peer * n), "others_kb": 300,
+                "orphan_shm_kb": 0} for n in ns}
 
 
-def test_analyze_uses_node_total_at_ppn(mm):
+def test_analyze_fits_and_projects(mm):
     points = {"leanmpi": {"init": _points(2000, 0.5)}}
-    nodes = {"leanmpi": {"init": _nodes(300, 1000)}}
+    nodes = {"leanmpi": {"init": _nodes(300, 1000, per_peer=0.5)}}
     f = mm.analyze(points, nodes)["leanmpi"]["init"]
     assert f["rss_kb"]["slope_kb"] == pytest.approx(0.5)
     assert f["rss_kb"]["intercept_kb"] == pytest.approx(2000)
-    assert f["node_at_ppn_kb"]["32"] == pytest.approx(300 + 32000)
-    assert f["projection_kb"]["32"] == pytest.approx(
-        300 + 32000 + 32 * 0.5 * ((1 << 20) - 32))
     assert f["growth_rss_kb"] == pytest.approx(0.5)
+    assert f["node_at_ppn_kb"] == {"16": pytest.approx(300 + 16 * 1008),
+                                   "32": pytest.approx(300 + 32 * 1016)}
+    assert f["node_model"]["slope_kb"] == pytest.approx(0.5)
+    assert f["projection_kb"]["32"] == pytest.approx(300 + 32 * (1000 + 0.5 * (1 << 20)))
 
 
-def test_analyze_interpolates_missing_ppn(mm):
+def test_analyze_needs_three_sizes_to_project(mm):
     points = {"x": {"init": _points(2000, 2.0, ns=(2, 8))}}
     nodes = {"x": {"init": _nodes(100, 1000, ns=(2, 8))}}
     f = mm.analyze(points, nodes)["x"]["init"]
-    assert f["node_at_ppn_kb"]["16"] == pytest.approx(100 + 16000)
+    assert f["projection_kb"] is None and f["node_at_ppn_kb"] == {}
+    assert f["rss_kb"]["slope_kb"] == pytest.approx(2.0)
 
 
 def _world(lean_per_peer, peer_per_peer):
-    points = {"leanmpi": {ph: _points(2000, lean_per_peer) for ph in ("init", "ring", "alltoall")},
-              "mpich": {ph: _points(16000, peer_per_peer) for ph in ("init", "ring", "alltoall")}}
-    nodes = {m: {ph: _nodes(300, 3000) for ph in ("init", "ring", "alltoall")} for m in points}
+    phases = ("init", "ring", "alltoall")
+    points = {"leanmpi": {ph: _points(2000, lean_per_peer) for ph in phases},
+              "mpich": {ph: _points(16000, peer_per_peer) for ph in phases}}
+    nodes = {"leanmpi": {ph: _nodes(300, 3000, per_peer=lean_per_peer) for ph in phases},
+             "mpich": {ph: _nodes(300, 8000, per_peer=peer_per_peer) for ph in phases}}
     return points, nodes
 
 
@@ -138,8 +166,8 @@ def test_targets_pass(mm):
     r2 = rows["rss_init_2"]
     assert r2["value"] == pytest.approx((2000 + 0.02) / (16000 + 34))
     assert r2["status"] == "PASS"
-    # 32 ranks measured at 300 + 32 * 3000 KiB, plus 0.01 KiB per further peer.
-    assert rows["node_init"]["value"] == pytest.approx(300 + 96000 + 32 * 0.01 * ((1 << 20) - 32))
+    # F = 300, r = 3000 per rank, s = 0.01 KiB per peer.
+    assert rows["node_init"]["value"] == pytest.approx(300 + 32 * (3000 + 0.01 * (1 << 20)))
     assert rows["node_init"]["status"] == "PASS"
     # The peer's 17 KiB per peer projects far beyond the limit.
     assert rows["node_init"]["peers"]["mpich"] > mm.NODE_LIMIT_KIB
@@ -186,7 +214,7 @@ def test_render_markdown(mm):
     result["targets"] = mm.evaluate_targets(points, fits, result["simulated"], ["mpich"])
     md = mm.render_markdown(result)
     assert md.startswith("# LeanMPI memory scaling")
-    assert "| 16 | 1.95 MiB / 1000 KiB / 47.2 MiB | 15.9 MiB / 7.81 MiB / 47.2 MiB |" in md
+    assert "| 16 | 1.95 MiB / 1000 KiB / 47.2 MiB | 15.9 MiB / 7.81 MiB / 129.5 MiB |" in md
     assert "**PASS**" in md
     assert "Open MPI 5: wheel not found" in md
     assert "MPICH 4 at 128 ranks: timed out" in md
@@ -255,3 +283,8 @@ def test_direct_section(mm):
     assert "| 2 | default (Bruck for 8 B) | 2.34 MiB | 180 KiB | 2.15 MiB | 20 KiB | 600 KiB |" in md
     assert "| 2 | pairwise | 2.44 MiB | 181 KiB | 2.15 MiB | 119 KiB | 640 KiB |" in md
     assert mm.direct_section(points, {}) == []
+
+
+def test_reproduce_args_drop_the_venv(mm):
+    assert mm.reproduce_args(["--venv", "/x", "--ns", "2,4", "--venv=/y", "--reps", "2"]) == [
+        "--ns", "2,4", "--reps", "2"]
