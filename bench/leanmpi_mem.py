@@ -661,6 +661,8 @@ def render_markdown(result):
           "Ping-pong latency (`bench/src/pingpong.c`, 2 ranks, median and min–max over "
           f"{meta.get('lat_reps', 0)} alternating runs):", "",
           latency_table(result.get("latency"), labels)]
+    if meta.get("latency_busy_warning"):
+        L += ["**Note:** " + meta["latency_busy_warning"], ""]
     L += memreport_section(result.get("memreport"))
     L += direct_section(points, result.get("direct"))
     sim = result.get("simulated")
@@ -1119,7 +1121,7 @@ def main(argv=None):
 
     # LeanMPI: simulated world against a plain 2-rank job, and latency of
     # the two protocols.
-    sim, latency, memreport, direct = None, {}, {}, {}
+    sim, latency, memreport, direct, loads = None, {}, {}, {}, []
     if lean is not None and lean.status == "ok":
         sim_vals = {"sim": [], "plain": []}
         for rep in range(max(2, a.reps)):
@@ -1164,6 +1166,7 @@ def main(argv=None):
                 direct[str(n)] = {ph: rank_summary(rk) for ph, rk in ranks.items()}
         lat_mpis = [m for m in ok if m.key in (LEAN, LEAN_RS)]
         lat_raw = {m.key: [] for m in lat_mpis}
+        loads.append(lb.load_average())
         for rep in range(a.lat_reps):
             for m in (lat_mpis if rep % 2 == 0 else lat_mpis[::-1]):
                 s, err = run_pingpong(m, exe_dir[m.key] / "pingpong", min(a.timeout, 120))
@@ -1172,6 +1175,7 @@ def main(argv=None):
                                      "error": err[:400]})
                 elif s:
                     lat_raw[m.key].append(s)
+                loads.append(lb.load_average())
         latency = {k: {str(s): lb.stats([r.get(s) for r in v]) for s in LAT_SIZES}
                    for k, v in lat_raw.items() if v}
 
@@ -1188,6 +1192,7 @@ def main(argv=None):
             "started": started.isoformat(timespec="seconds"),
             "duration_s": time.monotonic() - t0,
             "ns": ns, "reps": a.reps, "lat_reps": a.lat_reps,
+            "latency_busy_warning": lb.busy_warning(loads, os.cpu_count(), 2),
             "machine": lb.machine_info(), "cpus": os.cpu_count(),
             "reproduce": ("make bench-mem\n# which runs, after setting up .venv-bench and "
                           "building LeanMPI:\n.venv-bench/bin/python bench/leanmpi_mem.py "

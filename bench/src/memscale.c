@@ -147,8 +147,19 @@ int main(int argc, char **argv)
         pause_at(dir, PH_ALLTOALL, rank, max_s);
     }
 
-    char text[NPHASES * 192];
+    char text[NPHASES * 192 + MPI_MAX_LIBRARY_VERSION_STRING + 16];
     size_t len = 0;
+    if (rank == 0) {
+        char lib[MPI_MAX_LIBRARY_VERSION_STRING];
+        int liblen = 0;
+        MPI_Get_library_version(lib, &liblen);
+        for (int i = 0; i < liblen; i++) /* one line: the first line of it */
+            if (lib[i] == '\n' || lib[i] == '\r') {
+                lib[i] = '\0';
+                break;
+            }
+        len += (size_t)snprintf(text, sizeof text, "# library=%s\n", lib);
+    }
     for (int k = 0; k <= last; k++)
         len += (size_t)snprintf(text + len, sizeof text - len,
                                 "phase=%s rank=%d size=%d rss_kb=%ld pss_kb=%ld "
