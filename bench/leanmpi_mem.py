@@ -1022,6 +1022,26 @@ def write_report(result, docs: Path, plots=True):
     return written + [docs / "MEMORY.md"]
 
 
+def run_latency(ok, exe_dir, reps, timeout, failures):
+    """Ping-pong of LeanMPI in default and resource-saving mode, alternating.
+    Returns ({mpi: {size: stats}}, load averages seen)."""
+    lat_mpis = [m for m in ok if m.key in (LEAN, LEAN_RS)]
+    lat_raw = {m.key: [] for m in lat_mpis}
+    loads = [lb.load_average()]
+    for rep in range(reps):
+        for m in (lat_mpis if rep % 2 == 0 else lat_mpis[::-1]):
+            s, err = run_pingpong(m, exe_dir[m.key] / "pingpong", min(timeout, 120))
+            if err:
+                failures.append({"mpi": m.key, "n": "2 (ping-pong)", "rep": rep,
+                                 "error": err[:400]})
+            elif s:
+                lat_raw[m.key].append(s)
+            loads.append(lb.load_average())
+    latency = {k: {str(s): lb.stats([r.get(s) for r in v]) for s in LAT_SIZES}
+               for k, v in lat_raw.items() if v}
+    return latency, loads
+
+
 def main(argv=None):
     argv = list(sys.argv[1:] if argv is None else argv)
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
@@ -1032,7 +1052,7 @@ def main(argv=None):
     ap.add_argument("--no-resource-saving", action="store_true",
                     help="do not run LeanMPI a second time in resource-saving mode")
     ap.add_argument("--reps", type=int, default=2, help="repetitions per MPI and N")
-    ap.add_argument("--lat-reps", type=int, default=3,
+    ap.add_argument("--lat-reps", type=int, default=5,
                     help="ping-pong runs per LeanMPI mode (0: no latency comparison)")
     ap.add_argument("--out", default=str(REPO / "bench" / "results"),
                     help="directory for memory.json and memory.csv")
@@ -1089,9 +1109,12 @@ def main(argv=None):
         setup.note("error: no MPI could be built and launched")
         return 1
 
+    # Latency first, before the large jobs leave the machine's load high.
+    failures = []
+    latency, loads = run_latency(ok, exe_dir, a.lat_reps, a.timeout, failures)
     raw = {m.key: {ph: {n: [] for n in ns} for ph in PHASES} for m in ok}
     raw_nodes = {m.key: {ph: {n: [] for n in ns} for ph in PHASES} for m in ok}
-    failures, gave_up, log = [], set(), []
+    gave_up, log = set(), []
     jobs = [(rep, n, m) for rep in range(a.reps) for i, n in enumerate(ns)
             for m in (ok[(i + rep) % len(ok):] + ok[:(i + rep) % len(ok)])]
     prog = lb.Progress(len(jobs))
@@ -1121,7 +1144,7 @@ def main(argv=None):
 
     # LeanMPI: simulated world against a plain 2-rank job, and latency of
     # the two protocols.
-    sim, latency, memreport, direct, loads = None, {}, {}, {}, []
+    sim, memreport, direct = None, {}, {}
     if lean is not None and lean.status == "ok":
         sim_vals = {"sim": [], "plain": []}
         for rep in range(max(2, a.reps)):
@@ -1164,20 +1187,6 @@ def main(argv=None):
                                  "error": err[:400]})
             else:
                 direct[str(n)] = {ph: rank_summary(rk) for ph, rk in ranks.items()}
-        lat_mpis = [m for m in ok if m.key in (LEAN, LEAN_RS)]
-        lat_raw = {m.key: [] for m in lat_mpis}
-        loads.append(lb.load_average())
-        for rep in range(a.lat_reps):
-            for m in (lat_mpis if rep % 2 == 0 else lat_mpis[::-1]):
-                s, err = run_pingpong(m, exe_dir[m.key] / "pingpong", min(a.timeout, 120))
-                if err:
-                    failures.append({"mpi": m.key, "n": "2 (ping-pong)", "rep": rep,
-                                     "error": err[:400]})
-                elif s:
-                    lat_raw[m.key].append(s)
-                loads.append(lb.load_average())
-        latency = {k: {str(s): lb.stats([r.get(s) for r in v]) for s in LAT_SIZES}
-                   for k, v in lat_raw.items() if v}
 
     points = {mk: {ph: {n: median_summary(v) for n, v in byn.items() if v}
                    for ph, byn in phs.items()} for mk, phs in raw.items()}
