@@ -391,11 +391,15 @@ def findings(points, fits, targets, memreport):  # noqa: C901
                      f"resident by the allocator.")
             if parts.get("shmem_kb", 0) > max(parts.get("anon_kb", 0), parts.get("file_kb", 0)):
                 text += (" Most of the difference is shared-memory pages: pages of the "
-                         "node's transport segments that a rank touches when it first "
-                         "sends to a peer (the segments reserve "
-                         f"{fmt_kib(rh['total']['shared'] / 1024 / hi)} per local rank), "
-                         "node-local memory that grows with the ranks of a node, which this "
-                         "one-node measurement cannot tell from growth with the job.")
+                         "node's transport segments (message cells, the rank's own and "
+                         "those of the peers it receives from) that a rank maps as it "
+                         "exchanges messages; the segments reserve "
+                         f"{fmt_kib(rh['total']['shared'] / 1024 / hi)} per local rank and "
+                         "exist once per node, so this is node-local memory that grows with "
+                         "the ranks of a node, which this one-node measurement cannot tell "
+                         "from growth with the job. The anonymous part is the collective "
+                         "schedule above: Bruck's schedule has a step per block moved, "
+                         "O(N log N) steps.")
         out.append(text)
     for ph in PHASES:
         t = by.get(f"node_{ph}")
