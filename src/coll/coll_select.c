@@ -151,17 +151,30 @@ static int usable(const lm_coll_alg *g, const lm_coll_spec *a)
     return g && (!g->commutative_only || a->commutative);
 }
 
+#define NROWS (sizeof table / sizeof table[0])
+/* Each row's algorithm, found by name once (every call looks them up),
+ * and where each collective's rows start. */
+static const lm_coll_alg *row_alg[NROWS];
+static size_t first_row[LM_COLL_KIND_COUNT];
+
 const lm_coll_alg *lm_coll_select(const lm_coll_spec *a)
 {
-    if (!overrides_read) read_overrides();
+    if (!overrides_read) {
+        for (int k = 0; k < LM_COLL_KIND_COUNT; k++)
+            first_row[k] = NROWS;
+        for (size_t i = NROWS; i-- > 0;) {
+            row_alg[i] = lm_coll_alg_find(table[i].kind, table[i].alg);
+            first_row[table[i].kind] = i;
+        }
+        read_overrides();
+    }
     if (usable(overrides[a->kind], a)) return overrides[a->kind];
     size_t bytes = lm_coll_select_bytes(a);
-    for (size_t i = 0; i < sizeof table / sizeof table[0]; i++) {
+    for (size_t i = first_row[a->kind]; i < NROWS; i++) {
         const struct row *r = &table[i];
         if (r->kind != a->kind || (r->max_procs && a->size > r->max_procs) || (r->max_bytes && bytes > r->max_bytes))
             continue;
-        const lm_coll_alg *g = lm_coll_alg_find(a->kind, r->alg);
-        if (usable(g, a)) return g;
+        if (usable(row_alg[i], a)) return row_alg[i];
     }
     /* every collective has an algorithm that takes any op */
     for (int i = 0; i < lm_coll_nalgs; i++)

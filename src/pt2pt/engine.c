@@ -381,6 +381,21 @@ int lm_send_start(lm_request *r)
     return rc < 0 ? rc : MPI_SUCCESS;
 }
 
+/* A message a blocking caller waits for anyway needs no request when it can
+ * be handed over at once: eager, nothing queued before it, the receiver not
+ * congested, and the transport takes it now. */
+int lm_send_bytes_now(const void *buf, size_t len, int dest, int tag, lm_comm *c, int ctx)
+{
+    if (pending.head) return 0;
+    int dst = lm_comm_world_rank(c, dest);
+    size_t maxp = lm_transport_max_payload(dst);
+    if (len > eager_limit || len > maxp || receiver_congested(dst)) return 0;
+    lm_pkt h = {.am_id = LM_AM_PT2PT, .type = LM_PKT_EAGER, .context = ctx, .src_rank = c->rank, .tag = tag};
+    int rc = lm_transport_am_send(dst, &h, LM_PKT_EAGER_HDR, buf, len);
+    if (rc == LM_OK) return 1;
+    return rc == LM_EAGAIN ? 0 : MPI_ERR_OTHER;
+}
+
 /* ---- matching ----------------------------------------------------------- */
 
 static inline int envelope_matches(int want_src, int want_tag, int src, int tag)
@@ -529,6 +544,35 @@ int lm_recv_start(lm_request *r)
     else posted.head = r;
     posted.tail = r;
     return MPI_SUCCESS;
+}
+
+static int take_eager_now(void *buf, size_t len, int src, int tag, int ctx, int *err)
+{
+    lm_unexpected *u = find_unexpected(ctx, src, tag);
+    if (!u || u->type != LM_PKT_EAGER) return 0;
+    unlink_unexpected(u);
+    unexpected_account(0, u->size);
+    if (u->flags & LM_PKT_FLAG_SYNC) send_control(u->src_world, LM_PKT_SYNC_ACK, u->sreq, 0);
+    size_t n = u->size;
+    *err = MPI_SUCCESS;
+    if (n > len) {
+        n = len;
+        *err = MPI_ERR_TRUNCATE;
+    }
+    if (n) memcpy(buf, u->data, n);
+    record_free(u);
+    return 1;
+}
+
+/* The receiving half: a message that has already arrived eagerly is copied
+ * out of the unexpected queue (one progress call first, if it is not there
+ * yet), exactly the message lm_recv_start would match. */
+int lm_recv_bytes_now(void *buf, size_t len, int src, int tag, int ctx, int *err)
+{
+    if (src < 0) return 0;
+    if (unexpected.head && take_eager_now(buf, len, src, tag, ctx, err)) return 1;
+    lm_progress();
+    return unexpected.head && take_eager_now(buf, len, src, tag, ctx, err);
 }
 
 int lm_recv_cancel(lm_request *r)
