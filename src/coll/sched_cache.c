@@ -5,7 +5,7 @@
 #define CACHED 8
 
 /* Everything a generator and the selection read (the array forms are
- * never kept); compared as bytes, so it is cleared before being filled. */
+ * never kept). */
 typedef struct key {
     int kind, size, rank, root, in_place, commutative;
     size_t bytes, elem, scratch_before;
@@ -26,7 +26,6 @@ static unsigned last_hit, next_victim;
 static int make_key(const lm_coll_spec *a, size_t scratch_before, key *k)
 {
     if (a->counts || a->displs || a->scounts || a->sdispls) return 0;
-    memset(k, 0, sizeof *k);
     k->kind = a->kind;
     k->size = a->size;
     k->rank = a->rank;
@@ -39,17 +38,25 @@ static int make_key(const lm_coll_spec *a, size_t scratch_before, key *k)
     return 1;
 }
 
+static int same_key(const key *x, const key *y)
+{
+    return x->kind == y->kind && x->rank == y->rank && x->size == y->size && x->root == y->root &&
+           x->bytes == y->bytes && x->elem == y->elem && x->in_place == y->in_place &&
+           x->commutative == y->commutative && x->scratch_before == y->scratch_before;
+}
+
 int lm_sched_cache_get(const lm_coll_spec *a, lm_sched *s)
 {
     key k;
     if (!make_key(a, s->scratch_bytes, &k)) return 0;
-    for (unsigned j = 0; j < CACHED; j++) {
-        unsigned i = (last_hit + j) % CACHED;
+    for (unsigned j = 0, i = last_hit; j < CACHED; j++, i = (i + 1) % CACHED) {
         entry *e = &cache[i];
-        if (!e->used || memcmp(&e->k, &k, sizeof k)) continue;
+        if (!e->used || !same_key(&e->k, &k)) continue;
         last_hit = i;
-        memcpy(s->steps, e->steps, e->nsteps * sizeof *e->steps);
-        memcpy(s->round_end, e->round_end, e->nrounds * sizeof *e->round_end);
+        for (uint32_t t = 0; t < e->nsteps; t++)
+            s->steps[t] = e->steps[t];
+        for (uint32_t r = 0; r < e->nrounds; r++)
+            s->round_end[r] = e->round_end[r];
         s->nsteps = e->nsteps;
         s->nrounds = e->nrounds;
         s->widest = e->widest;

@@ -45,10 +45,11 @@ void lm_coll_exec_fini(lm_coll_exec *x)
         lm_datatype_release(x->op_type);
         lm_op_release(x->op);
     }
-    lm_free(LM_MEM_COLL, x->stages);
+    if (x->stages) lm_free(LM_MEM_COLL, x->stages);
     if (x->reqs != x->inline_reqs) lm_free(LM_MEM_COLL, x->reqs);
-    free_scratch(x);
-    lm_sched_free(&x->sched);
+    if (x->scratch) free_scratch(x);
+    if (x->sched.steps != x->sched.inline_steps || x->sched.round_end != x->sched.inline_rounds)
+        lm_sched_free(&x->sched);
     lm_comm_drop(x->comm);
 }
 

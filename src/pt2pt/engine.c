@@ -593,18 +593,21 @@ int lm_recv_cancel(lm_request *r)
 
 /* ---- incoming packets --------------------------------------------------- */
 
-static void queue_unexpected(int src_world, const lm_pkt *h, const void *payload, size_t len)
+/* hdr_len: how much of h the packet carried (an eager packet carries the
+ * envelope, and sreq when synchronous; its size is the payload's length) */
+static void queue_unexpected(int src_world, const lm_pkt *h, size_t hdr_len, const void *payload, size_t len)
 {
     lm_unexpected *u = record_new();
+    int eager = h->type == LM_PKT_EAGER;
     u->context = h->context;
     u->src_rank = h->src_rank;
     u->src_world = src_world;
     u->tag = h->tag;
     u->type = h->type;
     u->flags = h->flags;
-    u->size = h->size;
-    u->sreq = h->sreq;
-    u->addr = h->addr;
+    u->size = eager ? len : h->size;
+    u->sreq = !eager || hdr_len >= LM_PKT_EAGER_SYNC_HDR ? h->sreq : 0;
+    u->addr = eager ? 0 : h->addr;
     u->data = NULL;
     if (h->type == LM_PKT_EAGER && len) {
         u->data = len <= sizeof u->small ? u->small : lm_malloc(LM_MEM_PT2PT, len);
@@ -622,11 +625,7 @@ static void handle_packet(int src_world, const void *hdr, size_t hdr_len, const 
     case LM_PKT_EAGER: {
         lm_request *r = take_posted(h->context, h->src_rank, h->tag);
         if (!r) {
-            /* the eager prefix, completed: size is the payload's length */
-            lm_pkt full = {0};
-            memcpy(&full, h, hdr_len < sizeof full ? hdr_len : sizeof full);
-            full.size = len;
-            queue_unexpected(src_world, &full, payload, len);
+            queue_unexpected(src_world, h, hdr_len, payload, len);
             return;
         }
         if (h->flags & LM_PKT_FLAG_SYNC) send_control(src_world, LM_PKT_SYNC_ACK, h->sreq, 0);
@@ -636,7 +635,7 @@ static void handle_packet(int src_world, const void *hdr, size_t hdr_len, const 
     case LM_PKT_RTS: {
         lm_request *r = take_posted(h->context, h->src_rank, h->tag);
         if (!r) {
-            queue_unexpected(src_world, h, NULL, 0);
+            queue_unexpected(src_world, h, hdr_len, NULL, 0);
             return;
         }
         start_rendezvous_receive(r, src_world, h->src_rank, h->tag, h->size, h->sreq, h->addr, h->flags);
