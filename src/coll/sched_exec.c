@@ -33,7 +33,7 @@ lm_coll_exec *lm_coll_exec_new(lm_comm *c)
 
 static void free_scratch(lm_coll_exec *x)
 {
-    if (x->scratch != x->inline_scratch) lm_free(LM_MEM_COLL, x->scratch);
+    if (x->scratch && x->scratch != x->inline_scratch) lm_free(LM_MEM_COLL, x->scratch);
     x->scratch = NULL;
 }
 
@@ -47,7 +47,7 @@ void lm_coll_exec_fini(lm_coll_exec *x)
     }
     if (x->stages) lm_free(LM_MEM_COLL, x->stages);
     if (x->reqs != x->inline_reqs) lm_free(LM_MEM_COLL, x->reqs);
-    if (x->scratch) free_scratch(x);
+    free_scratch(x);
     if (x->sched.steps != x->sched.inline_steps || x->sched.round_end != x->sched.inline_rounds)
         lm_sched_free(&x->sched);
     lm_comm_drop(x->comm);
