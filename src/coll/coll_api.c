@@ -11,6 +11,7 @@
 #include "coll/coll_args.h"
 #include "coll/intercomm_coll.h"
 #include "coll/op.h"
+#include "coll/sched_cache.h"
 #include "coll/sched_exec.h"
 #include "core/lm_error.h"
 #include "core/lm_mem.h"
@@ -431,7 +432,11 @@ static int run(call *k)
     b.a = (lm_coll_spec){.kind = k->kind, .size = c->size, .rank = c->rank, .root = k->root, .elem = 1,
                          .commutative = 1};
     int rc = describe(k, &b);
-    if (rc == MPI_SUCCESS) lm_coll_select(&b.a)->gen(&b.x->sched, &b.a);
+    if (rc == MPI_SUCCESS && !lm_sched_cache_get(&b.a, &b.x->sched)) {
+        size_t staged = b.x->sched.scratch_bytes;
+        lm_coll_select(&b.a)->gen(&b.x->sched, &b.a);
+        lm_sched_cache_put(&b.a, staged, &b.x->sched);
+    }
     lm_free(LM_MEM_COLL, b.arrays);
     if (rc != MPI_SUCCESS) {
         if (k->mode == RUN_BLOCKING) lm_coll_exec_fini(b.x);

@@ -209,7 +209,14 @@ int lm_op_valid_for(MPI_Op op, const lm_datatype *t)
     if (lm_op_user_get(op)) return 1;
     if (!lm_op_valid(op)) return 0;
     int i = (int)LM_HANDLE_INDEX(op);
-    return i != OP_REPLACE && i != OP_NO_OP && apply(i, NULL, NULL, 0, t, 1) == 1;
+    if (i == OP_REPLACE || i == OP_NO_OP) return 0;
+    /* every reduction asks: predefined pairs are answered once (1 + answer) */
+    static uint8_t known[OP_COUNT][LM_BT_COUNT];
+    int b = t->predefined ? t->basic_id : -1;
+    if (b >= 0 && b < LM_BT_COUNT && known[i][b]) return known[i][b] - 1;
+    int valid = apply(i, NULL, NULL, 0, t, 1) == 1;
+    if (b >= 0 && b < LM_BT_COUNT) known[i][b] = (uint8_t)(1 + valid);
+    return valid;
 }
 
 int lm_op_apply(MPI_Op op, const void *in, void *inout, size_t count, const lm_datatype *t)

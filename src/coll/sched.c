@@ -10,6 +10,7 @@ void lm_sched_init(lm_sched *s)
     s->cap = LM_SCHED_INLINE_STEPS;
     s->round_end = s->inline_rounds;
     s->nrounds = 0;
+    s->widest = 0;
     s->rounds_cap = LM_SCHED_INLINE_ROUNDS;
     s->scratch_bytes = 0;
     s->failed = 0;
@@ -109,6 +110,7 @@ void lm_sched_round(lm_sched *s)
         s->round_end = n;
         s->rounds_cap = cap;
     }
+    if (s->nsteps - begin > s->widest) s->widest = (uint32_t)(s->nsteps - begin);
     s->round_end[s->nrounds++] = (uint32_t)s->nsteps;
 }
 

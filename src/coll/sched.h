@@ -45,6 +45,7 @@ typedef struct lm_sched {
     size_t nsteps, cap;
     uint32_t *round_end;     /* round r holds steps [round_end[r-1], round_end[r]) */
     uint32_t nrounds, rounds_cap;
+    uint32_t widest;         /* most steps in one round */
     size_t scratch_bytes;    /* scratch the steps use (offsets are 64-byte aligned) */
     int failed;              /* out of memory while building */
     lm_step inline_steps[LM_SCHED_INLINE_STEPS];

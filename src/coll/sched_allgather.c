@@ -1,10 +1,19 @@
 /* Allgather schedules (allgatherv through the ring). */
 #include "coll/sched_util.h"
 
+/* The own block goes from the send buffer to its place in the receive
+ * buffer. The first step sends it from the send buffer and copies it
+ * after posting its messages, so that the copy overlaps their transfer. */
 static void own_block(lm_sched *s, const lm_coll_spec *a)
 {
     if (!a->in_place) lm_sched_copy(s, LM_SLOT_SEND, 0, LM_SLOT_RECV, blk_off(a, a->rank), blk_bytes(a, a->rank));
-    lm_sched_round(s);
+}
+
+/* Where the first step finds the own block. */
+static int own_slot(const lm_coll_spec *a, size_t *off)
+{
+    *off = a->in_place ? blk_off(a, a->rank) : 0;
+    return a->in_place ? LM_SLOT_RECV : LM_SLOT_SEND;
 }
 
 /* n-1 steps; in step k a rank passes to its right the block it got in step
@@ -12,13 +21,17 @@ static void own_block(lm_sched *s, const lm_coll_spec *a)
 void lm_sched_allgather_ring(lm_sched *s, const lm_coll_spec *a)
 {
     int n = a->size, me = a->rank, right = ring_add(me, 1, n), left = ring_add(me, -1, n);
-    own_block(s, a);
     for (int k = 0; k < n - 1; k++) {
         int sb = ring_add(me, -k, n), rb = ring_add(me, -k - 1, n);
-        if (blk_bytes(a, sb)) lm_sched_send(s, right, LM_SLOT_RECV, blk_off(a, sb), blk_bytes(a, sb));
+        size_t off = blk_off(a, sb);
+        int slot = k ? LM_SLOT_RECV : own_slot(a, &off);
+        if (blk_bytes(a, sb)) lm_sched_send(s, right, slot, off, blk_bytes(a, sb));
         if (blk_bytes(a, rb)) lm_sched_recv(s, left, LM_SLOT_RECV, blk_off(a, rb), blk_bytes(a, rb));
+        if (!k) own_block(s, a);
         lm_sched_round(s);
     }
+    if (n == 1) own_block(s, a);
+    lm_sched_round(s);
 }
 
 /* log2(n) steps for a power of two n: in step k ranks swap the 2^k blocks
@@ -32,13 +45,17 @@ void lm_sched_allgather_recursive_doubling(lm_sched *s, const lm_coll_spec *a)
     }
     size_t b = a->bytes;
     if (!b) return;
-    own_block(s, a);
     for (int m = 1; m < n; m <<= 1) {
         int peer = me ^ m, mine = me & ~(m - 1), theirs = peer & ~(m - 1);
-        lm_sched_send(s, peer, LM_SLOT_RECV, (size_t)mine * b, (size_t)m * b);
+        size_t off = (size_t)mine * b;
+        int slot = m > 1 ? LM_SLOT_RECV : own_slot(a, &off);
+        lm_sched_send(s, peer, slot, off, (size_t)m * b);
         lm_sched_recv(s, peer, LM_SLOT_RECV, (size_t)theirs * b, (size_t)m * b);
+        if (m == 1) own_block(s, a);
         lm_sched_round(s);
     }
+    if (n == 1) own_block(s, a);
+    lm_sched_round(s);
 }
 
 /* Bruck: ceil(log2 n) steps for any n. Blocks are kept in an order rotated

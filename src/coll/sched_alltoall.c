@@ -33,17 +33,20 @@ static void own_block(lm_sched *s, const lm_coll_spec *a, int src, size_t base)
         lm_sched_copy(s, src, base + sblk_off(a, a->rank), LM_SLOT_RECV, blk_off(a, a->rank), blk_bytes(a, a->rank));
 }
 
-/* n-1 steps; in step k a rank sends to me+k and receives from me-k. */
+/* n-1 steps; in step k a rank sends to me+k and receives from me-k. The
+ * own block is copied in the first step, after its messages are posted,
+ * so that the copy overlaps their transfer. */
 void lm_sched_alltoall_pairwise(lm_sched *s, const lm_coll_spec *a)
 {
     size_t base;
     int src = source(s, a, &base);
-    own_block(s, a, src, base);
-    lm_sched_round(s);
     for (int k = 1; k < a->size; k++) {
         exchange(s, a, src, base, k);
+        if (k == 1) own_block(s, a, src, base);
         lm_sched_round(s);
     }
+    if (a->size == 1) own_block(s, a, src, base);
+    lm_sched_round(s);
 }
 
 /* Everything posted at once, in windows of LINEAR_WINDOW peers so that
@@ -52,11 +55,13 @@ void lm_sched_alltoall_linear(lm_sched *s, const lm_coll_spec *a)
 {
     size_t base;
     int src = source(s, a, &base);
-    own_block(s, a, src, base);
     for (int k = 1; k < a->size; k++) {
         exchange(s, a, src, base, k);
+        if (k == (a->size - 1 < LINEAR_WINDOW ? a->size - 1 : LINEAR_WINDOW))
+            own_block(s, a, src, base); /* overlaps the first window */
         if (k % LINEAR_WINDOW == 0) lm_sched_round(s);
     }
+    if (a->size == 1) own_block(s, a, src, base);
     lm_sched_round(s);
 }
 

@@ -13,8 +13,9 @@
 
 void lm_coll_exec_init(lm_coll_exec *x, lm_comm *c)
 {
-    /* everything but the inline areas, which need no clearing */
-    memset(x, 0, offsetof(lm_coll_exec, inline_reqs));
+    /* everything but the schedule (initialised below) and the inline
+     * areas, which need no clearing */
+    memset(x, 0, offsetof(lm_coll_exec, sched));
     lm_sched_init(&x->sched);
     x->comm = c;
     lm_comm_hold(c); /* a pending collective keeps its communicator alive */
@@ -32,7 +33,7 @@ lm_coll_exec *lm_coll_exec_new(lm_comm *c)
 
 static void free_scratch(lm_coll_exec *x)
 {
-    if (x->scratch != x->inline_scratch) lm_free(LM_MEM_COLL, x->scratch);
+    if (x->scratch && x->scratch != x->inline_scratch) lm_free(LM_MEM_COLL, x->scratch);
     x->scratch = NULL;
 }
 
@@ -44,10 +45,11 @@ void lm_coll_exec_fini(lm_coll_exec *x)
         lm_datatype_release(x->op_type);
         lm_op_release(x->op);
     }
-    lm_free(LM_MEM_COLL, x->stages);
+    if (x->stages) lm_free(LM_MEM_COLL, x->stages);
     if (x->reqs != x->inline_reqs) lm_free(LM_MEM_COLL, x->reqs);
     free_scratch(x);
-    lm_sched_free(&x->sched);
+    if (x->sched.steps != x->sched.inline_steps || x->sched.round_end != x->sched.inline_rounds)
+        lm_sched_free(&x->sched);
     lm_comm_drop(x->comm);
 }
 
@@ -170,11 +172,7 @@ static int prepare(lm_coll_exec *x)
     lm_sched *s = &x->sched;
     if (s->failed) return MPI_ERR_NO_MEM;
     if (lm_comm_has_simulated(x->comm)) return MPI_ERR_COMM; /* its messages could never arrive */
-    uint32_t widest = 0, begin = 0;
-    for (uint32_t r = 0; r < s->nrounds; r++) {
-        if (s->round_end[r] - begin > widest) widest = s->round_end[r] - begin;
-        begin = s->round_end[r];
-    }
+    uint32_t widest = s->widest;
     if (widest > x->reqs_cap) {
         /* nothing is in flight between runs: no contents to keep */
         lm_request **n = lm_malloc(LM_MEM_COLL, widest * sizeof *n);
@@ -194,6 +192,7 @@ static int prepare(lm_coll_exec *x)
     x->round = 0;
     x->nreqs = 0;
     x->error = MPI_SUCCESS;
+    x->round_error = MPI_SUCCESS;
     x->running = 1;
     return MPI_SUCCESS;
 }
@@ -208,10 +207,64 @@ static void finish(lm_coll_exec *x)
     if (!x->req || !x->req->persistent) free_scratch(x);
 }
 
+/* A request in the blocking run's frame: what lm_isend_bytes and
+ * lm_irecv_bytes would allocate, without the handle object. */
+static int post_in_frame(lm_coll_exec *x, const lm_step *st, lm_request *r)
+{
+    lm_comm *c = x->comm;
+    memset(r, 0, sizeof *r);
+    r->comm = c;
+    r->ctx = c->context_id + 1;
+    r->peer = st->peer;
+    r->match_tag = x->tag;
+    r->mode = LM_MODE_STANDARD;
+    if (st->kind == LM_STEP_SEND) {
+        r->kind = LM_REQ_SEND;
+        r->buf = addr(x, st->src_slot, st->src_off);
+        r->peer_world = st->peer >= 0 ? lm_comm_world_rank(c, st->peer) : -1;
+    } else {
+        r->kind = LM_REQ_RECV;
+        r->buf = addr(x, st->dst_slot, st->dst_off);
+        r->peer_world = -1;
+    }
+    r->len = st->bytes;
+    return st->kind == LM_STEP_SEND ? lm_send_start(r) : lm_recv_start(r);
+}
+
 static void post(lm_coll_exec *x, const lm_step *st)
 {
     lm_comm *c = x->comm;
     lm_request *r = NULL;
+    if (x->frame_reqs) {
+        /* a blocking run: what has arrived, or can leave, needs no request */
+        int rc, err = MPI_SUCCESS;
+        if (st->kind == LM_STEP_SEND)
+            rc = lm_send_bytes_now(addr(x, st->src_slot, st->src_off), st->bytes, st->peer, x->tag, c,
+                                   c->context_id + 1);
+        else
+            rc = lm_recv_bytes_now(addr(x, st->dst_slot, st->dst_off), st->bytes, st->peer, x->tag,
+                                   c->context_id + 1, &err);
+        if (rc < 0) {
+            if (x->error == MPI_SUCCESS) x->error = rc;
+            return;
+        }
+        if (rc == 1) {
+            /* as a request's error: known once the round is done */
+            if (err != MPI_SUCCESS && x->round_error == MPI_SUCCESS) x->round_error = err;
+            return;
+        }
+    }
+    if (x->frame_reqs && x->nreqs < LM_COLL_EXEC_INLINE_REQS) {
+        r = &x->frame_reqs[x->nreqs];
+        int rc = post_in_frame(x, st, r);
+        if (rc != MPI_SUCCESS) {
+            /* not started (no memory to queue it): nothing refers to r */
+            if (x->error == MPI_SUCCESS) x->error = rc;
+            return;
+        }
+        x->reqs[x->nreqs++] = r;
+        return;
+    }
     int rc = st->kind == LM_STEP_SEND
                  ? lm_isend_bytes(addr(x, st->src_slot, st->src_off), st->bytes, st->peer, x->tag, c,
                                   c->context_id + 1, &r)
@@ -236,6 +289,10 @@ static int advance(lm_coll_exec *x)
             if (r->error != MPI_SUCCESS && x->error == MPI_SUCCESS) x->error = r->error;
             lm_request_release(r);
             x->nreqs--;
+        }
+        if (x->round_error != MPI_SUCCESS) {
+            if (x->error == MPI_SUCCESS) x->error = x->round_error;
+            x->round_error = MPI_SUCCESS;
         }
         if (x->error != MPI_SUCCESS || x->round == s->nrounds) {
             finish(x);
@@ -264,9 +321,14 @@ int lm_coll_exec_run(lm_coll_exec *x)
 {
     int rc = prepare(x);
     if (rc != MPI_SUCCESS) return rc;
+    /* every message of a round completes before the next round starts and
+     * before this returns, so the round's requests can live right here */
+    lm_request frame[LM_COLL_EXEC_INLINE_REQS];
+    x->frame_reqs = frame;
     unsigned idle = 0;
     while (!advance(x))
         lm_progress_wait(&idle);
+    x->frame_reqs = NULL;
     return x->error;
 }
 

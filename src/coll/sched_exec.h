@@ -32,7 +32,6 @@ typedef struct lm_stage {
 
 typedef struct lm_coll_exec lm_coll_exec;
 struct lm_coll_exec {
-    lm_sched sched;
     lm_comm *comm;
     /* slot bases: an address, or an offset into scratch (staged data) */
     char *base[LM_SLOT_COUNT];
@@ -53,9 +52,15 @@ struct lm_coll_exec {
     uint32_t nreqs, reqs_cap;
     char *scratch;
     int error;
+    int round_error;           /* blocking runs: a step of this round done without a request failed */
     int running;
     lm_request *req;           /* nonblocking/persistent: the user's request */
     lm_coll_exec *next_active;
+    /* blocking runs: requests in lm_coll_exec_run's frame, one per step of
+     * the current round, so that a message costs no request object */
+    lm_request *frame_reqs;
+    /* last before the inline areas: init clears everything above it */
+    lm_sched sched;
     lm_request *inline_reqs[LM_COLL_EXEC_INLINE_REQS];
     _Alignas(max_align_t) char inline_scratch[LM_COLL_EXEC_INLINE_SCRATCH];
 };

@@ -128,6 +128,34 @@ void lm_sched_allreduce_recursive_doubling(lm_sched *s, const lm_coll_spec *a)
     }
 }
 
+/* The ring reduce-scatter of allreduce and reduce: in step k a rank passes
+ * on piece me-k (its own input first) and combines piece me-k-1, which
+ * arrives, with its input. The partial results are in `acc`. Where the
+ * input is elsewhere, a piece arrives straight in acc and the input is
+ * combined into it (acc = in op acc: the op is commutative), so the input
+ * is never copied; where the input is in acc itself (in place), a piece
+ * arrives in scratch and is combined into acc. */
+static void ring_reduce_scatter(lm_sched *s, const lm_coll_spec *a, loc in, loc acc)
+{
+    int n = a->size, me = a->rank, right = ring_add(me, 1, n), left = ring_add(me, -1, n);
+    size_t bytes = a->bytes, off, len, roff, rlen;
+    int direct = in.slot != acc.slot;
+    piece(bytes, a->elem, n, 0, &off, &len);
+    size_t tmp = direct ? 0 : lm_sched_scratch(s, len);
+    for (int k = 0; k < n - 1; k++) {
+        piece(bytes, a->elem, n, ring_add(me, -k, n), &off, &len);
+        piece(bytes, a->elem, n, ring_add(me, -k - 1, n), &roff, &rlen);
+        loc from = k ? acc : in;
+        if (len) lm_sched_send(s, right, from.slot, from.off + off, len);
+        if (rlen && direct) lm_sched_recv(s, left, acc.slot, acc.off + roff, rlen);
+        else if (rlen) lm_sched_recv(s, left, LM_SLOT_SCRATCH, tmp, rlen);
+        lm_sched_round(s);
+        if (direct) lm_sched_reduce(s, in.slot, in.off + roff, acc.slot, acc.off + roff, rlen);
+        else lm_sched_reduce(s, LM_SLOT_SCRATCH, tmp, acc.slot, acc.off + roff, rlen);
+        lm_sched_round(s);
+    }
+}
+
 /* Reduce-scatter around a ring, then allgather around it: each rank sends
  * 2 (n-1)/n of the message in 2 (n-1) steps. Needs a commutative op. */
 void lm_sched_allreduce_ring(lm_sched *s, const lm_coll_spec *a)
@@ -135,19 +163,9 @@ void lm_sched_allreduce_ring(lm_sched *s, const lm_coll_spec *a)
     int n = a->size, me = a->rank, right = ring_add(me, 1, n), left = ring_add(me, -1, n);
     size_t bytes = a->bytes, off, len, roff, rlen;
     if (!bytes) return;
-    if (!a->in_place) lm_sched_copy(s, LM_SLOT_SEND, 0, LM_SLOT_RECV, 0, bytes);
+    if (n == 1 && !a->in_place) lm_sched_copy(s, LM_SLOT_SEND, 0, LM_SLOT_RECV, 0, bytes);
     lm_sched_round(s);
-    piece(bytes, a->elem, n, 0, &off, &len);
-    size_t tmp = lm_sched_scratch(s, len);
-    for (int k = 0; k < n - 1; k++) {
-        piece(bytes, a->elem, n, ring_add(me, -k, n), &off, &len);
-        piece(bytes, a->elem, n, ring_add(me, -k - 1, n), &roff, &rlen);
-        if (len) lm_sched_send(s, right, LM_SLOT_RECV, off, len);
-        if (rlen) lm_sched_recv(s, left, LM_SLOT_SCRATCH, tmp, rlen);
-        lm_sched_round(s);
-        lm_sched_reduce(s, LM_SLOT_SCRATCH, tmp, LM_SLOT_RECV, roff, rlen);
-        lm_sched_round(s);
-    }
+    ring_reduce_scatter(s, a, (loc){input_slot(a), 0}, (loc){LM_SLOT_RECV, 0});
     for (int k = 0; k < n - 1; k++) {
         piece(bytes, a->elem, n, ring_add(me, 1 - k, n), &off, &len);
         piece(bytes, a->elem, n, ring_add(me, -k, n), &roff, &rlen);
@@ -163,25 +181,15 @@ void lm_sched_allreduce_ring(lm_sched *s, const lm_coll_spec *a)
  * Needs a commutative op. */
 void lm_sched_reduce_scatter_gather(lm_sched *s, const lm_coll_spec *a)
 {
-    int n = a->size, me = a->rank, right = ring_add(me, 1, n), left = ring_add(me, -1, n);
-    size_t bytes = a->bytes, off, len, roff, rlen;
+    int n = a->size, me = a->rank;
+    size_t bytes = a->bytes, off, len;
     if (!bytes) return;
     int is_root = me == a->root, in = is_root ? input_slot(a) : LM_SLOT_SEND;
     /* the root reduces in its receive buffer, the others in scratch */
     loc acc = {is_root ? LM_SLOT_RECV : LM_SLOT_SCRATCH, is_root ? 0 : lm_sched_scratch(s, bytes)};
-    lm_sched_copy(s, in, 0, acc.slot, acc.off, bytes);
+    if (n == 1) lm_sched_copy(s, in, 0, acc.slot, acc.off, bytes);
     lm_sched_round(s);
-    piece(bytes, a->elem, n, 0, &off, &len);
-    size_t tmp = lm_sched_scratch(s, len);
-    for (int k = 0; k < n - 1; k++) {
-        piece(bytes, a->elem, n, ring_add(me, -k, n), &off, &len);
-        piece(bytes, a->elem, n, ring_add(me, -k - 1, n), &roff, &rlen);
-        if (len) lm_sched_send(s, right, acc.slot, acc.off + off, len);
-        if (rlen) lm_sched_recv(s, left, LM_SLOT_SCRATCH, tmp, rlen);
-        lm_sched_round(s);
-        lm_sched_reduce(s, LM_SLOT_SCRATCH, tmp, acc.slot, acc.off + roff, rlen);
-        lm_sched_round(s);
-    }
+    ring_reduce_scatter(s, a, (loc){in, 0}, acc);
     /* rank r now holds piece r+1 complete */
     if (!is_root) {
         piece(bytes, a->elem, n, ring_add(me, 1, n), &off, &len);

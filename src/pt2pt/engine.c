@@ -29,6 +29,12 @@
 #include <sched.h>
 #include <string.h>
 
+/* Eager payloads up to this size are copied into the unexpected record
+ * itself, and records are reused: a peer that runs ahead with small
+ * messages (back-to-back broadcasts) costs the receiver no allocation. */
+#define UNEXPECTED_SMALL 64
+#define UNEXPECTED_RECORDS_KEPT 64
+
 typedef struct lm_unexpected {
     /* arrival order over all sources, and within its source bucket */
     struct lm_unexpected *next, *prev, *bnext, *bprev;
@@ -36,7 +42,8 @@ typedef struct lm_unexpected {
     uint8_t type;            /* LM_PKT_EAGER or LM_PKT_RTS */
     uint16_t flags;
     uint64_t size, sreq, addr;
-    void *data;              /* eager payload copy */
+    void *data;              /* eager payload copy: `small`, or the heap when larger */
+    char small[UNEXPECTED_SMALL];
 } lm_unexpected;
 
 typedef struct pending_packet {
@@ -71,10 +78,53 @@ static struct { pending_packet *head, *tail; } pending;
 static pending_packet *pending_free;
 static size_t eager_limit;
 static size_t unexpected_limit;
+static lm_unexpected *records_kept; /* reusable unexpected records (linked by next) */
+static int nrecords_kept;
 static size_t chunk_limit;
 static int rndv_outstanding;
 static _Atomic uint64_t *my_unexpected_bytes;
 static uint64_t unexpected_private; /* singleton without a rank block */
+/* The bytes held unexpected, counted here; the rank block shows them only
+ * while they are above the limit (0 otherwise). Every sender reads that
+ * word before each eager send: written only when the verdict changes, its
+ * cache line stays shared instead of moving between receiver and senders
+ * twice per message. */
+static uint64_t unexpected_held;
+static int unexpected_over;
+
+static void unexpected_account(uint64_t add, uint64_t sub)
+{
+    unexpected_held = unexpected_held + add - sub;
+    int over = unexpected_held > unexpected_limit;
+    if (over || over != unexpected_over)
+        atomic_store_explicit(my_unexpected_bytes, over ? unexpected_held : 0, memory_order_relaxed);
+    unexpected_over = over;
+}
+
+static lm_unexpected *record_new(void)
+{
+    lm_unexpected *u = records_kept;
+    if (u) {
+        records_kept = u->next;
+        nrecords_kept--;
+        return u;
+    }
+    u = lm_malloc(LM_MEM_PT2PT, sizeof *u);
+    if (!u) lm_fatal("out of memory for an unexpected message");
+    return u;
+}
+
+static void record_free(lm_unexpected *u)
+{
+    if (u->data != u->small) lm_free(LM_MEM_PT2PT, u->data);
+    if (nrecords_kept < UNEXPECTED_RECORDS_KEPT) {
+        u->next = records_kept;
+        records_kept = u;
+        nrecords_kept++;
+    } else {
+        lm_free(LM_MEM_PT2PT, u);
+    }
+}
 
 static void handle_packet(int src_world, const void *hdr, size_t hdr_len, const void *payload, size_t len);
 
@@ -97,10 +147,18 @@ void lm_pt2pt_finalize(void)
     while (unexpected.head) {
         lm_unexpected *u = unexpected.head;
         unexpected.head = u->next;
-        lm_free(LM_MEM_PT2PT, u->data);
+        if (u->data != u->small) lm_free(LM_MEM_PT2PT, u->data);
         lm_free(LM_MEM_PT2PT, u);
     }
     unexpected.tail = NULL;
+    while (records_kept) {
+        lm_unexpected *u = records_kept;
+        records_kept = u->next;
+        lm_free(LM_MEM_PT2PT, u);
+    }
+    nrecords_kept = 0;
+    unexpected_held = 0;
+    unexpected_over = 0;
     memset(unexpected_by_source, 0, sizeof unexpected_by_source);
     while (pending_free) {
         pending_packet *p = pending_free;
@@ -323,6 +381,21 @@ int lm_send_start(lm_request *r)
     return rc < 0 ? rc : MPI_SUCCESS;
 }
 
+/* A message a blocking caller waits for anyway needs no request when it can
+ * be handed over at once: eager, nothing queued before it, the receiver not
+ * congested, and the transport takes it now. */
+int lm_send_bytes_now(const void *buf, size_t len, int dest, int tag, lm_comm *c, int ctx)
+{
+    if (pending.head) return 0;
+    int dst = lm_comm_world_rank(c, dest);
+    size_t maxp = lm_transport_max_payload(dst);
+    if (len > eager_limit || len > maxp || receiver_congested(dst)) return 0;
+    lm_pkt h = {.am_id = LM_AM_PT2PT, .type = LM_PKT_EAGER, .context = ctx, .src_rank = c->rank, .tag = tag};
+    int rc = lm_transport_am_send(dst, &h, LM_PKT_EAGER_HDR, buf, len);
+    if (rc == LM_OK) return 1;
+    return rc == LM_EAGAIN ? 0 : MPI_ERR_OTHER;
+}
+
 /* ---- matching ----------------------------------------------------------- */
 
 static inline int envelope_matches(int want_src, int want_tag, int src, int tag)
@@ -439,14 +512,13 @@ static void start_rendezvous_receive(lm_request *r, int src_world, int src_rank,
 static void deliver_unexpected(lm_request *r, lm_unexpected *u)
 {
     if (u->type == LM_PKT_EAGER) {
-        atomic_fetch_sub_explicit(my_unexpected_bytes, u->size, memory_order_relaxed);
+        unexpected_account(0, u->size);
         if (u->flags & LM_PKT_FLAG_SYNC) send_control(u->src_world, LM_PKT_SYNC_ACK, u->sreq, 0);
         deliver_eager(r, u->src_rank, u->tag, u->data, u->size);
     } else {
         start_rendezvous_receive(r, u->src_world, u->src_rank, u->tag, u->size, u->sreq, u->addr, u->flags);
     }
-    lm_free(LM_MEM_PT2PT, u->data);
-    lm_free(LM_MEM_PT2PT, u);
+    record_free(u);
 }
 
 int lm_recv_start(lm_request *r)
@@ -474,6 +546,35 @@ int lm_recv_start(lm_request *r)
     return MPI_SUCCESS;
 }
 
+static int take_eager_now(void *buf, size_t len, int src, int tag, int ctx, int *err)
+{
+    lm_unexpected *u = find_unexpected(ctx, src, tag);
+    if (!u || u->type != LM_PKT_EAGER) return 0;
+    unlink_unexpected(u);
+    unexpected_account(0, u->size);
+    if (u->flags & LM_PKT_FLAG_SYNC) send_control(u->src_world, LM_PKT_SYNC_ACK, u->sreq, 0);
+    size_t n = u->size;
+    *err = MPI_SUCCESS;
+    if (n > len) {
+        n = len;
+        *err = MPI_ERR_TRUNCATE;
+    }
+    if (n) memcpy(buf, u->data, n);
+    record_free(u);
+    return 1;
+}
+
+/* The receiving half: a message that has already arrived eagerly is copied
+ * out of the unexpected queue (one progress call first, if it is not there
+ * yet), exactly the message lm_recv_start would match. */
+int lm_recv_bytes_now(void *buf, size_t len, int src, int tag, int ctx, int *err)
+{
+    if (src < 0) return 0;
+    if (unexpected.head && take_eager_now(buf, len, src, tag, ctx, err)) return 1;
+    lm_progress();
+    return unexpected.head && take_eager_now(buf, len, src, tag, ctx, err);
+}
+
 int lm_recv_cancel(lm_request *r)
 {
     lm_request *prev = NULL;
@@ -492,25 +593,27 @@ int lm_recv_cancel(lm_request *r)
 
 /* ---- incoming packets --------------------------------------------------- */
 
-static void queue_unexpected(int src_world, const lm_pkt *h, const void *payload, size_t len)
+/* hdr_len: how much of h the packet carried (an eager packet carries the
+ * envelope, and sreq when synchronous; its size is the payload's length) */
+static void queue_unexpected(int src_world, const lm_pkt *h, size_t hdr_len, const void *payload, size_t len)
 {
-    lm_unexpected *u = lm_malloc(LM_MEM_PT2PT, sizeof *u);
-    if (!u) lm_fatal("out of memory for an unexpected message");
+    lm_unexpected *u = record_new();
+    int eager = h->type == LM_PKT_EAGER;
     u->context = h->context;
     u->src_rank = h->src_rank;
     u->src_world = src_world;
     u->tag = h->tag;
     u->type = h->type;
     u->flags = h->flags;
-    u->size = h->size;
-    u->sreq = h->sreq;
-    u->addr = h->addr;
+    u->size = eager ? len : h->size;
+    u->sreq = !eager || hdr_len >= LM_PKT_EAGER_SYNC_HDR ? h->sreq : 0;
+    u->addr = eager ? 0 : h->addr;
     u->data = NULL;
     if (h->type == LM_PKT_EAGER && len) {
-        u->data = lm_malloc(LM_MEM_PT2PT, len);
+        u->data = len <= sizeof u->small ? u->small : lm_malloc(LM_MEM_PT2PT, len);
         if (!u->data) lm_fatal("out of memory for an unexpected message");
         memcpy(u->data, payload, len);
-        atomic_fetch_add_explicit(my_unexpected_bytes, len, memory_order_relaxed);
+        unexpected_account(len, 0);
     }
     append_unexpected(u);
 }
@@ -522,11 +625,7 @@ static void handle_packet(int src_world, const void *hdr, size_t hdr_len, const 
     case LM_PKT_EAGER: {
         lm_request *r = take_posted(h->context, h->src_rank, h->tag);
         if (!r) {
-            /* the eager prefix, completed: size is the payload's length */
-            lm_pkt full = {0};
-            memcpy(&full, h, hdr_len < sizeof full ? hdr_len : sizeof full);
-            full.size = len;
-            queue_unexpected(src_world, &full, payload, len);
+            queue_unexpected(src_world, h, hdr_len, payload, len);
             return;
         }
         if (h->flags & LM_PKT_FLAG_SYNC) send_control(src_world, LM_PKT_SYNC_ACK, h->sreq, 0);
@@ -536,7 +635,7 @@ static void handle_packet(int src_world, const void *hdr, size_t hdr_len, const 
     case LM_PKT_RTS: {
         lm_request *r = take_posted(h->context, h->src_rank, h->tag);
         if (!r) {
-            queue_unexpected(src_world, h, NULL, 0);
+            queue_unexpected(src_world, h, hdr_len, NULL, 0);
             return;
         }
         start_rendezvous_receive(r, src_world, h->src_rank, h->tag, h->size, h->sreq, h->addr, h->flags);

@@ -26,6 +26,14 @@ int lm_recv_start(lm_request *r);
 int lm_isend_bytes(const void *buf, size_t len, int dest, int tag, lm_comm *c, int ctx, lm_request **out);
 int lm_irecv_bytes(void *buf, size_t len, int src, int tag, lm_comm *c, int ctx, lm_request **out);
 int lm_wait_release(lm_request *r, MPI_Status *st);
+/* Blocking internal users (collectives) that would only wait for a request:
+ * send contiguous bytes eagerly right now (1), or say that a request is
+ * needed (0; nothing was sent) or fail (an MPI error class). */
+int lm_send_bytes_now(const void *buf, size_t len, int dest, int tag, lm_comm *c, int ctx);
+/* Receive into buf a message from src that has already arrived eagerly
+ * (1; *err is MPI_SUCCESS or MPI_ERR_TRUNCATE), or 0: none has, post a
+ * request. Matches exactly what a receive posted now would. */
+int lm_recv_bytes_now(void *buf, size_t len, int src, int tag, int ctx, int *err);
 
 /* Probe the unexpected queue (no progress); fills status if found. */
 int lm_iprobe(int src, int tag, lm_comm *c, int ctx, int *flag, MPI_Status *st);
