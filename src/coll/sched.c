@@ -83,6 +83,32 @@ static void local(lm_sched *s, int kind, int src_slot, size_t src_off, int dst_s
     st->dst_slot = (uint8_t)dst_slot;
     st->dst_off = dst_off;
     st->bytes = bytes;
+    st->blocks = 1;
+}
+
+void lm_sched_copy_blocks(lm_sched *s, int src_slot, size_t src_off, int src_stride, int dst_slot, size_t dst_off,
+                          int dst_stride, size_t bytes, uint32_t blocks)
+{
+    if (!blocks || !bytes) return;
+    /* strides of exactly one block on both sides are one contiguous copy */
+    if (blocks == 1 || (src_stride == 1 && dst_stride == 1)) {
+        lm_sched_copy(s, src_slot, src_off, dst_slot, dst_off, bytes * blocks);
+        return;
+    }
+    if (src_stride < INT16_MIN || src_stride > INT16_MAX || dst_stride < INT16_MIN || dst_stride > INT16_MAX) {
+        s->failed = 1; /* no generator asks for such strides; never run a wrong schedule */
+        return;
+    }
+    lm_step *st = add(s, LM_STEP_COPY);
+    if (!st) return;
+    st->src_slot = (uint8_t)src_slot;
+    st->src_off = src_off;
+    st->dst_slot = (uint8_t)dst_slot;
+    st->dst_off = dst_off;
+    st->bytes = bytes;
+    st->blocks = blocks;
+    st->src_stride = (int16_t)src_stride;
+    st->dst_stride = (int16_t)dst_stride;
 }
 
 void lm_sched_copy(lm_sched *s, int src_slot, size_t src_off, int dst_slot, size_t dst_off, size_t bytes)

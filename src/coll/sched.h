@@ -28,7 +28,10 @@ typedef struct lm_step {
     uint8_t dst_slot;        /* RECV, COPY, REDUCE: where they go */
     int peer;                /* SEND, RECV: communicator rank */
     size_t src_off, dst_off;
-    size_t bytes;
+    size_t bytes;            /* COPY: bytes of each block */
+    uint32_t blocks;         /* COPY: blocks moved (1: one contiguous range) */
+    int16_t src_stride;      /* COPY: block i starts at src_off + i * src_stride * bytes */
+    int16_t dst_stride;      /*       and lands at dst_off + i * dst_stride * bytes */
 } lm_step;
 
 /* REDUCE combines as MPI_Reduce_local(in = src, inout = dst): dst = src op dst.
@@ -60,6 +63,13 @@ void lm_sched_free(lm_sched *s);
 void lm_sched_send(lm_sched *s, int peer, int slot, size_t off, size_t bytes);
 void lm_sched_recv(lm_sched *s, int peer, int slot, size_t off, size_t bytes);
 void lm_sched_copy(lm_sched *s, int src_slot, size_t src_off, int dst_slot, size_t dst_off, size_t bytes);
+/* Copy `blocks` blocks of `bytes` each as one step: block i from
+ * src_off + i*src_stride*bytes to dst_off + i*dst_stride*bytes (strides in
+ * blocks, may be negative). Algorithms that move many equal blocks at once
+ * (Bruck's packing) then keep schedules of O(rounds) steps, not O(blocks).
+ * The blocks must not overlap one another across source and destination. */
+void lm_sched_copy_blocks(lm_sched *s, int src_slot, size_t src_off, int src_stride, int dst_slot, size_t dst_off,
+                          int dst_stride, size_t bytes, uint32_t blocks);
 void lm_sched_reduce(lm_sched *s, int src_slot, size_t src_off, int dst_slot, size_t dst_off, size_t bytes);
 /* Close the current round; a round with no steps is not recorded. */
 void lm_sched_round(lm_sched *s);

@@ -65,6 +65,24 @@ void lm_sched_alltoall_linear(lm_sched *s, const lm_coll_spec *a)
     lm_sched_round(s);
 }
 
+/* The blocks i of t (0 < i < n) with bit d set, in order, are runs of d
+ * blocks every 2d blocks (the last run may be shorter): pack them densely
+ * at `packed` (pack = 1) or unpack them from there. Returns the blocks. */
+static size_t bruck_runs(lm_sched *s, int n, int d, size_t b, size_t t, size_t packed, int pack)
+{
+    size_t run = (size_t)d * b;
+    uint32_t full = n >= 2 * d ? (uint32_t)((n - 2 * d) / (2 * d) + 1) : 0;
+    size_t tail_start = (size_t)d + 2 * (size_t)d * full, tail = tail_start < (size_t)n ? n - tail_start : 0;
+    if (pack) {
+        lm_sched_copy_blocks(s, LM_SLOT_SCRATCH, t + run, 2, LM_SLOT_SCRATCH, packed, 1, run, full);
+        lm_sched_copy(s, LM_SLOT_SCRATCH, t + tail_start * b, LM_SLOT_SCRATCH, packed + full * run, tail * b);
+    } else {
+        lm_sched_copy_blocks(s, LM_SLOT_SCRATCH, packed, 1, LM_SLOT_SCRATCH, t + run, 2, run, full);
+        lm_sched_copy(s, LM_SLOT_SCRATCH, packed + full * run, LM_SLOT_SCRATCH, t + tail_start * b, tail * b);
+    }
+    return full * (size_t)d + tail;
+}
+
 /* Bruck: ceil(log2 n) steps of about n/2 blocks each, for small blocks.
  * Position i of a rotated copy holds the block for rank me+i; in step k
  * the positions with bit k set go (packed) to rank me+2^k and are replaced
@@ -83,19 +101,17 @@ void lm_sched_alltoall_bruck(lm_sched *s, const lm_coll_spec *a)
     lm_sched_copy(s, src, 0, LM_SLOT_SCRATCH, t + head, (size_t)me * b);
     lm_sched_round(s);
     for (int d = 1; d < n; d <<= 1) {
-        size_t cnt = 0;
-        for (int i = 1; i < n; i++)
-            if (i & d) lm_sched_copy(s, LM_SLOT_SCRATCH, t + (size_t)i * b, LM_SLOT_SCRATCH, out + cnt++ * b, b);
+        size_t cnt = bruck_runs(s, n, d, b, t, out, 1);
         lm_sched_round(s);
         lm_sched_send(s, ring_add(me, d, n), LM_SLOT_SCRATCH, out, cnt * b);
         lm_sched_recv(s, ring_add(me, -d, n), LM_SLOT_SCRATCH, in, cnt * b);
         lm_sched_round(s);
-        cnt = 0;
-        for (int i = 1; i < n; i++)
-            if (i & d) lm_sched_copy(s, LM_SLOT_SCRATCH, in + cnt++ * b, LM_SLOT_SCRATCH, t + (size_t)i * b, b);
+        bruck_runs(s, n, d, b, t, in, 0);
         lm_sched_round(s);
     }
-    for (int j = 0; j < n; j++)
-        lm_sched_copy(s, LM_SLOT_SCRATCH, t + (size_t)ring_add(me, -j, n) * b, LM_SLOT_RECV, (size_t)j * b, b);
+    /* block j of the result is t[me - j]: two descending runs */
+    lm_sched_copy_blocks(s, LM_SLOT_SCRATCH, t + (size_t)me * b, -1, LM_SLOT_RECV, 0, 1, b, (uint32_t)me + 1);
+    lm_sched_copy_blocks(s, LM_SLOT_SCRATCH, t + (size_t)(n - 1) * b, -1, LM_SLOT_RECV, (size_t)(me + 1) * b, 1, b,
+                         (uint32_t)(n - 1 - me));
     lm_sched_round(s);
 }

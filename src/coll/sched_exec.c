@@ -167,6 +167,20 @@ static char *addr(lm_coll_exec *x, int slot, size_t off)
     return b + off;
 }
 
+static void copy_step(lm_coll_exec *x, const lm_step *st)
+{
+    char *dst = addr(x, st->dst_slot, st->dst_off);
+    const char *src = addr(x, st->src_slot, st->src_off);
+    if (st->blocks == 1) {
+        memmove(dst, src, st->bytes);
+        return;
+    }
+    ptrdiff_t ds = (ptrdiff_t)st->dst_stride * (ptrdiff_t)st->bytes;
+    ptrdiff_t ss = (ptrdiff_t)st->src_stride * (ptrdiff_t)st->bytes;
+    for (uint32_t i = 0; i < st->blocks; i++)
+        memcpy(dst + (ptrdiff_t)i * ds, src + (ptrdiff_t)i * ss, st->bytes);
+}
+
 static int prepare(lm_coll_exec *x)
 {
     lm_sched *s = &x->sched;
@@ -305,9 +319,7 @@ static int advance(lm_coll_exec *x)
             switch (st->kind) {
             case LM_STEP_SEND:
             case LM_STEP_RECV: post(x, st); break;
-            case LM_STEP_COPY:
-                memmove(addr(x, st->dst_slot, st->dst_off), addr(x, st->src_slot, st->src_off), st->bytes);
-                break;
+            case LM_STEP_COPY: copy_step(x, st); break;
             case LM_STEP_REDUCE:
                 x->fn(addr(x, st->src_slot, st->src_off), addr(x, st->dst_slot, st->dst_off), st->bytes / x->elem,
                       x->fn_arg);
