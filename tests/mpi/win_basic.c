@@ -79,10 +79,12 @@ static void test_create(MPI_Comm comm)
     CHECK_EQ(*sz, rank % 2 ? 0 : 8);
     CHECK_MPI(MPI_Win_free(&win));
 
+#if MPI_VERSION >= 4
     /* the large-count form */
     CHECK_MPI(MPI_Win_create_c(mem, 16, 4, MPI_INFO_NULL, comm, &win));
     check_attrs(win, mem, 16, 4, MPI_WIN_FLAVOR_CREATE);
     CHECK_MPI(MPI_Win_free(&win));
+#endif
     free(mem);
     mt_pass("MPI_Win_create");
 }
@@ -102,9 +104,11 @@ static void test_allocate(MPI_Comm comm)
     check_group(win, comm);
     CHECK_MPI(MPI_Win_free(&win));
 
+#if MPI_VERSION >= 4
     CHECK_MPI(MPI_Win_allocate_c(64, 8, MPI_INFO_NULL, comm, &base, &win));
     check_attrs(win, base, 64, 8, MPI_WIN_FLAVOR_ALLOCATE);
     CHECK_MPI(MPI_Win_free(&win));
+#endif
     mt_pass("MPI_Win_allocate");
 }
 
@@ -203,9 +207,15 @@ static void test_names(MPI_Comm comm)
 {
     char name[MPI_MAX_OBJECT_NAME];
     int len = -1;
-    CHECK_MPI(MPI_Win_get_name(MPI_WIN_NULL, name, &len));
-    CHECK(!strcmp(name, "MPI_WIN_NULL"), "%s", name);
-    CHECK_EQ(len, strlen(name));
+    char lib[MPI_MAX_LIBRARY_VERSION_STRING];
+    CHECK_MPI(MPI_Get_library_version(lib, &len));
+    if (!strncmp(lib, "LeanMPI", 7)) {
+        /* MPI-4.1 names the null handles; of the peers, MPICH 4.1 does so
+         * for communicators and datatypes but not windows */
+        CHECK_MPI(MPI_Win_get_name(MPI_WIN_NULL, name, &len));
+        CHECK(!strcmp(name, "MPI_WIN_NULL"), "%s", name);
+        CHECK_EQ(len, strlen(name));
+    }
     MPI_Win win;
     CHECK_MPI(MPI_Win_create_dynamic(MPI_INFO_NULL, comm, &win));
     CHECK_MPI(MPI_Win_get_name(win, name, &len));
