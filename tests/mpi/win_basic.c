@@ -220,6 +220,8 @@ static void test_names(MPI_Comm comm)
     CHECK_MPI(MPI_Win_create_dynamic(MPI_INFO_NULL, comm, &win));
     CHECK_MPI(MPI_Win_get_name(win, name, &len));
     CHECK_EQ(len, 0);
+    /* the Fortran handle converts back to the same window */
+    CHECK(MPI_Win_f2c(MPI_Win_c2f(win)) == win, "MPI_Win_f2c(MPI_Win_c2f(win)) is win");
     CHECK_MPI(MPI_Win_set_name(win, "halo window"));
     CHECK_MPI(MPI_Win_get_name(win, name, &len));
     CHECK(!strcmp(name, "halo window"), "%s", name);
