@@ -1,4 +1,4 @@
-/* Keyvals and attribute caching on communicators and datatypes.
+/* Keyvals and attribute caching on communicators, datatypes and windows.
  *
  * A keyval is an index into one process-wide table; ids are handed out in
  * increasing order and never reused, so comparing ids gives the creation
@@ -11,6 +11,7 @@
 #include "comm/attr.h"
 #include "comm/comm.h"
 #include "datatype/datatype.h"
+#include "rma/win.h"
 #include "core/lm_error.h"
 #include "core/lm_mem.h"
 #include "binding/impl_gen.h"
@@ -86,7 +87,15 @@ static int raise(enum lm_kind kind, int h, int cls, const char *fname, const cha
     vsnprintf(msg, sizeof msg, fmt, ap);
     va_end(ap);
     /* datatype errors have no handler of their own (they go to MPI_COMM_SELF's) */
-    return kind == LM_KIND_COMM ? lm_err_comm(h, cls, fname, "%s", msg) : lm_err_noobj(cls, fname, "%s", msg);
+    if (kind == LM_KIND_COMM) return lm_err_comm(h, cls, fname, "%s", msg);
+    if (kind == LM_KIND_WIN) return lm_err_win(h, cls, fname, "%s", msg);
+    return lm_err_noobj(cls, fname, "%s", msg);
+}
+
+/* The class of an invalid object of this kind. */
+static int invalid_class(enum lm_kind kind)
+{
+    return kind == LM_KIND_COMM ? MPI_ERR_COMM : kind == LM_KIND_WIN ? MPI_ERR_WIN : MPI_ERR_TYPE;
 }
 
 static struct lm_attr_list **list_of(enum lm_kind kind, int h)
@@ -94,6 +103,10 @@ static struct lm_attr_list **list_of(enum lm_kind kind, int h)
     if (kind == LM_KIND_COMM) {
         lm_comm *c = lm_comm_get(h);
         return c ? &c->attrs : NULL;
+    }
+    if (kind == LM_KIND_WIN) {
+        lm_win *w = lm_win_get(h);
+        return w ? &w->attrs : NULL;
     }
     lm_datatype *t = lm_datatype_get(h);
     return t ? &t->attrs : NULL;
@@ -269,8 +282,7 @@ static int free_keyval(enum lm_kind kind, int *id, const char *fname)
 static int set_attr(enum lm_kind kind, int h, int id, void *val, const char *fname)
 {
     struct lm_attr_list **lp = list_of(kind, h);
-    if (!lp) return raise(kind, h, kind == LM_KIND_COMM ? MPI_ERR_COMM : MPI_ERR_TYPE, fname, "invalid %s",
-                          kind_word(kind));
+    if (!lp) return raise(kind, h, invalid_class(kind), fname, "invalid %s", kind_word(kind));
     if (!kv_usable(id, kind))
         return raise(kind, h, MPI_ERR_KEYVAL, fname, "invalid %s keyval %d (predefined keyvals are read-only)",
                      kind_word(kind), id);
@@ -292,8 +304,7 @@ static int set_attr(enum lm_kind kind, int h, int id, void *val, const char *fna
 static int get_attr(enum lm_kind kind, int h, int id, void *out, int *flag, const char *fname)
 {
     struct lm_attr_list **lp = list_of(kind, h);
-    if (!lp) return raise(kind, h, kind == LM_KIND_COMM ? MPI_ERR_COMM : MPI_ERR_TYPE, fname, "invalid %s",
-                          kind_word(kind));
+    if (!lp) return raise(kind, h, invalid_class(kind), fname, "invalid %s", kind_word(kind));
     if (!kv_usable(id, kind)) return raise(kind, h, MPI_ERR_KEYVAL, fname, "invalid %s keyval %d", kind_word(kind), id);
     int i = find(*lp, id);
     *flag = i >= 0;
@@ -304,8 +315,7 @@ static int get_attr(enum lm_kind kind, int h, int id, void *out, int *flag, cons
 static int delete_attr(enum lm_kind kind, int h, int id, const char *fname)
 {
     struct lm_attr_list **lp = list_of(kind, h);
-    if (!lp) return raise(kind, h, kind == LM_KIND_COMM ? MPI_ERR_COMM : MPI_ERR_TYPE, fname, "invalid %s",
-                          kind_word(kind));
+    if (!lp) return raise(kind, h, invalid_class(kind), fname, "invalid %s", kind_word(kind));
     if (!kv_usable(id, kind))
         return raise(kind, h, MPI_ERR_KEYVAL, fname, "invalid %s keyval %d (predefined keyvals are read-only)",
                      kind_word(kind), id);
@@ -360,10 +370,9 @@ int impl_MPI_Attr_get(MPI_Comm comm, int keyval, void *attribute_val, int *flag)
 
 int impl_MPI_Attr_delete(MPI_Comm comm, int keyval) { return delete_attr(LM_KIND_COMM, comm, keyval, "MPI_Attr_delete"); }
 
-/* ---- datatypes ---- */
+/* ---- windows (MPI_Win_get_attr, which answers the predefined window
+ * attributes, is in rma/win.c) ---- */
 
-/* Window keyvals live in the same table; attributes on windows come with
- * the windows themselves (RMA). */
 int impl_MPI_Win_create_keyval(MPI_Win_copy_attr_function *copy, MPI_Win_delete_attr_function *del, int *keyval,
                                void *extra_state)
 {
@@ -372,6 +381,18 @@ int impl_MPI_Win_create_keyval(MPI_Win_copy_attr_function *copy, MPI_Win_delete_
 }
 
 int impl_MPI_Win_free_keyval(int *keyval) { return free_keyval(LM_KIND_WIN, keyval, "MPI_Win_free_keyval"); }
+
+int impl_MPI_Win_set_attr(MPI_Win win, int keyval, void *attribute_val)
+{
+    return set_attr(LM_KIND_WIN, win, keyval, attribute_val, "MPI_Win_set_attr");
+}
+
+int impl_MPI_Win_delete_attr(MPI_Win win, int keyval)
+{
+    return delete_attr(LM_KIND_WIN, win, keyval, "MPI_Win_delete_attr");
+}
+
+/* ---- datatypes ---- */
 
 int impl_MPI_Type_create_keyval(MPI_Type_copy_attr_function *copy, MPI_Type_delete_attr_function *del, int *keyval,
                                 void *extra_state)

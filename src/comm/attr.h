@@ -1,5 +1,5 @@
 /* Attribute caching (keyvals and per-object attribute lists) for
- * communicators and datatypes. An object with no attribute has a NULL list:
+ * communicators, datatypes and windows. An object with no attribute has a NULL list:
  * attributes cost nothing until first used. */
 #ifndef LM_ATTR_H
 #define LM_ATTR_H

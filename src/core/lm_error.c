@@ -7,6 +7,7 @@
 #include "core/user_errors.h"
 #include "core/session.h"
 #include "comm/comm.h"
+#include "rma/win.h"
 #include "boot/boot.h"
 #include "binding/impl_gen.h"
 #include <stdarg.h>
@@ -95,7 +96,8 @@ static const char *class_name(int cls)
         N(MPI_ERR_BUFFER), N(MPI_ERR_COUNT), N(MPI_ERR_TYPE), N(MPI_ERR_TAG), N(MPI_ERR_COMM),
         N(MPI_ERR_RANK), N(MPI_ERR_REQUEST), N(MPI_ERR_ROOT), N(MPI_ERR_GROUP), N(MPI_ERR_OP),
         N(MPI_ERR_ARG), N(MPI_ERR_TRUNCATE), N(MPI_ERR_OTHER), N(MPI_ERR_INTERN), N(MPI_ERR_NO_MEM),
-        N(MPI_ERR_INFO), N(MPI_ERR_WIN), N(MPI_ERR_FILE), N(MPI_ERR_SESSION),
+        N(MPI_ERR_INFO), N(MPI_ERR_WIN), N(MPI_ERR_SIZE), N(MPI_ERR_DISP), N(MPI_ERR_BASE),
+        N(MPI_ERR_RMA_FLAVOR), N(MPI_ERR_RMA_ATTACH), N(MPI_ERR_RMA_SHARED), N(MPI_ERR_FILE), N(MPI_ERR_SESSION),
         N(MPI_ERR_UNSUPPORTED_OPERATION), N(MPI_ERR_IN_STATUS), N(MPI_ERR_PENDING), N(MPI_ERR_KEYVAL),
 #undef N
     };
@@ -149,8 +151,8 @@ int lm_err_noobj(int cls, const char *fname, const char *fmt, ...)
     return raise_on(c->errhandler, LM_ERRH_COMM, c->obj.handle, cls);
 }
 
-/* Windows and files have their own handlers once those objects exist;
- * until then such errors go where object-less errors go. */
+/* Files have their own handlers once those objects exist; until then such
+ * errors go where object-less errors go. */
 #define FORWARD_TO_NOOBJ(name, type)                                                    \
     int name(type obj, int cls, const char *fname, const char *fmt, ...)                \
     {                                                                                   \
@@ -163,8 +165,22 @@ int lm_err_noobj(int cls, const char *fname, const char *fmt, ...)
         if (!c) return cls;                                                             \
         return raise_on(c->errhandler, LM_ERRH_COMM, c->obj.handle, cls);               \
     }
-FORWARD_TO_NOOBJ(lm_err_win, MPI_Win)
 FORWARD_TO_NOOBJ(lm_err_file, MPI_File)
+
+/* A live window's own handler; an invalid window is an object-less error
+ * (MPI-4.1 section 9.3). */
+int lm_err_win(MPI_Win obj, int cls, const char *fname, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    format(cls, fname, fmt, ap);
+    va_end(ap);
+    MPI_Errhandler e;
+    if (lm_win_errhandler(obj, &e)) return raise_on(e, LM_ERRH_WIN, obj, cls);
+    lm_comm *c = lm_comm_get(MPI_COMM_SELF);
+    if (!c) return cls;
+    return raise_on(c->errhandler, LM_ERRH_COMM, c->obj.handle, cls);
+}
 
 /* A live session's own handler; an invalid session is an object-less error. */
 int lm_err_session(MPI_Session obj, int cls, const char *fname, const char *fmt, ...)
