@@ -13,6 +13,9 @@ const lm_cvar_desc lm_cvar_table[LM_CVAR_COUNT] = {
     [LM_CVAR_FASTBOX_THRESHOLD] = {"FASTBOX_THRESHOLD", 8, 0, 1L << 30,
                                    "messages sent to one peer before a fast box is claimed for the pair"},
     [LM_CVAR_FASTBOX_MAX] = {"FASTBOX_MAX", 8, 0, 64, "fast boxes one receiver serves at most"},
+    [LM_CVAR_FASTBOX_PEERS] = {"FASTBOX_PEERS", 0, 0, 1L << 30,
+                               "peers one rank sends to through fast boxes at most (0: no limit; "
+                               "resource-saving mode: 1024)"},
     [LM_CVAR_UNEXPECTED_LIMIT] = {"UNEXPECTED_LIMIT", 64L << 20, 0, 1L << 40,
                                   "eager bytes a receiver may hold unmatched before senders switch to rendezvous"},
     [LM_CVAR_PIPELINE_CHUNK] = {"PIPELINE_CHUNK", 0, 0, 1L << 30,
@@ -31,14 +34,17 @@ static long values[LM_CVAR_COUNT];
 static int loaded;
 
 /* LEANMPI_PROTOCOL=resource-saving: eager messages only up to this size,
- * so that unexpected and queued eager data stays small at any job size
- * (fast boxes are bounded by FASTBOX_MAX per receiver in every mode).
- * Variables set explicitly still win. */
+ * so that unexpected and queued eager data stays small at any job size, and
+ * fast-path buffers (fast boxes) at no more than this many peers per sender
+ * (a receiver serves at most FASTBOX_MAX of them in every mode). Variables
+ * set explicitly still win. */
 #define RESOURCE_SAVING_EAGER_LIMIT 128
+#define RESOURCE_SAVING_FASTBOX_PEERS 1024
 
 static long default_of(int i, int resource_saving)
 {
     if (resource_saving && i == LM_CVAR_EAGER_LIMIT) return RESOURCE_SAVING_EAGER_LIMIT;
+    if (resource_saving && i == LM_CVAR_FASTBOX_PEERS) return RESOURCE_SAVING_FASTBOX_PEERS;
     return lm_cvar_table[i].default_value;
 }
 

@@ -17,6 +17,7 @@ enum lm_cvar_id {
     LM_CVAR_CMA_ENABLE,         /* use process_vm_readv for large messages when permitted */
     LM_CVAR_FASTBOX_THRESHOLD,  /* messages to one peer before a fast box is claimed */
     LM_CVAR_FASTBOX_MAX,        /* fast boxes a receiver serves at most */
+    LM_CVAR_FASTBOX_PEERS,      /* receivers one sender holds fast boxes at, at most (0: no limit) */
     LM_CVAR_UNEXPECTED_LIMIT,   /* eager bytes a receiver may hold unmatched; then senders use rendezvous */
     LM_CVAR_PIPELINE_CHUNK,     /* bytes per chunk when large data goes through cells */
     LM_CVAR_MEMREPORT,          /* print the memory table at finalize */

@@ -83,6 +83,7 @@ static struct {
     rx_slot rx[LM_SHM_FB_SLOTS];
     unsigned char rx_active[LM_SHM_FB_SLOTS];
     int n_rx_active;
+    int fb_held;                /* fast boxes this sender holds at receivers */
     lm_transport_counters cnt;
     int initialized;
 } S;
@@ -169,6 +170,10 @@ static void cell_return(uint64_t off)
  * later send (no cell) or never (no slot). */
 static void fastbox_start(lm_shm_peer *p)
 {
+    if (S.cfg.fastbox_peers > 0 && S.fb_held >= S.cfg.fastbox_peers) {
+        p->fb_state = FB_UNAVAILABLE; /* this sender's fast-path budget is spent */
+        return;
+    }
     uint64_t off = cell_alloc();
     if (!off)
         return;
@@ -190,6 +195,7 @@ static void fastbox_start(lm_shm_peer *p)
     p->fb_slot1 = (uint8_t)(k + 1);
     p->fb_head = p->fb_sent = p->q_sent = 0;
     p->fb_state = FB_ACTIVE;
+    S.fb_held++;
 }
 
 int lm_shm_send(lm_shm_peer *p, const void *hdr, size_t hdr_len,

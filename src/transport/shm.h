@@ -11,6 +11,7 @@ typedef struct lm_shm_peer lm_shm_peer;
 typedef struct lm_shm_config {
     int fastbox_threshold;      /* messages before claiming a fast box; 0: never */
     int fastbox_max;            /* slots this job's receivers serve */
+    int fastbox_peers;          /* receivers this sender holds fast boxes at; 0: no limit */
 } lm_shm_config;
 
 int lm_shm_init(void *area, int world_rank, int local_rank, int local_size, const lm_shm_config *cfg);

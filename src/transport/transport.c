@@ -35,7 +35,7 @@ int lm_transport_init_env(const lm_transport_env *env)
     T.last_world = -1;
     T.last_peer = NULL;
     lm_self_init(env->world_rank);
-    lm_shm_config cfg = { env->fastbox_threshold, env->fastbox_max };
+    lm_shm_config cfg = { env->fastbox_threshold, env->fastbox_max, env->fastbox_peers };
     int rc = lm_shm_init(env->shm_area, env->world_rank, env->local_rank, env->local_size, &cfg);
     if (rc != LM_OK)
         return rc;
@@ -69,6 +69,7 @@ int lm_transport_init(void)
         .pid_of = boot_pid_of,
         .fastbox_threshold = (int)lm_cvar(LM_CVAR_FASTBOX_THRESHOLD),
         .fastbox_max = (int)lm_cvar(LM_CVAR_FASTBOX_MAX),
+        .fastbox_peers = (int)lm_cvar(LM_CVAR_FASTBOX_PEERS),
         .cma_enable = (int)lm_cvar(LM_CVAR_CMA_ENABLE),
     };
     return lm_transport_init_env(&env);

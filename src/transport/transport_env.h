@@ -13,6 +13,7 @@ typedef struct lm_transport_env {
     pid_t (*pid_of)(int world_rank);      /* 0: unknown */
     int fastbox_threshold;              /* 0: never claim fast boxes */
     int fastbox_max;                    /* slots a receiver serves (<= LM_SHM_FB_SLOTS) */
+    int fastbox_peers;                  /* receivers a sender holds fast boxes at (0: any number) */
     int cma_enable;
 } lm_transport_env;
 

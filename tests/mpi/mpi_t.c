@@ -185,6 +185,11 @@ static void check_leanmpi_cvars(void)
     if (env && *env) CHECK(eager == strtoll(env, NULL, 0), "EAGER_LIMIT %lld, environment '%s'", eager, env);
     else if (protocol && !strcmp(protocol, "resource-saving"))
         CHECK(eager == 128, "EAGER_LIMIT %lld in the resource-saving protocol, expected 128", eager);
+    /* fast-path buffers: no limit by default, 1024 peers when saving resources */
+    long long fb_peers = read_cvar("LEANMPI_FASTBOX_PEERS");
+    if (!getenv("LEANMPI_FASTBOX_PEERS"))
+        CHECK(fb_peers == (protocol && !strcmp(protocol, "resource-saving") ? 1024 : 0),
+              "FASTBOX_PEERS %lld under protocol '%s'", fb_peers, protocol ? protocol : "default");
     int idx, count, scope;
     MPI_Datatype dt;
     MPI_T_cvar_handle h;

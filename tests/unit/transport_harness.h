@@ -64,17 +64,23 @@ static inline void h_setup(int nranks)
 static inline int h_local_rank_of(int w) { return w >= 0 && w < H.n ? w : -1; }
 static inline pid_t h_pid_of(int w) { return w >= 0 && w < H.n ? atomic_load(&H.ctl->pid[w]) : 0; }
 
-/* In a child: become rank r. */
-static inline void h_init_rank(int r, int fastbox_threshold, int fastbox_max, int cma_enable)
+/* In a child: become rank r (fastbox_peers: receivers it may hold fast
+ * boxes at, 0 for any number). */
+static inline void h_init_rank_peers(int r, int fastbox_threshold, int fastbox_max, int fastbox_peers, int cma_enable)
 {
     lm_transport_env env = {
         .world_rank = r, .local_rank = r, .local_size = H.n, .shm_area = H.area,
         .local_rank_of = h_local_rank_of, .pid_of = h_pid_of,
         .fastbox_threshold = fastbox_threshold, .fastbox_max = fastbox_max,
-        .cma_enable = cma_enable,
+        .fastbox_peers = fastbox_peers, .cma_enable = cma_enable,
     };
     CHECK(lm_transport_init_env(&env) == LM_OK);
     atomic_store(&H.ctl->pid[r], (int)getpid());
+}
+
+static inline void h_init_rank(int r, int fastbox_threshold, int fastbox_max, int cma_enable)
+{
+    h_init_rank_peers(r, fastbox_threshold, fastbox_max, 0, cma_enable);
 }
 
 /* Progresses while waiting, as the library would. */
