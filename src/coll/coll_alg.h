@@ -42,6 +42,7 @@ typedef struct lm_coll_spec {
     const size_t *scounts, *sdispls; /* alltoallv/w: send side */
     int in_place;
     int commutative;               /* reductions: may operands be combined in any order? */
+    int shm;                       /* the communicator has node shared-memory mailboxes (coll_shm.h) */
 } lm_coll_spec;
 
 typedef void (*lm_coll_gen)(lm_sched *s, const lm_coll_spec *a);
@@ -51,6 +52,7 @@ typedef struct lm_coll_alg {
     int kind;
     lm_coll_gen gen;
     int commutative_only;          /* reductions: only for commutative ops */
+    int shm;                       /* needs mailboxes, and its posts must fit an entry */
     const char *summary;
 } lm_coll_alg;
 
@@ -96,5 +98,18 @@ void lm_sched_reduce_scatter_ring(lm_sched *s, const lm_coll_spec *a);
 void lm_sched_reduce_scatter_reduce_scatterv(lm_sched *s, const lm_coll_spec *a);
 void lm_sched_scan_linear(lm_sched *s, const lm_coll_spec *a);
 void lm_sched_scan_recursive_doubling(lm_sched *s, const lm_coll_spec *a);
+/* Node shared-memory algorithms (sched_shm.c), usable when spec.shm is set
+ * and lm_sched_shm_fits: the largest post of the call fits an entry. */
+int lm_sched_shm_fits(const lm_coll_spec *a);
+void lm_sched_barrier_shm(lm_sched *s, const lm_coll_spec *a);
+void lm_sched_bcast_shm(lm_sched *s, const lm_coll_spec *a);
+void lm_sched_reduce_shm(lm_sched *s, const lm_coll_spec *a);
+void lm_sched_allreduce_shm(lm_sched *s, const lm_coll_spec *a);
+void lm_sched_reduce_scatter_block_shm(lm_sched *s, const lm_coll_spec *a);
+void lm_sched_scan_shm(lm_sched *s, const lm_coll_spec *a);
+void lm_sched_gather_shm(lm_sched *s, const lm_coll_spec *a);
+void lm_sched_scatter_shm(lm_sched *s, const lm_coll_spec *a);
+void lm_sched_allgather_shm(lm_sched *s, const lm_coll_spec *a);
+void lm_sched_alltoall_shm(lm_sched *s, const lm_coll_spec *a);
 
 #endif

@@ -9,6 +9,7 @@
  * which is what the ops work on). */
 #include "coll/coll_alg.h"
 #include "coll/coll_args.h"
+#include "coll/coll_shm.h"
 #include "coll/intercomm_coll.h"
 #include "coll/op.h"
 #include "coll/sched_cache.h"
@@ -415,6 +416,56 @@ static int run_inter(const call *k, lm_comm *c)
     return lm_inter_coll(&a, c);
 }
 
+/* Blocking calls repeated with the same arguments (a loop around one
+ * collective) reuse the executor the previous call built, as a persistent
+ * collective would: described, checked, selected and generated once. It
+ * lives with the communicator (built in place: an executor points into
+ * itself) and is kept only when nothing had to be staged; the calls it
+ * serves are the forms without per-rank arrays. */
+typedef struct lm_coll_hot {
+    call k;              /* the arguments it was built for */
+    int valid;
+    lm_coll_exec x;
+} lm_coll_hot;
+
+static int hot_kind(int kind)
+{
+    return kind != LM_COLL_GATHERV && kind != LM_COLL_SCATTERV && kind != LM_COLL_ALLGATHERV &&
+           kind != LM_COLL_ALLTOALLV && kind != LM_COLL_ALLTOALLW && kind != LM_COLL_REDUCE_SCATTER;
+}
+
+static int same_call(const call *a, const call *b)
+{
+    return a->kind == b->kind && a->sbuf == b->sbuf && a->rbuf == b->rbuf && a->scount == b->scount &&
+           a->rcount == b->rcount && a->stype == b->stype && a->rtype == b->rtype && a->op == b->op &&
+           a->root == b->root;
+}
+
+void lm_coll_comm_freed(lm_comm *c)
+{
+    lm_coll_hot *h = c->coll_hot;
+    if (!h || h->x.running) return; /* freed from inside its own call: kept */
+    c->coll_hot = NULL;
+    if (h->valid) lm_coll_exec_fini(&h->x); /* drops its hold on c */
+    lm_free(LM_MEM_COLL, h);
+}
+
+/* Where a blocking call builds its executor: the communicator's kept one
+ * (retired first), or the stack while that one is running (a callback
+ * inside a collective calling another). */
+static lm_coll_hot *hot_slot(lm_comm *c, const call *k)
+{
+    if (!hot_kind(k->kind)) return NULL;
+    lm_coll_hot *h = c->coll_hot;
+    if (!h) {
+        h = c->coll_hot = lm_calloc(LM_MEM_COLL, 1, sizeof *h); /* not valid, not running */
+    }
+    if (!h || h->x.running) return NULL;
+    if (h->valid) lm_coll_exec_fini(&h->x);
+    h->valid = 0;
+    return h;
+}
+
 static int run(call *k)
 {
     lm_comm *c = lm_comm_get(k->comm);
@@ -423,15 +474,30 @@ static int run(call *k)
         return fail(k, MPI_ERR_COMM, "the communicator has simulated ranks (mpirun --simulate-world-size)");
     if (c->is_inter) return run_inter(k, c);
     if (k->mode != RUN_BLOCKING && !k->request) return fail(k, MPI_ERR_ARG, "request is NULL");
-    /* a blocking call's executor lives on the stack: small schedules then
-     * run without a single allocation of the executor's own */
+    int rc;
+    lm_coll_hot *hot = c->coll_hot;
+    if (k->mode == RUN_BLOCKING && hot && hot->valid && !hot->x.running && same_call(&hot->k, k)) {
+        rc = lm_coll_exec_run(&hot->x);
+        return rc == MPI_SUCCESS ? rc : lm_err_comm(k->comm, rc, k->fname, "communication failed");
+    }
+    /* a blocking call's executor lives with the communicator or on the
+     * stack: small schedules then run without a single allocation of the
+     * executor's own */
     lm_coll_exec on_stack;
     build b = {.c = c, .x = &on_stack};
+    hot = k->mode == RUN_BLOCKING ? hot_slot(c, k) : NULL;
+    if (hot) b.x = &hot->x;
     if (k->mode == RUN_BLOCKING) lm_coll_exec_init(b.x, c);
     else if (!(b.x = lm_coll_exec_new(c))) return fail(k, MPI_ERR_NO_MEM, "out of memory");
     b.a = (lm_coll_spec){.kind = k->kind, .size = c->size, .rank = c->rank, .root = k->root, .elem = 1,
                          .commutative = 1};
-    int rc = describe(k, &b);
+    rc = describe(k, &b);
+    if (rc == MPI_SUCCESS) {
+        /* every member makes the same blocking call here: the one place
+         * mailboxes can be set up for all of them at once */
+        if (k->mode == RUN_BLOCKING) lm_coll_shm_setup(c);
+        b.a.shm = lm_coll_shm_ready(c);
+    }
     if (rc == MPI_SUCCESS && !lm_sched_cache_get(&b.a, &b.x->sched)) {
         size_t staged = b.x->sched.scratch_bytes;
         lm_coll_select(&b.a)->gen(&b.x->sched, &b.a);
@@ -445,7 +511,12 @@ static int run(call *k)
     }
     if (k->mode == RUN_BLOCKING) {
         rc = lm_coll_exec_run(b.x);
-        lm_coll_exec_fini(b.x);
+        if (hot && rc == MPI_SUCCESS && !b.x->nstages) {
+            hot->k = *k;
+            hot->valid = 1;
+        } else {
+            lm_coll_exec_fini(b.x);
+        }
         return rc == MPI_SUCCESS ? rc : lm_err_comm(k->comm, rc, k->fname, "communication failed");
     }
     lm_request *r;

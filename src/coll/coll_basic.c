@@ -2,6 +2,7 @@
  * schedules: the same generators and selection table as the MPI ones. */
 #include "coll/coll_basic.h"
 #include "coll/coll_alg.h"
+#include "coll/coll_shm.h"
 #include "coll/sched_exec.h"
 
 static int run(lm_comm *c, lm_coll_spec *a, const void *sbuf, void *rbuf, lm_reduce_fn fn, void *arg, size_t elem)
@@ -9,6 +10,7 @@ static int run(lm_comm *c, lm_coll_spec *a, const void *sbuf, void *rbuf, lm_red
     a->size = c->size;
     a->rank = c->rank;
     a->commutative = 1;
+    a->shm = lm_coll_shm_ready(c);
     lm_coll_exec xs, *x = &xs;
     lm_coll_exec_init(x, c);
     x->base[LM_SLOT_SEND] = (char *)sbuf;

@@ -20,4 +20,8 @@ int lm_coll_gather(const void *sbuf, size_t len, void *rbuf, int root, lm_comm *
 int lm_coll_scatter(const void *sbuf, size_t len, void *rbuf, int root, lm_comm *c);
 int lm_coll_alltoall(const void *sbuf, size_t len, void *rbuf, lm_comm *c);
 
+/* MPI_Comm_free (and finalize for the predefined ones): give back what the
+ * MPI collectives keep for c between calls (coll_api.c). */
+void lm_coll_comm_freed(lm_comm *c);
+
 #endif

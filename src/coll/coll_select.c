@@ -24,31 +24,41 @@ int lm_coll_kind_from_name(const char *name)
     return -1;
 }
 
-#define ALG(kind, name, gen, comm_only, summary) {name, LM_COLL_##kind, lm_sched_##gen, comm_only, summary}
+#define ALG(kind, name, gen, comm_only, summary) {name, LM_COLL_##kind, lm_sched_##gen, comm_only, 0, summary}
+/* Node shared-memory algorithms: only where the communicator has mailboxes */
+#define SHM(kind, gen, summary) {"shm", LM_COLL_##kind, lm_sched_##gen, 0, 1, summary}
 const lm_coll_alg lm_coll_algs[] = {
     ALG(BARRIER, "dissemination", barrier_dissemination, 0, "ceil(log2 n) rounds, any n"),
     ALG(BARRIER, "recursive_doubling", barrier_recursive_doubling, 0, "pairwise exchanges, extra ranks fold in"),
+    SHM(BARRIER, barrier_shm, "one node: every rank posts a flag and reads the others'"),
     ALG(BCAST, "binomial", bcast_binomial, 0, "binomial tree, log2(n) steps of the whole message"),
     ALG(BCAST, "scatter_allgather", bcast_scatter_allgather, 0, "binomial scatter then ring allgather"),
     ALG(BCAST, "chain", bcast_chain, 0, "pipelined chain of 128 KiB pieces"),
+    SHM(BCAST, bcast_shm, "one node: the root posts, every rank reads"),
     ALG(REDUCE, "binomial", reduce_binomial, 0, "binomial tree, operands in rank order"),
     ALG(REDUCE, "reduce_scatter_gather", reduce_scatter_gather, 1, "ring reduce-scatter, then the pieces to the root"),
+    SHM(REDUCE, reduce_shm, "one node: every rank posts its input, the root combines them in rank order"),
     ALG(ALLREDUCE, "recursive_doubling", allreduce_recursive_doubling, 0, "log2(n) exchanges of the whole vector"),
     ALG(ALLREDUCE, "ring", allreduce_ring, 1, "ring reduce-scatter then ring allgather"),
     ALG(ALLREDUCE, "reduce_bcast", allreduce_reduce_bcast, 0, "binomial reduce to 0 then binomial bcast"),
+    SHM(ALLREDUCE, allreduce_shm, "one node: every rank posts its input and combines all of them in rank order"),
     ALG(GATHER, "binomial", gather_binomial, 0, "subtrees gathered up a binomial tree"),
     ALG(GATHER, "linear", gather_linear, 0, "root receives every block"),
+    SHM(GATHER, gather_shm, "one node: every rank posts its block, the root reads them"),
     ALG(GATHERV, "linear", gather_linear, 0, "root receives every block"),
     ALG(SCATTER, "binomial", scatter_binomial, 0, "subtrees sent down a binomial tree"),
     ALG(SCATTER, "linear", scatter_linear, 0, "root sends every block"),
+    SHM(SCATTER, scatter_shm, "one node: the root posts all blocks, every rank reads its own"),
     ALG(SCATTERV, "linear", scatter_linear, 0, "root sends every block"),
     ALG(ALLGATHER, "bruck", allgather_bruck, 0, "ceil(log2 n) steps, any n"),
     ALG(ALLGATHER, "recursive_doubling", allgather_recursive_doubling, 0, "log2(n) steps; other n: ring"),
     ALG(ALLGATHER, "ring", allgather_ring, 0, "n-1 steps to the right"),
+    SHM(ALLGATHER, allgather_shm, "one node: every rank posts its block and reads the others'"),
     ALG(ALLGATHERV, "ring", allgather_ring, 0, "n-1 steps to the right"),
     ALG(ALLTOALL, "bruck", alltoall_bruck, 0, "ceil(log2 n) steps of n/2 packed blocks"),
     ALG(ALLTOALL, "pairwise", alltoall_pairwise, 0, "n-1 steps, one peer each"),
     ALG(ALLTOALL, "linear", alltoall_linear, 0, "all peers at once, 32 at most in flight"),
+    SHM(ALLTOALL, alltoall_shm, "one node: every rank posts its blocks and reads its own from each"),
     ALG(ALLTOALLV, "pairwise", alltoall_pairwise, 0, "n-1 steps, one peer each"),
     ALG(ALLTOALLV, "linear", alltoall_linear, 0, "all peers at once, 32 at most in flight"),
     ALG(ALLTOALLW, "pairwise", alltoall_pairwise, 0, "n-1 steps, one peer each"),
@@ -58,10 +68,14 @@ const lm_coll_alg lm_coll_algs[] = {
     ALG(REDUCE_SCATTER_BLOCK, "ring", reduce_scatter_ring, 1, "n-1 steps around a ring"),
     ALG(REDUCE_SCATTER_BLOCK, "reduce_scatterv", reduce_scatter_reduce_scatterv, 0,
         "binomial reduce to 0, then scatter"),
+    SHM(REDUCE_SCATTER_BLOCK, reduce_scatter_block_shm,
+        "one node: every rank posts its input, rank r combines every block r in rank order"),
     ALG(SCAN, "recursive_doubling", scan_recursive_doubling, 0, "ceil(log2 n) exchanges"),
     ALG(SCAN, "linear", scan_linear, 0, "a chain, n-1 steps"),
+    SHM(SCAN, scan_shm, "one node: every rank posts its input, rank r combines those of ranks 0..r"),
     ALG(EXSCAN, "recursive_doubling", scan_recursive_doubling, 0, "ceil(log2 n) exchanges"),
     ALG(EXSCAN, "linear", scan_linear, 0, "a chain, n-1 steps"),
+    SHM(EXSCAN, scan_shm, "one node: every rank posts its input, rank r combines those of ranks 0..r-1"),
 };
 const int lm_coll_nalgs = (int)(sizeof lm_coll_algs / sizeof lm_coll_algs[0]);
 
@@ -83,13 +97,29 @@ const lm_coll_alg *lm_coll_alg_find(int kind, const char *name)
  * scratch, so also for small blocks): measured on the 2-core reference
  * machine (make bench; 1 MiB on 4 ranks, 0.64x and 0.76x of the
  * scatter-allgather bcast and the ring allgather), where every extra round
- * waits for a rank that shares a core. */
+ * waits for a rank that shares a core.
+ *
+ * On a communicator within one node (mailboxes, coll_shm.h), data that fits
+ * one mailbox entry goes through node shared memory: one copy in, one copy
+ * out, one round, no matching. The rows for "shm" come first and are
+ * skipped wherever it cannot run. */
 static const struct row {
     int kind;
     int max_procs;
     size_t max_bytes;
     const char *alg;
 } table[] = {
+    {LM_COLL_BARRIER, 0, 0, "shm"},
+    {LM_COLL_BCAST, 0, 0, "shm"},
+    {LM_COLL_REDUCE, 0, 0, "shm"},
+    {LM_COLL_ALLREDUCE, 0, 0, "shm"},
+    {LM_COLL_GATHER, 0, 0, "shm"},
+    {LM_COLL_SCATTER, 0, 0, "shm"},
+    {LM_COLL_ALLGATHER, 0, 0, "shm"},
+    {LM_COLL_ALLTOALL, 0, 0, "shm"},
+    {LM_COLL_REDUCE_SCATTER_BLOCK, 0, 0, "shm"},
+    {LM_COLL_SCAN, 0, 0, "shm"},
+    {LM_COLL_EXSCAN, 0, 0, "shm"},
     {LM_COLL_BARRIER, 0, 0, "dissemination"},
     {LM_COLL_BCAST, 4, 0, "binomial"},
     {LM_COLL_BCAST, 0, 16384, "binomial"},
@@ -149,7 +179,7 @@ static void read_overrides(void)
 
 static int usable(const lm_coll_alg *g, const lm_coll_spec *a)
 {
-    return g && (!g->commutative_only || a->commutative);
+    return g && (!g->commutative_only || a->commutative) && (!g->shm || (a->shm && lm_sched_shm_fits(a)));
 }
 
 #define NROWS (sizeof table / sizeof table[0])

@@ -2,8 +2,10 @@
  * communicator and reporting their messages. */
 #include "coll/decompose.h"
 #include "coll/coll_alg.h"
+#include "coll/coll_shm.h"
 #include "core/lm_mem.h"
 #include <stdio.h>
+#include <string.h>
 
 int lm_coll_decompose(const lm_coll_query *q, lm_coll_message_fn fn, void *arg, const char **algorithm, char *err,
                       size_t errlen)
@@ -24,6 +26,8 @@ int lm_coll_decompose(const lm_coll_query *q, lm_coll_message_fn fn, void *arg, 
     }
     lm_coll_spec a = {.kind = kind, .size = q->np, .root = q->root, .bytes = q->bytes,
                       .elem = q->type_size ? q->type_size : 1, .commutative = q->commutative};
+    /* an explicit "shm" asks about ranks of one node */
+    a.shm = q->node_local || (q->algorithm && !strcmp(q->algorithm, "shm"));
     /* v forms: every block `bytes`, laid out in rank order; reduce_scatter's
      * per-rank blocks likewise */
     if (kind == LM_COLL_GATHERV || kind == LM_COLL_SCATTERV || kind == LM_COLL_ALLGATHERV ||
@@ -47,8 +51,37 @@ int lm_coll_decompose(const lm_coll_query *q, lm_coll_message_fn fn, void *arg, 
         lm_free(LM_MEM_COLL, blocks);
         return -1;
     }
+    if (g->shm && !lm_sched_shm_fits(&a)) {
+        snprintf(err, errlen, "%s shm needs np <= %d and its largest post within %d bytes", q->collective,
+                 LM_COLL_SHM_MAX_PROCS, LM_COLL_SHM_DATA);
+        lm_free(LM_MEM_COLL, blocks);
+        return -1;
+    }
     if (algorithm) *algorithm = g->name;
-    int rc = 0;
+    /* mailbox reads: what rank r reads of rank w's post, at [w * np + r]
+     * (a barrier's flags are reads of 0 bytes) */
+    struct read { size_t bytes; int n; } *reads =
+        g->shm ? lm_calloc(LM_MEM_COLL, (size_t)q->np * (size_t)q->np, sizeof *reads) : NULL;
+    int rc = g->shm && !reads ? -1 : 0;
+    if (rc) snprintf(err, errlen, "out of memory");
+    for (int r = 0; r < q->np && reads && !rc; r++) {
+        lm_sched s;
+        lm_sched_init(&s);
+        a.rank = r;
+        g->gen(&s, &a);
+        if (s.failed) {
+            snprintf(err, errlen, "out of memory");
+            rc = -1;
+        }
+        for (size_t i = 0; i < s.nsteps; i++) {
+            const lm_step *st = &s.steps[i];
+            if ((st->kind != LM_STEP_FETCH && st->kind != LM_STEP_FETCH_REDUCE) || st->peer == r) continue;
+            struct read *rd = &reads[(size_t)st->peer * (size_t)q->np + (size_t)r];
+            rd->bytes += st->bytes;
+            rd->n++;
+        }
+        lm_sched_free(&s);
+    }
     for (int r = 0; r < q->np && !rc; r++) {
         lm_sched s;
         lm_sched_init(&s);
@@ -64,6 +97,20 @@ int lm_coll_decompose(const lm_coll_query *q, lm_coll_message_fn fn, void *arg, 
             int moved = 0;
             for (uint32_t i = begin; i < s.round_end[k]; i++) {
                 const lm_step *st = &s.steps[i];
+                if (st->kind == LM_STEP_POST) {
+                    for (int p = 0; p < q->np; p++) {
+                        const struct read *rd = &reads[(size_t)r * (size_t)q->np + (size_t)p];
+                        if (p == r || !rd->n) continue;
+                        fn(r, 1, step, p, rd->bytes, arg);
+                        moved = 1;
+                    }
+                    continue;
+                }
+                if ((st->kind == LM_STEP_FETCH || st->kind == LM_STEP_FETCH_REDUCE) && st->peer != r) {
+                    fn(r, 0, step, st->peer, st->bytes, arg);
+                    moved = 1;
+                    continue;
+                }
                 if (st->kind != LM_STEP_SEND && st->kind != LM_STEP_RECV) continue;
                 fn(r, st->kind == LM_STEP_SEND, step, st->peer, st->bytes, arg);
                 moved = 1;
@@ -73,6 +120,7 @@ int lm_coll_decompose(const lm_coll_query *q, lm_coll_message_fn fn, void *arg, 
         }
         lm_sched_free(&s);
     }
+    lm_free(LM_MEM_COLL, reads);
     lm_free(LM_MEM_COLL, blocks);
     return rc;
 }

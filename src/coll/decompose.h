@@ -17,11 +17,17 @@ typedef struct lm_coll_query {
     int root;
     size_t type_size;         /* reductions: bytes of one element (pieces never split one) */
     int commutative;          /* reductions: op commutative? */
+    int node_local;           /* the ranks share one node: small data then goes through node shared
+                                 memory (algorithm "shm"), whose reads are reported as messages
+                                 from the rank that posted to the rank that reads */
 } lm_coll_query;
 
 /* One message of the decomposition, seen from `rank`: is_send, the peer,
  * bytes, and the step: the index of the round among `rank`'s own rounds
- * that move data (a relay receives in one step and sends in the next). */
+ * that move data (a relay receives in one step and sends in the next).
+ * In node shared memory a rank posts once and several ranks read: the post
+ * is reported as one send to each reader, in rank order, the read as the
+ * reader's receive. */
 typedef void (*lm_coll_message_fn)(int rank, int is_send, int step, int peer, size_t bytes, void *arg);
 
 /* Calls fn for every send and receive of every rank, rank by rank, in

@@ -121,6 +121,28 @@ void lm_sched_reduce(lm_sched *s, int src_slot, size_t src_off, int dst_slot, si
     local(s, LM_STEP_REDUCE, src_slot, src_off, dst_slot, dst_off, bytes);
 }
 
+void lm_sched_post(lm_sched *s, int slot, size_t off, size_t mbox_off, size_t bytes, int readers)
+{
+    lm_step *st = add(s, LM_STEP_POST);
+    if (!st) return;
+    st->src_slot = (uint8_t)slot;
+    st->src_off = off;
+    st->dst_off = mbox_off;
+    st->bytes = bytes;
+    st->readers = (uint16_t)readers;
+}
+
+void lm_sched_fetch(lm_sched *s, int peer, size_t mbox_off, int slot, size_t off, size_t bytes, int reduce)
+{
+    lm_step *st = add(s, reduce ? LM_STEP_FETCH_REDUCE : LM_STEP_FETCH);
+    if (!st) return;
+    st->peer = peer;
+    st->src_off = mbox_off;
+    st->dst_slot = (uint8_t)slot;
+    st->dst_off = off;
+    st->bytes = bytes;
+}
+
 void lm_sched_round(lm_sched *s)
 {
     if (s->failed) return;

@@ -19,19 +19,29 @@
 #include <stddef.h>
 #include <stdint.h>
 
-enum lm_step_kind { LM_STEP_SEND, LM_STEP_RECV, LM_STEP_COPY, LM_STEP_REDUCE };
+enum lm_step_kind {
+    LM_STEP_SEND, LM_STEP_RECV, LM_STEP_COPY, LM_STEP_REDUCE,
+    /* Node shared memory (coll_shm.h): POST copies bytes into this rank's
+     * mailbox entry for the call and publishes it; FETCH copies bytes from
+     * a peer's published entry, FETCH_REDUCE combines them into dst as
+     * REDUCE does. A rank posts at most once per call, and `readers` says
+     * how many FETCH steps of the communicator read that post: the entry
+     * is reused only after all of them have. */
+    LM_STEP_POST, LM_STEP_FETCH, LM_STEP_FETCH_REDUCE
+};
 enum lm_slot { LM_SLOT_SEND, LM_SLOT_RECV, LM_SLOT_SCRATCH, LM_SLOT_COUNT };
 
 typedef struct lm_step {
     uint8_t kind;            /* enum lm_step_kind */
-    uint8_t src_slot;        /* SEND, COPY, REDUCE: where the bytes come from */
-    uint8_t dst_slot;        /* RECV, COPY, REDUCE: where they go */
-    int peer;                /* SEND, RECV: communicator rank */
+    uint8_t src_slot;        /* SEND, COPY, REDUCE, POST: where the bytes come from */
+    uint8_t dst_slot;        /* RECV, COPY, REDUCE, FETCH*: where they go */
+    int peer;                /* SEND, RECV, FETCH*: communicator rank */
     size_t src_off, dst_off;
     size_t bytes;            /* COPY: bytes of each block */
     uint32_t blocks;         /* COPY: blocks moved (1: one contiguous range) */
     int16_t src_stride;      /* COPY: block i starts at src_off + i * src_stride * bytes */
     int16_t dst_stride;      /*       and lands at dst_off + i * dst_stride * bytes */
+    uint16_t readers;        /* POST: FETCH steps that read it */
 } lm_step;
 
 /* REDUCE combines as MPI_Reduce_local(in = src, inout = dst): dst = src op dst.
@@ -71,6 +81,13 @@ void lm_sched_copy(lm_sched *s, int src_slot, size_t src_off, int dst_slot, size
 void lm_sched_copy_blocks(lm_sched *s, int src_slot, size_t src_off, int src_stride, int dst_slot, size_t dst_off,
                           int dst_stride, size_t bytes, uint32_t blocks);
 void lm_sched_reduce(lm_sched *s, int src_slot, size_t src_off, int dst_slot, size_t dst_off, size_t bytes);
+/* Mailbox steps (node shared memory). POST: bytes from (slot, off) to
+ * offset mbox_off of this rank's entry for the call, read by `readers`
+ * FETCH steps. FETCH: bytes at mbox_off of peer's entry for the call to
+ * (slot, off); with reduce, combined into it as a REDUCE step (reductions
+ * always read from offset 0 of an entry, which is 16-byte aligned). */
+void lm_sched_post(lm_sched *s, int slot, size_t off, size_t mbox_off, size_t bytes, int readers);
+void lm_sched_fetch(lm_sched *s, int peer, size_t mbox_off, int slot, size_t off, size_t bytes, int reduce);
 /* Close the current round; a round with no steps is not recorded. */
 void lm_sched_round(lm_sched *s);
 /* Reserve scratch bytes; returns their offset in LM_SLOT_SCRATCH. */

@@ -2,6 +2,7 @@
  * the collective context, local copies and reductions in between. */
 #include "coll/sched_exec.h"
 #include "coll/op.h"
+#include "coll/coll_shm.h"
 #include "core/lm_mem.h"
 #include "pt2pt/pt2pt.h"
 #include <stddef.h>
@@ -202,8 +203,10 @@ static int prepare(lm_coll_exec *x)
     }
     for (int i = 0; i < x->nstages; i++)
         if (x->stages[i].copy_in) stage_copy(x, &x->stages[i], 1);
-    x->tag = (int)(x->comm->coll_seq++ & TAG_MASK);
+    x->call = x->comm->coll_seq++;
+    x->tag = (int)(x->call & TAG_MASK);
     x->round = 0;
+    x->next_step = x->round_stop = 0;
     x->nreqs = 0;
     x->error = MPI_SUCCESS;
     x->round_error = MPI_SUCCESS;
@@ -292,11 +295,50 @@ static void post(lm_coll_exec *x, const lm_step *st)
     if (r) x->reqs[x->nreqs++] = r;
 }
 
+/* A mailbox step: 1 when done, 0 when it has to wait for a peer. */
+static int mailbox_step(lm_coll_exec *x, const lm_step *st)
+{
+    if (st->kind == LM_STEP_POST)
+        return lm_coll_shm_post(x->comm, x->call, st, st->bytes ? addr(x, st->src_slot, st->src_off) : NULL);
+    const void *data = lm_coll_shm_peek(x->comm, x->call, st);
+    if (!data) return 0;
+    if (st->bytes) { /* a barrier's flags carry nothing */
+        char *dst = addr(x, st->dst_slot, st->dst_off);
+        if (st->kind == LM_STEP_FETCH_REDUCE) x->fn(data, dst, st->bytes / x->elem, x->fn_arg);
+        else memcpy(dst, data, st->bytes);
+    }
+    lm_coll_shm_fetched(x->comm, x->call, st);
+    return 1;
+}
+
+/* Issue the steps of the current round in order; 0 when a mailbox step has
+ * to wait (the round resumes there next time). */
+static int issue(lm_coll_exec *x)
+{
+    const lm_sched *s = &x->sched;
+    for (; x->next_step < x->round_stop && x->error == MPI_SUCCESS; x->next_step++) {
+        const lm_step *st = &s->steps[x->next_step];
+        switch (st->kind) {
+        case LM_STEP_SEND:
+        case LM_STEP_RECV: post(x, st); break;
+        case LM_STEP_COPY: copy_step(x, st); break;
+        case LM_STEP_REDUCE:
+            x->fn(addr(x, st->src_slot, st->src_off), addr(x, st->dst_slot, st->dst_off), st->bytes / x->elem,
+                  x->fn_arg);
+            break;
+        default:
+            if (!mailbox_step(x, st)) return 0;
+        }
+    }
+    return 1;
+}
+
 /* Move x forward as far as it goes without waiting; 1 when finished. */
 static int advance(lm_coll_exec *x)
 {
     lm_sched *s = &x->sched;
     for (;;) {
+        if (!issue(x)) return 0;
         while (x->nreqs) {
             lm_request *r = x->reqs[x->nreqs - 1];
             if (!r->complete) return 0;
@@ -312,20 +354,9 @@ static int advance(lm_coll_exec *x)
             finish(x);
             return 1;
         }
-        uint32_t begin = x->round ? s->round_end[x->round - 1] : 0, end = s->round_end[x->round];
+        x->next_step = x->round ? s->round_end[x->round - 1] : 0;
+        x->round_stop = s->round_end[x->round];
         x->round++;
-        for (uint32_t i = begin; i < end && x->error == MPI_SUCCESS; i++) {
-            const lm_step *st = &s->steps[i];
-            switch (st->kind) {
-            case LM_STEP_SEND:
-            case LM_STEP_RECV: post(x, st); break;
-            case LM_STEP_COPY: copy_step(x, st); break;
-            case LM_STEP_REDUCE:
-                x->fn(addr(x, st->src_slot, st->src_off), addr(x, st->dst_slot, st->dst_off), st->bytes / x->elem,
-                      x->fn_arg);
-                break;
-            }
-        }
     }
 }
 

@@ -47,7 +47,9 @@ struct lm_coll_exec {
     lm_datatype *op_type;      /* a reference is held when set */
     /* running */
     int tag;
+    uint32_t call;             /* the collective's sequence number (mailbox entries) */
     uint32_t round;
+    uint32_t next_step, round_stop; /* steps of the round not issued yet: a mailbox step may have to wait */
     lm_request **reqs;
     uint32_t nreqs, reqs_cap;
     char *scratch;

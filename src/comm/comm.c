@@ -7,6 +7,7 @@
 #include "comm/intercomm.h"
 #include "comm/comm_info.h"
 #include "coll/coll_basic.h"
+#include "coll/coll_shm.h"
 #include "core/errhandler.h"
 #include "core/lm_error.h"
 #include "core/lm_mem.h"
@@ -63,6 +64,10 @@ int lm_comm_init_builtin(void)
 
 void lm_comm_finalize(void)
 {
+    lm_coll_comm_freed(&world);
+    lm_coll_comm_freed(&self);
+    lm_coll_shm_release(&world);
+    lm_coll_shm_finalize();
     lm_bsend_pool_free(&world.bsend);
     lm_bsend_pool_free(&self.bsend);
     lm_comm_info_free(&world);
@@ -241,6 +246,7 @@ int impl_MPI_Comm_split(MPI_Comm comm, int color, int key, MPI_Comm *newcomm)
  * only here, after the last message that could match it. */
 static void destroy(lm_comm *c)
 {
+    lm_coll_shm_release(c);
     lm_context_id_release(c->context_id);
     lm_group_release(c->group);
     if (c->remote_group) lm_group_release(c->remote_group);
@@ -270,6 +276,7 @@ int impl_MPI_Comm_free(MPI_Comm *comm)
     if (rc) return lm_err_comm(*comm, rc, "MPI_Comm_free", "an attribute delete callback failed");
     /* its buffered messages leave before the communicator does */
     lm_bsend_pool_free(&c->bsend);
+    lm_coll_comm_freed(c);
     *comm = MPI_COMM_NULL;
     if (c->pending) c->freed = 1; /* the last operation in flight destroys it */
     else destroy(c);

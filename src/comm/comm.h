@@ -30,6 +30,14 @@ typedef struct lm_comm {
     /* the buffer attached with MPI_Comm_attach_buffer (pt2pt/bsend.c),
      * NULL until the first one */
     struct lm_bsend_pool *bsend;
+    /* node shared-memory mailboxes for collectives (coll/coll_shm.h), NULL
+     * until the first blocking collective sets them up, if it can */
+    struct lm_coll_shm *coll_shm;
+    int coll_shm_tried;
+    /* the executor of the last blocking collective, kept for a repeat of
+     * the same call (coll/coll_api.c); it holds the communicator until
+     * MPI_Comm_free gives it back */
+    struct lm_coll_hot *coll_hot;
     /* operations in flight that use it (handle requests, collective
      * schedules); MPI_Comm_free while some are pending only hides it, and
      * the last one to finish destroys it (MPI-4.1 section 7.4.3) */

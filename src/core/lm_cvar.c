@@ -28,6 +28,9 @@ const lm_cvar_desc lm_cvar_table[LM_CVAR_COUNT] = {
                                "sender together (0: the receiver copies alone)"},
     [LM_CVAR_COOP_COPY_CHUNK] = {"COOP_COPY_CHUNK", 128L << 10, 4096, 1L << 30,
                                  "bytes each side claims at a time in a shared copy"},
+    [LM_CVAR_COLL_SHM] = {"COLL_SHM", 1, 0, 1,
+                          "collectives on communicators within one node may use node shared-memory mailboxes "
+                          "(0: point-to-point algorithms only)"},
 };
 
 static long values[LM_CVAR_COUNT];

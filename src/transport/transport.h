@@ -64,6 +64,11 @@ int lm_transport_progress(void);
 typedef uint64_t lm_rkey; /* offset of the region in the owner's shared arena */
 void *lm_transport_shared_alloc(size_t len, lm_rkey *key);
 void lm_transport_shared_free(void *p);
+/* Where [key, key + len) of a node-local peer's region is mapped in this
+ * process, for direct loads and stores (C11 atomics work across processes
+ * on it); NULL when the peer is on another node or the range is not inside
+ * a live region. */
+void *lm_transport_shared_ptr(int world_rank, lm_rkey key, size_t len);
 int lm_transport_put(int dst_world_rank, lm_rkey key, size_t offset, const void *src, size_t len);
 int lm_transport_get(int src_world_rank, lm_rkey key, size_t offset, void *dst, size_t len);
 int lm_transport_atomic_fadd64(int rank, lm_rkey key, size_t offset, uint64_t add, uint64_t *old);

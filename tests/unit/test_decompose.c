@@ -4,6 +4,7 @@
  * runnable at all: what each rank sends to a peer, in order, is exactly what
  * that peer receives from it, in order. */
 #include "coll/decompose.h"
+#include "coll/coll_shm.h"
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -54,7 +55,7 @@ static record *run(const char *coll, const char *alg, int np, size_t bytes, int 
 {
     static record r;
     memset(&r, 0, sizeof r);
-    lm_coll_query q = {coll, alg, np, bytes, root, 4, commutative};
+    lm_coll_query q = {coll, alg, np, bytes, root, 4, commutative, 0};
     char err[256];
     const char *used = NULL;
     int rc = lm_coll_decompose(&q, on_message, &r, &used, err, sizeof err);
@@ -147,9 +148,49 @@ static void hand_derived_vectors(void)
     }
     EXPECT(r->sent[2][1] == 100 && r->sent[3][1] == 100 && r->sent[1][0] == 0 && r->nmsg == 15,
            "rsg reduce gather: %zu %zu, %d messages", r->sent[2][1], r->sent[3][1], r->nmsg);
+    /* node shared memory: a post read by k ranks is k messages from the
+     * poster. bcast from 1 of 4, 100 bytes: 1 -> every other rank */
+    r = run("bcast", "shm", 4, 100, 1, 1);
+    EXPECT(r->nmsg == 3, "shm bcast: %d messages, expected 3", r->nmsg);
+    for (int j = 0; j < 4; j++) EXPECT(r->sent[1][j] == (j == 1 ? 0u : 100u), "shm bcast 1 -> %d", j);
+    /* allreduce on 3 ranks, 8 bytes: every rank reads every other's input */
+    r = run("allreduce", "shm", 3, 8, 0, 0);
+    for (int i = 0; i < 3; i++)
+        for (int j = 0; j < 3; j++)
+            EXPECT(pair(r, i, j) == (i == j ? 0u : 16u), "shm allreduce pair (%d,%d): %zu", i, j, pair(r, i, j));
+    /* alltoall on 4 ranks, 10-byte blocks: each rank reads its block of each peer's post */
+    r = run("alltoall", "shm", 4, 10, 0, 1);
+    for (int i = 0; i < 4; i++)
+        for (int j = 0; j < 4; j++)
+            EXPECT(r->sent[i][j] == (i == j ? 0u : 10u), "shm alltoall %d -> %d: %zu", i, j, r->sent[i][j]);
+    /* barrier on 4 ranks: an empty message between every ordered pair */
+    r = run("barrier", "shm", 4, 0, 0, 1);
+    EXPECT(r->nmsg == 12, "shm barrier: %d messages, expected 12", r->nmsg);
+    /* the selection for ranks of one node takes shm for small data, and
+     * the point-to-point algorithm for ranks spread over nodes */
+    {
+        lm_coll_query q = {"allreduce", NULL, 4, 8, 0, 8, 1, 1};
+        char err[256];
+        const char *used = NULL;
+        static record sink;
+        EXPECT(lm_coll_decompose(&q, on_message, &sink, &used, err, sizeof err) == 0 && used &&
+                   !strcmp(used, "shm"),
+               "node-local allreduce of 8 bytes: %s, expected shm", used ? used : err);
+        q.node_local = 0;
+        EXPECT(lm_coll_decompose(&q, on_message, &sink, &used, err, sizeof err) == 0 && used && strcmp(used, "shm"),
+               "allreduce of 8 bytes across nodes: %s", used ? used : err);
+    }
     /* linear gather to root 2 of 5: one block from each other rank */
     r = run("gather", "linear", 5, 10, 2, 1);
     for (int i = 0; i < 5; i++) EXPECT(r->sent[i][2] == (i == 2 ? 0u : 10u), "linear gather from %d", i);
+}
+
+/* Node shared-memory algorithms run only where every post fits a mailbox
+ * entry: scatter, alltoall and reduce_scatter_block post all np blocks. */
+static int shm_runs(const char *coll, int np, size_t bytes)
+{
+    int all_blocks = !strcmp(coll, "scatter") || !strcmp(coll, "alltoall") || !strcmp(coll, "reduce_scatter_block");
+    return np <= LM_COLL_SHM_MAX_PROCS && (all_blocks ? (size_t)np * bytes : bytes) <= LM_COLL_SHM_DATA;
 }
 
 /* Every algorithm, many sizes: sends and receives match pair by pair. */
@@ -164,6 +205,15 @@ static void schedules_match(void)
                 for (int commutative = 0; commutative < 2; commutative++)
                     for (int root = 0; root < np; root += (np > 1 ? np - 1 : 1)) {
                         if (!commutative && commutative_only) continue;
+                        if (!strcmp(name, "shm") && !shm_runs(coll, np, sizes[b])) {
+                            lm_coll_query q = {coll, name, np, sizes[b], root, 4, commutative, 1};
+                            char err[256];
+                            static record sink;
+                            EXPECT(lm_coll_decompose(&q, on_message, &sink, NULL, err, sizeof err) == -1,
+                                   "%s shm np %d bytes %zu: accepted where no mailbox entry holds it", coll, np,
+                                   sizes[b]);
+                            continue;
+                        }
                         record *r = run(coll, name, np, sizes[b], root, commutative);
                         EXPECT(!r->bad_peer, "%s %s np %d: message to itself or out of range", coll, name, np);
                         for (int i = 0; i < np; i++)

@@ -6,7 +6,9 @@
  *                                performance variables MPI_T offers
  *   leanmpi-info --algorithms    collective algorithms, the selection table, overrides
  *   leanmpi-info --decompose COLL --np N --bytes B [--algorithm A] [--root R]
- *                [--type-size S] [--non-commutative]
+ *                [--type-size S] [--non-commutative] [--node-local]
+ *                (--node-local: the ranks share one node, where small data
+ *                goes through node shared memory; default: spread over nodes)
  *                                every point-to-point message the collective
  *                                exchanges on N ranks, and the per-pair bytes */
 #include "mpi.h"
@@ -107,6 +109,7 @@ static int decompose(int argc, char **argv)
         else if (!strcmp(a, "--root") && v) q.root = atoi(argv[++i]);
         else if (!strcmp(a, "--type-size") && v) q.type_size = (size_t)strtoull(argv[++i], NULL, 10);
         else if (!strcmp(a, "--non-commutative")) q.commutative = 0;
+        else if (!strcmp(a, "--node-local")) q.node_local = 1;
         else {
             fprintf(stderr, "leanmpi-info: unknown or incomplete option '%s'\n", a);
             return 2;
@@ -114,7 +117,7 @@ static int decompose(int argc, char **argv)
     }
     if (!q.collective || q.np < 1 || !have_bytes) {
         fprintf(stderr, "usage: leanmpi-info --decompose COLL --np N --bytes B [--algorithm A] [--root R] "
-                        "[--type-size S] [--non-commutative]\n");
+                        "[--type-size S] [--non-commutative] [--node-local]\n");
         return 2;
     }
     decomposition d = {q.np, calloc((size_t)q.np * (size_t)q.np, sizeof(size_t))};
@@ -156,7 +159,7 @@ int main(int argc, char **argv)
     if (argc > 1) {
         fprintf(stderr, "usage: leanmpi-info [--unsupported | --implemented | --params | --algorithms |\n"
                         "                     --decompose COLL --np N --bytes B [--algorithm A] [--root R]\n"
-                        "                     [--type-size S] [--non-commutative]]\n");
+                        "                     [--type-size S] [--non-commutative] [--node-local]]\n");
         return 2;
     }
     char version[MPI_MAX_LIBRARY_VERSION_STRING];

@@ -1,0 +1,190 @@
+/* Node shared-memory mailboxes for collectives (see coll_shm.h). */
+#include "coll/coll_shm.h"
+#include "coll/coll_basic.h"
+#include "core/lm_cvar.h"
+#include "core/lm_mem.h"
+#include "transport/transport.h"
+#include "transport/transport_env.h"
+#include <stdatomic.h>
+#include <string.h>
+
+/* Entries per rank, one per call in turn: a writer can be SLOTS calls ahead
+ * of its slowest reader. */
+#define SLOTS 8
+/* Mailboxes one process keeps at most (each about 8.5 KiB of its arena),
+ * so that collectives never take the whole arena from one-sided users. */
+#define MAX_LIVE 48
+
+/* Readers count themselves here, away from the stamp and data the writer
+ * writes (no false sharing between the two directions). */
+typedef struct mbox_ack {
+    _Atomic uint32_t n;
+    char pad[60];
+} mbox_ack;
+
+/* 1 KiB: a 16-byte stamp (data stays 16-byte aligned for any type an op
+ * works on), then the data; small posts share the stamp's cache line. */
+typedef struct mbox_entry {
+    _Atomic uint64_t stamp;
+    uint64_t pad;
+    char data[LM_COLL_SHM_DATA];
+} mbox_entry;
+
+typedef struct mailbox {
+    mbox_ack ack[SLOTS];
+    mbox_entry entry[SLOTS];
+} mailbox;
+
+_Static_assert(sizeof(mbox_entry) == 1024, "an entry is 1 KiB");
+_Static_assert(sizeof(mbox_ack) == 64, "an ack counter fills one cache line");
+
+struct lm_coll_shm {
+    mailbox *mine;
+    uint32_t expect[SLOTS];   /* readers of what I posted last in each entry */
+    struct lm_coll_shm *next_retired;
+    int n;
+    mailbox *peer[];          /* every member's mailbox, mine included */
+};
+
+static int live;
+static struct lm_coll_shm *retired;
+
+static unsigned entry_of(uint32_t call) { return call % SLOTS; }
+/* Never 0, the stamp of an entry that holds nothing yet. */
+static uint64_t stamp_of(uint32_t call) { return (uint64_t)call + 1; }
+
+static int all_read(const struct lm_coll_shm *m)
+{
+    for (int e = 0; e < SLOTS; e++)
+        if (atomic_load_explicit(&m->mine->ack[e].n, memory_order_acquire) != m->expect[e]) return 0;
+    return 1;
+}
+
+static void give_back(struct lm_coll_shm *m)
+{
+    lm_transport_shared_free(m->mine);
+    lm_free(LM_MEM_COLL, m);
+    live--;
+}
+
+/* Mailboxes of freed communicators whose last posts are all read. */
+static void sweep_retired(void)
+{
+    for (struct lm_coll_shm **p = &retired; *p;) {
+        struct lm_coll_shm *m = *p;
+        if (!all_read(m)) {
+            p = &m->next_retired;
+            continue;
+        }
+        *p = m->next_retired;
+        give_back(m);
+    }
+}
+
+static int on_this_node(const lm_comm *c)
+{
+    for (int r = 0; r < c->size; r++)
+        if (lm_transport_local_rank(lm_comm_world_rank(c, r)) < 0) return 0;
+    return 1;
+}
+
+static void min_int(const void *in, void *inout, size_t count, void *arg)
+{
+    (void)arg;
+    for (size_t i = 0; i < count; i++)
+        if (((const int *)in)[i] < ((int *)inout)[i]) ((int *)inout)[i] = ((const int *)in)[i];
+}
+
+void lm_coll_shm_setup(lm_comm *c)
+{
+    if (c->coll_shm_tried) return;
+    c->coll_shm_tried = 1;
+    /* the same answer on every member: nothing here depends on this rank */
+    if (c->is_inter || c->size < 2 || c->size > LM_COLL_SHM_MAX_PROCS || !lm_cvar(LM_CVAR_COLL_SHM) ||
+        lm_comm_has_simulated(c) || !on_this_node(c))
+        return;
+    sweep_retired();
+    int n = c->size;
+    struct lm_coll_shm *m = live < MAX_LIVE ? lm_calloc(LM_MEM_COLL, 1, sizeof *m + (size_t)n * sizeof(mailbox *))
+                                            : NULL;
+    lm_rkey key = 0;
+    if (m) {
+        m->n = n;
+        m->mine = lm_transport_shared_alloc(sizeof(mailbox), &key);
+        if (m->mine) {
+            /* the arena may hand back a block used before: clear the
+             * counters and stamps, never the data */
+            for (int e = 0; e < SLOTS; e++) {
+                atomic_store_explicit(&m->mine->ack[e].n, 0, memory_order_relaxed);
+                atomic_store_explicit(&m->mine->entry[e].stamp, 0, memory_order_relaxed);
+            }
+            live++;
+        } else {
+            key = 0;
+        }
+    }
+    /* Every rank learns every key (0: that rank has no mailbox), then all
+     * agree whether every mailbox could be reached. */
+    uint64_t keys[LM_COLL_SHM_MAX_PROCS];
+    int ok = lm_coll_allgather(&key, sizeof key, keys, c) == MPI_SUCCESS && m && m->mine;
+    for (int r = 0; r < n && ok; r++) {
+        m->peer[r] = keys[r] ? lm_transport_shared_ptr(lm_comm_world_rank(c, r), keys[r], sizeof(mailbox)) : NULL;
+        ok = m->peer[r] != NULL;
+    }
+    if (lm_coll_allreduce(&ok, 1, sizeof ok, min_int, NULL, c) != MPI_SUCCESS) ok = 0;
+    if (ok) {
+        c->coll_shm = m;
+        return;
+    }
+    if (m && m->mine) give_back(m);
+    else lm_free(LM_MEM_COLL, m);
+}
+
+void lm_coll_shm_release(lm_comm *c)
+{
+    struct lm_coll_shm *m = c->coll_shm;
+    c->coll_shm = NULL;
+    if (!m) return;
+    if (all_read(m)) {
+        give_back(m);
+        return;
+    }
+    m->next_retired = retired;
+    retired = m;
+}
+
+void lm_coll_shm_finalize(void)
+{
+    while (retired) {
+        struct lm_coll_shm *m = retired;
+        retired = m->next_retired;
+        give_back(m);
+    }
+}
+
+int lm_coll_shm_post(lm_comm *c, uint32_t call, const lm_step *st, const void *src)
+{
+    struct lm_coll_shm *m = c->coll_shm;
+    unsigned e = entry_of(call);
+    if (atomic_load_explicit(&m->mine->ack[e].n, memory_order_acquire) != m->expect[e]) return 0;
+    /* no reader of the new contents can count before the stamp below */
+    atomic_store_explicit(&m->mine->ack[e].n, 0, memory_order_relaxed);
+    m->expect[e] = st->readers;
+    if (st->bytes) memcpy(m->mine->entry[e].data + st->dst_off, src, st->bytes);
+    atomic_store_explicit(&m->mine->entry[e].stamp, stamp_of(call), memory_order_release);
+    return 1;
+}
+
+const void *lm_coll_shm_peek(lm_comm *c, uint32_t call, const lm_step *st)
+{
+    mbox_entry *ent = &c->coll_shm->peer[st->peer]->entry[entry_of(call)];
+    if (atomic_load_explicit(&ent->stamp, memory_order_acquire) != stamp_of(call)) return NULL;
+    return ent->data + st->src_off;
+}
+
+void lm_coll_shm_fetched(lm_comm *c, uint32_t call, const lm_step *st)
+{
+    /* release: our reads of the entry are done before the writer may reuse it */
+    atomic_fetch_add_explicit(&c->coll_shm->peer[st->peer]->ack[entry_of(call)].n, 1,
+                              memory_order_release);
+}
