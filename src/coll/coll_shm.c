@@ -10,7 +10,10 @@
 
 /* Entries per rank, one per call in turn: a writer can be SLOTS calls ahead
  * of its slowest reader. */
-#define SLOTS 8
+#ifndef LM_COLL_SHM_SLOTS
+#define LM_COLL_SHM_SLOTS 8
+#endif
+#define SLOTS LM_COLL_SHM_SLOTS
 /* Mailboxes one process keeps at most (each about 8.5 KiB of its arena),
  * so that collectives never take the whole arena from one-sided users. */
 #define MAX_LIVE 48
@@ -22,8 +25,8 @@ typedef struct mbox_ack {
     char pad[60];
 } mbox_ack;
 
-/* 1 KiB: a 16-byte stamp (data stays 16-byte aligned for any type an op
- * works on), then the data; small posts share the stamp's cache line. */
+/* A 16-byte stamp (data stays 16-byte aligned for any type an op works on),
+ * then the data; small posts share the stamp's cache line. */
 typedef struct mbox_entry {
     _Atomic uint64_t stamp;
     uint64_t pad;
@@ -35,7 +38,7 @@ typedef struct mailbox {
     mbox_entry entry[SLOTS];
 } mailbox;
 
-_Static_assert(sizeof(mbox_entry) == 1024, "an entry is 1 KiB");
+_Static_assert(sizeof(mbox_entry) == LM_COLL_SHM_ENTRY, "an entry fills whole cache lines");
 _Static_assert(sizeof(mbox_ack) == 64, "an ack counter fills one cache line");
 
 struct lm_coll_shm {

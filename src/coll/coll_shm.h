@@ -23,8 +23,12 @@
 #include "coll/sched.h"
 #include "comm/comm.h"
 
-/* Bytes one POST can carry (an entry is 1 KiB with its 16-byte stamp). */
-#define LM_COLL_SHM_DATA 1008
+/* Bytes of a mailbox entry, and what one POST can carry (the rest is its
+ * 16-byte stamp). */
+#ifndef LM_COLL_SHM_ENTRY
+#define LM_COLL_SHM_ENTRY 1024
+#endif
+#define LM_COLL_SHM_DATA (LM_COLL_SHM_ENTRY - 16)
 /* Largest communicator given mailboxes: the algorithms that use them are
  * flat (every rank reads each peer it needs directly), which beats trees of
  * messages up to about this many ranks. */
