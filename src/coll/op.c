@@ -17,32 +17,38 @@ int lm_op_valid(MPI_Op op)
     return LM_HANDLE_KIND(op) == LM_KIND_OP && LM_HANDLE_TIER(op) == LM_TIER_BUILTIN && LM_HANDLE_INDEX(op) < OP_COUNT;
 }
 
+/* One loop per op, the op chosen outside it: a loop with nothing but the
+ * element operation inside is what the compiler vectorizes (op.c is built
+ * with -ftree-vectorize), and SUM on 1 MiB of doubles then takes about a
+ * third of the time of a loop that switches on the op at every element. */
+#define EACH(body) for (size_t i = 0; i < n; i++) body
 #define ARITH(T)                                                                     \
     static void arith_##T(int op, const T *a, T *b, size_t n)                        \
     {                                                                                \
-        for (size_t i = 0; i < n; i++) switch (op) {                                 \
-            case OP_MAX: if (a[i] > b[i]) b[i] = a[i]; break;                        \
-            case OP_MIN: if (a[i] < b[i]) b[i] = a[i]; break;                        \
-            case OP_SUM: b[i] = a[i] + b[i]; break;                                  \
-            case OP_PROD: b[i] = a[i] * b[i]; break;                                 \
-            case OP_LAND: b[i] = (a[i] && b[i]); break;                              \
-            case OP_LOR: b[i] = (a[i] || b[i]); break;                               \
-            case OP_LXOR: b[i] = (!a[i] != !b[i]); break;                            \
-            }                                                                        \
+        switch (op) {                                                                \
+        case OP_MAX: EACH(b[i] = a[i] > b[i] ? a[i] : b[i];) break;                  \
+        case OP_MIN: EACH(b[i] = a[i] < b[i] ? a[i] : b[i];) break;                  \
+        case OP_SUM: EACH(b[i] = a[i] + b[i];) break;                                \
+        case OP_PROD: EACH(b[i] = a[i] * b[i];) break;                               \
+        case OP_LAND: EACH(b[i] = (a[i] && b[i]);) break;                            \
+        case OP_LOR: EACH(b[i] = (a[i] || b[i]);) break;                             \
+        case OP_LXOR: EACH(b[i] = (!a[i] != !b[i]);) break;                          \
+        }                                                                            \
     }
 #define BITS(T)                                                                      \
     static void bits_##T(int op, const T *a, T *b, size_t n)                         \
     {                                                                                \
-        for (size_t i = 0; i < n; i++) switch (op) {                                 \
-            case OP_BAND: b[i] &= a[i]; break;                                       \
-            case OP_BOR: b[i] |= a[i]; break;                                        \
-            case OP_BXOR: b[i] ^= a[i]; break;                                       \
-            }                                                                        \
+        switch (op) {                                                                \
+        case OP_BAND: EACH(b[i] &= a[i];) break;                                     \
+        case OP_BOR: EACH(b[i] |= a[i];) break;                                      \
+        case OP_BXOR: EACH(b[i] ^= a[i];) break;                                     \
+        }                                                                            \
     }
 #define CPLX(T)                                                                      \
     static void cplx_##T(int op, const T *a, T *b, size_t n)                         \
     {                                                                                \
-        for (size_t i = 0; i < n; i++) b[i] = op == OP_SUM ? a[i] + b[i] : a[i] * b[i]; \
+        if (op == OP_SUM) EACH(b[i] = a[i] + b[i];)                                  \
+        else EACH(b[i] = a[i] * b[i];)                                               \
     }
 
 typedef long double ldouble;

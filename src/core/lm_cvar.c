@@ -27,7 +27,7 @@ const lm_cvar_desc lm_cvar_table[LM_CVAR_COUNT] = {
                                "single-copy messages of at least this many bytes are copied by receiver and "
                                "sender together (0: the receiver copies alone)"},
     [LM_CVAR_COOP_COPY_CHUNK] = {"COOP_COPY_CHUNK", 128L << 10, 4096, 1L << 30,
-                                 "bytes each side claims at a time in a shared copy"},
+                                 "smallest piece of a shared copy (each side claims one half of the message)"},
     [LM_CVAR_COLL_SHM] = {"COLL_SHM", 1, 0, 1,
                           "collectives on communicators within one node may use node shared-memory mailboxes "
                           "(0: point-to-point algorithms only)"},

@@ -23,7 +23,7 @@ enum lm_cvar_id {
     LM_CVAR_MEMREPORT,          /* print the memory table at finalize */
     LM_CVAR_SHM_ARENA_SIZE,     /* bytes of one-sided shared memory per rank (read by mpirun) */
     LM_CVAR_COOP_COPY_MIN,      /* rendezvous bytes from which sender and receiver share the copy */
-    LM_CVAR_COOP_COPY_CHUNK,    /* bytes per claimed piece of a shared copy */
+    LM_CVAR_COOP_COPY_CHUNK,    /* smallest piece of a shared copy */
     LM_CVAR_COLL_SHM,           /* node shared-memory mailboxes for collectives on one-node communicators */
     LM_CVAR_COUNT
 };

@@ -4,9 +4,9 @@
  * sender's buffer. The sender meanwhile only waits for FIN, so for messages
  * of at least COOP_COPY_MIN bytes the two share the work: the receiver puts a
  * small job record in its node-shared arena and tells the sender about it
- * (COPY_HELP); then each side claims COOP_COPY_CHUNK-sized pieces with an
- * atomic counter, the receiver reading (process_vm_readv) and the sender
- * writing (process_vm_writev). A sender that does not progress costs
+ * (COPY_HELP); then each side claims pieces (halves of the message, at
+ * least COOP_COPY_CHUNK bytes) with an atomic counter, the receiver reading
+ * (process_vm_readv) and the sender writing (process_vm_writev). A sender that does not progress costs
  * nothing: the receiver simply claims every piece itself. */
 #ifndef LM_PT2PT_COOP_COPY_H
 #define LM_PT2PT_COOP_COPY_H

@@ -5,7 +5,9 @@
  * Cases: predefined ops on int and double, MAX, MINLOC on MPI_DOUBLE_INT,
  * SUM on a derived type with gaps (which must stay untouched), a
  * commutative user op, and a non-commutative user op (2x2 matrix product)
- * on a dense and on a gapped derived type. Counts 0, 1, small, large;
+ * on a dense and on a gapped derived type. Counts 0, 1, small, large (the
+ * non-commutative op too, so that its messages go by rendezvous and are
+ * copied by sender and receiver together);
  * MPI_IN_PLACE; roots first and last; every form (colltest.h). */
 #include "colltest.h"
 #include <stdint.h>
@@ -289,9 +291,9 @@ int main(int argc, char **argv)
     cases[ncases++] = (rcase){"commutative user op on MPI_INT", MPI_INT, op_sum, 4, 1, {0}, {4}, 0, gen_int,
                               comb_sum_int, 1};
     cases[ncases++] = (rcase){"non-commutative user op on contiguous(4, MPI_UNSIGNED)", mat, op_mat, 16, 1, {0},
-                              {16}, 0, gen_mat, comb_mat, 0};
+                              {16}, 0, gen_mat, comb_mat, 1};
     cases[ncases++] = (rcase){"non-commutative user op on a type with a gap", mat20, op_mat, 20, 1, {0}, {16}, 1,
-                              gen_mat, comb_mat, 0};
+                              gen_mat, comb_mat, 1};
 
     const long counts[] = {0, 1, 5, 700, 40000};
     const int ncounts = sizeof counts / sizeof counts[0];
