@@ -26,7 +26,7 @@
 /* Bytes of a mailbox entry, and what one POST can carry (the rest is its
  * 16-byte stamp). */
 #ifndef LM_COLL_SHM_ENTRY
-#define LM_COLL_SHM_ENTRY 1024
+#define LM_COLL_SHM_ENTRY 256
 #endif
 #define LM_COLL_SHM_DATA (LM_COLL_SHM_ENTRY - 16)
 /* Largest communicator given mailboxes: the algorithms that use them are
