@@ -72,6 +72,13 @@ int lm_topo_attach(MPI_Comm parent, int color, int key, lm_topo *t, MPI_Comm *ne
     return MPI_SUCCESS;
 }
 
+int lm_topo_check_array(MPI_Comm comm, const void *p, long long len, const char *name, const char *fname)
+{
+    if (p || len <= 0) return MPI_SUCCESS;
+    return lm_err_comm(comm, MPI_ERR_ARG, fname, "argument %s is a NULL pointer but %lld entries are needed", name,
+                       len);
+}
+
 int impl_MPI_Topo_test(MPI_Comm comm, int *status)
 {
     lm_comm *c = lm_comm_get(comm);

@@ -46,6 +46,11 @@ typedef struct lm_topo_nbrs {
 int lm_topo_neighbors(const lm_comm *c, const lm_topo *t, lm_topo_nbrs *nb);
 void lm_topo_neighbors_free(lm_topo_nbrs *nb);
 
+/* An array whose length only the topology or other arrays give (the
+ * generated entry points check those whose length is an argument): NULL
+ * only when len is 0; otherwise MPI_ERR_ARG through comm's handler. */
+int lm_topo_check_array(MPI_Comm comm, const void *p, long long len, const char *name, const char *fname);
+
 /* Cartesian helpers shared with the neighbourhood collectives. */
 void lm_cart_coords(const lm_topo *t, int rank, int *coords);
 int lm_cart_rank(const lm_topo *t, const int *coords);

@@ -119,6 +119,8 @@ int impl_MPI_Cart_rank(MPI_Comm comm, const int coords[], int *rank)
     int rc;
     lm_topo *t = lm_topo_of(comm, MPI_CART, fname, NULL, &rc);
     if (!t) return rc;
+    rc = lm_topo_check_array(comm, coords, t->a, "coords", fname);
+    if (rc) return rc;
     int r = 0;
     for (int d = 0; d < t->a; d++) {
         int x = coords[d], n = DIMS(t)[d];
@@ -165,6 +167,8 @@ int impl_MPI_Cart_sub(MPI_Comm comm, const int remain_dims[], MPI_Comm *newcomm)
     lm_comm *c;
     lm_topo *t = lm_topo_of(comm, MPI_CART, fname, &c, &rc);
     if (!t) return rc;
+    rc = lm_topo_check_array(comm, remain_dims, t->a, "remain_dims", fname);
+    if (rc) return rc;
     int coords[t->a > 0 ? t->a : 1];
     if (t->a) lm_cart_coords(t, c->rank, coords);
     /* the color numbers the dropped coordinates, the key the kept ones:

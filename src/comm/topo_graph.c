@@ -17,6 +17,8 @@ static int check_graph(MPI_Comm comm, int size, int nnodes, const int index[], c
         if (index[i] < (i ? index[i - 1] : 0))
             return lm_err_comm(comm, MPI_ERR_ARG, fname, "index[%d] = %d is smaller than the one before", i, index[i]);
     int nedges = nnodes ? index[nnodes - 1] : 0;
+    int rc = lm_topo_check_array(comm, edges, nedges, "edges", fname);
+    if (rc) return rc;
     for (int e = 0; e < nedges; e++)
         if (edges[e] < 0 || edges[e] >= nnodes)
             return lm_err_comm(comm, MPI_ERR_ARG, fname, "edges[%d] = %d is not a node", e, edges[e]);
