@@ -51,6 +51,8 @@ struct lm_attr_list {
     attr_entry e[];
 };
 
+static int find(const struct lm_attr_list *l, int id);
+
 static keyval *kv_at(int id)
 {
     int i = id - KEYVAL_BASE;
@@ -62,6 +64,16 @@ static keyval *kv_usable(int id, enum lm_kind kind)
 {
     keyval *k = kv_at(id);
     return (k && !k->freed && k->kind == kind) ? k : NULL;
+}
+
+/* For reading and deleting: also a keyval the program has freed, as long as
+ * this object still holds an attribute with it (MPI-4.1 section 7.7.2: those
+ * attributes are deleted explicitly, by the keyval value they were set with). */
+static keyval *kv_held(int id, enum lm_kind kind, const struct lm_attr_list *l)
+{
+    keyval *k = kv_at(id);
+    if (!k || k->kind != kind) return NULL;
+    return !k->freed || find(l, id) >= 0 ? k : NULL;
 }
 
 static void kv_release(int id)
@@ -305,7 +317,8 @@ static int get_attr(enum lm_kind kind, int h, int id, void *out, int *flag, cons
 {
     struct lm_attr_list **lp = list_of(kind, h);
     if (!lp) return raise(kind, h, invalid_class(kind), fname, "invalid %s", kind_word(kind));
-    if (!kv_usable(id, kind)) return raise(kind, h, MPI_ERR_KEYVAL, fname, "invalid %s keyval %d", kind_word(kind), id);
+    if (!kv_held(id, kind, *lp))
+        return raise(kind, h, MPI_ERR_KEYVAL, fname, "invalid %s keyval %d", kind_word(kind), id);
     int i = find(*lp, id);
     *flag = i >= 0;
     if (i >= 0) *(void **)out = (*lp)->e[i].val;
@@ -316,7 +329,7 @@ static int delete_attr(enum lm_kind kind, int h, int id, const char *fname)
 {
     struct lm_attr_list **lp = list_of(kind, h);
     if (!lp) return raise(kind, h, invalid_class(kind), fname, "invalid %s", kind_word(kind));
-    if (!kv_usable(id, kind))
+    if (!kv_held(id, kind, *lp))
         return raise(kind, h, MPI_ERR_KEYVAL, fname, "invalid %s keyval %d (predefined keyvals are read-only)",
                      kind_word(kind), id);
     if (find(*lp, id) < 0)
