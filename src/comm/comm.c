@@ -307,8 +307,9 @@ int impl_MPI_Comm_group(MPI_Comm comm, MPI_Group *group)
     int rc;
     lm_comm *c = get(comm, "MPI_Comm_group", &rc);
     if (!c) return rc;
-    lm_group_retain(c->group);
-    *group = c->group->obj.handle;
+    lm_group *g = lm_group_share(c->group);
+    if (!g) return lm_err_comm(comm, MPI_ERR_NO_MEM, "MPI_Comm_group", "out of memory");
+    *group = g->obj.handle;
     return MPI_SUCCESS;
 }
 

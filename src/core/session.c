@@ -167,16 +167,14 @@ int impl_MPI_Session_get_nth_pset(MPI_Session session, MPI_Info info, int n, int
     return MPI_SUCCESS;
 }
 
-/* The group behind a process set's name (retained), or NULL if unknown. */
+/* The group behind a process set's name, or NULL if unknown. */
 static lm_group *pset_group(const char *name)
 {
     MPI_Comm c = !strcasecmp(name, "mpi://WORLD") ? MPI_COMM_WORLD
                  : !strcasecmp(name, "mpi://SELF") ? MPI_COMM_SELF
                                                     : MPI_COMM_NULL;
     lm_comm *comm = c == MPI_COMM_NULL ? NULL : lm_comm_get(c);
-    if (!comm) return NULL;
-    lm_group_retain(comm->group);
-    return comm->group;
+    return comm ? comm->group : NULL;
 }
 
 int impl_MPI_Session_get_pset_info(MPI_Session session, const char *pset_name, MPI_Info *info)
@@ -186,7 +184,6 @@ int impl_MPI_Session_get_pset_info(MPI_Session session, const char *pset_name, M
     if (!g) return lm_err_session(session, MPI_ERR_ARG, fname, "no process set is named \"%.64s\"", pset_name);
     char size[16];
     snprintf(size, sizeof size, "%d", g->size);
-    lm_group_release(g);
     MPI_Info in;
     int rc = impl_MPI_Info_create(&in);
     if (rc) return rc;
@@ -201,10 +198,11 @@ int impl_MPI_Session_get_pset_info(MPI_Session session, const char *pset_name, M
 
 int impl_MPI_Group_from_session_pset(MPI_Session session, const char *pset_name, MPI_Group *newgroup)
 {
+    const char *fname = "MPI_Group_from_session_pset";
     lm_group *g = pset_group(pset_name);
-    if (!g)
-        return lm_err_session(session, MPI_ERR_ARG, "MPI_Group_from_session_pset",
-                              "no process set is named \"%.64s\"", pset_name);
+    if (!g) return lm_err_session(session, MPI_ERR_ARG, fname, "no process set is named \"%.64s\"", pset_name);
+    g = lm_group_share(g);
+    if (!g) return lm_err_session(session, MPI_ERR_NO_MEM, fname, "out of memory");
     *newgroup = g->obj.handle;
     return MPI_SUCCESS;
 }

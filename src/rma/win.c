@@ -239,8 +239,9 @@ int impl_MPI_Win_get_group(MPI_Win win, MPI_Group *group)
 {
     lm_win *w = lm_win_get(win);
     if (!w) return lm_err_win(win, MPI_ERR_WIN, "MPI_Win_get_group", "invalid window");
-    lm_group_retain(w->comm->group);
-    *group = w->comm->group->obj.handle;
+    lm_group *g = lm_group_share(w->comm->group);
+    if (!g) return lm_err_win(win, MPI_ERR_NO_MEM, "MPI_Win_get_group", "out of memory");
+    *group = g->obj.handle;
     return MPI_SUCCESS;
 }
 

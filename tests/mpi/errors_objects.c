@@ -49,6 +49,41 @@ static void groups(void)
     int tr = size, tr_out;
     CHECK_ERRCLASS(MPI_Group_translate_ranks(world, 1, &tr, world, &tr_out), MPI_ERR_RANK);
     CHECK(out == MPI_GROUP_NULL, "a failed group constructor returned a group");
+    /* every group handle the program receives is its own: one from
+     * MPI_Comm_group is invalid once freed (also for a second free) while the
+     * communicator, whose group it is, goes on */
+    MPI_Group cg1, cg2;
+    CHECK_MPI(MPI_Comm_group(MPI_COMM_WORLD, &cg1));
+    CHECK_MPI(MPI_Comm_group(MPI_COMM_WORLD, &cg2));
+    stale = cg1;
+    CHECK_MPI(MPI_Group_free(&cg1));
+    CHECK_ERRCLASS(MPI_Group_size(stale, &n), MPI_ERR_GROUP);
+    CHECK_ERRCLASS(MPI_Group_free(&stale), MPI_ERR_GROUP);
+    CHECK_MPI(MPI_Group_compare(cg2, world, &res));
+    CHECK_EQ(res, MPI_IDENT);
+    CHECK_MPI(MPI_Group_free(&cg2));
+    if (size >= 4) {
+        /* the same for an irregular group (a list, shared by the handles) */
+        int some[3] = {0, 1, 3};
+        MPI_Group lg, h1, h2;
+        MPI_Comm lc;
+        CHECK_MPI(MPI_Group_incl(world, 3, some, &lg));
+        CHECK_MPI(MPI_Comm_create(MPI_COMM_WORLD, lg, &lc));
+        CHECK_MPI(MPI_Group_free(&lg));
+        if (lc != MPI_COMM_NULL) {
+            CHECK_MPI(MPI_Comm_group(lc, &h1));
+            CHECK_MPI(MPI_Comm_group(lc, &h2));
+            stale = h1;
+            CHECK_MPI(MPI_Group_free(&h1));
+            CHECK_ERRCLASS(MPI_Group_rank(stale, &r), MPI_ERR_GROUP);
+            CHECK_ERRCLASS(MPI_Group_free(&stale), MPI_ERR_GROUP);
+            int wr[3] = {0, 1, 2}, tr3[3];
+            CHECK_MPI(MPI_Group_translate_ranks(h2, 3, wr, world, tr3));
+            CHECK(tr3[0] == 0 && tr3[1] == 1 && tr3[2] == 3, "translated %d %d %d", tr3[0], tr3[1], tr3[2]);
+            CHECK_MPI(MPI_Group_free(&h2));
+            CHECK_MPI(MPI_Comm_free(&lc));
+        }
+    }
     /* a predefined group cannot be freed; MPI_GROUP_EMPTY is a group */
     MPI_Group empty = MPI_GROUP_EMPTY;
     CHECK_MPI(MPI_Group_size(empty, &n));
