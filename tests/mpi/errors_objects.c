@@ -3,7 +3,8 @@
  * and datatypes used after they were freed, invalid group ranks and ranges,
  * invalid datatype constructor arguments, keyvals of the wrong object kind or
  * already freed, info keys and indices out of range, error codes and classes
- * that do not exist. Each call must return the expected class and change
+ * that do not exist, thread queries without output and a second MPI_Init.
+ * Each call must return the expected class and change
  * nothing (peers differ on several of these classes, hence LeanMPI only). */
 #include "mpitest.h"
 
@@ -352,6 +353,21 @@ static void error_codes(void)
     mt_pass("errors_objects: unknown error codes, predefined ones kept, user classes removed in order, handlers");
 }
 
+static void threads(int *argc, char ***argv)
+{
+    int provided = -1, flag = -1;
+    CHECK_ERRCLASS(MPI_Query_thread(NULL), MPI_ERR_ARG);
+    CHECK_ERRCLASS(MPI_Is_thread_main(NULL), MPI_ERR_ARG);
+    /* the world model is initialized once */
+    CHECK_ERRCLASS(MPI_Init(argc, argv), MPI_ERR_OTHER);
+    CHECK_ERRCLASS(MPI_Init_thread(argc, argv, MPI_THREAD_SINGLE, &provided), MPI_ERR_OTHER);
+    CHECK_MPI(MPI_Query_thread(&provided));
+    CHECK_EQ(provided, MPI_THREAD_SINGLE);
+    CHECK_MPI(MPI_Is_thread_main(&flag));
+    CHECK_EQ(flag, 1);
+    mt_pass("errors_objects: thread queries without output, MPI_Init twice");
+}
+
 int main(int argc, char **argv)
 {
     MPI_Init(&argc, &argv);
@@ -366,6 +382,7 @@ int main(int argc, char **argv)
     keyvals();
     infos();
     error_codes();
+    threads(&argc, &argv);
     MPI_Finalize();
     return 0;
 }
