@@ -133,6 +133,20 @@ static void communicators(void)
         CHECK_MPI(MPI_Group_free(&wg));
     }
     CHECK_MPI(MPI_Comm_free(&half));
+    /* a split type that does not exist, a negative tag, no request, a freed info */
+    CHECK_ERRCLASS(MPI_Comm_split_type(MPI_COMM_WORLD, 12345, 0, MPI_INFO_NULL, &out), MPI_ERR_ARG);
+    CHECK_ERRCLASS(MPI_Comm_create_group(MPI_COMM_WORLD, MPI_GROUP_EMPTY, -5, &out), MPI_ERR_TAG);
+    CHECK_ERRCLASS(MPI_Comm_create_group(MPI_COMM_WORLD, MPI_GROUP_NULL, 0, &out), MPI_ERR_GROUP);
+    CHECK_ERRCLASS(MPI_Comm_idup(MPI_COMM_WORLD, &out, NULL), MPI_ERR_ARG);
+    MPI_Info info, stale_info;
+    CHECK_MPI(MPI_Info_create(&info));
+    stale_info = info;
+    CHECK_MPI(MPI_Info_free(&info));
+    CHECK_ERRCLASS(MPI_Comm_set_info(MPI_COMM_WORLD, stale_info), MPI_ERR_INFO);
+    CHECK_ERRCLASS(MPI_Comm_set_name(MPI_COMM_WORLD, NULL), MPI_ERR_ARG);
+    CHECK_ERRCLASS(MPI_Comm_compare(MPI_COMM_WORLD, MPI_COMM_NULL, &r), MPI_ERR_COMM);
+    MPI_Op sum = MPI_SUM;
+    CHECK_ERRCLASS(MPI_Op_free(&sum), MPI_ERR_OP);
     CHECK(out == MPI_COMM_NULL, "a failed constructor returned a communicator");
     CHECK_MPI(MPI_Comm_rank(MPI_COMM_WORLD, &r));
     CHECK_EQ(r, rank);
@@ -190,7 +204,35 @@ static void datatypes(void)
                    MPI_ERR_ARG);
     CHECK_ERRCLASS(MPI_Type_create_subarray(2, sizes, subs_ok, starts, 12345, MPI_INT, &out), MPI_ERR_ARG);
     CHECK_ERRCLASS(MPI_Type_create_subarray(0, sizes, subs_ok, starts, MPI_ORDER_C, MPI_INT, &out), MPI_ERR_ARG);
+    CHECK_ERRCLASS(MPI_Type_create_hvector(-1, 1, 8, MPI_INT, &out), MPI_ERR_COUNT);
+    CHECK_ERRCLASS(MPI_Type_create_resized(MPI_DATATYPE_NULL, 0, 8, &out), MPI_ERR_TYPE);
+    CHECK_ERRCLASS(MPI_Type_create_indexed_block(2, -1, disp, MPI_INT, &out), MPI_ERR_COUNT);
+    CHECK_ERRCLASS(MPI_Type_create_hindexed_block(2, 1, NULL, MPI_INT, &out), MPI_ERR_ARG);
+    /* darray: a rank outside the process grid, a grid that does not match
+     * the size, a distribution that does not exist */
+    int gs[2] = {4, 4}, dist[2] = {MPI_DISTRIBUTE_BLOCK, MPI_DISTRIBUTE_BLOCK};
+    int darg[2] = {MPI_DISTRIBUTE_DFLT_DARG, MPI_DISTRIBUTE_DFLT_DARG}, ps[2] = {2, 2}, ps3[2] = {3, 1};
+    int nodist[2] = {77, 77};
+    CHECK_ERRCLASS(MPI_Type_create_darray(4, 4, 2, gs, dist, darg, ps, MPI_ORDER_C, MPI_INT, &out), MPI_ERR_ARG);
+    CHECK_ERRCLASS(MPI_Type_create_darray(4, -1, 2, gs, dist, darg, ps, MPI_ORDER_C, MPI_INT, &out), MPI_ERR_ARG);
+    CHECK_ERRCLASS(MPI_Type_create_darray(1, 0, 2, gs, dist, darg, ps3, MPI_ORDER_C, MPI_INT, &out), MPI_ERR_ARG);
+    CHECK_ERRCLASS(MPI_Type_create_darray(4, 0, 2, gs, nodist, darg, ps, MPI_ORDER_C, MPI_INT, &out), MPI_ERR_ARG);
+    /* no predefined type of that class and size; Fortran precisions nothing has */
+    CHECK_ERRCLASS(MPI_Type_match_size(MPI_TYPECLASS_REAL, 3, &out), MPI_ERR_ARG);
+    CHECK_ERRCLASS(MPI_Type_match_size(999, 4, &out), MPI_ERR_ARG);
+    CHECK_ERRCLASS(MPI_Type_create_f90_real(1000, 1000, &out), MPI_ERR_ARG);
+    CHECK_ERRCLASS(MPI_Type_create_f90_integer(1000, &out), MPI_ERR_ARG);
     CHECK(out == MPI_DATATYPE_NULL, "a failed constructor returned a type");
+    /* contents arrays shorter than the envelope says */
+    MPI_Datatype c3;
+    int ni3, na3, nd3, comb3, ints3[4];
+    MPI_Aint addrs3[4];
+    MPI_Datatype dts3[4];
+    CHECK_MPI(MPI_Type_contiguous(3, MPI_INT, &c3));
+    CHECK_MPI(MPI_Type_get_envelope(c3, &ni3, &na3, &nd3, &comb3));
+    CHECK(ni3 == 1 && nd3 == 1, "contiguous envelope %d ints %d types", ni3, nd3);
+    CHECK_ERRCLASS(MPI_Type_get_contents(c3, 0, 0, 0, ints3, addrs3, dts3), MPI_ERR_ARG);
+    CHECK_MPI(MPI_Type_free(&c3));
     /* the envelope of a predefined type has no contents to get */
     int ni, na, nd, comb;
     CHECK_MPI(MPI_Type_get_envelope(MPI_INT, &ni, &na, &nd, &comb));
