@@ -4,6 +4,7 @@
 #include "comm/topo.h"
 #include "core/lm_error.h"
 #include "core/lm_mem.h"
+#include "coll/coll_basic.h"
 #include "binding/impl_gen.h"
 #include <string.h>
 
@@ -77,6 +78,35 @@ int lm_topo_check_array(MPI_Comm comm, const void *p, long long len, const char 
     if (p || len <= 0) return MPI_SUCCESS;
     return lm_err_comm(comm, MPI_ERR_ARG, fname, "argument %s is a NULL pointer but %lld entries are needed", name,
                        len);
+}
+
+uint64_t lm_topo_hash(uint64_t h, const int *v, int n, int flags)
+{
+    /* FNV-1a over the values; the count goes in first so that prefixes differ */
+    const uint64_t prime = 1099511628211ull;
+    h = (h ^ (uint64_t)(uint32_t)n) * prime;
+    for (int i = 0; i < n; i++) h = (h ^ (uint64_t)(uint32_t)(flags ? v[i] != 0 : v[i])) * prime;
+    return h;
+}
+
+/* Elementwise minimum of (h, ~h) pairs: the smallest hash and the complement of the largest. */
+static void min_fn(const void *in, void *inout, size_t count, void *arg)
+{
+    (void)arg;
+    const uint64_t *a = in;
+    uint64_t *b = inout;
+    for (size_t i = 0; i < count; i++)
+        if (a[i] < b[i]) b[i] = a[i];
+}
+
+int lm_topo_same_everywhere(lm_comm *p, MPI_Comm comm, uint64_t h, const char *fname)
+{
+    uint64_t m[2] = {h, ~h};
+    int rc = lm_coll_allreduce(m, 2, sizeof m[0], min_fn, NULL, p);
+    if (rc) return lm_err_comm(comm, rc, fname, "the argument check among the processes failed");
+    if (m[0] != ~m[1])
+        return lm_err_comm(comm, MPI_ERR_NOT_SAME, fname, "the processes passed different topology arguments");
+    return MPI_SUCCESS;
 }
 
 int impl_MPI_Topo_test(MPI_Comm comm, int *status)

@@ -3,7 +3,7 @@
  * constructors with invalid dims, ranks, degrees or weights; queries with
  * out-of-range arguments or on a communicator of the wrong topology kind;
  * neighbourhood collectives without a topology; a topology communicator used
- * after MPI_Comm_free. Every call must return the expected class, create
+ * after MPI_Comm_free; arguments that differ between processes. Every call must return the expected class, create
  * nothing, and leave the communicators working (peers differ on several of
  * these classes, hence LeanMPI only). All ranks pass the same bad arguments,
  * so a collective constructor fails everywhere before it communicates. */
@@ -60,6 +60,35 @@ static void cart_constructors(void)
     CHECK_ERRCLASS(MPI_Dims_create(4, 2, d3), MPI_ERR_DIMS);
     still_works(MPI_COMM_WORLD, __LINE__);
     mt_pass("errors_topo: Cartesian constructors with invalid dims, ndims, arrays, grid size");
+}
+
+/* Arguments that are valid on each process but differ between them. */
+static void mismatched_arguments(void)
+{
+    if (size < 2) return;
+    MPI_Comm c = MPI_COMM_NULL;
+    int dims[2] = {size, 1}, periods[2] = {0, rank == 0};
+    CHECK_ERRCLASS(MPI_Cart_create(MPI_COMM_WORLD, 2, dims, periods, 0, &c), MPI_ERR_NOT_SAME);
+    int dims2[2] = {rank == 0 ? 1 : size, rank == 0 ? size : 1}, flat[2] = {0, 0};
+    CHECK_ERRCLASS(MPI_Cart_create(MPI_COMM_WORLD, 2, dims2, flat, 0, &c), MPI_ERR_NOT_SAME);
+    int index[64], edges[64];
+    for (int i = 0; i < size; i++) {
+        index[i] = i + 1;
+        edges[i] = (i + (rank == 0 ? 1 : size - 1)) % size; /* rank 0 a ring one way, the others the other */
+    }
+    if (size == 2) edges[0] = rank; /* both rings are the same with two nodes: rank 0 differs in its self loop */
+    CHECK_ERRCLASS(MPI_Graph_create(MPI_COMM_WORLD, size, index, edges, 0, &c), MPI_ERR_NOT_SAME);
+    CHECK_NO_COMM(c);
+    MPI_Comm cart, sub = MPI_COMM_NULL;
+    CHECK_MPI(MPI_Cart_create(MPI_COMM_WORLD, 2, dims, flat, 0, &cart));
+    CHECK_MPI(MPI_Comm_set_errhandler(cart, MPI_ERRORS_RETURN));
+    int remain[2] = {rank == 0, rank != 0};
+    CHECK_ERRCLASS(MPI_Cart_sub(cart, remain, &sub), MPI_ERR_NOT_SAME);
+    CHECK_NO_COMM(sub);
+    still_works(cart, __LINE__);
+    CHECK_MPI(MPI_Comm_free(&cart));
+    still_works(MPI_COMM_WORLD, __LINE__);
+    mt_pass("errors_topo: Cartesian and graph arguments that differ between processes");
 }
 
 static void cart_queries(void)
@@ -290,6 +319,7 @@ int main(int argc, char **argv)
     /* errors on invalid or null handles go to MPI_COMM_SELF's handler */
     CHECK_MPI(MPI_Comm_set_errhandler(MPI_COMM_SELF, MPI_ERRORS_RETURN));
     cart_constructors();
+    mismatched_arguments();
     cart_queries();
     graph_errors();
     dist_graph_errors();
