@@ -133,6 +133,22 @@ static void communicators(void)
         CHECK_MPI(MPI_Group_free(&wg));
     }
     CHECK_MPI(MPI_Comm_free(&half));
+    /* an intercommunicator: no topology, and invalid once freed */
+    if (size > 1) {
+        MPI_Comm local, ic, stale_ic;
+        CHECK_MPI(MPI_Comm_split(MPI_COMM_WORLD, rank % 2, rank, &local));
+        CHECK_MPI(MPI_Intercomm_create(local, 0, MPI_COMM_WORLD, rank % 2 ? 0 : 1, 61, &ic));
+        CHECK_MPI(MPI_Comm_set_errhandler(ic, MPI_ERRORS_RETURN));
+        int y[64];
+        CHECK_ERRCLASS(MPI_Neighbor_allgather(&x, 1, MPI_INT, y, 1, MPI_INT, ic), MPI_ERR_TOPOLOGY);
+        CHECK_ERRCLASS(MPI_Cartdim_get(ic, &r), MPI_ERR_TOPOLOGY);
+        stale_ic = ic;
+        CHECK_MPI(MPI_Comm_free(&ic));
+        CHECK_ERRCLASS(MPI_Comm_remote_size(stale_ic, &r), MPI_ERR_COMM);
+        CHECK_ERRCLASS(MPI_Intercomm_merge(stale_ic, 0, &out), MPI_ERR_COMM);
+        CHECK_ERRCLASS(MPI_Comm_remote_group(stale_ic, &g), MPI_ERR_COMM);
+        CHECK_MPI(MPI_Comm_free(&local));
+    }
     /* a split type that does not exist, a negative tag, no request, a freed info */
     CHECK_ERRCLASS(MPI_Comm_split_type(MPI_COMM_WORLD, 12345, 0, MPI_INFO_NULL, &out), MPI_ERR_ARG);
     CHECK_ERRCLASS(MPI_Comm_create_group(MPI_COMM_WORLD, MPI_GROUP_EMPTY, -5, &out), MPI_ERR_TAG);
