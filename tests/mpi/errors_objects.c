@@ -431,9 +431,7 @@ int main(int argc, char **argv)
     MPI_Init(&argc, &argv);
     rank = mt_rank(MPI_COMM_WORLD);
     size = mt_size(MPI_COMM_WORLD);
-    CHECK_MPI(MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN));
-    /* errors on invalid or null handles, and on no object, go to MPI_COMM_SELF's handler */
-    CHECK_MPI(MPI_Comm_set_errhandler(MPI_COMM_SELF, MPI_ERRORS_RETURN));
+    mt_errors_return();
     groups();
     communicators();
     datatypes();

@@ -21,8 +21,7 @@ int main(int argc, char **argv)
     MPI_Session s, stale;
     CHECK_MPI(MPI_Session_init(MPI_INFO_NULL, MPI_ERRORS_RETURN, &s));
     MPI_Init(&argc, &argv);
-    CHECK_MPI(MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN));
-    CHECK_MPI(MPI_Comm_set_errhandler(MPI_COMM_SELF, MPI_ERRORS_RETURN));
+    mt_errors_return();
     int n, len;
     char name[MPI_MAX_PSET_NAME_LEN];
     MPI_Info info = MPI_INFO_NULL;

@@ -315,9 +315,7 @@ int main(int argc, char **argv)
         MPI_Finalize();
         return 0;
     }
-    CHECK_MPI(MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN));
-    /* errors on invalid or null handles go to MPI_COMM_SELF's handler */
-    CHECK_MPI(MPI_Comm_set_errhandler(MPI_COMM_SELF, MPI_ERRORS_RETURN));
+    mt_errors_return();
     cart_constructors();
     mismatched_arguments();
     cart_queries();
