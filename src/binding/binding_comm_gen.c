@@ -68,6 +68,7 @@ static int body_MPI_Cart_coords(MPI_Comm comm, int rank, int maxdims, int coords
     LM_CHECK(lm_check_comm(&lm_ctx, comm, "comm", &lm_c));
     lm_errctx_bind(&lm_ctx, LM_KIND_COMM, comm);
     LM_CHECK(lm_check_rank(&lm_ctx, lm_c, rank, "rank", 0));
+    LM_CHECK(lm_check_array(&lm_ctx, coords, maxdims, "coords", "maxdims"));
     return impl_MPI_Cart_coords(comm, rank, maxdims, coords);
 }
 int PMPI_Cart_coords(MPI_Comm comm, int rank, int maxdims, int coords[])
@@ -87,6 +88,8 @@ static int body_MPI_Cart_create(MPI_Comm comm_old, int ndims, const int dims[], 
     LM_CHECK(lm_check_comm(&lm_ctx, comm_old, "comm_old", &lm_c));
     lm_errctx_bind(&lm_ctx, LM_KIND_COMM, comm_old);
     LM_CHECK(lm_check_count(&lm_ctx, ndims, "ndims", MPI_ERR_DIMS, 0));
+    LM_CHECK(lm_check_array(&lm_ctx, dims, ndims, "dims", "ndims"));
+    LM_CHECK(lm_check_array(&lm_ctx, periods, ndims, "periods", "ndims"));
     LM_CHECK(lm_check_ptr(&lm_ctx, comm_cart, "comm_cart"));
     return impl_MPI_Cart_create(comm_old, ndims, dims, periods, reorder, comm_cart);
 }
@@ -106,6 +109,9 @@ static int body_MPI_Cart_get(MPI_Comm comm, int maxdims, int dims[], int periods
     LM_CHECK(lm_check_init(&lm_ctx));
     LM_CHECK(lm_check_comm(&lm_ctx, comm, "comm", &lm_c));
     lm_errctx_bind(&lm_ctx, LM_KIND_COMM, comm);
+    LM_CHECK(lm_check_array(&lm_ctx, dims, maxdims, "dims", "maxdims"));
+    LM_CHECK(lm_check_array(&lm_ctx, periods, maxdims, "periods", "maxdims"));
+    LM_CHECK(lm_check_array(&lm_ctx, coords, maxdims, "coords", "maxdims"));
     return impl_MPI_Cart_get(comm, maxdims, dims, periods, coords);
 }
 int PMPI_Cart_get(MPI_Comm comm, int maxdims, int dims[], int periods[], int coords[])
@@ -125,6 +131,8 @@ static int body_MPI_Cart_map(MPI_Comm comm, int ndims, const int dims[], const i
     LM_CHECK(lm_check_comm(&lm_ctx, comm, "comm", &lm_c));
     lm_errctx_bind(&lm_ctx, LM_KIND_COMM, comm);
     LM_CHECK(lm_check_count(&lm_ctx, ndims, "ndims", MPI_ERR_DIMS, 0));
+    LM_CHECK(lm_check_array(&lm_ctx, dims, ndims, "dims", "ndims"));
+    LM_CHECK(lm_check_array(&lm_ctx, periods, ndims, "periods", "ndims"));
     LM_CHECK(lm_check_ptr(&lm_ctx, newrank, "newrank"));
     return impl_MPI_Cart_map(comm, ndims, dims, periods, newrank);
 }
@@ -866,6 +874,9 @@ static int body_MPI_Comm_spawn_multiple(int count, char* array_of_commands[], ch
     LM_CHECK(lm_check_comm(&lm_ctx, comm, "comm", &lm_c));
     lm_errctx_bind(&lm_ctx, LM_KIND_COMM, comm);
     LM_CHECK(lm_check_count(&lm_ctx, count, "count", MPI_ERR_ARG, 1));
+    LM_CHECK(lm_check_array(&lm_ctx, array_of_argv, count, "array_of_argv", "count"));
+    LM_CHECK(lm_check_array(&lm_ctx, array_of_maxprocs, count, "array_of_maxprocs", "count"));
+    LM_CHECK(lm_check_array(&lm_ctx, array_of_info, count, "array_of_info", "count"));
     LM_CHECK(lm_check_root(&lm_ctx, lm_c, root, "root"));
     LM_CHECK(lm_check_ptr(&lm_ctx, intercomm, "intercomm"));
     return impl_MPI_Comm_spawn_multiple(count, array_of_commands, array_of_argv, array_of_maxprocs, array_of_info, root, comm, intercomm, array_of_errcodes);
@@ -943,6 +954,7 @@ static int body_MPI_Dims_create(int nnodes, int ndims, int dims[])
     lm_errctx lm_ctx = LM_ERRCTX_INIT("MPI_Dims_create");
     LM_CHECK(lm_check_init(&lm_ctx));
     LM_CHECK(lm_check_count(&lm_ctx, ndims, "ndims", MPI_ERR_DIMS, 0));
+    LM_CHECK(lm_check_array(&lm_ctx, dims, ndims, "dims", "ndims"));
     return impl_MPI_Dims_create(nnodes, ndims, dims);
 }
 int PMPI_Dims_create(int nnodes, int ndims, int dims[])
@@ -962,6 +974,8 @@ static int body_MPI_Dist_graph_create(MPI_Comm comm_old, int n, const int source
     LM_CHECK(lm_check_comm(&lm_ctx, comm_old, "comm_old", &lm_c));
     lm_errctx_bind(&lm_ctx, LM_KIND_COMM, comm_old);
     LM_CHECK(lm_check_count(&lm_ctx, n, "n", MPI_ERR_COUNT, 0));
+    LM_CHECK(lm_check_array(&lm_ctx, sources, n, "sources", "n"));
+    LM_CHECK(lm_check_array(&lm_ctx, degrees, n, "degrees", "n"));
     LM_CHECK(lm_check_info(&lm_ctx, info, "info", 1));
     LM_CHECK(lm_check_ptr(&lm_ctx, comm_dist_graph, "comm_dist_graph"));
     return impl_MPI_Dist_graph_create(comm_old, n, sources, degrees, destinations, weights, info, reorder, comm_dist_graph);
@@ -982,6 +996,8 @@ static int body_MPI_Dist_graph_create_adjacent(MPI_Comm comm_old, int indegree, 
     LM_CHECK(lm_check_init(&lm_ctx));
     LM_CHECK(lm_check_comm(&lm_ctx, comm_old, "comm_old", &lm_c));
     lm_errctx_bind(&lm_ctx, LM_KIND_COMM, comm_old);
+    LM_CHECK(lm_check_array(&lm_ctx, sources, indegree, "sources", "indegree"));
+    LM_CHECK(lm_check_array(&lm_ctx, destinations, outdegree, "destinations", "outdegree"));
     LM_CHECK(lm_check_info(&lm_ctx, info, "info", 1));
     LM_CHECK(lm_check_ptr(&lm_ctx, comm_dist_graph, "comm_dist_graph"));
     return impl_MPI_Dist_graph_create_adjacent(comm_old, indegree, sources, sourceweights, outdegree, destinations, destweights, info, reorder, comm_dist_graph);
@@ -1003,7 +1019,9 @@ static int body_MPI_Dist_graph_neighbors(MPI_Comm comm, int maxindegree, int sou
     LM_CHECK(lm_check_comm(&lm_ctx, comm, "comm", &lm_c));
     lm_errctx_bind(&lm_ctx, LM_KIND_COMM, comm);
     LM_CHECK(lm_check_count(&lm_ctx, maxindegree, "maxindegree", MPI_ERR_COUNT, 0));
+    LM_CHECK(lm_check_array(&lm_ctx, sources, maxindegree, "sources", "maxindegree"));
     LM_CHECK(lm_check_count(&lm_ctx, maxoutdegree, "maxoutdegree", MPI_ERR_COUNT, 0));
+    LM_CHECK(lm_check_array(&lm_ctx, destinations, maxoutdegree, "destinations", "maxoutdegree"));
     return impl_MPI_Dist_graph_neighbors(comm, maxindegree, sources, sourceweights, maxoutdegree, destinations, destweights);
 }
 int PMPI_Dist_graph_neighbors(MPI_Comm comm, int maxindegree, int sources[], int sourceweights[], int maxoutdegree, int destinations[], int destweights[])
@@ -1043,6 +1061,7 @@ static int body_MPI_Graph_create(MPI_Comm comm_old, int nnodes, const int index[
     LM_CHECK(lm_check_init(&lm_ctx));
     LM_CHECK(lm_check_comm(&lm_ctx, comm_old, "comm_old", &lm_c));
     lm_errctx_bind(&lm_ctx, LM_KIND_COMM, comm_old);
+    LM_CHECK(lm_check_array(&lm_ctx, index, nnodes, "index", "nnodes"));
     LM_CHECK(lm_check_ptr(&lm_ctx, comm_graph, "comm_graph"));
     return impl_MPI_Graph_create(comm_old, nnodes, index, edges, reorder, comm_graph);
 }
@@ -1062,6 +1081,8 @@ static int body_MPI_Graph_get(MPI_Comm comm, int maxindex, int maxedges, int ind
     LM_CHECK(lm_check_init(&lm_ctx));
     LM_CHECK(lm_check_comm(&lm_ctx, comm, "comm", &lm_c));
     lm_errctx_bind(&lm_ctx, LM_KIND_COMM, comm);
+    LM_CHECK(lm_check_array(&lm_ctx, index, maxindex, "index", "maxindex"));
+    LM_CHECK(lm_check_array(&lm_ctx, edges, maxedges, "edges", "maxedges"));
     return impl_MPI_Graph_get(comm, maxindex, maxedges, index, edges);
 }
 int PMPI_Graph_get(MPI_Comm comm, int maxindex, int maxedges, int index[], int edges[])
@@ -1080,6 +1101,7 @@ static int body_MPI_Graph_map(MPI_Comm comm, int nnodes, const int index[], cons
     LM_CHECK(lm_check_init(&lm_ctx));
     LM_CHECK(lm_check_comm(&lm_ctx, comm, "comm", &lm_c));
     lm_errctx_bind(&lm_ctx, LM_KIND_COMM, comm);
+    LM_CHECK(lm_check_array(&lm_ctx, index, nnodes, "index", "nnodes"));
     LM_CHECK(lm_check_ptr(&lm_ctx, newrank, "newrank"));
     return impl_MPI_Graph_map(comm, nnodes, index, edges, newrank);
 }
@@ -1100,6 +1122,7 @@ static int body_MPI_Graph_neighbors(MPI_Comm comm, int rank, int maxneighbors, i
     LM_CHECK(lm_check_comm(&lm_ctx, comm, "comm", &lm_c));
     lm_errctx_bind(&lm_ctx, LM_KIND_COMM, comm);
     LM_CHECK(lm_check_rank(&lm_ctx, lm_c, rank, "rank", 0));
+    LM_CHECK(lm_check_array(&lm_ctx, neighbors, maxneighbors, "neighbors", "maxneighbors"));
     return impl_MPI_Graph_neighbors(comm, rank, maxneighbors, neighbors);
 }
 int PMPI_Graph_neighbors(MPI_Comm comm, int rank, int maxneighbors, int neighbors[])
@@ -1192,6 +1215,7 @@ static int body_MPI_Group_excl(MPI_Group group, int n, const int ranks[], MPI_Gr
     lm_errctx lm_ctx = LM_ERRCTX_INIT("MPI_Group_excl");
     LM_CHECK(lm_check_init(&lm_ctx));
     LM_CHECK(lm_check_group(&lm_ctx, group, "group", 0));
+    LM_CHECK(lm_check_array(&lm_ctx, ranks, n, "ranks", "n"));
     LM_CHECK(lm_check_ptr(&lm_ctx, newgroup, "newgroup"));
     return impl_MPI_Group_excl(group, n, ranks, newgroup);
 }
@@ -1243,6 +1267,7 @@ static int body_MPI_Group_incl(MPI_Group group, int n, const int ranks[], MPI_Gr
     lm_errctx lm_ctx = LM_ERRCTX_INIT("MPI_Group_incl");
     LM_CHECK(lm_check_init(&lm_ctx));
     LM_CHECK(lm_check_group(&lm_ctx, group, "group", 0));
+    LM_CHECK(lm_check_array(&lm_ctx, ranks, n, "ranks", "n"));
     LM_CHECK(lm_check_ptr(&lm_ctx, newgroup, "newgroup"));
     return impl_MPI_Group_incl(group, n, ranks, newgroup);
 }
@@ -1346,7 +1371,9 @@ static int body_MPI_Group_translate_ranks(MPI_Group group1, int n, const int ran
     lm_errctx lm_ctx = LM_ERRCTX_INIT("MPI_Group_translate_ranks");
     LM_CHECK(lm_check_init(&lm_ctx));
     LM_CHECK(lm_check_group(&lm_ctx, group1, "group1", 0));
+    LM_CHECK(lm_check_array(&lm_ctx, ranks1, n, "ranks1", "n"));
     LM_CHECK(lm_check_group(&lm_ctx, group2, "group2", 0));
+    LM_CHECK(lm_check_array(&lm_ctx, ranks2, n, "ranks2", "n"));
     return impl_MPI_Group_translate_ranks(group1, n, ranks1, group2, ranks2);
 }
 int PMPI_Group_translate_ranks(MPI_Group group1, int n, const int ranks1[], MPI_Group group2, int ranks2[])

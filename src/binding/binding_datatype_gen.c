@@ -280,6 +280,10 @@ static int body_MPI_Type_create_darray(int size, int rank, int ndims, const int 
     LM_CHECK(lm_check_init(&lm_ctx));
     LM_CHECK(lm_check_rank(&lm_ctx, NULL, rank, "rank", 0));
     LM_CHECK(lm_check_count(&lm_ctx, ndims, "ndims", MPI_ERR_ARG, 1));
+    LM_CHECK(lm_check_array(&lm_ctx, array_of_gsizes, ndims, "array_of_gsizes", "ndims"));
+    LM_CHECK(lm_check_array(&lm_ctx, array_of_distribs, ndims, "array_of_distribs", "ndims"));
+    LM_CHECK(lm_check_array(&lm_ctx, array_of_dargs, ndims, "array_of_dargs", "ndims"));
+    LM_CHECK(lm_check_array(&lm_ctx, array_of_psizes, ndims, "array_of_psizes", "ndims"));
     LM_CHECK(lm_check_datatype(&lm_ctx, oldtype, "oldtype", 0));
     LM_CHECK(lm_check_ptr(&lm_ctx, newtype, "newtype"));
     return impl_MPI_Type_create_darray(size, rank, ndims, array_of_gsizes, array_of_distribs, array_of_dargs, array_of_psizes, order, oldtype, newtype);
@@ -299,6 +303,10 @@ static int body_MPI_Type_create_darray_c(int size, int rank, int ndims, const MP
     LM_CHECK(lm_check_init(&lm_ctx));
     LM_CHECK(lm_check_rank(&lm_ctx, NULL, rank, "rank", 0));
     LM_CHECK(lm_check_count(&lm_ctx, ndims, "ndims", MPI_ERR_ARG, 1));
+    LM_CHECK(lm_check_array(&lm_ctx, array_of_gsizes, ndims, "array_of_gsizes", "ndims"));
+    LM_CHECK(lm_check_array(&lm_ctx, array_of_distribs, ndims, "array_of_distribs", "ndims"));
+    LM_CHECK(lm_check_array(&lm_ctx, array_of_dargs, ndims, "array_of_dargs", "ndims"));
+    LM_CHECK(lm_check_array(&lm_ctx, array_of_psizes, ndims, "array_of_psizes", "ndims"));
     LM_CHECK(lm_check_datatype(&lm_ctx, oldtype, "oldtype", 0));
     LM_CHECK(lm_check_ptr(&lm_ctx, newtype, "newtype"));
     return impl_MPI_Type_create_darray_c(size, rank, ndims, array_of_gsizes, array_of_distribs, array_of_dargs, array_of_psizes, order, oldtype, newtype);
@@ -365,6 +373,8 @@ static int body_MPI_Type_create_hindexed(int count, const int array_of_blockleng
     lm_errctx lm_ctx = LM_ERRCTX_INIT("MPI_Type_create_hindexed");
     LM_CHECK(lm_check_init(&lm_ctx));
     LM_CHECK(lm_check_count(&lm_ctx, count, "count", MPI_ERR_COUNT, 0));
+    LM_CHECK(lm_check_array(&lm_ctx, array_of_blocklengths, count, "array_of_blocklengths", "count"));
+    LM_CHECK(lm_check_array(&lm_ctx, array_of_displacements, count, "array_of_displacements", "count"));
     LM_CHECK(lm_check_datatype(&lm_ctx, oldtype, "oldtype", 0));
     LM_CHECK(lm_check_ptr(&lm_ctx, newtype, "newtype"));
     return impl_MPI_Type_create_hindexed(count, array_of_blocklengths, array_of_displacements, oldtype, newtype);
@@ -383,6 +393,8 @@ static int body_MPI_Type_create_hindexed_c(MPI_Count count, const MPI_Count arra
     lm_errctx lm_ctx = LM_ERRCTX_INIT("MPI_Type_create_hindexed_c");
     LM_CHECK(lm_check_init(&lm_ctx));
     LM_CHECK(lm_check_count(&lm_ctx, count, "count", MPI_ERR_COUNT, 0));
+    LM_CHECK(lm_check_array(&lm_ctx, array_of_blocklengths, count, "array_of_blocklengths", "count"));
+    LM_CHECK(lm_check_array(&lm_ctx, array_of_displacements, count, "array_of_displacements", "count"));
     LM_CHECK(lm_check_datatype(&lm_ctx, oldtype, "oldtype", 0));
     LM_CHECK(lm_check_ptr(&lm_ctx, newtype, "newtype"));
     return impl_MPI_Type_create_hindexed_c(count, array_of_blocklengths, array_of_displacements, oldtype, newtype);
@@ -402,6 +414,7 @@ static int body_MPI_Type_create_hindexed_block(int count, int blocklength, const
     LM_CHECK(lm_check_init(&lm_ctx));
     LM_CHECK(lm_check_count(&lm_ctx, count, "count", MPI_ERR_COUNT, 0));
     LM_CHECK(lm_check_count(&lm_ctx, blocklength, "blocklength", MPI_ERR_COUNT, 0));
+    LM_CHECK(lm_check_array(&lm_ctx, array_of_displacements, count, "array_of_displacements", "count"));
     LM_CHECK(lm_check_datatype(&lm_ctx, oldtype, "oldtype", 0));
     LM_CHECK(lm_check_ptr(&lm_ctx, newtype, "newtype"));
     return impl_MPI_Type_create_hindexed_block(count, blocklength, array_of_displacements, oldtype, newtype);
@@ -421,6 +434,7 @@ static int body_MPI_Type_create_hindexed_block_c(MPI_Count count, MPI_Count bloc
     LM_CHECK(lm_check_init(&lm_ctx));
     LM_CHECK(lm_check_count(&lm_ctx, count, "count", MPI_ERR_COUNT, 0));
     LM_CHECK(lm_check_count(&lm_ctx, blocklength, "blocklength", MPI_ERR_COUNT, 0));
+    LM_CHECK(lm_check_array(&lm_ctx, array_of_displacements, count, "array_of_displacements", "count"));
     LM_CHECK(lm_check_datatype(&lm_ctx, oldtype, "oldtype", 0));
     LM_CHECK(lm_check_ptr(&lm_ctx, newtype, "newtype"));
     return impl_MPI_Type_create_hindexed_block_c(count, blocklength, array_of_displacements, oldtype, newtype);
@@ -478,6 +492,7 @@ static int body_MPI_Type_create_indexed_block(int count, int blocklength, const 
     LM_CHECK(lm_check_init(&lm_ctx));
     LM_CHECK(lm_check_count(&lm_ctx, count, "count", MPI_ERR_COUNT, 0));
     LM_CHECK(lm_check_count(&lm_ctx, blocklength, "blocklength", MPI_ERR_COUNT, 0));
+    LM_CHECK(lm_check_array(&lm_ctx, array_of_displacements, count, "array_of_displacements", "count"));
     LM_CHECK(lm_check_datatype(&lm_ctx, oldtype, "oldtype", 0));
     LM_CHECK(lm_check_ptr(&lm_ctx, newtype, "newtype"));
     return impl_MPI_Type_create_indexed_block(count, blocklength, array_of_displacements, oldtype, newtype);
@@ -497,6 +512,7 @@ static int body_MPI_Type_create_indexed_block_c(MPI_Count count, MPI_Count block
     LM_CHECK(lm_check_init(&lm_ctx));
     LM_CHECK(lm_check_count(&lm_ctx, count, "count", MPI_ERR_COUNT, 0));
     LM_CHECK(lm_check_count(&lm_ctx, blocklength, "blocklength", MPI_ERR_COUNT, 0));
+    LM_CHECK(lm_check_array(&lm_ctx, array_of_displacements, count, "array_of_displacements", "count"));
     LM_CHECK(lm_check_datatype(&lm_ctx, oldtype, "oldtype", 0));
     LM_CHECK(lm_check_ptr(&lm_ctx, newtype, "newtype"));
     return impl_MPI_Type_create_indexed_block_c(count, blocklength, array_of_displacements, oldtype, newtype);
@@ -565,6 +581,9 @@ static int body_MPI_Type_create_struct(int count, const int array_of_blocklength
     lm_errctx lm_ctx = LM_ERRCTX_INIT("MPI_Type_create_struct");
     LM_CHECK(lm_check_init(&lm_ctx));
     LM_CHECK(lm_check_count(&lm_ctx, count, "count", MPI_ERR_COUNT, 0));
+    LM_CHECK(lm_check_array(&lm_ctx, array_of_blocklengths, count, "array_of_blocklengths", "count"));
+    LM_CHECK(lm_check_array(&lm_ctx, array_of_displacements, count, "array_of_displacements", "count"));
+    LM_CHECK(lm_check_array(&lm_ctx, array_of_types, count, "array_of_types", "count"));
     LM_CHECK(lm_check_ptr(&lm_ctx, newtype, "newtype"));
     return impl_MPI_Type_create_struct(count, array_of_blocklengths, array_of_displacements, array_of_types, newtype);
 }
@@ -582,6 +601,9 @@ static int body_MPI_Type_create_struct_c(MPI_Count count, const MPI_Count array_
     lm_errctx lm_ctx = LM_ERRCTX_INIT("MPI_Type_create_struct_c");
     LM_CHECK(lm_check_init(&lm_ctx));
     LM_CHECK(lm_check_count(&lm_ctx, count, "count", MPI_ERR_COUNT, 0));
+    LM_CHECK(lm_check_array(&lm_ctx, array_of_blocklengths, count, "array_of_blocklengths", "count"));
+    LM_CHECK(lm_check_array(&lm_ctx, array_of_displacements, count, "array_of_displacements", "count"));
+    LM_CHECK(lm_check_array(&lm_ctx, array_of_types, count, "array_of_types", "count"));
     LM_CHECK(lm_check_ptr(&lm_ctx, newtype, "newtype"));
     return impl_MPI_Type_create_struct_c(count, array_of_blocklengths, array_of_displacements, array_of_types, newtype);
 }
@@ -599,6 +621,9 @@ static int body_MPI_Type_create_subarray(int ndims, const int array_of_sizes[], 
     lm_errctx lm_ctx = LM_ERRCTX_INIT("MPI_Type_create_subarray");
     LM_CHECK(lm_check_init(&lm_ctx));
     LM_CHECK(lm_check_count(&lm_ctx, ndims, "ndims", MPI_ERR_ARG, 1));
+    LM_CHECK(lm_check_array(&lm_ctx, array_of_sizes, ndims, "array_of_sizes", "ndims"));
+    LM_CHECK(lm_check_array(&lm_ctx, array_of_subsizes, ndims, "array_of_subsizes", "ndims"));
+    LM_CHECK(lm_check_array(&lm_ctx, array_of_starts, ndims, "array_of_starts", "ndims"));
     LM_CHECK(lm_check_datatype(&lm_ctx, oldtype, "oldtype", 0));
     LM_CHECK(lm_check_ptr(&lm_ctx, newtype, "newtype"));
     return impl_MPI_Type_create_subarray(ndims, array_of_sizes, array_of_subsizes, array_of_starts, order, oldtype, newtype);
@@ -617,6 +642,9 @@ static int body_MPI_Type_create_subarray_c(int ndims, const MPI_Count array_of_s
     lm_errctx lm_ctx = LM_ERRCTX_INIT("MPI_Type_create_subarray_c");
     LM_CHECK(lm_check_init(&lm_ctx));
     LM_CHECK(lm_check_count(&lm_ctx, ndims, "ndims", MPI_ERR_ARG, 1));
+    LM_CHECK(lm_check_array(&lm_ctx, array_of_sizes, ndims, "array_of_sizes", "ndims"));
+    LM_CHECK(lm_check_array(&lm_ctx, array_of_subsizes, ndims, "array_of_subsizes", "ndims"));
+    LM_CHECK(lm_check_array(&lm_ctx, array_of_starts, ndims, "array_of_starts", "ndims"));
     LM_CHECK(lm_check_datatype(&lm_ctx, oldtype, "oldtype", 0));
     LM_CHECK(lm_check_ptr(&lm_ctx, newtype, "newtype"));
     return impl_MPI_Type_create_subarray_c(ndims, array_of_sizes, array_of_subsizes, array_of_starts, order, oldtype, newtype);
@@ -720,6 +748,9 @@ static int body_MPI_Type_get_contents(MPI_Datatype datatype, int max_integers, i
     lm_errctx lm_ctx = LM_ERRCTX_INIT("MPI_Type_get_contents");
     LM_CHECK(lm_check_init(&lm_ctx));
     LM_CHECK(lm_check_datatype(&lm_ctx, datatype, "datatype", 0));
+    LM_CHECK(lm_check_array(&lm_ctx, array_of_integers, max_integers, "array_of_integers", "max_integers"));
+    LM_CHECK(lm_check_array(&lm_ctx, array_of_addresses, max_addresses, "array_of_addresses", "max_addresses"));
+    LM_CHECK(lm_check_array(&lm_ctx, array_of_datatypes, max_datatypes, "array_of_datatypes", "max_datatypes"));
     return impl_MPI_Type_get_contents(datatype, max_integers, max_addresses, max_datatypes, array_of_integers, array_of_addresses, array_of_datatypes);
 }
 int PMPI_Type_get_contents(MPI_Datatype datatype, int max_integers, int max_addresses, int max_datatypes, int array_of_integers[], MPI_Aint array_of_addresses[], MPI_Datatype array_of_datatypes[])
@@ -736,6 +767,10 @@ static int body_MPI_Type_get_contents_c(MPI_Datatype datatype, MPI_Count max_int
     lm_errctx lm_ctx = LM_ERRCTX_INIT("MPI_Type_get_contents_c");
     LM_CHECK(lm_check_init(&lm_ctx));
     LM_CHECK(lm_check_datatype(&lm_ctx, datatype, "datatype", 0));
+    LM_CHECK(lm_check_array(&lm_ctx, array_of_integers, max_integers, "array_of_integers", "max_integers"));
+    LM_CHECK(lm_check_array(&lm_ctx, array_of_addresses, max_addresses, "array_of_addresses", "max_addresses"));
+    LM_CHECK(lm_check_array(&lm_ctx, array_of_large_counts, max_large_counts, "array_of_large_counts", "max_large_counts"));
+    LM_CHECK(lm_check_array(&lm_ctx, array_of_datatypes, max_datatypes, "array_of_datatypes", "max_datatypes"));
     return impl_MPI_Type_get_contents_c(datatype, max_integers, max_addresses, max_large_counts, max_datatypes, array_of_integers, array_of_addresses, array_of_large_counts, array_of_datatypes);
 }
 int PMPI_Type_get_contents_c(MPI_Datatype datatype, MPI_Count max_integers, MPI_Count max_addresses, MPI_Count max_large_counts, MPI_Count max_datatypes, int array_of_integers[], MPI_Aint array_of_addresses[], MPI_Count array_of_large_counts[], MPI_Datatype array_of_datatypes[])
@@ -936,6 +971,8 @@ static int body_MPI_Type_indexed(int count, const int array_of_blocklengths[], c
     lm_errctx lm_ctx = LM_ERRCTX_INIT("MPI_Type_indexed");
     LM_CHECK(lm_check_init(&lm_ctx));
     LM_CHECK(lm_check_count(&lm_ctx, count, "count", MPI_ERR_COUNT, 0));
+    LM_CHECK(lm_check_array(&lm_ctx, array_of_blocklengths, count, "array_of_blocklengths", "count"));
+    LM_CHECK(lm_check_array(&lm_ctx, array_of_displacements, count, "array_of_displacements", "count"));
     LM_CHECK(lm_check_datatype(&lm_ctx, oldtype, "oldtype", 0));
     LM_CHECK(lm_check_ptr(&lm_ctx, newtype, "newtype"));
     return impl_MPI_Type_indexed(count, array_of_blocklengths, array_of_displacements, oldtype, newtype);
@@ -954,6 +991,8 @@ static int body_MPI_Type_indexed_c(MPI_Count count, const MPI_Count array_of_blo
     lm_errctx lm_ctx = LM_ERRCTX_INIT("MPI_Type_indexed_c");
     LM_CHECK(lm_check_init(&lm_ctx));
     LM_CHECK(lm_check_count(&lm_ctx, count, "count", MPI_ERR_COUNT, 0));
+    LM_CHECK(lm_check_array(&lm_ctx, array_of_blocklengths, count, "array_of_blocklengths", "count"));
+    LM_CHECK(lm_check_array(&lm_ctx, array_of_displacements, count, "array_of_displacements", "count"));
     LM_CHECK(lm_check_datatype(&lm_ctx, oldtype, "oldtype", 0));
     LM_CHECK(lm_check_ptr(&lm_ctx, newtype, "newtype"));
     return impl_MPI_Type_indexed_c(count, array_of_blocklengths, array_of_displacements, oldtype, newtype);

@@ -228,6 +228,7 @@ static int body_MPI_Info_get(MPI_Info info, const char* key, int valuelen, char*
     lm_errctx lm_ctx = LM_ERRCTX_INIT("MPI_Info_get");
     LM_CHECK(lm_check_info(&lm_ctx, info, "info", 0));
     LM_CHECK(lm_check_string(&lm_ctx, key, "key", MPI_ERR_INFO_KEY));
+    LM_CHECK(lm_check_array(&lm_ctx, value, valuelen, "value", "valuelen"));
     LM_CHECK(lm_check_ptr(&lm_ctx, flag, "flag"));
     return impl_MPI_Info_get(info, key, valuelen, value, flag);
 }

@@ -896,6 +896,7 @@ static int body_MPI_Pready_list(int length, const int array_of_partitions[], MPI
 {
     lm_errctx lm_ctx = LM_ERRCTX_INIT("MPI_Pready_list");
     LM_CHECK(lm_check_init(&lm_ctx));
+    LM_CHECK(lm_check_array(&lm_ctx, array_of_partitions, length, "array_of_partitions", "length"));
     LM_CHECK(lm_check_request(&lm_ctx, request, "request", 0));
     return impl_MPI_Pready_list(length, array_of_partitions, request);
 }
@@ -1127,6 +1128,7 @@ static int body_MPI_Request_get_status_all(int count, const MPI_Request array_of
     lm_errctx lm_ctx = LM_ERRCTX_INIT("MPI_Request_get_status_all");
     LM_CHECK(lm_check_init(&lm_ctx));
     LM_CHECK(lm_check_count(&lm_ctx, count, "count", MPI_ERR_COUNT, 0));
+    LM_CHECK(lm_check_array(&lm_ctx, array_of_requests, count, "array_of_requests", "count"));
     LM_CHECK(lm_check_ptr(&lm_ctx, flag, "flag"));
     return impl_MPI_Request_get_status_all(count, array_of_requests, flag, array_of_statuses);
 }
@@ -1144,6 +1146,7 @@ static int body_MPI_Request_get_status_any(int count, const MPI_Request array_of
     lm_errctx lm_ctx = LM_ERRCTX_INIT("MPI_Request_get_status_any");
     LM_CHECK(lm_check_init(&lm_ctx));
     LM_CHECK(lm_check_count(&lm_ctx, count, "count", MPI_ERR_COUNT, 0));
+    LM_CHECK(lm_check_array(&lm_ctx, array_of_requests, count, "array_of_requests", "count"));
     LM_CHECK(lm_check_ptr(&lm_ctx, index, "index"));
     LM_CHECK(lm_check_ptr(&lm_ctx, flag, "flag"));
     return impl_MPI_Request_get_status_any(count, array_of_requests, index, flag, status);
@@ -1162,6 +1165,7 @@ static int body_MPI_Request_get_status_some(int incount, const MPI_Request array
     lm_errctx lm_ctx = LM_ERRCTX_INIT("MPI_Request_get_status_some");
     LM_CHECK(lm_check_init(&lm_ctx));
     LM_CHECK(lm_check_count(&lm_ctx, incount, "incount", MPI_ERR_COUNT, 0));
+    LM_CHECK(lm_check_array(&lm_ctx, array_of_requests, incount, "array_of_requests", "incount"));
     LM_CHECK(lm_check_ptr(&lm_ctx, outcount, "outcount"));
     return impl_MPI_Request_get_status_some(incount, array_of_requests, outcount, array_of_indices, array_of_statuses);
 }
@@ -1689,6 +1693,7 @@ static int body_MPI_Startall(int count, MPI_Request array_of_requests[])
     lm_errctx lm_ctx = LM_ERRCTX_INIT("MPI_Startall");
     LM_CHECK(lm_check_init(&lm_ctx));
     LM_CHECK(lm_check_count(&lm_ctx, count, "count", MPI_ERR_COUNT, 0));
+    LM_CHECK(lm_check_array(&lm_ctx, array_of_requests, count, "array_of_requests", "count"));
     return impl_MPI_Startall(count, array_of_requests);
 }
 int PMPI_Startall(int count, MPI_Request array_of_requests[])
@@ -1854,6 +1859,7 @@ static int body_MPI_Testall(int count, MPI_Request array_of_requests[], int* fla
     lm_errctx lm_ctx = LM_ERRCTX_INIT("MPI_Testall");
     LM_CHECK(lm_check_init(&lm_ctx));
     LM_CHECK(lm_check_count(&lm_ctx, count, "count", MPI_ERR_COUNT, 0));
+    LM_CHECK(lm_check_array(&lm_ctx, array_of_requests, count, "array_of_requests", "count"));
     LM_CHECK(lm_check_ptr(&lm_ctx, flag, "flag"));
     return impl_MPI_Testall(count, array_of_requests, flag, array_of_statuses);
 }
@@ -1871,6 +1877,7 @@ static int body_MPI_Testany(int count, MPI_Request array_of_requests[], int* ind
     lm_errctx lm_ctx = LM_ERRCTX_INIT("MPI_Testany");
     LM_CHECK(lm_check_init(&lm_ctx));
     LM_CHECK(lm_check_count(&lm_ctx, count, "count", MPI_ERR_COUNT, 0));
+    LM_CHECK(lm_check_array(&lm_ctx, array_of_requests, count, "array_of_requests", "count"));
     LM_CHECK(lm_check_ptr(&lm_ctx, index, "index"));
     LM_CHECK(lm_check_ptr(&lm_ctx, flag, "flag"));
     return impl_MPI_Testany(count, array_of_requests, index, flag, status);
@@ -1889,6 +1896,7 @@ static int body_MPI_Testsome(int incount, MPI_Request array_of_requests[], int* 
     lm_errctx lm_ctx = LM_ERRCTX_INIT("MPI_Testsome");
     LM_CHECK(lm_check_init(&lm_ctx));
     LM_CHECK(lm_check_count(&lm_ctx, incount, "incount", MPI_ERR_COUNT, 0));
+    LM_CHECK(lm_check_array(&lm_ctx, array_of_requests, incount, "array_of_requests", "incount"));
     LM_CHECK(lm_check_ptr(&lm_ctx, outcount, "outcount"));
     return impl_MPI_Testsome(incount, array_of_requests, outcount, array_of_indices, array_of_statuses);
 }
@@ -1923,6 +1931,7 @@ static int body_MPI_Waitall(int count, MPI_Request array_of_requests[], MPI_Stat
     lm_errctx lm_ctx = LM_ERRCTX_INIT("MPI_Waitall");
     LM_CHECK(lm_check_init(&lm_ctx));
     LM_CHECK(lm_check_count(&lm_ctx, count, "count", MPI_ERR_COUNT, 0));
+    LM_CHECK(lm_check_array(&lm_ctx, array_of_requests, count, "array_of_requests", "count"));
     return impl_MPI_Waitall(count, array_of_requests, array_of_statuses);
 }
 int PMPI_Waitall(int count, MPI_Request array_of_requests[], MPI_Status array_of_statuses[])
@@ -1939,6 +1948,7 @@ static int body_MPI_Waitany(int count, MPI_Request array_of_requests[], int* ind
     lm_errctx lm_ctx = LM_ERRCTX_INIT("MPI_Waitany");
     LM_CHECK(lm_check_init(&lm_ctx));
     LM_CHECK(lm_check_count(&lm_ctx, count, "count", MPI_ERR_COUNT, 0));
+    LM_CHECK(lm_check_array(&lm_ctx, array_of_requests, count, "array_of_requests", "count"));
     LM_CHECK(lm_check_ptr(&lm_ctx, index, "index"));
     return impl_MPI_Waitany(count, array_of_requests, index, status);
 }
@@ -1956,6 +1966,7 @@ static int body_MPI_Waitsome(int incount, MPI_Request array_of_requests[], int* 
     lm_errctx lm_ctx = LM_ERRCTX_INIT("MPI_Waitsome");
     LM_CHECK(lm_check_init(&lm_ctx));
     LM_CHECK(lm_check_count(&lm_ctx, incount, "incount", MPI_ERR_COUNT, 0));
+    LM_CHECK(lm_check_array(&lm_ctx, array_of_requests, incount, "array_of_requests", "incount"));
     LM_CHECK(lm_check_ptr(&lm_ctx, outcount, "outcount"));
     return impl_MPI_Waitsome(incount, array_of_requests, outcount, array_of_indices, array_of_statuses);
 }

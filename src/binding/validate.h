@@ -194,6 +194,17 @@ static inline int lm_check_count(const lm_errctx *ctx, MPI_Count v, const char *
     return lm_raise(ctx, errclass, "argument %s = %lld is less than %lld", name, (long long)v, (long long)min);
 }
 
+/* An array whose length another argument gives: NULL only when that
+ * length leaves nothing to read or write. */
+static inline int lm_check_array(const lm_errctx *ctx, const void *p, MPI_Count len, const char *name,
+                                 const char *len_name)
+{
+    if (p || len <= 0)
+        return MPI_SUCCESS;
+    return lm_raise(ctx, MPI_ERR_ARG, "argument %s is a NULL pointer but %s = %lld", name, len_name,
+                    (long long)len);
+}
+
 /* A NULL buffer is only meaningful with a derived datatype, whose
  * displacements may be absolute addresses (MPI_BOTTOM). */
 static inline int lm_check_buffer(const lm_errctx *ctx, const void *buf, MPI_Count count,

@@ -51,6 +51,8 @@ struct lm_attr_list {
     attr_entry e[];
 };
 
+static int find(const struct lm_attr_list *l, int id);
+
 static keyval *kv_at(int id)
 {
     int i = id - KEYVAL_BASE;
@@ -62,6 +64,16 @@ static keyval *kv_usable(int id, enum lm_kind kind)
 {
     keyval *k = kv_at(id);
     return (k && !k->freed && k->kind == kind) ? k : NULL;
+}
+
+/* For reading and deleting: also a keyval the program has freed, as long as
+ * this object still holds an attribute with it (MPI-4.1 section 7.7.2: those
+ * attributes are deleted explicitly, by the keyval value they were set with). */
+static keyval *kv_held(int id, enum lm_kind kind, const struct lm_attr_list *l)
+{
+    keyval *k = kv_at(id);
+    if (!k || k->kind != kind) return NULL;
+    return !k->freed || find(l, id) >= 0 ? k : NULL;
 }
 
 static void kv_release(int id)
@@ -90,6 +102,17 @@ static int raise(enum lm_kind kind, int h, int cls, const char *fname, const cha
     if (kind == LM_KIND_COMM) return lm_err_comm(h, cls, fname, "%s", msg);
     if (kind == LM_KIND_WIN) return lm_err_win(h, cls, fname, "%s", msg);
     return lm_err_noobj(cls, fname, "%s", msg);
+}
+
+/* Why keyval id cannot serve an object of this kind, for the message. */
+static const char *unusable(int id, enum lm_kind kind, char *buf, size_t n)
+{
+    keyval *k = kv_at(id);
+    if (id >= MPI_TAG_UB && id <= MPI_WIN_MODEL) snprintf(buf, n, "keyval %d is predefined (read-only)", id);
+    else if (!k) snprintf(buf, n, "keyval %d does not exist", id);
+    else if (k->kind != kind) snprintf(buf, n, "keyval %d is for %ss, not %ss", id, kind_word(k->kind), kind_word(kind));
+    else snprintf(buf, n, "keyval %d was freed", id);
+    return buf;
 }
 
 /* The class of an invalid object of this kind. */
@@ -270,7 +293,8 @@ static int create_keyval(enum lm_kind kind, lm_copy_fn *copy, lm_delete_fn *del,
 static int free_keyval(enum lm_kind kind, int *id, const char *fname)
 {
     keyval *k = kv_usable(*id, kind);
-    if (!k) return lm_err_noobj(MPI_ERR_KEYVAL, fname, "invalid %s keyval %d", kind_word(kind), *id);
+    char why[96];
+    if (!k) return lm_err_noobj(MPI_ERR_KEYVAL, fname, "%s", unusable(*id, kind, why, sizeof why));
     k->freed = true;
     kv_release(*id);
     *id = MPI_KEYVAL_INVALID;
@@ -283,9 +307,8 @@ static int set_attr(enum lm_kind kind, int h, int id, void *val, const char *fna
 {
     struct lm_attr_list **lp = list_of(kind, h);
     if (!lp) return raise(kind, h, invalid_class(kind), fname, "invalid %s", kind_word(kind));
-    if (!kv_usable(id, kind))
-        return raise(kind, h, MPI_ERR_KEYVAL, fname, "invalid %s keyval %d (predefined keyvals are read-only)",
-                     kind_word(kind), id);
+    char why[96];
+    if (!kv_usable(id, kind)) return raise(kind, h, MPI_ERR_KEYVAL, fname, "%s", unusable(id, kind, why, sizeof why));
     int rc;
     if (find(*lp, id) >= 0) {
         /* the old value goes through its delete callback first; if that
@@ -305,7 +328,8 @@ static int get_attr(enum lm_kind kind, int h, int id, void *out, int *flag, cons
 {
     struct lm_attr_list **lp = list_of(kind, h);
     if (!lp) return raise(kind, h, invalid_class(kind), fname, "invalid %s", kind_word(kind));
-    if (!kv_usable(id, kind)) return raise(kind, h, MPI_ERR_KEYVAL, fname, "invalid %s keyval %d", kind_word(kind), id);
+    char why[96];
+    if (!kv_held(id, kind, *lp)) return raise(kind, h, MPI_ERR_KEYVAL, fname, "%s", unusable(id, kind, why, sizeof why));
     int i = find(*lp, id);
     *flag = i >= 0;
     if (i >= 0) *(void **)out = (*lp)->e[i].val;
@@ -316,9 +340,8 @@ static int delete_attr(enum lm_kind kind, int h, int id, const char *fname)
 {
     struct lm_attr_list **lp = list_of(kind, h);
     if (!lp) return raise(kind, h, invalid_class(kind), fname, "invalid %s", kind_word(kind));
-    if (!kv_usable(id, kind))
-        return raise(kind, h, MPI_ERR_KEYVAL, fname, "invalid %s keyval %d (predefined keyvals are read-only)",
-                     kind_word(kind), id);
+    char why[96];
+    if (!kv_held(id, kind, *lp)) return raise(kind, h, MPI_ERR_KEYVAL, fname, "%s", unusable(id, kind, why, sizeof why));
     if (find(*lp, id) < 0)
         return raise(kind, h, MPI_ERR_KEYVAL, fname, "keyval %d has no attribute on this %s", id, kind_word(kind));
     int rc = delete_one(kind, h, id);

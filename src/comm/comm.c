@@ -314,8 +314,9 @@ int impl_MPI_Comm_group(MPI_Comm comm, MPI_Group *group)
     int rc;
     lm_comm *c = get(comm, "MPI_Comm_group", &rc);
     if (!c) return rc;
-    lm_group_retain(c->group);
-    *group = c->group->obj.handle;
+    lm_group *g = lm_group_share(c->group);
+    if (!g) return lm_err_comm(comm, MPI_ERR_NO_MEM, "MPI_Comm_group", "out of memory");
+    *group = g->obj.handle;
     return MPI_SUCCESS;
 }
 
@@ -347,8 +348,9 @@ int impl_MPI_Comm_set_errhandler(MPI_Comm comm, MPI_Errhandler errhandler)
     int rc;
     lm_comm *c = get(comm, "MPI_Comm_set_errhandler", &rc);
     if (!c) return rc;
-    if (!lm_errhandler_valid(errhandler))
-        return lm_err_comm(comm, MPI_ERR_ARG, "MPI_Comm_set_errhandler", "invalid error handler");
+    if (!lm_errhandler_fits(errhandler, LM_ERRH_COMM))
+        return lm_err_comm(comm, MPI_ERR_ARG, "MPI_Comm_set_errhandler",
+                           "the error handler is neither predefined nor made by MPI_Comm_create_errhandler");
     lm_errhandler_retain(errhandler);
     lm_errhandler_release(c->errhandler);
     c->errhandler = errhandler;

@@ -62,6 +62,21 @@ lm_group *lm_group_new_list(const int *w, int size)
     return g;
 }
 
+lm_group *lm_group_share(lm_group *g)
+{
+    if (g == &empty_group) return g;
+    if (g->form == LM_GROUP_RANGE) return lm_group_new_range(g->first, g->stride, g->size);
+    lm_group *s = lm_object_alloc(LM_KIND_GROUP, sizeof *s);
+    if (!s) return NULL;
+    s->form = LM_GROUP_LIST;
+    s->size = g->size;
+    s->ranks = g->ranks;
+    s->my_rank = g->my_rank;
+    s->base = g->base ? g->base : g;
+    lm_group_retain(s->base);
+    return s;
+}
+
 void lm_group_retain(lm_group *g)
 {
     if (g != &empty_group) g->obj.refcount++;
@@ -71,7 +86,8 @@ void lm_group_release(lm_group *g)
 {
     if (!g || g == &empty_group) return;
     if (--g->obj.refcount > 0) return;
-    lm_free(LM_MEM_COMM, g->ranks);
+    if (g->base) lm_group_release(g->base);
+    else lm_free(LM_MEM_COMM, g->ranks);
     lm_object_free(g);
 }
 

@@ -13,6 +13,7 @@ typedef struct lm_group {
     int size;
     int first, stride;   /* RANGE: member i is world rank first + i*stride */
     int *ranks;          /* LIST: member i is ranks[i] */
+    struct lm_group *base; /* LIST: the group that owns ranks (a shared copy), or NULL */
     int my_rank;         /* this process's rank in the group, or MPI_UNDEFINED */
 } lm_group;
 
@@ -28,6 +29,11 @@ int lm_group_reaches(const lm_group *g, int n);
 int lm_group_rank_of(const lm_group *g, int world_rank);
 lm_group *lm_group_new_range(int first, int stride, int size);
 lm_group *lm_group_new_list(const int *world_ranks, int size);
+/* A group object of its own with g's members, for a handle the program
+ * receives (MPI_Comm_group and the like): freeing that handle then
+ * invalidates it alone, so a later use or a second free is reported instead
+ * of releasing the communicator's own group. A list is shared, not copied. */
+lm_group *lm_group_share(lm_group *g);
 void lm_group_retain(lm_group *g);
 void lm_group_release(lm_group *g);
 

@@ -466,7 +466,8 @@ int impl_MPI_Comm_remote_group(MPI_Comm comm, MPI_Group *group)
     int rc;
     lm_comm *c = get_inter(comm, "MPI_Comm_remote_group", &rc);
     if (!c) return rc;
-    lm_group_retain(c->remote_group);
-    *group = c->remote_group->obj.handle;
+    lm_group *g = lm_group_share(c->remote_group);
+    if (!g) return lm_err_comm(comm, MPI_ERR_NO_MEM, "MPI_Comm_remote_group", "out of memory");
+    *group = g->obj.handle;
     return MPI_SUCCESS;
 }

@@ -4,6 +4,7 @@
 #include "comm/topo.h"
 #include "core/lm_error.h"
 #include "core/lm_mem.h"
+#include "coll/coll_basic.h"
 #include "binding/impl_gen.h"
 #include <string.h>
 
@@ -41,9 +42,9 @@ lm_topo *lm_topo_of(MPI_Comm comm, int kind, const char *fname, lm_comm **cp, in
     if (cp) *cp = c;
     lm_topo *t = c->topo;
     if (!t || (kind && t->kind != kind)) {
-        const char *what = kind == MPI_CART ? "a Cartesian" : kind == MPI_GRAPH ? "a graph"
-                         : kind == MPI_DIST_GRAPH ? "a distributed graph" : "a process";
-        *rc = lm_err_comm(comm, MPI_ERR_TOPOLOGY, fname, "communicator has no %s topology", what);
+        const char *what = kind == MPI_CART ? "Cartesian" : kind == MPI_GRAPH ? "graph"
+                         : kind == MPI_DIST_GRAPH ? "distributed graph" : "process";
+        *rc = lm_err_comm(comm, MPI_ERR_TOPOLOGY, fname, "the communicator has no %s topology", what);
         return NULL;
     }
     *rc = MPI_SUCCESS;
@@ -69,6 +70,42 @@ int lm_topo_attach(MPI_Comm parent, int color, int key, lm_topo *t, MPI_Comm *ne
         return lm_err_comm(parent, MPI_ERR_NO_MEM, fname, "out of memory");
     }
     c->topo = t;
+    return MPI_SUCCESS;
+}
+
+int lm_topo_check_array(MPI_Comm comm, const void *p, long long len, const char *name, const char *fname)
+{
+    if (p || len <= 0) return MPI_SUCCESS;
+    return lm_err_comm(comm, MPI_ERR_ARG, fname, "argument %s is a NULL pointer but %lld entries are needed", name,
+                       len);
+}
+
+uint64_t lm_topo_hash(uint64_t h, const int *v, int n, int flags)
+{
+    /* FNV-1a over the values; the count goes in first so that prefixes differ */
+    const uint64_t prime = 1099511628211ull;
+    h = (h ^ (uint64_t)(uint32_t)n) * prime;
+    for (int i = 0; i < n; i++) h = (h ^ (uint64_t)(uint32_t)(flags ? v[i] != 0 : v[i])) * prime;
+    return h;
+}
+
+/* Elementwise minimum of (h, ~h) pairs: the smallest hash and the complement of the largest. */
+static void min_fn(const void *in, void *inout, size_t count, void *arg)
+{
+    (void)arg;
+    const uint64_t *a = in;
+    uint64_t *b = inout;
+    for (size_t i = 0; i < count; i++)
+        if (a[i] < b[i]) b[i] = a[i];
+}
+
+int lm_topo_same_everywhere(lm_comm *p, MPI_Comm comm, uint64_t h, const char *fname)
+{
+    uint64_t m[2] = {h, ~h};
+    int rc = lm_coll_allreduce(m, 2, sizeof m[0], min_fn, NULL, p);
+    if (rc) return lm_err_comm(comm, rc, fname, "the argument check among the processes failed");
+    if (m[0] != ~m[1])
+        return lm_err_comm(comm, MPI_ERR_NOT_SAME, fname, "the processes passed different topology arguments");
     return MPI_SUCCESS;
 }
 

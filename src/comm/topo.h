@@ -6,6 +6,7 @@
  * return them. */
 #ifndef LM_TOPO_H
 #define LM_TOPO_H
+#include <stdint.h>
 #include "comm/comm.h"
 
 typedef struct lm_topo {
@@ -45,6 +46,20 @@ typedef struct lm_topo_nbrs {
 } lm_topo_nbrs;
 int lm_topo_neighbors(const lm_comm *c, const lm_topo *t, lm_topo_nbrs *nb);
 void lm_topo_neighbors_free(lm_topo_nbrs *nb);
+
+/* An array whose length only the topology or other arrays give (the
+ * generated entry points check those whose length is an argument): NULL
+ * only when len is 0; otherwise MPI_ERR_ARG through comm's handler. */
+int lm_topo_check_array(MPI_Comm comm, const void *p, long long len, const char *name, const char *fname);
+
+/* Constructors need the same arguments on every process (MPI-4.1 section
+ * 8.5). Each process hashes its own (lm_topo_hash: n values, as 0/1 flags if
+ * flags is set), and lm_topo_same_everywhere compares the hashes over p in
+ * one allreduce: MPI_ERR_NOT_SAME through comm's handler on every process
+ * when they differ, so no process builds a topology the others disagree
+ * with. Collective over p. */
+uint64_t lm_topo_hash(uint64_t h, const int *v, int n, int flags);
+int lm_topo_same_everywhere(lm_comm *p, MPI_Comm comm, uint64_t h, const char *fname);
 
 /* Cartesian helpers shared with the neighbourhood collectives. */
 void lm_cart_coords(const lm_topo *t, int rank, int *coords);

@@ -78,6 +78,8 @@ int impl_MPI_Cart_create(MPI_Comm comm_old, int ndims, const int dims[], const i
     if (n > p->size)
         return lm_err_comm(comm_old, MPI_ERR_ARG, fname, "the grid has %lld points, the communicator %d processes",
                            n, p->size);
+    rc = lm_topo_same_everywhere(p, comm_old, lm_topo_hash(lm_topo_hash(0, dims, ndims, 0), periods, ndims, 1), fname);
+    if (rc) return rc;
     lm_topo *t = lm_topo_new(MPI_CART, ndims, 0, 2 * ndims);
     if (t)
         for (int d = 0; d < ndims; d++) {
@@ -119,6 +121,8 @@ int impl_MPI_Cart_rank(MPI_Comm comm, const int coords[], int *rank)
     int rc;
     lm_topo *t = lm_topo_of(comm, MPI_CART, fname, NULL, &rc);
     if (!t) return rc;
+    rc = lm_topo_check_array(comm, coords, t->a, "coords", fname);
+    if (rc) return rc;
     int r = 0;
     for (int d = 0; d < t->a; d++) {
         int x = coords[d], n = DIMS(t)[d];
@@ -165,6 +169,9 @@ int impl_MPI_Cart_sub(MPI_Comm comm, const int remain_dims[], MPI_Comm *newcomm)
     lm_comm *c;
     lm_topo *t = lm_topo_of(comm, MPI_CART, fname, &c, &rc);
     if (!t) return rc;
+    rc = lm_topo_check_array(comm, remain_dims, t->a, "remain_dims", fname);
+    if (!rc) rc = lm_topo_same_everywhere(c, comm, lm_topo_hash(0, remain_dims, t->a, 1), fname);
+    if (rc) return rc;
     int coords[t->a > 0 ? t->a : 1];
     if (t->a) lm_cart_coords(t, c->rank, coords);
     /* the color numbers the dropped coordinates, the key the kept ones:

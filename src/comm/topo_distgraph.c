@@ -7,24 +7,29 @@
 #include "core/lm_error.h"
 #include "core/lm_mem.h"
 #include "binding/impl_gen.h"
+#include <limits.h>
 #include <string.h>
 
 /* collective-context tag of the edge exchange; the basic collectives use 1-6 */
 #define TAG_EDGES 40
 
-static int check_ranks(MPI_Comm comm, int size, int n, const int r[], const char *what, const char *fname)
+static int check_ranks(MPI_Comm comm, int size, long long n, const int r[], const char *what, const char *fname)
 {
-    for (int i = 0; i < n; i++)
+    int rc = lm_topo_check_array(comm, r, n, what, fname);
+    if (rc) return rc;
+    for (long long i = 0; i < n; i++)
         if (r[i] < 0 || r[i] >= size)
-            return lm_err_comm(comm, MPI_ERR_RANK, fname, "%s[%d] = %d is not a rank", what, i, r[i]);
+            return lm_err_comm(comm, MPI_ERR_RANK, fname, "%s[%lld] = %d is not a rank", what, i, r[i]);
     return MPI_SUCCESS;
 }
 
-static int check_weights(MPI_Comm comm, int n, const int w[], const char *what, const char *fname)
+static int check_weights(MPI_Comm comm, long long n, const int w[], const char *what, const char *fname)
 {
     if (w == MPI_UNWEIGHTED || w == MPI_WEIGHTS_EMPTY) return MPI_SUCCESS;
-    for (int i = 0; i < n; i++)
-        if (w[i] < 0) return lm_err_comm(comm, MPI_ERR_ARG, fname, "%s[%d] = %d is negative", what, i, w[i]);
+    int rc = lm_topo_check_array(comm, w, n, what, fname);
+    if (rc) return rc;
+    for (long long i = 0; i < n; i++)
+        if (w[i] < 0) return lm_err_comm(comm, MPI_ERR_ARG, fname, "%s[%lld] = %d is negative", what, i, w[i]);
     return MPI_SUCCESS;
 }
 
@@ -178,12 +183,14 @@ int impl_MPI_Dist_graph_create(MPI_Comm comm_old, int n, const int sources[], co
     if (p->is_inter) return lm_err_comm(comm_old, MPI_ERR_COMM, fname, "topologies need an intracommunicator");
     int rc = check_ranks(comm_old, p->size, n, sources, "sources", fname);
     if (rc) return rc;
-    int total = 0;
+    long long total = 0;
     for (int i = 0; i < n; i++) {
         if (degrees[i] < 0)
             return lm_err_comm(comm_old, MPI_ERR_ARG, fname, "degrees[%d] = %d is negative", i, degrees[i]);
         total += degrees[i];
     }
+    if (total > INT_MAX)
+        return lm_err_comm(comm_old, MPI_ERR_ARG, fname, "the degrees add up to more than INT_MAX edges");
     rc = check_ranks(comm_old, p->size, total, destinations, "destinations", fname);
     if (!rc) rc = check_weights(comm_old, total, weights, "weights", fname);
     if (rc) return rc;
@@ -220,14 +227,20 @@ int impl_MPI_Dist_graph_neighbors(MPI_Comm comm, int maxindegree, int sources[],
         return lm_err_comm(comm, MPI_ERR_ARG, fname, "negative maxindegree %d / maxoutdegree %d", maxindegree,
                            maxoutdegree);
     int in = t->a, out = t->b;
+    if (maxindegree < in || maxoutdegree < out)
+        return lm_err_comm(comm, MPI_ERR_ARG, fname, "maxindegree %d / maxoutdegree %d below the degrees %d / %d",
+                           maxindegree, maxoutdegree, in, out);
     const int *src = t->data, *dst = src + in, *sw = dst + out, *dw = sw + in;
     int wi = t->weighted && sourceweights != MPI_UNWEIGHTED && sourceweights != MPI_WEIGHTS_EMPTY;
     int wo = t->weighted && destweights != MPI_UNWEIGHTED && destweights != MPI_WEIGHTS_EMPTY;
-    for (int i = 0; i < in && i < maxindegree; i++) {
+    if (wi) rc = lm_topo_check_array(comm, sourceweights, in, "sourceweights", fname);
+    if (!rc && wo) rc = lm_topo_check_array(comm, destweights, out, "destweights", fname);
+    if (rc) return rc;
+    for (int i = 0; i < in; i++) {
         sources[i] = src[i];
         if (wi) sourceweights[i] = sw[i];
     }
-    for (int i = 0; i < out && i < maxoutdegree; i++) {
+    for (int i = 0; i < out; i++) {
         destinations[i] = dst[i];
         if (wo) destweights[i] = dw[i];
     }

@@ -17,6 +17,8 @@ static int check_graph(MPI_Comm comm, int size, int nnodes, const int index[], c
         if (index[i] < (i ? index[i - 1] : 0))
             return lm_err_comm(comm, MPI_ERR_ARG, fname, "index[%d] = %d is smaller than the one before", i, index[i]);
     int nedges = nnodes ? index[nnodes - 1] : 0;
+    int rc = lm_topo_check_array(comm, edges, nedges, "edges", fname);
+    if (rc) return rc;
     for (int e = 0; e < nedges; e++)
         if (edges[e] < 0 || edges[e] >= nnodes)
             return lm_err_comm(comm, MPI_ERR_ARG, fname, "edges[%d] = %d is not a node", e, edges[e]);
@@ -33,6 +35,9 @@ int impl_MPI_Graph_create(MPI_Comm comm_old, int nnodes, const int index[], cons
     int rc = check_graph(comm_old, p->size, nnodes, index, edges, fname);
     if (rc) return rc;
     int nedges = nnodes ? index[nnodes - 1] : 0;
+    rc = lm_topo_same_everywhere(p, comm_old, lm_topo_hash(lm_topo_hash(0, index, nnodes, 0), edges, nedges, 0),
+                                 fname);
+    if (rc) return rc;
     lm_topo *t = lm_topo_new(MPI_GRAPH, nnodes, nedges, nnodes + nedges);
     if (t) {
         for (int i = 0; i < nnodes; i++) INDEX(t)[i] = index[i];

@@ -15,6 +15,14 @@ int lm_errhandler_valid(MPI_Errhandler e)
     return lm_object_lookup(e, LM_KIND_ERRHANDLER) != NULL;
 }
 
+int lm_errhandler_fits(MPI_Errhandler e, int target)
+{
+    if (!lm_errhandler_valid(e)) return 0;
+    if (LM_HANDLE_TIER(e) == LM_TIER_BUILTIN) return 1;
+    lm_errhandler *h = lm_object_lookup(e, LM_KIND_ERRHANDLER);
+    return h->target == target;
+}
+
 static void die(int code, const char *message)
 {
     char line[1024];

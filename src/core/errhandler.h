@@ -20,6 +20,9 @@ typedef struct lm_errhandler {
 
 /* Valid errhandler handle (predefined or live user one)? */
 int lm_errhandler_valid(MPI_Errhandler e);
+/* Valid for objects of target (enum lm_errh_target): a predefined handler,
+ * or a user one created for that kind of object (MPI-4.1 section 9.3). */
+int lm_errhandler_fits(MPI_Errhandler e, int target);
 /* Run handler e for an error of class/code `code` raised on the object whose
  * handle is obj_handle (a communicator, window, file or session, by target).
  * Returns the code the MPI function returns. */

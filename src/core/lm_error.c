@@ -16,94 +16,92 @@
 
 static _Thread_local char last_message[512];
 
-static const struct { int cls; const char *text; } class_text[] = {
-    {MPI_SUCCESS, "no error"},
-    {MPI_ERR_BUFFER, "invalid buffer pointer"},
-    {MPI_ERR_COUNT, "invalid count argument"},
-    {MPI_ERR_TYPE, "invalid datatype"},
-    {MPI_ERR_TAG, "invalid tag"},
-    {MPI_ERR_COMM, "invalid communicator"},
-    {MPI_ERR_RANK, "invalid rank"},
-    {MPI_ERR_REQUEST, "invalid request"},
-    {MPI_ERR_ROOT, "invalid root"},
-    {MPI_ERR_GROUP, "invalid group"},
-    {MPI_ERR_OP, "invalid operation"},
-    {MPI_ERR_TOPOLOGY, "invalid topology"},
-    {MPI_ERR_DIMS, "invalid dimension argument"},
-    {MPI_ERR_ARG, "invalid argument"},
-    {MPI_ERR_UNKNOWN, "unknown error"},
-    {MPI_ERR_TRUNCATE, "message truncated"},
-    {MPI_ERR_OTHER, "other error"},
-    {MPI_ERR_INTERN, "internal error"},
-    {MPI_ERR_IN_STATUS, "error code is in status"},
-    {MPI_ERR_PENDING, "pending request"},
-    {MPI_ERR_KEYVAL, "invalid keyval"},
-    {MPI_ERR_NO_MEM, "out of memory"},
-    {MPI_ERR_BASE, "invalid base"},
-    {MPI_ERR_INFO_KEY, "info key too long"},
-    {MPI_ERR_INFO_VALUE, "info value too long"},
-    {MPI_ERR_INFO_NOKEY, "info key not defined"},
-    {MPI_ERR_SPAWN, "error spawning processes"},
-    {MPI_ERR_PORT, "invalid port name"},
-    {MPI_ERR_SERVICE, "invalid service name"},
-    {MPI_ERR_NAME, "invalid service name in lookup"},
-    {MPI_ERR_WIN, "invalid window"},
-    {MPI_ERR_SIZE, "invalid size"},
-    {MPI_ERR_DISP, "invalid displacement"},
-    {MPI_ERR_INFO, "invalid info object"},
-    {MPI_ERR_LOCKTYPE, "invalid lock type"},
-    {MPI_ERR_ASSERT, "invalid assert"},
-    {MPI_ERR_RMA_CONFLICT, "conflicting accesses to a window"},
-    {MPI_ERR_RMA_SYNC, "wrong RMA synchronization"},
-    {MPI_ERR_RMA_RANGE, "target memory out of window range"},
-    {MPI_ERR_RMA_ATTACH, "memory cannot be attached"},
-    {MPI_ERR_RMA_SHARED, "memory cannot be shared"},
-    {MPI_ERR_RMA_FLAVOR, "wrong window flavor"},
-    {MPI_ERR_FILE, "invalid file handle"},
-    {MPI_ERR_NOT_SAME, "collective argument not identical on all processes"},
-    {MPI_ERR_AMODE, "invalid access mode"},
-    {MPI_ERR_UNSUPPORTED_DATAREP, "unsupported data representation"},
-    {MPI_ERR_UNSUPPORTED_OPERATION, "unsupported operation"},
-    {MPI_ERR_NO_SUCH_FILE, "no such file"},
-    {MPI_ERR_FILE_EXISTS, "file exists"},
-    {MPI_ERR_BAD_FILE, "invalid file name"},
-    {MPI_ERR_ACCESS, "permission denied"},
-    {MPI_ERR_NO_SPACE, "not enough space"},
-    {MPI_ERR_QUOTA, "quota exceeded"},
-    {MPI_ERR_READ_ONLY, "read-only file or file system"},
-    {MPI_ERR_FILE_IN_USE, "file in use"},
-    {MPI_ERR_DUP_DATAREP, "data representation already defined"},
-    {MPI_ERR_CONVERSION, "error in a data conversion function"},
-    {MPI_ERR_IO, "I/O error"},
-    {MPI_ERR_SESSION, "invalid session"},
-    {MPI_ERR_PROC_ABORTED, "a process aborted"},
-    {MPI_ERR_VALUE_TOO_LARGE, "value too large for the output argument"},
-    {MPI_ERR_ERRHANDLER, "invalid error handler"},
-    {MPI_ERR_LASTCODE, "last error code"},
+/* Every predefined class: its name (for messages) and its error string. */
+static const struct { int cls; const char *name, *text; } classes[] = {
+#define C(cls, text) {cls, #cls, text}
+    C(MPI_SUCCESS, "no error"),
+    C(MPI_ERR_BUFFER, "invalid buffer pointer"),
+    C(MPI_ERR_COUNT, "invalid count argument"),
+    C(MPI_ERR_TYPE, "invalid datatype"),
+    C(MPI_ERR_TAG, "invalid tag"),
+    C(MPI_ERR_COMM, "invalid communicator"),
+    C(MPI_ERR_RANK, "invalid rank"),
+    C(MPI_ERR_REQUEST, "invalid request"),
+    C(MPI_ERR_ROOT, "invalid root"),
+    C(MPI_ERR_GROUP, "invalid group"),
+    C(MPI_ERR_OP, "invalid operation"),
+    C(MPI_ERR_TOPOLOGY, "invalid topology"),
+    C(MPI_ERR_DIMS, "invalid dimension argument"),
+    C(MPI_ERR_ARG, "invalid argument"),
+    C(MPI_ERR_UNKNOWN, "unknown error"),
+    C(MPI_ERR_TRUNCATE, "message truncated"),
+    C(MPI_ERR_OTHER, "other error"),
+    C(MPI_ERR_INTERN, "internal error"),
+    C(MPI_ERR_IN_STATUS, "error code is in status"),
+    C(MPI_ERR_PENDING, "pending request"),
+    C(MPI_ERR_KEYVAL, "invalid keyval"),
+    C(MPI_ERR_NO_MEM, "out of memory"),
+    C(MPI_ERR_BASE, "invalid base"),
+    C(MPI_ERR_INFO_KEY, "info key too long"),
+    C(MPI_ERR_INFO_VALUE, "info value too long"),
+    C(MPI_ERR_INFO_NOKEY, "info key not defined"),
+    C(MPI_ERR_SPAWN, "error spawning processes"),
+    C(MPI_ERR_PORT, "invalid port name"),
+    C(MPI_ERR_SERVICE, "invalid service name"),
+    C(MPI_ERR_NAME, "invalid service name in lookup"),
+    C(MPI_ERR_WIN, "invalid window"),
+    C(MPI_ERR_SIZE, "invalid size"),
+    C(MPI_ERR_DISP, "invalid displacement"),
+    C(MPI_ERR_INFO, "invalid info object"),
+    C(MPI_ERR_LOCKTYPE, "invalid lock type"),
+    C(MPI_ERR_ASSERT, "invalid assert"),
+    C(MPI_ERR_RMA_CONFLICT, "conflicting accesses to a window"),
+    C(MPI_ERR_RMA_SYNC, "wrong RMA synchronization"),
+    C(MPI_ERR_RMA_RANGE, "target memory out of window range"),
+    C(MPI_ERR_RMA_ATTACH, "memory cannot be attached"),
+    C(MPI_ERR_RMA_SHARED, "memory cannot be shared"),
+    C(MPI_ERR_RMA_FLAVOR, "wrong window flavor"),
+    C(MPI_ERR_FILE, "invalid file handle"),
+    C(MPI_ERR_NOT_SAME, "collective argument not identical on all processes"),
+    C(MPI_ERR_AMODE, "invalid access mode"),
+    C(MPI_ERR_UNSUPPORTED_DATAREP, "unsupported data representation"),
+    C(MPI_ERR_UNSUPPORTED_OPERATION, "unsupported operation"),
+    C(MPI_ERR_NO_SUCH_FILE, "no such file"),
+    C(MPI_ERR_FILE_EXISTS, "file exists"),
+    C(MPI_ERR_BAD_FILE, "invalid file name"),
+    C(MPI_ERR_ACCESS, "permission denied"),
+    C(MPI_ERR_NO_SPACE, "not enough space"),
+    C(MPI_ERR_QUOTA, "quota exceeded"),
+    C(MPI_ERR_READ_ONLY, "read-only file or file system"),
+    C(MPI_ERR_FILE_IN_USE, "file in use"),
+    C(MPI_ERR_DUP_DATAREP, "data representation already defined"),
+    C(MPI_ERR_CONVERSION, "error in a data conversion function"),
+    C(MPI_ERR_IO, "I/O error"),
+    C(MPI_ERR_SESSION, "invalid session"),
+    C(MPI_ERR_PROC_ABORTED, "a process aborted"),
+    C(MPI_ERR_VALUE_TOO_LARGE, "value too large for the output argument"),
+    C(MPI_ERR_ERRHANDLER, "invalid error handler"),
+    C(MPI_ERR_LASTCODE, "last error code"),
+#undef C
 };
+
+static int class_index(int cls)
+{
+    for (size_t i = 0; i < sizeof classes / sizeof classes[0]; i++)
+        if (classes[i].cls == cls) return (int)i;
+    return -1;
+}
 
 const char *lm_error_class_text(int cls)
 {
-    for (size_t i = 0; i < sizeof class_text / sizeof class_text[0]; i++)
-        if (class_text[i].cls == cls) return class_text[i].text;
-    return NULL;
+    int i = class_index(cls);
+    return i < 0 ? NULL : classes[i].text;
 }
 
 static const char *class_name(int cls)
 {
-    static const struct { int cls; const char *name; } names[] = {
-#define N(x) {x, #x}
-        N(MPI_ERR_BUFFER), N(MPI_ERR_COUNT), N(MPI_ERR_TYPE), N(MPI_ERR_TAG), N(MPI_ERR_COMM),
-        N(MPI_ERR_RANK), N(MPI_ERR_REQUEST), N(MPI_ERR_ROOT), N(MPI_ERR_GROUP), N(MPI_ERR_OP),
-        N(MPI_ERR_ARG), N(MPI_ERR_TRUNCATE), N(MPI_ERR_OTHER), N(MPI_ERR_INTERN), N(MPI_ERR_NO_MEM),
-        N(MPI_ERR_INFO), N(MPI_ERR_WIN), N(MPI_ERR_SIZE), N(MPI_ERR_DISP), N(MPI_ERR_BASE),
-        N(MPI_ERR_RMA_FLAVOR), N(MPI_ERR_RMA_ATTACH), N(MPI_ERR_RMA_SHARED), N(MPI_ERR_FILE), N(MPI_ERR_SESSION),
-        N(MPI_ERR_UNSUPPORTED_OPERATION), N(MPI_ERR_IN_STATUS), N(MPI_ERR_PENDING), N(MPI_ERR_KEYVAL),
-#undef N
-    };
-    for (size_t i = 0; i < sizeof names / sizeof names[0]; i++)
-        if (names[i].cls == cls) return names[i].name;
-    return "MPI_ERR";
+    int i = class_index(cls);
+    return i < 0 ? "user-defined class" : classes[i].name;
 }
 
 const char *lm_err_last_message(void) { return last_message; }

@@ -57,14 +57,6 @@ void lm_sessions_finalize(void)
     agreement = NULL;
 }
 
-/* A predefined handler or a user one made for the given target. */
-static int errhandler_for(MPI_Errhandler e, int target)
-{
-    if (LM_HANDLE_TIER(e) == LM_TIER_BUILTIN) return 1;
-    lm_errhandler *h = lm_object_lookup(e, LM_KIND_ERRHANDLER);
-    return h && h->target == target;
-}
-
 /* Errors of calls that create an object go to the handler given for it. */
 static int raise_with(MPI_Errhandler e, int target, int cls, const char *fname, const char *what)
 {
@@ -102,7 +94,7 @@ static int requested_level(MPI_Info info, int *ok)
 int impl_MPI_Session_init(MPI_Info info, MPI_Errhandler errhandler, MPI_Session *session)
 {
     const char *fname = "MPI_Session_init";
-    if (!errhandler_for(errhandler, LM_ERRH_SESSION))
+    if (!lm_errhandler_fits(errhandler, LM_ERRH_SESSION))
         return lm_err_noobj(MPI_ERR_ARG, fname, "errhandler is not a session error handler");
     int ok, provided;
     int level = requested_level(info, &ok);
@@ -175,16 +167,14 @@ int impl_MPI_Session_get_nth_pset(MPI_Session session, MPI_Info info, int n, int
     return MPI_SUCCESS;
 }
 
-/* The group behind a process set's name (retained), or NULL if unknown. */
+/* The group behind a process set's name, or NULL if unknown. */
 static lm_group *pset_group(const char *name)
 {
     MPI_Comm c = !strcasecmp(name, "mpi://WORLD") ? MPI_COMM_WORLD
                  : !strcasecmp(name, "mpi://SELF") ? MPI_COMM_SELF
                                                     : MPI_COMM_NULL;
     lm_comm *comm = c == MPI_COMM_NULL ? NULL : lm_comm_get(c);
-    if (!comm) return NULL;
-    lm_group_retain(comm->group);
-    return comm->group;
+    return comm ? comm->group : NULL;
 }
 
 int impl_MPI_Session_get_pset_info(MPI_Session session, const char *pset_name, MPI_Info *info)
@@ -194,7 +184,6 @@ int impl_MPI_Session_get_pset_info(MPI_Session session, const char *pset_name, M
     if (!g) return lm_err_session(session, MPI_ERR_ARG, fname, "no process set is named \"%.64s\"", pset_name);
     char size[16];
     snprintf(size, sizeof size, "%d", g->size);
-    lm_group_release(g);
     MPI_Info in;
     int rc = impl_MPI_Info_create(&in);
     if (rc) return rc;
@@ -209,10 +198,11 @@ int impl_MPI_Session_get_pset_info(MPI_Session session, const char *pset_name, M
 
 int impl_MPI_Group_from_session_pset(MPI_Session session, const char *pset_name, MPI_Group *newgroup)
 {
+    const char *fname = "MPI_Group_from_session_pset";
     lm_group *g = pset_group(pset_name);
-    if (!g)
-        return lm_err_session(session, MPI_ERR_ARG, "MPI_Group_from_session_pset",
-                              "no process set is named \"%.64s\"", pset_name);
+    if (!g) return lm_err_session(session, MPI_ERR_ARG, fname, "no process set is named \"%.64s\"", pset_name);
+    g = lm_group_share(g);
+    if (!g) return lm_err_session(session, MPI_ERR_NO_MEM, fname, "out of memory");
     *newgroup = g->obj.handle;
     return MPI_SUCCESS;
 }
@@ -221,7 +211,7 @@ int impl_MPI_Session_set_errhandler(MPI_Session session, MPI_Errhandler errhandl
 {
     lm_session *s = get(session);
     if (!s) return lm_err_session(session, MPI_ERR_SESSION, "MPI_Session_set_errhandler", "invalid session");
-    if (!errhandler_for(errhandler, LM_ERRH_SESSION))
+    if (!lm_errhandler_fits(errhandler, LM_ERRH_SESSION))
         return lm_err_session(session, MPI_ERR_ARG, "MPI_Session_set_errhandler",
                               "errhandler is not a session error handler");
     lm_errhandler_retain(errhandler);
@@ -277,7 +267,7 @@ int impl_MPI_Comm_create_from_group(MPI_Group group, const char *stringtag, MPI_
                                     MPI_Errhandler errhandler, MPI_Comm *newcomm)
 {
     const char *fname = "MPI_Comm_create_from_group";
-    if (!errhandler_for(errhandler, LM_ERRH_COMM))
+    if (!lm_errhandler_fits(errhandler, LM_ERRH_COMM))
         return lm_err_noobj(MPI_ERR_ARG, fname, "errhandler is not a communicator error handler");
     if (strlen(stringtag) >= MPI_MAX_STRINGTAG_LEN)
         return raise_with(errhandler, LM_ERRH_COMM, MPI_ERR_ARG, fname,

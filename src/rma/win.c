@@ -239,8 +239,9 @@ int impl_MPI_Win_get_group(MPI_Win win, MPI_Group *group)
 {
     lm_win *w = lm_win_get(win);
     if (!w) return lm_err_win(win, MPI_ERR_WIN, "MPI_Win_get_group", "invalid window");
-    lm_group_retain(w->comm->group);
-    *group = w->comm->group->obj.handle;
+    lm_group *g = lm_group_share(w->comm->group);
+    if (!g) return lm_err_win(win, MPI_ERR_NO_MEM, "MPI_Win_get_group", "out of memory");
+    *group = g->obj.handle;
     return MPI_SUCCESS;
 }
 
@@ -328,12 +329,9 @@ int impl_MPI_Win_set_errhandler(MPI_Win win, MPI_Errhandler errhandler)
 {
     lm_win *w = lm_win_get(win);
     if (!w) return lm_err_win(win, MPI_ERR_WIN, "MPI_Win_set_errhandler", "invalid window");
-    if (!lm_errhandler_valid(errhandler))
-        return lm_err_win(win, MPI_ERR_ARG, "MPI_Win_set_errhandler", "invalid error handler");
-    lm_errhandler *h = lm_object_lookup(errhandler, LM_KIND_ERRHANDLER);
-    if (h && h->target != LM_ERRH_WIN)
+    if (!lm_errhandler_fits(errhandler, LM_ERRH_WIN))
         return lm_err_win(win, MPI_ERR_ARG, "MPI_Win_set_errhandler",
-                          "the error handler was not created by MPI_Win_create_errhandler");
+                          "the error handler is neither predefined nor made by MPI_Win_create_errhandler");
     lm_errhandler_retain(errhandler);
     lm_errhandler_release(w->errhandler);
     w->errhandler = errhandler;

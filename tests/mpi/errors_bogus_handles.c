@@ -10,10 +10,7 @@ int main(int argc, char **argv)
 {
     MPI_Init(&argc, &argv);
     int rank = mt_rank(MPI_COMM_WORLD), buf[4] = {0}, r, cls;
-    CHECK_MPI(MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN));
-    /* Errors on an invalid or null handle have no object of their own and are
-     * raised on MPI_COMM_SELF (MPI-4.1 section 9.3). */
-    CHECK_MPI(MPI_Comm_set_errhandler(MPI_COMM_SELF, MPI_ERRORS_RETURN));
+    mt_errors_return();
 
     MPI_Comm bogus_comm = (MPI_Comm)(intptr_t)0x12345;
     CHECK_ERRCLASS(MPI_Send(buf, 1, MPI_INT, rank, 0, bogus_comm), MPI_ERR_COMM);

@@ -595,9 +595,7 @@ int main(int argc, char **argv)
     MPI_Init(&argc, &argv);
     rank = mt_rank(MPI_COMM_WORLD);
     size = mt_size(MPI_COMM_WORLD);
-    CHECK_MPI(MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN));
-    /* errors with no object of their own are raised on MPI_COMM_SELF */
-    CHECK_MPI(MPI_Comm_set_errhandler(MPI_COMM_SELF, MPI_ERRORS_RETURN));
+    mt_errors_return();
     MPI_Comm comm;
     CHECK_MPI(MPI_Comm_dup(MPI_COMM_WORLD, &comm));
     cur = comm;

@@ -47,10 +47,7 @@ int main(int argc, char **argv)
     MPI_Init(&argc, &argv);
     rank = mt_rank(MPI_COMM_WORLD);
     size = mt_size(MPI_COMM_WORLD);
-    CHECK_MPI(MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN));
-    /* Errors on an invalid or null handle have no object of their own and are
-     * raised on MPI_COMM_SELF (MPI-4.1 section 9.3). */
-    CHECK_MPI(MPI_Comm_set_errhandler(MPI_COMM_SELF, MPI_ERRORS_RETURN));
+    mt_errors_return();
     MPI_Errhandler eh;
     CHECK_MPI(MPI_Comm_get_errhandler(MPI_COMM_WORLD, &eh));
     CHECK(eh == MPI_ERRORS_RETURN, "Comm_get_errhandler does not return MPI_ERRORS_RETURN");

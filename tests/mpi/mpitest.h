@@ -94,6 +94,15 @@ static inline const char *mt_errstr(int code)
 static inline int mt_rank(MPI_Comm c) { int r; MPI_Comm_rank(c, &r); return r; }
 static inline int mt_size(MPI_Comm c) { int s; MPI_Comm_size(c, &s); return s; }
 
+/* Errors return their class instead of ending the job: on MPI_COMM_WORLD,
+ * and on MPI_COMM_SELF, where errors on an invalid or null handle (which have
+ * no object of their own) are raised (MPI-4.1 section 9.3). */
+static inline void mt_errors_return(void)
+{
+    CHECK_MPI(MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN));
+    CHECK_MPI(MPI_Comm_set_errhandler(MPI_COMM_SELF, MPI_ERRORS_RETURN));
+}
+
 /* Rank 0 of COMM_WORLD reports a passed part of a test. */
 static inline void mt_pass(const char *what)
 {

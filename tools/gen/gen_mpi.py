@@ -36,6 +36,7 @@ class Param:
         self.dir = ps["param_direction"]
         self.root_only = ps["root_only"]
         self.is_array = iso.array != "" or ps["length"] is not None
+        self.length = ps["length"] if isinstance(ps["length"], str) else None
         self.ptr = iso.pointer_level > 0
         self.varargs = self.kind == "VARARGS"
 
@@ -224,9 +225,19 @@ class Emitter:
                 and p.kind not in R.NO_NULL_CHECK_KINDS and (fn, p.name) not in R.NULL_OK
                 and not self.tool)
 
+    def array_length(self, p):
+        """The scalar argument that gives array p's length, if there is one."""
+        if not p.is_array or p.kind in R.NO_NULL_CHECK_KINDS or self.tool:
+            return None
+        return next((q for q in self.f.params if q.name == p.length and not q.is_array and not q.ptr), None)
+
     def emit_param(self, p):
         fn, k, n = self.f.name, p.kind, p.name
         lc = "lm_c" if self.has_comm else "NULL"
+        length = self.array_length(p)
+        if length is not None:
+            self.chk(f'lm_check_array(&lm_ctx, {n}, {length.name}, "{n}", "{length.name}")')
+            return
         if p.dir == "in" and not p.is_array and not p.ptr:
             if k == "COMMUNICATOR":
                 self.chk(f'lm_check_comm(&lm_ctx, {n}, "{n}", NULL)')
