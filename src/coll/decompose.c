@@ -7,6 +7,17 @@
 #include <stdio.h>
 #include <string.h>
 
+/* Rank r's schedule into s (freed by the caller); -1 when out of memory. */
+static int generate(const lm_coll_alg *g, lm_coll_spec *a, int r, lm_sched *s, char *err, size_t errlen)
+{
+    lm_sched_init(s);
+    a->rank = r;
+    g->gen(s, a);
+    if (!s->failed) return 0;
+    snprintf(err, errlen, "out of memory");
+    return -1;
+}
+
 int lm_coll_decompose(const lm_coll_query *q, lm_coll_message_fn fn, void *arg, const char **algorithm, char *err,
                       size_t errlen)
 {
@@ -66,13 +77,7 @@ int lm_coll_decompose(const lm_coll_query *q, lm_coll_message_fn fn, void *arg, 
     if (rc) snprintf(err, errlen, "out of memory");
     for (int r = 0; r < q->np && reads && !rc; r++) {
         lm_sched s;
-        lm_sched_init(&s);
-        a.rank = r;
-        g->gen(&s, &a);
-        if (s.failed) {
-            snprintf(err, errlen, "out of memory");
-            rc = -1;
-        }
+        rc = generate(g, &a, r, &s, err, errlen);
         for (size_t i = 0; i < s.nsteps; i++) {
             const lm_step *st = &s.steps[i];
             if ((st->kind != LM_STEP_FETCH && st->kind != LM_STEP_FETCH_REDUCE) || st->peer == r) continue;
@@ -84,13 +89,7 @@ int lm_coll_decompose(const lm_coll_query *q, lm_coll_message_fn fn, void *arg, 
     }
     for (int r = 0; r < q->np && !rc; r++) {
         lm_sched s;
-        lm_sched_init(&s);
-        a.rank = r;
-        g->gen(&s, &a);
-        if (s.failed) {
-            snprintf(err, errlen, "out of memory");
-            rc = -1;
-        }
+        rc = generate(g, &a, r, &s, err, errlen);
         uint32_t begin = 0;
         int step = 0;
         for (uint32_t k = 0; k < s.nrounds && !rc; k++) {
