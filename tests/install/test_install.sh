@@ -3,7 +3,10 @@
 #   - the installed mpicc builds a program and the installed mpirun runs it;
 #   - pkg-config finds leanmpi through the installed .pc file;
 #   - CMake's FindMPI, pointed at the installed mpicc, configures, builds and
-#     runs a project.
+#     runs a project;
+#   - the installation is relocatable: moved (mv) elsewhere, every installed
+#     program still runs without LD_LIBRARY_PATH, and the moved mpicc and
+#     mpirun build and run a program.
 # Usage: test_install.sh <build-dir> <source-dir>
 # The prefix is a fresh directory outside the build tree (removed on success),
 # so that any path leaking from the build tree into the installation shows.
@@ -11,7 +14,8 @@ set -eu
 build=$(cd "$1" && pwd) src=$(cd "$2" && pwd)
 # (Not named after the library: the launcher tests, which may run at the
 # same time, look for leftover files with "leanmpi" in their names.)
-scratch=$(mktemp -d "${TMPDIR:-/tmp}/lminstall.XXXXXX")
+# Physical path: the installed wrappers report their prefix with links resolved.
+scratch=$(cd "$(mktemp -d "${TMPDIR:-/tmp}/lminstall.XXXXXX")" && pwd -P)
 prefix=$scratch/prefix
 fail() { echo "FAIL install: $*"; exit 1; }
 
@@ -97,5 +101,54 @@ cmake --build "$scratch/cmake_build" >"$scratch/cmake_build.log" 2>&1 \
 out=$("$prefix/bin/mpiexec" -n 4 "$scratch/cmake_build/ring") || fail "run of the FindMPI build"
 [ "$out" = "ring token 45 after 4 ranks" ] || fail "FindMPI build printed '$out'"
 
+# 4. Relocation: move the whole prefix (the old path then no longer exists)
+# and use it from there. Nothing may come from LD_LIBRARY_PATH: the programs
+# find libleanmpi through their own run path ($ORIGIN/...), the wrappers
+# find the prefix from their own location.
+unset LD_LIBRARY_PATH
+mkdir -p "$scratch/elsewhere"
+mv "$prefix" "$scratch/elsewhere/moved" || fail "mv of the prefix"
+moved=$scratch/elsewhere/moved
+[ ! -e "$prefix" ] || fail "the old prefix still exists after mv"
+
+out=$("$moved/bin/leanmpi-info" 2>&1) || fail "moved leanmpi-info: $out"
+case "$out" in
+    "LeanMPI "*) ;;
+    *) fail "moved leanmpi-info printed '$out'" ;;
+esac
+out=$("$moved/bin/leanmpi-info" --params 2>&1) || fail "moved leanmpi-info --params: $out"
+case "$out" in
+    *LEANMPI_EAGER_LIMIT*) ;;
+    *) fail "moved leanmpi-info --params printed '$out'" ;;
+esac
+if command -v ldd >/dev/null 2>&1; then
+    # Not found somewhere else (a system-wide copy, the build tree).
+    lib=$(ldd "$moved/bin/leanmpi-info" | grep libleanmpi) || fail "moved leanmpi-info does not load libleanmpi"
+    case "$lib" in
+        *"=> $moved/"*) ;;
+        *) fail "moved leanmpi-info loads libleanmpi from outside the moved prefix: $lib" ;;
+    esac
+fi
+for launcher in mpirun mpiexec; do
+    out=$("$moved/bin/$launcher" --help 2>&1) || fail "moved $launcher --help: $out"
+    case "$out" in
+        "Usage: $launcher "*) ;;
+        *) fail "moved $launcher --help printed '$out'" ;;
+    esac
+done
+for wrapper in mpicc mpicxx; do
+    show=$("$moved/bin/$wrapper" -show x.c) || fail "moved $wrapper -show"
+    case "$show" in
+        *"-I$moved/include"*"-L$moved/lib"*"-Wl,-rpath,$moved/lib"*) ;;
+        *) fail "moved $wrapper -show does not use the moved prefix: $show" ;;
+    esac
+    case "$show" in
+        *"$prefix/"*) fail "moved $wrapper -show refers to the old prefix: $show" ;;
+    esac
+done
+"$moved/bin/mpicc" "$scratch/ring.c" -o "$scratch/ring_moved" || fail "moved mpicc"
+out=$("$moved/bin/mpirun" -n 2 "$scratch/ring_moved") || fail "moved mpirun"
+[ "$out" = "ring token 43 after 2 ranks" ] || fail "ring through the moved mpirun printed '$out'"
+
 rm -rf "$scratch"
-echo "PASS install: wrapper, launcher, pkg-config and FindMPI work from the installed prefix"
+echo "PASS install: wrapper, launcher, pkg-config and FindMPI work from the installed prefix, and from it moved elsewhere"

@@ -2,8 +2,10 @@
 """Generate LeanMPI's C interface from the MPI standard's API description
 (pympistandard): include/mpi.h, include/mpi_proto.h, the validating PMPI
 entry points in src/binding/, the default impl_ hooks, and the builtin
-datatype table. Run from the repository root: python3 tools/gen/gen_mpi.py"""
+datatype table. Run from the repository root: python3 tools/gen/gen_mpi.py
+(--out-dir DIR writes the same repository-relative paths under DIR instead)."""
 
+import argparse
 import os
 import sys
 
@@ -91,7 +93,13 @@ def load():
     return funcs, callbacks, predef
 
 
+# Root that the repository-relative output paths are written under
+# (main() sets it from --out-dir; "." is the repository root).
+OUT_DIR = "."
+
+
 def write(path, text):
+    path = os.path.join(OUT_DIR, path)
     os.makedirs(os.path.dirname(path), exist_ok=True)
     with open(path, "w") as f:
         f.write(text)
@@ -500,7 +508,15 @@ def gen_builtin_types():
 
 
 def main():
-    if not os.path.isdir("src") or not os.path.isdir("tools/gen"):
+    global OUT_DIR
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--out-dir", metavar="DIR",
+                    help="write the outputs under DIR (same repository-relative "
+                         "paths) instead of into the repository")
+    args = ap.parse_args()
+    if args.out_dir is not None:
+        OUT_DIR = args.out_dir
+    elif not os.path.isdir("src") or not os.path.isdir("tools/gen"):
         sys.exit("run from the repository root")
     funcs, callbacks, predef = load()
     gen_mpi_h(funcs, callbacks, predef)
