@@ -28,7 +28,7 @@ typedef long long MPI_Offset;
 typedef long long MPI_Count;
 typedef int MPI_Fint;
 
-/* Handles are ints: kind, tier and index packed as in src/core/lm_handle.h. */
+/* Handles are ints: kind, tier and index packed as in src/util/lm_handle.h. */
 typedef int MPI_Comm;
 typedef int MPI_Group;
 typedef int MPI_Datatype;

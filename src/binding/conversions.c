@@ -1,8 +1,8 @@
 /* Handle and status conversions between C and Fortran. Handles are ints in
  * both languages, so converting a handle is the identity. */
 #include "mpi.h"
-#include "core/lm_error.h"
-#include "core/lm_cs.h"
+#include "util/lm_error.h"
+#include "util/lm_cs.h"
 
 #define LM_DIRECT(name) extern __typeof__(P##name) name __attribute__((weak, alias("P" #name)))
 

@@ -4,20 +4,17 @@
 #ifndef LM_VALIDATE_H
 #define LM_VALIDATE_H
 #include "mpi.h"
-#include "core/lm_handle.h"
-#include "core/lm_error.h"
-#include "core/lm_state.h"
-#include "comm/comm.h"
-#include "comm/group.h"
+#include "util/lm_handle.h"
+#include "util/lm_error.h"
+#include "util/lm_state.h"
+#include "obj/comm.h"
+#include "obj/group.h"
 #include "datatype/datatype.h"
 #include "binding/predefined_gen.h"
 
 /* Largest tag; the value of the MPI_TAG_UB attribute. */
 #define LM_TAG_UB 1073741823
 
-/* 0 before MPI_Init, 1 while MPI may be used (world model initialized or a
- * session open), 2 after MPI_Finalize. Implemented in src/core. */
-int lm_initialized_state(void);
 
 /* Which object's error handler reports an error: none (MPI_COMM_SELF's,
  * via lm_err_noobj) until the call's communicator/window/file/session
@@ -42,7 +39,12 @@ static inline void lm_errctx_bind(lm_errctx *ctx, int kind, int handle)
     ctx->handle = handle;
 }
 
-/* Raise errclass through ctx's object; the message names ctx->fn. */
+/* Run the error handler for an error code an implementation returned
+ * (raise.c); returns what the entry point returns. */
+int lm_raise_at_boundary(const char *fname, int code);
+
+/* Record errclass on ctx's object (the entry point raises it on the way
+ * out); the message names ctx->fn. */
 int lm_raise(const lm_errctx *ctx, int errclass, const char *fmt, ...) LM_PRINTF(3, 4);
 
 int lm_check_init(const lm_errctx *ctx);

@@ -6,6 +6,7 @@
  *
  * Nothing here allocates: the state is one static struct and the segment. */
 #include "boot/boot.h"
+#include "util/lm_error.h"
 #include "boot/kvs.h"
 
 #include <errno.h>
@@ -86,6 +87,8 @@ static int init_singleton(void)
 
 int lm_boot_init(lm_boot_info *info)
 {
+    /* from now on a fatal internal error ends the whole job */
+    lm_fatal_set_exit(lm_boot_abort);
     if (!g_ready) {
         int fd = -1, rank = -1;
         int has_fd = env_int("LEANMPI_NODE_FD", &fd);

@@ -14,7 +14,6 @@
 #endif
 #include "boot/node_segment.h"
 #include "boot/kvs.h"
-#include "transport/shm_layout.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -52,6 +51,15 @@ static unsigned kvs_slots(int local_size)
     return n > LM_KVS_MIN_SLOTS ? (unsigned)(n < (1ul << 24) ? n : (1ul << 24)) : LM_KVS_MIN_SLOTS;
 }
 
+static size_t (*area_size)(int local_size);
+static void (*area_format)(void *area, int local_size);
+
+void lm_node_segment_set_transport_area(size_t (*size)(int), void (*format)(void *, int))
+{
+    area_size = size;
+    area_format = format;
+}
+
 struct seg_plan {
     size_t ranks_offset, kvs_offset, kvs_size, transport_offset, transport_size, total;
 };
@@ -63,7 +71,7 @@ static struct seg_plan plan(int local_size, unsigned nslots)
     p.kvs_offset = p.ranks_offset + align_up((size_t)local_size * sizeof(lm_rank_block));
     p.kvs_size = lm_kvs_size(nslots);
     p.transport_offset = p.kvs_offset + align_up(p.kvs_size);
-    p.transport_size = lm_shm_area_size(local_size);
+    p.transport_size = area_size ? area_size(local_size) : 0;
     p.total = p.transport_offset + align_up(p.transport_size);
     return p;
 }
@@ -93,7 +101,8 @@ static void format(lm_node_segment *seg, const struct seg_plan *p, unsigned nslo
         rb->world_rank = lm_layout_world_rank_of(layout, layout->node_id, i);
     }
     lm_kvs_format(lm_node_segment_at(seg, seg->kvs_offset), nslots);
-    lm_shm_area_format(lm_node_segment_at(seg, seg->transport_offset), layout->local_size);
+    if (area_format && p->transport_size)
+        area_format(lm_node_segment_at(seg, seg->transport_offset), layout->local_size);
     /* Magic last: an attacher that sees it sees a fully formatted segment. */
     atomic_thread_fence(memory_order_release);
     seg->magic = LM_NODE_SEGMENT_MAGIC;

@@ -71,6 +71,12 @@ typedef struct lm_node_segment {
 } lm_node_segment;
 
 /* Size of a segment for local_size ranks. */
+/* The transport's area inside the segment is laid out by the transport
+ * (transport/shm_layout.h), a layer above this one: whoever creates
+ * segments (the launcher, or the runtime for a singleton) first names the
+ * functions that size and format it. Without them the area is empty. */
+void lm_node_segment_set_transport_area(size_t (*size)(int local_size),
+                                        void (*format)(void *area, int local_size));
 size_t lm_node_segment_size(int local_size);
 /* Launcher side: create the memfd, size it, map it, fill header and layout.
  * Returns the fd (not close-on-exec) and the mapping, or -1 with errno. */

@@ -8,15 +8,16 @@
  * packed stream (reductions: as a copy in the type's own element layout,
  * which is what the ops work on). */
 #include "coll/coll_alg.h"
+#include "coll/coll_basic.h"
 #include "coll/coll_args.h"
 #include "coll/coll_shm.h"
 #include "coll/intercomm_coll.h"
 #include "coll/op.h"
 #include "coll/sched_cache.h"
 #include "coll/sched_exec.h"
-#include "core/lm_error.h"
-#include "core/lm_mem.h"
-#include "binding/impl_gen.h"
+#include "util/lm_error.h"
+#include "util/lm_mem.h"
+#include "api/impl_gen.h"
 #include <stdint.h>
 #include <string.h>
 
@@ -823,3 +824,13 @@ int impl_MPI_Alltoallw_init_c(const void *sendbuf, const MPI_Count sendcounts[],
                               const MPI_Datatype sendtypes[], void *recvbuf, const MPI_Count recvcounts[],
                               const MPI_Aint rdispls[], const MPI_Datatype recvtypes[], MPI_Comm comm,
                               MPI_Info info, MPI_Request *request) A2AW("MPI_Alltoallw_init_c", RUN_PERSISTENT, request)
+
+int lm_coll_init(void)
+{
+    int rc = lm_coll_exec_start();
+    if (rc == MPI_SUCCESS) rc = lm_comm_on_free(lm_coll_comm_freed);
+    if (rc == MPI_SUCCESS) rc = lm_comm_on_destroy(lm_coll_shm_release);
+    return rc;
+}
+
+void lm_coll_finalize(void) { lm_coll_shm_finalize(); }

@@ -4,7 +4,7 @@
 #ifndef LM_COLL_BASIC_H
 #define LM_COLL_BASIC_H
 #include <stddef.h>
-#include "comm/comm.h"
+#include "obj/comm.h"
 #include "datatype/datatype.h"
 
 typedef void (*lm_reduce_fn)(const void *in, void *inout, size_t count, void *arg);
@@ -23,5 +23,11 @@ int lm_coll_alltoall(const void *sbuf, size_t len, void *rbuf, lm_comm *c);
 /* MPI_Comm_free (and finalize for the predefined ones): give back what the
  * MPI collectives keep for c between calls (coll_api.c). */
 void lm_coll_comm_freed(lm_comm *c);
+
+/* At runtime start: the progress hook of nonblocking and persistent
+ * collectives and the communicator hooks that free what collectives keep
+ * per communicator; at finalize, the mailboxes still waiting for readers. */
+int lm_coll_init(void);
+void lm_coll_finalize(void);
 
 #endif

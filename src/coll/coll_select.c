@@ -3,7 +3,7 @@
  * overrides the table for one collective (leanmpi-info lists the names). */
 #include "coll/coll_alg.h"
 #include "coll/decompose.h"
-#include "core/lm_cvar.h"
+#include "util/lm_cvar.h"
 #include <stdio.h>
 #include <strings.h>
 

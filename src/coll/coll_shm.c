@@ -1,8 +1,8 @@
 /* Node shared-memory mailboxes for collectives (see coll_shm.h). */
 #include "coll/coll_shm.h"
 #include "coll/coll_basic.h"
-#include "core/lm_cvar.h"
-#include "core/lm_mem.h"
+#include "util/lm_cvar.h"
+#include "util/lm_mem.h"
 #include "transport/transport.h"
 #include "transport/transport_env.h"
 #include <stdatomic.h>

@@ -21,7 +21,7 @@
 #include <stddef.h>
 #include <stdint.h>
 #include "coll/sched.h"
-#include "comm/comm.h"
+#include "obj/comm.h"
 
 /* Bytes of a mailbox entry, and what one POST can carry (the rest is its
  * 16-byte stamp). */

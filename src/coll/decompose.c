@@ -3,7 +3,7 @@
 #include "coll/decompose.h"
 #include "coll/coll_alg.h"
 #include "coll/coll_shm.h"
-#include "core/lm_mem.h"
+#include "util/lm_mem.h"
 #include <stdio.h>
 #include <string.h>
 

@@ -5,8 +5,8 @@
 #include "coll/coll_alg.h"
 #include "coll/op.h"
 #include "coll/sched_exec.h"
-#include "core/lm_error.h"
-#include "core/lm_mem.h"
+#include "util/lm_error.h"
+#include "util/lm_mem.h"
 
 typedef struct {
     const lm_inter_call *k;

@@ -12,7 +12,7 @@
 #ifndef LM_INTERCOMM_COLL_H
 #define LM_INTERCOMM_COLL_H
 #include "coll/coll_args.h"
-#include "comm/comm.h"
+#include "obj/comm.h"
 
 typedef struct lm_inter_call {
     const char *fname;

@@ -6,11 +6,11 @@
  * move nothing and leave the buffer untouched. */
 #include "coll/coll_args.h"
 #include "coll/sched_exec.h"
-#include "comm/topo.h"
+#include "obj/topo.h"
 #include "datatype/datatype.h"
-#include "core/lm_error.h"
-#include "core/lm_mem.h"
-#include "binding/impl_gen.h"
+#include "util/lm_error.h"
+#include "util/lm_mem.h"
+#include "api/impl_gen.h"
 #include <stdint.h>
 #include <string.h>
 

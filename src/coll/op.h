@@ -6,7 +6,7 @@
 #ifndef LM_OP_H
 #define LM_OP_H
 #include "mpi.h"
-#include "core/lm_handle.h"
+#include "util/lm_handle.h"
 #include "datatype/datatype.h"
 
 /* inout[i] = in[i] op inout[i]; returns MPI_ERR_OP if op does not apply to the type. */

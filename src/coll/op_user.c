@@ -1,8 +1,8 @@
 /* User-defined reduction operations: MPI_Op_create(_c), MPI_Op_free,
  * MPI_Op_commutative, and MPI_Reduce_local. */
 #include "coll/op.h"
-#include "core/lm_error.h"
-#include "binding/impl_gen.h"
+#include "util/lm_error.h"
+#include "api/impl_gen.h"
 #include <limits.h>
 
 lm_user_op *lm_op_user_get(MPI_Op op)

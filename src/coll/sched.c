@@ -1,6 +1,6 @@
 /* Building schedules: a growing array of steps cut into rounds. */
 #include "coll/sched.h"
-#include "core/lm_mem.h"
+#include "util/lm_mem.h"
 #include <string.h>
 
 void lm_sched_init(lm_sched *s)

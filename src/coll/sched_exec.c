@@ -3,7 +3,7 @@
 #include "coll/sched_exec.h"
 #include "coll/op.h"
 #include "coll/coll_shm.h"
-#include "core/lm_mem.h"
+#include "util/lm_mem.h"
 #include "pt2pt/pt2pt.h"
 #include <stddef.h>
 #include <string.h>
@@ -254,18 +254,18 @@ static void post(lm_coll_exec *x, const lm_step *st)
     lm_request *r = NULL;
     if (x->frame_reqs) {
         /* a blocking run: what has arrived, or can leave, needs no request */
-        int rc, err = MPI_SUCCESS;
+        int rc, done, err = MPI_SUCCESS;
         if (st->kind == LM_STEP_SEND)
             rc = lm_send_bytes_now(addr(x, st->src_slot, st->src_off), st->bytes, st->peer, x->tag, c,
-                                   c->context_id + 1);
+                                   c->context_id + 1, &done);
         else
             rc = lm_recv_bytes_now(addr(x, st->dst_slot, st->dst_off), st->bytes, st->peer, x->tag,
-                                   c->context_id + 1, &err);
-        if (rc < 0) {
+                                   c->context_id + 1, &done, &err);
+        if (rc != MPI_SUCCESS) {
             if (x->error == MPI_SUCCESS) x->error = rc;
             return;
         }
-        if (rc == 1) {
+        if (done) {
             /* as a request's error: known once the round is done */
             if (err != MPI_SUCCESS && x->round_error == MPI_SUCCESS) x->round_error = err;
             return;
@@ -378,6 +378,7 @@ int lm_coll_exec_run(lm_coll_exec *x)
 /* ---- nonblocking and persistent ---------------------------------------- */
 
 static lm_coll_exec *active;
+static int progress_slot = -1; /* on while a nonblocking or persistent collective is active */
 
 static int progress_active(void)
 {
@@ -397,7 +398,7 @@ static int progress_active(void)
         r->error = x->error;
         lm_request_complete(r); /* may free r and x */
     }
-    if (!active) lm_progress_set_hook(NULL);
+    if (!active) lm_progress_hook_set_active(progress_slot, 0);
     busy = 0;
     return n;
 }
@@ -410,7 +411,7 @@ static int activate(lm_coll_exec *x)
     x->req->error = MPI_SUCCESS;
     x->next_active = active;
     active = x;
-    lm_progress_set_hook(progress_active);
+    lm_progress_hook_set_active(progress_slot, 1);
     return MPI_SUCCESS;
 }
 
@@ -449,4 +450,10 @@ int lm_coll_exec_start_request(lm_coll_exec *x, int persistent, lm_request **out
     }
     *out = r;
     return MPI_SUCCESS;
+}
+
+int lm_coll_exec_start(void)
+{
+    progress_slot = lm_progress_hook_register(progress_active);
+    return progress_slot < 0 ? MPI_ERR_INTERN : MPI_SUCCESS;
 }

@@ -10,7 +10,7 @@
 #define LM_SCHED_EXEC_H
 #include "coll/sched.h"
 #include "coll/coll_basic.h"
-#include "comm/comm.h"
+#include "obj/comm.h"
 #include "datatype/datatype.h"
 #include "pt2pt/request.h"
 
@@ -99,5 +99,8 @@ int lm_coll_exec_run(lm_coll_exec *x);
 /* Nonblocking: start now; x belongs to the request from here on (freed
  * with it). Returns MPI_SUCCESS or an error class (x then freed). */
 int lm_coll_exec_start_request(lm_coll_exec *x, int persistent, lm_request **out);
+
+/* At runtime start: registers the progress hook of active collectives. */
+int lm_coll_exec_start(void);
 
 #endif

@@ -1,13 +1,13 @@
 /* Communicator constructors from groups (MPI_Comm_create, collective over
  * the parent, also on intercommunicators; MPI_Comm_create_group, collective
  * over the group only) and the split by node (MPI_Comm_split_type). */
-#include "comm/comm.h"
+#include "obj/comm.h"
 #include "comm/context_id.h"
 #include "comm/intercomm.h"
-#include "core/lm_error.h"
-#include "core/lm_state.h"
+#include "util/lm_error.h"
+#include "util/lm_state.h"
 #include "boot/boot.h"
-#include "binding/impl_gen.h"
+#include "api/impl_gen.h"
 #include <string.h>
 
 static int refuse_inter(MPI_Comm comm, const char *fname)

@@ -1,4 +1,5 @@
 #include "comm/context_id.h"
+#include "comm/intercomm.h"
 #include "coll/coll_basic.h"
 #include "pt2pt/pt2pt.h"
 
@@ -196,3 +197,14 @@ int lm_context_id_take(const uint32_t *m, uint16_t *id)
     if (!mask_ready) init_mask();
     return take_lowest(m, id);
 }
+
+/* A destroyed communicator's id is free for reuse only now, after the last
+ * message that could match it; the predefined ones keep theirs. */
+static void comm_destroyed(lm_comm *c)
+{
+    if (c->obj.handle == MPI_COMM_WORLD || c->obj.handle == MPI_COMM_SELF) return;
+    lm_context_id_release(c->context_id);
+    if (c->local_comm) lm_intercomm_release(c);
+}
+
+int lm_comm_layer_init(void) { return lm_comm_on_destroy(comm_destroyed); }

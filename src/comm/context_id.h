@@ -5,13 +5,7 @@
  * point-to-point and the next odd one for collectives. */
 #ifndef LM_CONTEXT_ID_H
 #define LM_CONTEXT_ID_H
-#include "comm/comm.h"
-
-#define LM_CONTEXT_WORLD 0
-#define LM_CONTEXT_SELF 2
-/* Over the world ranks, for agreements that have no parent communicator
- * (MPI_Comm_create_from_group); reserved by every process from the start. */
-#define LM_CONTEXT_GROUP_AGREEMENT 4
+#include "obj/comm.h"
 
 /* Collective over parent: agree on a free id. */
 int lm_context_id_allocate(lm_comm *parent, uint16_t *id);
@@ -19,6 +13,11 @@ int lm_context_id_allocate(lm_comm *parent, uint16_t *id);
  * defined): agree on a free id using point-to-point messages tagged by tag. */
 int lm_context_id_allocate_group(lm_comm *parent, const lm_group *g, int tag, uint16_t *id);
 void lm_context_id_release(uint16_t id);
+
+/* The constructors' part of a communicator's lifetime: at runtime start,
+ * the destroy hook that gives back its context id (and an
+ * intercommunicator's hidden local communicator). */
+int lm_comm_layer_init(void);
 
 /* Pieces for agreements that span two groups (intercommunicators): this
  * process's free mask, the AND of two masks (an lm_reduce_fn over count

@@ -4,10 +4,10 @@
 #include "comm/context_id.h"
 #include "coll/coll_basic.h"
 #include "pt2pt/pt2pt.h"
-#include "core/errhandler.h"
-#include "core/lm_error.h"
-#include "core/lm_mem.h"
-#include "binding/impl_gen.h"
+#include "obj/errhandler.h"
+#include "util/lm_error.h"
+#include "util/lm_mem.h"
+#include "api/impl_gen.h"
 #include <stdlib.h>
 #include <string.h>
 

@@ -12,7 +12,7 @@
  * sides take the same lowest free id. */
 #ifndef LM_INTERCOMM_H
 #define LM_INTERCOMM_H
-#include "comm/comm.h"
+#include "obj/comm.h"
 
 /* MPI_Comm_dup of an intercommunicator (attributes are the caller's job). */
 int lm_intercomm_dup(lm_comm *p, lm_comm **out);

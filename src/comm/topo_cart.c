@@ -1,50 +1,15 @@
 /* Cartesian topologies and MPI_Dims_create (MPI-4.1 sections 8.5.1-8.5.5,
  * 8.5.7). Ranks keep their order (reorder is allowed, never done): grid
  * coordinates are row-major in the rank, the last dimension fastest. */
-#include "comm/topo.h"
-#include "core/lm_error.h"
-#include "binding/impl_gen.h"
+#include "comm/topo_create.h"
+#include "util/lm_error.h"
+#include "api/impl_gen.h"
 #include <limits.h>
 
 #define DIMS(t) ((t)->data)
 #define PERIODS(t) ((t)->data + (t)->a)
 
-void lm_cart_coords(const lm_topo *t, int rank, int *coords)
-{
-    for (int d = t->a - 1; d >= 0; d--) {
-        coords[d] = rank % DIMS(t)[d];
-        rank /= DIMS(t)[d];
-    }
-}
-
-/* coords already in range */
-int lm_cart_rank(const lm_topo *t, const int *coords)
-{
-    int r = 0;
-    for (int d = 0; d < t->a; d++) r = r * DIMS(t)[d] + coords[d];
-    return r;
-}
-
 static int wrap(int x, int n) { return ((x % n) + n) % n; }
-
-void lm_cart_shift(const lm_topo *t, int rank, int dir, int disp, int *src, int *dst)
-{
-    int coords[t->a > 0 ? t->a : 1];
-    lm_cart_coords(t, rank, coords);
-    int n = DIMS(t)[dir], me = coords[dir];
-    long long up = (long long)me + disp, down = (long long)me - disp;
-    if (PERIODS(t)[dir]) {
-        coords[dir] = wrap((int)(up % n), n);
-        *dst = lm_cart_rank(t, coords);
-        coords[dir] = wrap((int)(down % n), n);
-        *src = lm_cart_rank(t, coords);
-        return;
-    }
-    coords[dir] = (int)up;
-    *dst = up >= 0 && up < n ? lm_cart_rank(t, coords) : MPI_PROC_NULL;
-    coords[dir] = (int)down;
-    *src = down >= 0 && down < n ? lm_cart_rank(t, coords) : MPI_PROC_NULL;
-}
 
 /* Number of grid points of valid dims, or -1 (with *rc set) if invalid. */
 static long long grid_size(MPI_Comm comm, int ndims, const int dims[], const char *fname, int *rc)

@@ -1,12 +1,12 @@
 /* Distributed graph topologies (MPI-4.1 sections 8.5.4, 8.5.5). A process
  * keeps only its own sources and destinations (with weights if given), so
  * the record never grows with the job. */
-#include "comm/topo.h"
+#include "comm/topo_create.h"
 #include "coll/coll_basic.h"
 #include "pt2pt/pt2pt.h"
-#include "core/lm_error.h"
-#include "core/lm_mem.h"
-#include "binding/impl_gen.h"
+#include "util/lm_error.h"
+#include "util/lm_mem.h"
+#include "api/impl_gen.h"
 #include <limits.h>
 #include <string.h>
 

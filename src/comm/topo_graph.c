@@ -1,9 +1,9 @@
 /* General graph topologies (MPI-4.1 sections 8.5.3, 8.5.5, 8.5.7). The
  * whole graph is kept because MPI_Graph_get returns it; ranks keep their
  * order (reorder is allowed, never done). */
-#include "comm/topo.h"
-#include "core/lm_error.h"
-#include "binding/impl_gen.h"
+#include "comm/topo_create.h"
+#include "util/lm_error.h"
+#include "api/impl_gen.h"
 
 #define INDEX(t) ((t)->data)
 #define EDGES(t) ((t)->data + (t)->a)

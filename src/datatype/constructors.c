@@ -6,9 +6,9 @@
  * are held by reference so that freeing them early changes nothing. */
 #include "datatype/datatype.h"
 #include "datatype/typemap.h"
-#include "core/lm_error.h"
-#include "core/lm_mem.h"
-#include "binding/impl_gen.h"
+#include "util/lm_error.h"
+#include "util/lm_mem.h"
+#include "api/impl_gen.h"
 #include <stdint.h>
 #include <string.h>
 

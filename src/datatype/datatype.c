@@ -3,10 +3,10 @@
  * constructors.c. */
 #include "datatype/datatype.h"
 #include "datatype/builtin_types_gen.h"
-#include "comm/attr.h"
-#include "core/lm_error.h"
-#include "core/lm_mem.h"
-#include "binding/impl_gen.h"
+#include "obj/attr.h"
+#include "util/lm_error.h"
+#include "util/lm_mem.h"
+#include "api/impl_gen.h"
 #include <stdio.h>
 #include <string.h>
 
@@ -52,9 +52,16 @@ static void builtin_layout(lm_datatype *t, const struct lm_builtin_type *b, int 
     t->nelems = b->size ? 1 : 0;
 }
 
+static struct lm_attr_list **attr_list_of(int handle)
+{
+    lm_datatype *t = lm_datatype_get(handle);
+    return t ? &t->attrs : NULL;
+}
+
 int lm_datatype_init_builtin(void)
 {
     if (builtin) return MPI_SUCCESS;
+    lm_attr_register_kind(LM_KIND_DATATYPE, attr_list_of);
     builtin = lm_calloc(LM_MEM_DATATYPE, (size_t)lm_builtin_type_count, sizeof *builtin);
     builtin_blocks = lm_calloc(LM_MEM_DATATYPE, 2 * (size_t)lm_builtin_type_count, sizeof *builtin_blocks);
     builtin_runs = lm_calloc(LM_MEM_DATATYPE, 2 * (size_t)lm_builtin_type_count, sizeof *builtin_runs);
@@ -89,6 +96,7 @@ int lm_datatype_init_builtin(void)
 
 void lm_datatype_finalize(void)
 {
+    lm_f90_types_finalize();
     for (int i = 0; builtin && i < lm_builtin_type_count; i++) {
         lm_attr_discard(&builtin[i].attrs);
         lm_free(LM_MEM_DATATYPE, builtin[i].set_name);

@@ -5,7 +5,7 @@
 #define LM_DATATYPE_H
 #include <stdbool.h>
 #include "mpi.h"
-#include "core/lm_handle.h"
+#include "util/lm_handle.h"
 
 /* One run of bytes of an element: displacement from the element's origin,
  * length, and where it starts in the element's packed stream. */
@@ -87,5 +87,7 @@ lm_datatype *lm_datatype_get(MPI_Datatype t);
 int lm_datatype_init_builtin(void);
 /* At MPI_Finalize: predefined handles resolve to NULL from then on. */
 void lm_datatype_finalize(void);
+/* The Fortran 90 parameterized types made so far (f90_types.c). */
+void lm_f90_types_finalize(void);
 
 #endif

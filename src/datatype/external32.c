@@ -7,9 +7,9 @@
  * refused. */
 #include "datatype/datatype.h"
 #include "datatype/builtin_types_gen.h"
-#include "core/lm_error.h"
-#include "core/lm_mem.h"
-#include "binding/impl_gen.h"
+#include "util/lm_error.h"
+#include "util/lm_mem.h"
+#include "api/impl_gen.h"
 #include <stdint.h>
 #include <string.h>
 

@@ -11,11 +11,11 @@
  * section 19.1.9). It is a copy of the sized type it stands for, sharing
  * that type's layout, kept until the runtime ends. */
 #include "datatype/datatype.h"
-#include "comm/attr.h"
-#include "core/lm_error.h"
-#include "core/lm_mem.h"
-#include "core/lm_state.h"
-#include "binding/impl_gen.h"
+#include "obj/attr.h"
+#include "util/lm_error.h"
+#include "util/lm_mem.h"
+#include "util/lm_state.h"
+#include "api/impl_gen.h"
 #include <float.h>
 #include <string.h>
 

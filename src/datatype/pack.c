@@ -2,8 +2,8 @@
  * packed stream (typemap.c), the same bytes point-to-point sends, so a
  * packed buffer can be sent as MPI_PACKED and received with the type. */
 #include "datatype/datatype.h"
-#include "core/lm_error.h"
-#include "binding/impl_gen.h"
+#include "util/lm_error.h"
+#include "api/impl_gen.h"
 
 static int pack(const char *fname, const void *inbuf, MPI_Count incount, MPI_Datatype dt, void *outbuf,
                 MPI_Count outsize, MPI_Count *position)

@@ -6,7 +6,7 @@
  * position in it is found by division and a binary search, so any piece of
  * a message can be packed or unpacked on its own (rendezvous chunks). */
 #include "datatype/typemap.h"
-#include "core/lm_mem.h"
+#include "util/lm_mem.h"
 #include <stdlib.h>
 #include <string.h>
 

@@ -1,7 +1,7 @@
 /* MPI_Type_get_value_index (MPI-4.1 section 6.9.4): the predefined
  * value-index pair type for MINLOC/MAXLOC, when there is one; otherwise
  * MPI_DATATYPE_NULL. Pairs of other types are built by the user. */
-#include "binding/impl_gen.h"
+#include "api/impl_gen.h"
 
 static const struct {
     MPI_Datatype value, index, pair;

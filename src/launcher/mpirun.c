@@ -14,6 +14,7 @@
 #define _GNU_SOURCE /* memfd_create, pipe2, memrchr */
 #endif
 #include "boot/node_segment.h"
+#include "transport/shm_layout.h"
 #include "find_program.h"
 #include "options.h"
 #include "output_forward.h"
@@ -500,6 +501,7 @@ int main(int argc, char **argv)
     lm_layout layout = {.world_size = o.nranks, .reported_world_size = o.reported_world_size,
                         .node_count = 1, .node_id = 0, .local_size = o.nranks,
                         .kind = LM_LAYOUT_BLOCK, .ranks_per_node = o.nranks, .appnum = 0};
+    lm_node_segment_set_transport_area(lm_shm_area_size, lm_shm_area_format);
     J.seg_fd = lm_node_segment_create(job_id, &layout, &J.seg);
     if (J.seg_fd < 0) {
         fprintf(stderr, "%s: cannot create the node segment: %s\n", g_prog, strerror(errno));

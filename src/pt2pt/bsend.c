@@ -8,10 +8,11 @@
  * progress engine. */
 #include "pt2pt/bsend.h"
 #include "pt2pt/pt2pt.h"
+#include "obj/comm.h"
 #include "datatype/datatype.h"
-#include "core/lm_error.h"
-#include "core/lm_mem.h"
-#include "binding/impl_gen.h"
+#include "util/lm_error.h"
+#include "util/lm_mem.h"
+#include "api/impl_gen.h"
 #include <string.h>
 
 typedef struct block {
@@ -38,7 +39,7 @@ static lm_bsend_pool process_pool;
 /* Pools with messages in flight or flushes waiting; the progress engine
  * advances them while this is non-NULL. */
 static lm_bsend_pool *busy;
-volatile int lm_bsend_busy;
+static int progress_slot = -1; /* on while a pool has messages in flight or flushes waiting */
 
 static void mark_busy(lm_bsend_pool *p)
 {
@@ -46,7 +47,7 @@ static void mark_busy(lm_bsend_pool *p)
     p->busy = 1;
     p->next_busy = busy;
     busy = p;
-    lm_bsend_busy = 1;
+    lm_progress_hook_set_active(progress_slot, 1);
 }
 
 static void reap(lm_bsend_pool *p)
@@ -83,7 +84,7 @@ int lm_bsend_progress(void)
             link = &p->next_busy;
         }
     }
-    lm_bsend_busy = busy != NULL;
+    lm_progress_hook_set_active(progress_slot, busy != NULL);
     return n;
 }
 
@@ -248,6 +249,15 @@ static int iflush(lm_bsend_pool *p, MPI_Request *request, const char *fname)
     return MPI_SUCCESS;
 }
 
+static void comm_freed(lm_comm *c) { lm_bsend_pool_free(&c->bsend); }
+
+int lm_bsend_init(void)
+{
+    progress_slot = lm_progress_hook_register(lm_bsend_progress);
+    if (progress_slot < 0) return MPI_ERR_INTERN;
+    return lm_comm_on_free(comm_freed);
+}
+
 void lm_bsend_pool_free(lm_bsend_pool **pool)
 {
     lm_bsend_pool *p = *pool;
@@ -336,9 +346,13 @@ int impl_MPI_Comm_iflush_buffer(MPI_Comm comm, MPI_Request *request)
 }
 
 /* session: its own buffer, attached and flushed like a communicator's */
+static lm_bsend_pool **(*session_slot_of)(MPI_Session);
+
+void lm_bsend_set_session_slots(lm_bsend_pool **(*slot_of)(MPI_Session)) { session_slot_of = slot_of; }
+
 static lm_bsend_pool *session_pool(MPI_Session session, const char *fname, int create, int *rc)
 {
-    lm_bsend_pool **slot = lm_session_bsend(session);
+    lm_bsend_pool **slot = session_slot_of ? session_slot_of(session) : NULL;
     *rc = MPI_SUCCESS;
     if (!slot) {
         *rc = lm_err_session(session, MPI_ERR_SESSION, fname, "invalid session");

@@ -5,8 +5,8 @@
 #include "pt2pt/bsend.h"
 #include "pt2pt/grequest.h"
 #include "pt2pt/partitioned.h"
-#include "core/lm_error.h"
-#include "binding/impl_gen.h"
+#include "util/lm_error.h"
+#include "api/impl_gen.h"
 
 /* NULL for MPI_REQUEST_NULL; *bad set for invalid handles. */
 static lm_request *lookup(MPI_Request h, int *bad)

@@ -10,10 +10,10 @@
 #include "pt2pt/engine_internal.h"
 #include "transport/transport.h"
 #include "boot/boot.h"
-#include "core/lm_state.h"
-#include "core/lm_cvar.h"
-#include "core/lm_error.h"
-#include "core/lm_mem.h"
+#include "util/lm_state.h"
+#include "util/lm_cvar.h"
+#include "util/lm_error.h"
+#include "util/lm_mem.h"
 #include <stdatomic.h>
 #include <stddef.h>
 #include <string.h>
@@ -38,11 +38,13 @@ typedef struct coop_copy {
 
 static coop_copy *active;
 static size_t min_bytes, chunk_bytes;
+static int progress_slot = -1; /* on while a copy is active */
 
 void lm_coop_copy_init(void)
 {
     min_bytes = (size_t)lm_cvar(LM_CVAR_COOP_COPY_MIN);
     chunk_bytes = (size_t)lm_cvar(LM_CVAR_COOP_COPY_CHUNK);
+    progress_slot = lm_progress_hook_register(lm_coop_copy_progress);
 }
 
 /* Each process_vm_readv/writev pays a system call and the pinning of its
@@ -81,6 +83,7 @@ int lm_coop_copy_start(lm_request *r, int src_world, uint64_t sreq, uint64_t src
     *c = (coop_copy){.job = job, .key = key, .r = r, .src_world = src_world, .sreq = sreq, .src_addr = src_addr};
     c->next = active;
     active = c;
+    lm_progress_hook_set_active(progress_slot, 1);
     /* Published before the packet: the sender reads the record when it
      * handles COPY_HELP. */
     atomic_thread_fence(memory_order_release);
@@ -134,6 +137,7 @@ int lm_coop_copy_progress(void)
         lm_transport_shared_free(c->job);
         lm_free(LM_MEM_PT2PT, c);
     }
+    if (!active) lm_progress_hook_set_active(progress_slot, 0);
     return events;
 }
 

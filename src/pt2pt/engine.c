@@ -17,14 +17,15 @@
 #include "pt2pt/protocol.h"
 #include "pt2pt/coop_copy.h"
 #include "pt2pt/bsend.h"
+#include "pt2pt/partitioned.h"
 #include "pt2pt/engine_internal.h"
 #include "transport/transport.h"
 #include "boot/boot.h"
-#include "core/lm_cvar.h"
-#include "core/lm_error.h"
-#include "core/lm_mem.h"
-#include "core/lm_cs.h"
-#include "core/lm_state.h"
+#include "util/lm_cvar.h"
+#include "util/lm_error.h"
+#include "util/lm_mem.h"
+#include "util/lm_cs.h"
+#include "util/lm_state.h"
 #include "datatype/datatype.h"
 #include <sched.h>
 #include <string.h>
@@ -139,7 +140,9 @@ int lm_pt2pt_init(void)
         : (_Atomic uint64_t *)&unexpected_private;
     lm_coop_copy_init();
     lm_transport_register_am(LM_AM_PT2PT, handle_packet);
-    return MPI_SUCCESS;
+    int rc = lm_bsend_init();
+    if (rc == MPI_SUCCESS) rc = lm_partitioned_init();
+    return rc;
 }
 
 void lm_pt2pt_finalize(void)
@@ -188,16 +191,27 @@ static void pending_push(pending_packet *p)
     pending.tail = p;
 }
 
+/* The MPI error class of a transport failure (anything but LM_OK and
+ * LM_EAGAIN, which are not errors). */
+static int transport_error_class(int rc) { return rc == LM_ENOMEM ? MPI_ERR_NO_MEM : MPI_ERR_OTHER; }
+
+/* How post_packet handed a packet over. */
+enum post_outcome { POSTED_SENT, POSTED_QUEUED };
+
 /* Hand a packet to the transport now if nothing is queued before it (order
  * between messages is kept by never letting a packet pass the queue), else
- * queue it. Returns 1 if sent now, 0 if queued, or an MPI error. */
+ * queue it. MPI_SUCCESS with *how saying which, or an MPI error class (the
+ * transport failed, or no memory to queue): then nothing was sent. */
 static int post_packet(int dst, const lm_pkt *h, size_t hdr_len, const void *payload, size_t len,
-                       lm_request *complete_on_send)
+                       lm_request *complete_on_send, enum post_outcome *how)
 {
     if (!pending.head) {
         int rc = lm_transport_am_send(dst, h, hdr_len, payload, len);
-        if (rc == LM_OK) return 1;
-        if (rc != LM_EAGAIN) return MPI_ERR_OTHER;
+        if (rc == LM_OK) {
+            *how = POSTED_SENT;
+            return MPI_SUCCESS;
+        }
+        if (rc != LM_EAGAIN) return transport_error_class(rc);
     }
     pending_packet *p = pending_new();
     if (!p) return MPI_ERR_NO_MEM;
@@ -208,7 +222,8 @@ static int post_packet(int dst, const lm_pkt *h, size_t hdr_len, const void *pay
     p->len = len;
     p->complete_on_send = complete_on_send;
     pending_push(p);
-    return 0;
+    *how = POSTED_QUEUED;
+    return MPI_SUCCESS;
 }
 
 static size_t stream_chunk(int dst)
@@ -260,6 +275,21 @@ static void *stream_stage(size_t len)
     return stage;
 }
 
+/* A queued packet the transport refused for good: the send it belongs to
+ * completes with the error (its waiter gets the class back). A control
+ * packet belongs to no send of this process, and the peer waiting for it
+ * could never finish: the job ends. */
+static void fail_queued(pending_packet *p, int cls)
+{
+    lm_request *s = NULL;
+    if (p->complete_on_send) s = p->complete_on_send;
+    else if (p->hdr.type == LM_PKT_EAGER || p->hdr.type == LM_PKT_RTS) s = (lm_request *)(uintptr_t)p->hdr.sreq;
+    if (!s) lm_fatal("cannot send a protocol packet (type %d) to rank %d", p->hdr.type, p->dst);
+    if (p->hdr.type == LM_PKT_RTS) rndv_outstanding--;
+    s->error = cls;
+    lm_request_complete(s);
+}
+
 /* Push queued packets until the transport pushes back. */
 static int drain_pending(void)
 {
@@ -280,8 +310,14 @@ static int drain_pending(void)
                     data = stream_stage(c);
                     lm_typemap_pack(r->dtype, r->buf, r->count, (MPI_Count)p->stream_offset, (void *)data, c);
                 }
-                if (lm_transport_am_send(p->dst, &p->hdr, sizeof p->hdr, data, c) != LM_OK)
-                    return n;
+                int rc = lm_transport_am_send(p->dst, &p->hdr, sizeof p->hdr, data, c);
+                if (rc == LM_EAGAIN) return n;
+                if (rc != LM_OK) {
+                    /* the rest of the stream cannot follow: the send fails */
+                    p->stream_offset = r->len;
+                    r->error = transport_error_class(rc);
+                    break;
+                }
                 p->stream_offset += c;
                 n++;
             }
@@ -290,8 +326,10 @@ static int drain_pending(void)
             lm_request_complete(r);
         } else {
             if (p->hdr.type == LM_PKT_EAGER && p->len && receiver_congested(p->dst)) eager_to_rts(p);
-            if (lm_transport_am_send(p->dst, &p->hdr, p->hdr_len, p->payload, p->len) != LM_OK) return n;
-            if (p->complete_on_send) lm_request_complete(p->complete_on_send);
+            int rc = lm_transport_am_send(p->dst, &p->hdr, p->hdr_len, p->payload, p->len);
+            if (rc == LM_EAGAIN) return n;
+            if (rc != LM_OK) fail_queued(p, transport_error_class(rc));
+            else if (p->complete_on_send) lm_request_complete(p->complete_on_send);
             n++;
         }
         pending.head = p->next;
@@ -304,7 +342,10 @@ static int drain_pending(void)
 
 void lm_pt2pt_post_control(int dst, const lm_pkt *h)
 {
-    if (post_packet(dst, h, sizeof *h, NULL, 0, NULL) < 0) lm_fatal("cannot queue a control packet");
+    /* the peer waits for this packet and no request of ours stands for it */
+    enum post_outcome how;
+    if (post_packet(dst, h, sizeof *h, NULL, 0, NULL, &how) != MPI_SUCCESS)
+        lm_fatal("cannot send a protocol packet (type %d) to rank %d", h->type, dst);
 }
 
 static void send_control(int dst, uint8_t type, uint64_t sreq, uint64_t rreq)
@@ -367,33 +408,41 @@ int lm_send_start(lm_request *r)
             lm_typemap_pack(r->dtype, r->buf, r->count, 0, r->pack_tmp, r->len);
             data = r->pack_tmp;
         }
+        enum post_outcome how;
         int rc = post_packet(dst, &h, sync ? LM_PKT_EAGER_SYNC_HDR : LM_PKT_EAGER_HDR, data, r->len,
-                             sync ? NULL : r);
-        if (rc < 0) return rc;
-        if (rc == 1 && !sync) lm_request_complete(r);
+                             sync ? NULL : r, &how);
+        if (rc != MPI_SUCCESS) {
+            lm_free(LM_MEM_PT2PT, r->pack_tmp);
+            r->pack_tmp = NULL;
+            return rc;
+        }
+        if (how == POSTED_SENT && !sync) lm_request_complete(r);
         return MPI_SUCCESS;
     }
     h.type = LM_PKT_RTS;
     h.addr = (uint64_t)(uintptr_t)r->buf;
     if (r->dtype) h.flags = LM_PKT_FLAG_NONCONTIG;
-    rndv_outstanding++;
-    int rc = post_packet(dst, &h, sizeof h, NULL, 0, NULL);
-    return rc < 0 ? rc : MPI_SUCCESS;
+    enum post_outcome how;
+    int rc = post_packet(dst, &h, sizeof h, NULL, 0, NULL, &how);
+    if (rc == MPI_SUCCESS) rndv_outstanding++;
+    return rc;
 }
 
 /* A message a blocking caller waits for anyway needs no request when it can
  * be handed over at once: eager, nothing queued before it, the receiver not
  * congested, and the transport takes it now. */
-int lm_send_bytes_now(const void *buf, size_t len, int dest, int tag, lm_comm *c, int ctx)
+int lm_send_bytes_now(const void *buf, size_t len, int dest, int tag, lm_comm *c, int ctx, int *sent)
 {
-    if (pending.head) return 0;
+    *sent = 0;
+    if (pending.head) return MPI_SUCCESS;
     int dst = lm_comm_world_rank(c, dest);
     size_t maxp = lm_transport_max_payload(dst);
-    if (len > eager_limit || len > maxp || receiver_congested(dst)) return 0;
+    if (len > eager_limit || len > maxp || receiver_congested(dst)) return MPI_SUCCESS;
     lm_pkt h = {.am_id = LM_AM_PT2PT, .type = LM_PKT_EAGER, .context = ctx, .src_rank = c->rank, .tag = tag};
     int rc = lm_transport_am_send(dst, &h, LM_PKT_EAGER_HDR, buf, len);
-    if (rc == LM_OK) return 1;
-    return rc == LM_EAGAIN ? 0 : MPI_ERR_OTHER;
+    if (rc == LM_OK) *sent = 1;
+    else if (rc != LM_EAGAIN) return transport_error_class(rc);
+    return MPI_SUCCESS;
 }
 
 /* ---- matching ----------------------------------------------------------- */
@@ -576,12 +625,17 @@ static int take_eager_now(void *buf, size_t len, int src, int tag, int ctx, int 
 /* The receiving half: a message that has already arrived eagerly is copied
  * out of the unexpected queue (one progress call first, if it is not there
  * yet), exactly the message lm_recv_start would match. */
-int lm_recv_bytes_now(void *buf, size_t len, int src, int tag, int ctx, int *err)
+int lm_recv_bytes_now(void *buf, size_t len, int src, int tag, int ctx, int *received, int *err)
 {
-    if (src < 0) return 0;
-    if (unexpected.head && take_eager_now(buf, len, src, tag, ctx, err)) return 1;
+    *received = 0;
+    if (src < 0) return MPI_SUCCESS;
+    if (unexpected.head && take_eager_now(buf, len, src, tag, ctx, err)) {
+        *received = 1;
+        return MPI_SUCCESS;
+    }
     lm_progress();
-    return unexpected.head && take_eager_now(buf, len, src, tag, ctx, err);
+    *received = unexpected.head && take_eager_now(buf, len, src, tag, ctx, err);
+    return MPI_SUCCESS;
 }
 
 int lm_recv_cancel(lm_request *r)
@@ -721,17 +775,34 @@ int lm_mrecv_start(lm_request *r, lm_unexpected *u)
 
 /* ---- progress ----------------------------------------------------------- */
 
-static int (*progress_hook)(void);
+static lm_progress_hook hooks[LM_PROGRESS_HOOKS_MAX];
+static int nhooks;
+static unsigned active_hooks; /* bit i: hooks[i] has work */
 
-void lm_progress_set_hook(int (*hook)(void)) { progress_hook = hook; }
+int lm_progress_hook_register(lm_progress_hook fn)
+{
+    for (int i = 0; i < nhooks; i++)
+        if (hooks[i] == fn) return i;
+    if (nhooks == LM_PROGRESS_HOOKS_MAX) return -1;
+    hooks[nhooks] = fn;
+    return nhooks++;
+}
+
+void lm_progress_hook_set_active(int slot, int active)
+{
+    if (slot < 0) return;
+    if (active) active_hooks |= 1u << slot;
+    else active_hooks &= ~(1u << slot);
+}
 
 int lm_progress(void)
 {
     int n = lm_transport_progress();
     if (pending.head) n += drain_pending();
-    if (lm_coop_copy_busy()) n += lm_coop_copy_progress();
-    if (progress_hook) n += progress_hook();
-    if (lm_bsend_busy) n += lm_bsend_progress();
+    /* in registration order: a hook switched off by an earlier one is
+     * skipped in the same pass */
+    for (unsigned i = 0; active_hooks >> i; i++)
+        if (active_hooks & (1u << i)) n += hooks[i]();
     return n;
 }
 

@@ -6,8 +6,8 @@
  * free_fn. */
 #include "pt2pt/grequest.h"
 #include "pt2pt/pt2pt.h"
-#include "core/lm_error.h"
-#include "binding/impl_gen.h"
+#include "util/lm_error.h"
+#include "api/impl_gen.h"
 
 int impl_MPI_Grequest_start(MPI_Grequest_query_function *query_fn, MPI_Grequest_free_function *free_fn,
                             MPI_Grequest_cancel_function *cancel_fn, void *extra_state, MPI_Request *request)

@@ -19,9 +19,9 @@
 #include "pt2pt/partitioned.h"
 #include "pt2pt/pt2pt.h"
 #include "datatype/datatype.h"
-#include "core/lm_error.h"
-#include "core/lm_mem.h"
-#include "binding/impl_gen.h"
+#include "util/lm_error.h"
+#include "util/lm_mem.h"
+#include "api/impl_gen.h"
 #include <string.h>
 
 #define LM_PART_CTX_FLAG (1 << 16) /* above every communicator context id */
@@ -127,6 +127,15 @@ int impl_MPI_Precv_init(void *buf, int partitions, MPI_Count count, MPI_Datatype
 {
     return part_init("MPI_Precv_init", LM_REQ_RECV, buf, partitions, count, datatype, source, tag, comm, request);
 }
+
+/* The counters go with the communicator. */
+static void comm_destroyed(lm_comm *c)
+{
+    lm_free(LM_MEM_PT2PT, c->part_seq);
+    c->part_seq = NULL;
+}
+
+int lm_partitioned_init(void) { return lm_comm_on_destroy(comm_destroyed); }
 
 /* The send leaves once every partition is ready. */
 static int send_if_ready(lm_request *r, const char *fname)

@@ -15,5 +15,8 @@ typedef struct lm_partitioned {
 int lm_part_start(lm_request *r, const char *fname);
 /* Free the partition record (from lm_request_release). */
 void lm_part_release(lm_request *r);
+/* At point-to-point start: the communicator destroy hook that frees the
+ * per-peer sequence counters. */
+int lm_partitioned_init(void);
 
 #endif

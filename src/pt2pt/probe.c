@@ -2,8 +2,8 @@
  * unexpected queue and held by a message handle until MPI_Mrecv. */
 #include "pt2pt/pt2pt.h"
 #include "datatype/datatype.h"
-#include "core/lm_error.h"
-#include "binding/impl_gen.h"
+#include "util/lm_error.h"
+#include "api/impl_gen.h"
 #include <string.h>
 
 #define MESSAGE_NO_PROC_INDEX 0

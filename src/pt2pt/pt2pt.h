@@ -13,9 +13,17 @@ int lm_progress(void);
  * of nothing to do (at once when ranks share cores). idle starts at 0. */
 int lm_progress_wait(unsigned *idle);
 void lm_progress_until(volatile int *flag);
-/* Work the layers above point-to-point need done at every progress call
- * (active nonblocking collectives); NULL when there is none. */
-void lm_progress_set_hook(int (*hook)(void));
+/* Progress hooks: work that must advance at every progress call while it
+ * is pending (buffered sends, cooperative copies, active nonblocking
+ * collectives, later one-sided and network progress). A layer registers
+ * its hook once (at its start) and switches it on while it has work, so
+ * an idle hook costs nothing. Register returns the hook's slot, or -1 when
+ * the table (LM_PROGRESS_HOOKS_MAX) is full. A hook returns the events it
+ * handled. */
+#define LM_PROGRESS_HOOKS_MAX 8
+typedef int (*lm_progress_hook)(void);
+int lm_progress_hook_register(lm_progress_hook fn);
+void lm_progress_hook_set_active(int slot, int active);
 
 /* Start a send/receive described by an initialised request (fields buf, len,
  * comm, ctx, peer, match_tag, mode). The request completes later. */
@@ -27,13 +35,15 @@ int lm_isend_bytes(const void *buf, size_t len, int dest, int tag, lm_comm *c, i
 int lm_irecv_bytes(void *buf, size_t len, int src, int tag, lm_comm *c, int ctx, lm_request **out);
 int lm_wait_release(lm_request *r, MPI_Status *st);
 /* Blocking internal users (collectives) that would only wait for a request:
- * send contiguous bytes eagerly right now (1), or say that a request is
- * needed (0; nothing was sent) or fail (an MPI error class). */
-int lm_send_bytes_now(const void *buf, size_t len, int dest, int tag, lm_comm *c, int ctx);
+ * send contiguous bytes eagerly right now (*sent = 1), or say that a
+ * request is needed (*sent = 0; nothing was sent). Returns MPI_SUCCESS or
+ * an MPI error class (the transport failed). */
+int lm_send_bytes_now(const void *buf, size_t len, int dest, int tag, lm_comm *c, int ctx, int *sent);
 /* Receive into buf a message from src that has already arrived eagerly
- * (1; *err is MPI_SUCCESS or MPI_ERR_TRUNCATE), or 0: none has, post a
- * request. Matches exactly what a receive posted now would. */
-int lm_recv_bytes_now(void *buf, size_t len, int src, int tag, int ctx, int *err);
+ * (*received = 1; *err is MPI_SUCCESS or MPI_ERR_TRUNCATE), or
+ * *received = 0: none has, post a request. Matches exactly what a receive
+ * posted now would. Returns MPI_SUCCESS. */
+int lm_recv_bytes_now(void *buf, size_t len, int src, int tag, int ctx, int *received, int *err);
 
 /* Probe the unexpected queue (no progress); fills status if found. */
 int lm_iprobe(int src, int tag, lm_comm *c, int ctx, int *flag, MPI_Status *st);

@@ -1,6 +1,6 @@
 #include "pt2pt/request.h"
 #include "pt2pt/partitioned.h"
-#include "core/lm_mem.h"
+#include "util/lm_mem.h"
 #include "datatype/datatype.h"
 #include <string.h>
 

@@ -5,8 +5,8 @@
 #define LM_REQUEST_H
 #include <stdint.h>
 #include "mpi.h"
-#include "core/lm_handle.h"
-#include "comm/comm.h"
+#include "util/lm_handle.h"
+#include "obj/comm.h"
 
 enum lm_req_kind { LM_REQ_SEND, LM_REQ_RECV, LM_REQ_GREQ, LM_REQ_COLL, LM_REQ_NULLREQ };
 enum lm_send_mode { LM_MODE_STANDARD, LM_MODE_SYNC, LM_MODE_READY, LM_MODE_BUFFERED };

@@ -4,9 +4,9 @@
 #include "pt2pt/pt2pt.h"
 #include "pt2pt/bsend.h"
 #include "datatype/datatype.h"
-#include "core/lm_error.h"
-#include "core/lm_mem.h"
-#include "binding/impl_gen.h"
+#include "util/lm_error.h"
+#include "util/lm_mem.h"
+#include "api/impl_gen.h"
 #include <string.h>
 
 static int describe(lm_request *r, const char *fname, const void *buf, MPI_Count count, MPI_Datatype dt,
@@ -66,8 +66,9 @@ static int blocking_send(const char *fname, int mode, const void *buf, MPI_Count
     int rc = describe(&r, fname, buf, count, dt, dest, tag, comm, &c);
     if (rc != MPI_SUCCESS) return rc;
     rc = lm_send_start(&r);
-    if (rc != MPI_SUCCESS) return lm_err_comm(comm, rc, fname, "send failed");
-    if (!r.complete) lm_progress_until(&r.complete);
+    if (rc == MPI_SUCCESS && !r.complete) lm_progress_until(&r.complete);
+    if (rc == MPI_SUCCESS) rc = r.error; /* a queued packet the transport refused */
+    if (rc != MPI_SUCCESS) return lm_err_comm(comm, rc, fname, "send to rank %d failed", dest);
     return MPI_SUCCESS;
 }
 
@@ -91,7 +92,12 @@ static int nonblocking_send(const char *fname, int mode, const void *buf, MPI_Co
         return MPI_SUCCESS;
     }
     rc = lm_send_start(r);
-    if (rc != MPI_SUCCESS) return lm_err_comm(comm, rc, fname, "send failed");
+    if (rc != MPI_SUCCESS) {
+        /* not started: the request never reaches the program */
+        *request = MPI_REQUEST_NULL;
+        lm_request_release(r);
+        return lm_err_comm(comm, rc, fname, "send to rank %d failed", dest);
+    }
     return MPI_SUCCESS;
 }
 
@@ -215,8 +221,15 @@ static int sendrecv(const char *fname, const void *sbuf, MPI_Count scount, MPI_D
     if (rc != MPI_SUCCESS) return rc;
     lm_recv_start(&r);
     rc = lm_send_start(&s);
-    if (rc != MPI_SUCCESS) return lm_err_comm(comm, rc, fname, "send failed");
-    lm_progress_until(&s.complete);
+    if (rc == MPI_SUCCESS) {
+        lm_progress_until(&s.complete);
+        rc = s.error;
+    }
+    if (rc != MPI_SUCCESS) {
+        /* the receive lives on this stack frame: it must leave the queue */
+        if (!r.complete && !lm_recv_cancel(&r)) lm_progress_until(&r.complete); /* matched already */
+        return lm_err_comm(comm, rc, fname, "send to rank %d failed", dest);
+    }
     return finish(&r, c, fname, status);
 }
 
@@ -309,7 +322,17 @@ static int isendrecv(const char *fname, const void *sbuf, MPI_Count scount, MPI_
     *request = p->obj.handle;
     lm_recv_start(r);
     rc = lm_send_start(s);
-    return rc == MPI_SUCCESS ? MPI_SUCCESS : lm_err_comm(comm, rc, fname, "send failed");
+    if (rc == MPI_SUCCESS) return MPI_SUCCESS;
+    /* the send never started: withdraw the receive, finish both halves and
+     * the request the program will not get */
+    s->parent = r->parent = NULL;
+    lm_recv_cancel(r); /* released now, or as it lands if it has matched already */
+    lm_request_complete(s);
+    p->pack_tmp = NULL;
+    lm_free(LM_MEM_PT2PT, copy);
+    lm_request_release(p);
+    *request = MPI_REQUEST_NULL;
+    return lm_err_comm(comm, rc, fname, "send to rank %d failed", dest);
 }
 
 int impl_MPI_Isendrecv(const void *sendbuf, int sendcount, MPI_Datatype sendtype, int dest, int sendtag,

@@ -2,8 +2,8 @@
  * of the datatype the caller asks about. */
 #include "pt2pt/request.h"
 #include "datatype/datatype.h"
-#include "core/lm_error.h"
-#include "binding/impl_gen.h"
+#include "util/lm_error.h"
+#include "api/impl_gen.h"
 
 static MPI_Count status_bytes(const MPI_Status *st)
 {

@@ -3,19 +3,31 @@
  * over a private duplicate of its communicator's context, so the RMA
  * traffic to come has a context id of its own. */
 #include "rma/win.h"
-#include "comm/attr.h"
+#include "obj/attr.h"
 #include "comm/context_id.h"
 #include "coll/coll_basic.h"
-#include "core/errhandler.h"
-#include "core/info.h"
-#include "core/lm_error.h"
-#include "core/lm_mem.h"
-#include "binding/impl_gen.h"
+#include "obj/errhandler.h"
+#include "obj/info.h"
+#include "util/lm_error.h"
+#include "util/lm_mem.h"
+#include "api/impl_gen.h"
 #include <limits.h>
 #include <stdio.h>
 #include <string.h>
 
 lm_win *lm_win_get(MPI_Win win) { return lm_object_lookup(win, LM_KIND_WIN); }
+
+static struct lm_attr_list **attr_list_of(int handle)
+{
+    lm_win *w = lm_win_get(handle);
+    return w ? &w->attrs : NULL;
+}
+
+int lm_rma_init(void)
+{
+    lm_attr_register_kind(LM_KIND_WIN, attr_list_of);
+    return MPI_SUCCESS;
+}
 
 int lm_win_errhandler(MPI_Win win, MPI_Errhandler *e)
 {

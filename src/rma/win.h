@@ -11,8 +11,8 @@
 #ifndef LM_WIN_H
 #define LM_WIN_H
 #include "mpi.h"
-#include "core/lm_handle.h"
-#include "comm/comm.h"
+#include "util/lm_handle.h"
+#include "obj/comm.h"
 
 struct lm_win_shared;
 struct lm_win_region;
@@ -56,5 +56,8 @@ void lm_win_shared_query(const lm_win *w, int rank, MPI_Aint *size, MPI_Aint *di
 
 /* Attached regions of a dynamic window (win_dynamic.c). */
 void lm_win_regions_free(lm_win *w);
+
+/* At runtime start: windows carry attributes (obj/attr.h). */
+int lm_rma_init(void);
 
 #endif

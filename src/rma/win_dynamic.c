@@ -3,9 +3,9 @@
  * (attachments are few; a binary search finds a region's place). Regions
  * may not overlap, and only what was attached can be detached. */
 #include "rma/win.h"
-#include "core/lm_error.h"
-#include "core/lm_mem.h"
-#include "binding/impl_gen.h"
+#include "util/lm_error.h"
+#include "util/lm_mem.h"
+#include "api/impl_gen.h"
 #include <stdint.h>
 #include <string.h>
 

@@ -19,9 +19,9 @@
 #include "rma/win.h"
 #include "boot/boot.h"
 #include "coll/coll_basic.h"
-#include "core/lm_error.h"
-#include "core/lm_mem.h"
-#include "binding/impl_gen.h"
+#include "util/lm_error.h"
+#include "util/lm_mem.h"
+#include "api/impl_gen.h"
 #include <fcntl.h>
 #include <stdint.h>
 #include <stdio.h>

@@ -1,6 +1,6 @@
 #include "self.h"
 #include "am_dispatch.h"
-#include "core/lm_mem.h"
+#include "util/lm_mem.h"
 #include <string.h>
 
 typedef struct self_msg {

@@ -28,8 +28,8 @@
  * any acknowledgement, and the hot path costs one extra store and compare. */
 #include "shm.h"
 #include "am_dispatch.h"
-#include "core/lm_hashmap.h"
-#include "core/lm_mem.h"
+#include "util/lm_hashmap.h"
+#include "util/lm_mem.h"
 #include "fastbox.h"
 #include "shm_layout.h"
 #include "shm_queue.h"

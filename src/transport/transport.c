@@ -6,7 +6,7 @@
 #include "am_dispatch.h"
 #include "boot/boot.h"
 #include "cma.h"
-#include "core/lm_cvar.h"
+#include "util/lm_cvar.h"
 #include "self.h"
 #include "shm.h"
 #include "shm_layout.h"
@@ -46,6 +46,12 @@ int lm_transport_init_env(const lm_transport_env *env)
 
 static pid_t boot_pid_of(int world_rank) { return (pid_t)lm_boot_pid_of(world_rank); }
 
+/* Fault injection (LEANMPI_FAULT_SEND_AFTER): sends that may still go
+ * through before every later one fails with LM_EIO; -1: off. It lets the
+ * tests prove that a broken transport gives the program an MPI error class,
+ * or ends the job, and never a hang. */
+static long fault_sends_left = -1;
+
 int lm_transport_init(void)
 {
     const lm_boot_info *b = lm_boot();
@@ -72,6 +78,8 @@ int lm_transport_init(void)
         .fastbox_peers = (int)lm_cvar(LM_CVAR_FASTBOX_PEERS),
         .cma_enable = (int)lm_cvar(LM_CVAR_CMA_ENABLE),
     };
+    long fault_after = lm_cvar(LM_CVAR_FAULT_SEND_AFTER);
+    fault_sends_left = fault_after > 0 ? fault_after : -1;
     return lm_transport_init_env(&env);
 }
 
@@ -108,6 +116,10 @@ static lm_shm_peer *shm_peer_of(int dst)
 int lm_transport_am_sendv(int dst, const void *hdr, size_t hdr_len,
                           const void *p0, size_t l0, const void *p1, size_t l1)
 {
+    if (__builtin_expect(fault_sends_left >= 0, 0)) {
+        if (fault_sends_left == 0) return LM_EIO;
+        fault_sends_left--;
+    }
     if (dst == T.last_world)
         return lm_shm_send(T.last_peer, hdr, hdr_len, p0, l0, p1, l1);
     if (!T.initialized || dst < 0)

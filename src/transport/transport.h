@@ -27,6 +27,7 @@
 #define LM_EINVAL (-22)
 #define LM_ENOMEM (-12)
 #define LM_EPEER (-113)   /* peer unreachable (not on this node, no network backend) */
+#define LM_EIO (-5)       /* the transport failed for good (LEANMPI_FAULT_SEND_AFTER fakes it) */
 
 #define LM_AM_HDR_MAX 64
 #define LM_AM_MAX_HANDLERS 32

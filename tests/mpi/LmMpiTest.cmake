@@ -21,7 +21,7 @@ endif()
 find_package(Python3 COMPONENTS Interpreter QUIET)
 
 function(lm_add_mpi_test)
-  cmake_parse_arguments(T "" "NAME;PROGRAM;EXPECT_FAIL_REGEX;EXPECT_EXIT_CODE;TIMEOUT"
+  cmake_parse_arguments(T "NO_SHM_LEFTOVERS" "NAME;PROGRAM;EXPECT_FAIL_REGEX;EXPECT_EXIT_CODE;TIMEOUT"
                         "SOURCES;NPROCS;LABELS;ENV;MPIRUN_ARGS" ${ARGN})
   if(NOT T_NAME OR (NOT T_SOURCES AND NOT T_PROGRAM))
     message(FATAL_ERROR "lm_add_mpi_test: NAME and SOURCES (or PROGRAM) are required")
@@ -53,6 +53,9 @@ function(lm_add_mpi_test)
     list(APPEND expect --regex "${T_EXPECT_FAIL_REGEX}" --forbid "^FAIL")
   endif()
 
+  if(T_NO_SHM_LEFTOVERS)
+    list(APPEND expect --no-shm-leftovers)
+  endif()
   foreach(np IN LISTS T_NPROCS)
     if(T_TIMEOUT)
       set(to ${T_TIMEOUT})

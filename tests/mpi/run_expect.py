@@ -7,7 +7,10 @@ in its own process group; on timeout the whole group is killed so no rank is
 left behind.
 
   run_expect.py [--timeout S] [--exit-code N | --nonzero] [--regex R]...
-                [--forbid R]... -- command args...
+                [--forbid R]... [--no-shm-leftovers] -- command args...
+
+--no-shm-leftovers fails the run when /dev/shm holds an entry afterwards
+that it did not hold before and whose name mentions the library.
 """
 import argparse
 import os
@@ -15,6 +18,13 @@ import re
 import signal
 import subprocess
 import sys
+
+
+def shm_entries():
+    try:
+        return set(os.listdir("/dev/shm"))
+    except OSError:
+        return set()
 
 
 def main():
@@ -29,12 +39,14 @@ def main():
                     help="must match the combined output (multiline)")
     ap.add_argument("--forbid", action="append", default=[],
                     help="must not match the combined output (multiline)")
+    ap.add_argument("--no-shm-leftovers", action="store_true")
     ap.add_argument("cmd", nargs=argparse.REMAINDER)
     a = ap.parse_args()
     cmd = a.cmd[1:] if a.cmd and a.cmd[0] == "--" else a.cmd
     if not cmd:
         ap.error("no command given")
 
+    shm_before = shm_entries()
     p = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
                          stdin=subprocess.DEVNULL, start_new_session=True)
     timed_out = False
@@ -75,6 +87,10 @@ def main():
     for r in a.forbid:
         if re.search(r, text, re.MULTILINE):
             problems.append("output matches forbidden /%s/" % r)
+    if a.no_shm_leftovers:
+        left = sorted(e for e in shm_entries() - shm_before if "leanmpi" in e.lower())
+        if left:
+            problems.append("left behind in /dev/shm: " + ", ".join(left))
     if problems:
         print("run_expect: FAILED: " + "; ".join(problems))
         return 1

@@ -13,7 +13,7 @@ add_library(lm_transport_testlib STATIC
   ${LM_TRANSPORT_ROOT}/src/transport/shm_rma.c
   ${LM_TRANSPORT_ROOT}/src/transport/fastbox.c
   ${LM_TRANSPORT_ROOT}/src/transport/cma.c
-  ${LM_TRANSPORT_ROOT}/src/core/lm_hashmap.c
+  ${LM_TRANSPORT_ROOT}/src/util/lm_hashmap.c
   ${LM_TRANSPORT_ROOT}/tests/unit/stub_core.c)
 target_include_directories(lm_transport_testlib PUBLIC
   ${LM_TRANSPORT_ROOT}/include ${LM_TRANSPORT_ROOT}/src ${LM_TRANSPORT_ROOT}/tests/unit)

@@ -5,8 +5,8 @@
 #include <stdlib.h>
 #include <string.h>
 #include "boot/boot.h"
-#include "core/lm_cvar.h"
-#include "core/lm_mem.h"
+#include "util/lm_cvar.h"
+#include "util/lm_mem.h"
 
 void *lm_malloc(enum lm_mem_component c, size_t n) { return malloc(n); }
 void *lm_calloc(enum lm_mem_component c, size_t nmemb, size_t size) { return calloc(nmemb, size); }

@@ -154,6 +154,7 @@ static void test_slots_env(void)
 
 int main(void)
 {
+    lm_node_segment_set_transport_area(lm_shm_area_size, lm_shm_area_format);
     test_create_attach();
     test_bad_layout();
     test_private();

@@ -329,7 +329,7 @@ def gen_wrapper(f):
     body = [] if f.name.startswith(R.NO_VALIDATION_PREFIXES) else em.build()
     init = f.name not in R.NO_INIT_CHECK and not f.name.startswith(R.NO_INIT_CHECK_PREFIXES)
     # The checks and the implementation run inside the library's critical
-    # section (src/core/lm_cs.h), taken only at MPI_THREAD_MULTIPLE: the body
+    # section (src/util/lm_cs.h), taken only at MPI_THREAD_MULTIPLE: the body
     # is a static function called once, so it is inlined and its early
     # returns (failed checks) still leave the section.
     body_name = f"body_{f.name}"
@@ -343,9 +343,15 @@ def gen_wrapper(f):
     out += ["    " + line for line in body]
     out.append(f"    return impl_{f.name}({f.call_args});")
     out.append("}")
+    # Errors are raised here and only here: the implementation records what
+    # went wrong and on which object, and its code comes back up to the
+    # entry point, which runs that object's error handler (MPI_T functions
+    # return their codes and raise nothing).
+    raise_line = ([] if em.tool else
+                  [f'    if (lm_rc != MPI_SUCCESS) lm_rc = lm_raise_at_boundary("{f.name}", lm_rc);'])
     out += [f"{f.pproto}", "{",
             "    int lm_held = lm_cs_call_enter();",
-            f"    int lm_rc = {body_name}({f.call_args});",
+            f"    int lm_rc = {body_name}({f.call_args});"] + raise_line + [
             "    lm_cs_call_exit(lm_held);",
             "    return lm_rc;",
             "}"]
@@ -361,8 +367,8 @@ def gen_bindings(funcs):
     for fam, fs in sorted(fams.items()):
         text = [f"/* {BANNER} */",
                 f"/* MPI entry points ({fam}): validate arguments, then call impl_MPI_*. */",
-                '#include "binding/validate.h"', '#include "binding/impl_gen.h"',
-                '#include "core/lm_cs.h"', ""]
+                '#include "binding/validate.h"', '#include "api/impl_gen.h"',
+                '#include "util/lm_cs.h"', ""]
         for f in fs:
             text.append(gen_wrapper(f))
             text.append("")
@@ -383,12 +389,12 @@ def gen_impl(funcs):
          "#ifndef LM_IMPL_GEN_H", "#define LM_IMPL_GEN_H", '#include "mpi.h"', ""]
     h += [impl_proto(f, "impl_") + ";" for f in wrapped]
     h += ["", "#endif", ""]
-    write("src/binding/impl_gen.h", "\n".join(h))
+    write("src/api/impl_gen.h", "\n".join(h))
 
     c = [f"/* {BANNER} */",
          "/* Default implementations: every function not written yet says so through",
          " * the error handler instead of silently doing nothing. */",
-         '#include "core/lm_error.h"', '#include "binding/impl_gen.h"',
+         '#include "util/lm_error.h"', '#include "api/impl_gen.h"',
          '#include "binding/function_table.h"', ""]
     for f in wrapped:
         voids = " ".join(f"(void){p.name};" for p in f.params)

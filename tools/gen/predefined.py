@@ -2,7 +2,7 @@
 mpi.h and for the builtin datatype table compiled into the library.
 
 A handle is an int: kind in bits 31..28, tier in 27..26 (0 NULL, 1 predefined,
-2 dynamic), predefined index in the low bits (see src/core/lm_handle.h)."""
+2 dynamic), predefined index in the low bits (see src/util/lm_handle.h)."""
 
 KIND = {
     "COMM": 1, "GROUP": 2, "DATATYPE": 3, "OP": 4, "ERRHANDLER": 5,
@@ -12,7 +12,7 @@ TIER_NULL, TIER_BUILTIN = 0, 1
 
 
 def handle(kind, tier, index=0):
-    # bit 31 stays clear: handles are non-negative ints (src/core/lm_handle.h)
+    # bit 31 stays clear: handles are non-negative ints (src/util/lm_handle.h)
     return (KIND[kind] << 27) | (tier << 25) | index
 
 

@@ -14,7 +14,7 @@
 #include "mpi.h"
 #include "binding/function_table.h"
 #include "coll/decompose.h"
-#include "core/lm_cvar.h"
+#include "util/lm_cvar.h"
 #include <ctype.h>
 #include <stdio.h>
 #include <stdlib.h>

@@ -1,0 +1,332 @@
+/* MPI_T performance variables: memory use per component (lm_mem) and the
+ * transport counters per backend (lm_transport_get_counters).
+ *
+ * Names, lowercase:
+ *   memory_current_<component>   bytes allocated now        CLASS_LEVEL
+ *   memory_peak_<component>      most bytes ever allocated  CLASS_HIGHWATERMARK
+ *   memory_shared_<component>    node-shared bytes mapped   CLASS_SIZE
+ *   transport_<backend>_<field>  transport counters         CLASS_COUNTER
+ * with <backend> one of all (the sum), self, shm, cma, listed only with the
+ * fields that backend counts. Every variable is an MPI_UNSIGNED_LONG_LONG
+ * bound to no object, continuous (start/stop: MPI_T_ERR_PVAR_NO_STARTSTOP)
+ * and read-only (reset, readreset, write: MPI_T_ERR_PVAR_NO_WRITE): they
+ * are process-wide totals that other sessions also read. */
+#include "runtime/mpit.h"
+#include "util/lm_mem.h"
+#include "api/impl_gen.h"
+#include "transport/transport.h"
+#include <mpi.h>
+#include <stddef.h>
+#include <stdio.h>
+#include <string.h>
+
+enum pvar_source { SRC_MEM_CURRENT, SRC_MEM_PEAK, SRC_MEM_SHARED, SRC_TRANSPORT };
+
+typedef struct {
+    char name[64];
+    char desc[160];
+    int var_class;
+    enum pvar_source source;
+    int arg;          /* memory component, or index into backends[] */
+    size_t field;     /* offset in lm_transport_counters */
+} pvar_desc;
+
+static const struct { const char *name; size_t offset; const char *what; } fields[] = {
+    {"am_sent", offsetof(lm_transport_counters, am_sent), "active messages sent"},
+    {"am_bytes_sent", offsetof(lm_transport_counters, am_bytes_sent), "bytes sent in active messages (header and payload)"},
+    {"am_received", offsetof(lm_transport_counters, am_received), "active messages received"},
+    {"am_bytes_received", offsetof(lm_transport_counters, am_bytes_received), "bytes received in active messages (header and payload)"},
+    {"fastbox_sent", offsetof(lm_transport_counters, fastbox_sent), "active messages sent through a fast box"},
+    {"queue_sent", offsetof(lm_transport_counters, queue_sent), "active messages sent through a receive queue"},
+    {"send_eagain", offsetof(lm_transport_counters, send_eagain), "sends refused for lack of resources (retried later)"},
+    {"rget_ops", offsetof(lm_transport_counters, rget_ops), "single-copy reads from a peer's memory"},
+    {"rget_bytes", offsetof(lm_transport_counters, rget_bytes), "bytes copied by single-copy reads"},
+};
+#define NFIELDS ((int)(sizeof fields / sizeof fields[0]))
+
+/* Which fields each backend counts (bit i: fields[i]); "all" sums them. */
+static const struct { const char *name; unsigned mask; } backends[] = {
+    {"all", 0x1ff}, {"self", 0x1cf}, {"shm", 0x07f}, {"cma", 0x180},
+};
+#define NBACKENDS ((int)(sizeof backends / sizeof backends[0]))
+
+#define MAX_PVARS (3 * LM_MEM_COMPONENT_COUNT + NBACKENDS * NFIELDS)
+static pvar_desc table[MAX_PVARS];
+static int npvars;
+
+static void build_table(void)
+{
+    if (npvars) return;
+    static const struct { const char *prefix; int var_class; const char *what; } mem[] = {
+        {"memory_current", MPI_T_PVAR_CLASS_LEVEL, "bytes allocated now"},
+        {"memory_peak", MPI_T_PVAR_CLASS_HIGHWATERMARK, "most bytes allocated at any time"},
+        {"memory_shared", MPI_T_PVAR_CLASS_SIZE, "bytes of node-shared memory mapped (counted by one rank per node)"},
+    };
+    for (int k = 0; k < 3; k++)
+        for (int c = 0; c < LM_MEM_COMPONENT_COUNT; c++) {
+            pvar_desc *d = &table[npvars++];
+            const char *comp = lm_mem_component_name((enum lm_mem_component)c);
+            snprintf(d->name, sizeof d->name, "%s_%s", mem[k].prefix, comp);
+            snprintf(d->desc, sizeof d->desc, "%s: %s", comp, mem[k].what);
+            d->var_class = mem[k].var_class;
+            d->source = (enum pvar_source)k;
+            d->arg = c;
+        }
+    for (int b = 0; b < NBACKENDS; b++)
+        for (int f = 0; f < NFIELDS; f++) {
+            if (!(backends[b].mask & (1u << f))) continue;
+            pvar_desc *d = &table[npvars++];
+            snprintf(d->name, sizeof d->name, "transport_%s_%s", backends[b].name, fields[f].name);
+            snprintf(d->desc, sizeof d->desc, "%s transport%s: %s", backends[b].name,
+                     b == 0 ? "s together" : "", fields[f].what);
+            d->var_class = MPI_T_PVAR_CLASS_COUNTER;
+            d->source = SRC_TRANSPORT;
+            d->arg = b;
+            d->field = fields[f].offset;
+        }
+}
+
+int lm_mpit_pvar_count(void)
+{
+    build_table();
+    return npvars;
+}
+
+int lm_mpit_pvar_category(int i)
+{
+    build_table();
+    return table[i].source == SRC_TRANSPORT ? LM_MPIT_CAT_TRANSPORT : LM_MPIT_CAT_MEMORY;
+}
+
+static unsigned long long pvar_value(const pvar_desc *d)
+{
+    switch (d->source) {
+    case SRC_MEM_CURRENT: return lm_mem_current((enum lm_mem_component)d->arg);
+    case SRC_MEM_PEAK: return lm_mem_peak((enum lm_mem_component)d->arg);
+    case SRC_MEM_SHARED: return lm_mem_shared((enum lm_mem_component)d->arg);
+    case SRC_TRANSPORT: {
+        lm_transport_counters c;
+        lm_transport_get_counters(backends[d->arg].name, &c);
+        uint64_t v;
+        memcpy(&v, (const char *)&c + d->field, sizeof v);
+        return v;
+    }
+    }
+    return 0;
+}
+
+/* Sessions and handles are checked against the live lists before use. */
+struct leanmpi_t_pvar_handle {
+    int index;
+    struct leanmpi_t_pvar_handle *next;
+};
+struct leanmpi_t_pvar_session {
+    struct leanmpi_t_pvar_handle *handles;
+    struct leanmpi_t_pvar_session *next;
+};
+static struct leanmpi_t_pvar_session *sessions;
+
+static struct leanmpi_t_pvar_session **find_session(MPI_T_pvar_session s)
+{
+    for (struct leanmpi_t_pvar_session **p = &sessions; *p; p = &(*p)->next)
+        if (*p == s) return p;
+    return NULL;
+}
+
+static struct leanmpi_t_pvar_handle **find_handle(struct leanmpi_t_pvar_session *s, MPI_T_pvar_handle h)
+{
+    for (struct leanmpi_t_pvar_handle **p = &s->handles; *p; p = &(*p)->next)
+        if (*p == h) return p;
+    return NULL;
+}
+
+static void free_session(struct leanmpi_t_pvar_session *s)
+{
+    while (s->handles) {
+        struct leanmpi_t_pvar_handle *h = s->handles;
+        s->handles = h->next;
+        lm_free(LM_MEM_CORE, h);
+    }
+    lm_free(LM_MEM_CORE, s);
+}
+
+/* The common checks of calls taking (session, handle): MPI_SUCCESS with *out
+ * set to the handle (NULL for MPI_T_PVAR_ALL_HANDLES when allowed). */
+static int check_session_handle(MPI_T_pvar_session s, MPI_T_pvar_handle h, int all_ok,
+                                struct leanmpi_t_pvar_handle **out)
+{
+    if (!lm_mpit_active()) return MPI_T_ERR_NOT_INITIALIZED;
+    if (!find_session(s)) return MPI_T_ERR_INVALID_SESSION;
+    if (h == MPI_T_PVAR_ALL_HANDLES) {
+        if (!all_ok) return MPI_T_ERR_INVALID_HANDLE;
+        *out = NULL;
+        return MPI_SUCCESS;
+    }
+    if (!find_handle(s, h)) return MPI_T_ERR_INVALID_HANDLE;
+    *out = h;
+    return MPI_SUCCESS;
+}
+
+int impl_MPI_T_pvar_get_num(int *num_pvar)
+{
+    if (!lm_mpit_active()) return MPI_T_ERR_NOT_INITIALIZED;
+    if (num_pvar) *num_pvar = lm_mpit_pvar_count();
+    return MPI_SUCCESS;
+}
+
+int impl_MPI_T_pvar_get_info(int pvar_index, char *name, int *name_len, int *verbosity, int *var_class,
+                             MPI_Datatype *datatype, MPI_T_enum *enumtype, char *desc, int *desc_len,
+                             int *bind, int *readonly, int *continuous, int *atomic)
+{
+    if (!lm_mpit_active()) return MPI_T_ERR_NOT_INITIALIZED;
+    if (pvar_index < 0 || pvar_index >= lm_mpit_pvar_count()) return MPI_T_ERR_INVALID_INDEX;
+    const pvar_desc *d = &table[pvar_index];
+    lm_mpit_copy_string(d->name, name, name_len);
+    lm_mpit_copy_string(d->desc, desc, desc_len);
+    if (verbosity)
+        *verbosity = d->source == SRC_TRANSPORT ? MPI_T_VERBOSITY_TUNER_BASIC : MPI_T_VERBOSITY_USER_BASIC;
+    if (var_class) *var_class = d->var_class;
+    if (datatype) *datatype = MPI_UNSIGNED_LONG_LONG;
+    if (enumtype) *enumtype = MPI_T_ENUM_NULL;
+    if (bind) *bind = MPI_T_BIND_NO_OBJECT;
+    if (readonly) *readonly = 1;
+    if (continuous) *continuous = 1;
+    if (atomic) *atomic = 0;
+    return MPI_SUCCESS;
+}
+
+int impl_MPI_T_pvar_get_index(const char *name, int var_class, int *pvar_index)
+{
+    if (!lm_mpit_active()) return MPI_T_ERR_NOT_INITIALIZED;
+    if (!name) return MPI_T_ERR_INVALID_NAME;
+    int n = lm_mpit_pvar_count();
+    for (int i = 0; i < n; i++)
+        if (table[i].var_class == var_class && strcmp(table[i].name, name) == 0) {
+            if (pvar_index) *pvar_index = i;
+            return MPI_SUCCESS;
+        }
+    return MPI_T_ERR_INVALID_NAME;
+}
+
+int impl_MPI_T_pvar_session_create(MPI_T_pvar_session *pe_session)
+{
+    if (!lm_mpit_active()) return MPI_T_ERR_NOT_INITIALIZED;
+    if (!pe_session) return MPI_T_ERR_INVALID;
+    struct leanmpi_t_pvar_session *s = lm_malloc(LM_MEM_CORE, sizeof *s);
+    if (!s) return MPI_T_ERR_OUT_OF_SESSIONS;
+    s->handles = NULL;
+    s->next = sessions;
+    sessions = s;
+    *pe_session = s;
+    return MPI_SUCCESS;
+}
+
+int impl_MPI_T_pvar_session_free(MPI_T_pvar_session *pe_session)
+{
+    if (!lm_mpit_active()) return MPI_T_ERR_NOT_INITIALIZED;
+    struct leanmpi_t_pvar_session **p = pe_session ? find_session(*pe_session) : NULL;
+    if (!p) return MPI_T_ERR_INVALID_SESSION;
+    struct leanmpi_t_pvar_session *s = *p;
+    *p = s->next;
+    free_session(s);
+    *pe_session = MPI_T_PVAR_SESSION_NULL;
+    return MPI_SUCCESS;
+}
+
+int impl_MPI_T_pvar_handle_alloc(MPI_T_pvar_session pe_session, int pvar_index, void *obj_handle,
+                                 MPI_T_pvar_handle *handle, int *count)
+{
+    (void)obj_handle; /* every variable is bound to no object */
+    if (!lm_mpit_active()) return MPI_T_ERR_NOT_INITIALIZED;
+    if (!find_session(pe_session)) return MPI_T_ERR_INVALID_SESSION;
+    if (pvar_index < 0 || pvar_index >= lm_mpit_pvar_count()) return MPI_T_ERR_INVALID_INDEX;
+    if (!handle) return MPI_T_ERR_INVALID;
+    struct leanmpi_t_pvar_handle *h = lm_malloc(LM_MEM_CORE, sizeof *h);
+    if (!h) return MPI_T_ERR_OUT_OF_HANDLES;
+    h->index = pvar_index;
+    h->next = pe_session->handles;
+    pe_session->handles = h;
+    *handle = h;
+    if (count) *count = 1;
+    return MPI_SUCCESS;
+}
+
+int impl_MPI_T_pvar_handle_free(MPI_T_pvar_session pe_session, MPI_T_pvar_handle *handle)
+{
+    if (!lm_mpit_active()) return MPI_T_ERR_NOT_INITIALIZED;
+    if (!find_session(pe_session)) return MPI_T_ERR_INVALID_SESSION;
+    struct leanmpi_t_pvar_handle **p = handle ? find_handle(pe_session, *handle) : NULL;
+    if (!p) return MPI_T_ERR_INVALID_HANDLE;
+    struct leanmpi_t_pvar_handle *h = *p;
+    *p = h->next;
+    lm_free(LM_MEM_CORE, h);
+    *handle = MPI_T_PVAR_HANDLE_NULL;
+    return MPI_SUCCESS;
+}
+
+/* Start and stop: every variable is continuous, so a single handle cannot be
+ * started or stopped; MPI_T_PVAR_ALL_HANDLES applies to the (no) handles of
+ * non-continuous variables and succeeds. */
+int impl_MPI_T_pvar_start(MPI_T_pvar_session pe_session, MPI_T_pvar_handle handle)
+{
+    struct leanmpi_t_pvar_handle *h;
+    int rc = check_session_handle(pe_session, handle, 1, &h);
+    if (rc != MPI_SUCCESS) return rc;
+    return h ? MPI_T_ERR_PVAR_NO_STARTSTOP : MPI_SUCCESS;
+}
+
+int impl_MPI_T_pvar_stop(MPI_T_pvar_session pe_session, MPI_T_pvar_handle handle)
+{
+    struct leanmpi_t_pvar_handle *h;
+    int rc = check_session_handle(pe_session, handle, 1, &h);
+    if (rc != MPI_SUCCESS) return rc;
+    return h ? MPI_T_ERR_PVAR_NO_STARTSTOP : MPI_SUCCESS;
+}
+
+int impl_MPI_T_pvar_read(MPI_T_pvar_session pe_session, MPI_T_pvar_handle handle, void *buf)
+{
+    struct leanmpi_t_pvar_handle *h;
+    int rc = check_session_handle(pe_session, handle, 0, &h);
+    if (rc != MPI_SUCCESS) return rc;
+    if (!buf) return MPI_T_ERR_INVALID;
+    unsigned long long v = pvar_value(&table[h->index]);
+    memcpy(buf, &v, sizeof v);
+    return MPI_SUCCESS;
+}
+
+int impl_MPI_T_pvar_readreset(MPI_T_pvar_session pe_session, MPI_T_pvar_handle handle, void *buf)
+{
+    (void)buf;
+    struct leanmpi_t_pvar_handle *h;
+    int rc = check_session_handle(pe_session, handle, 0, &h);
+    if (rc != MPI_SUCCESS) return rc;
+    return MPI_T_ERR_PVAR_NO_WRITE;
+}
+
+/* MPI_T_PVAR_ALL_HANDLES resets the writable variables of the session:
+ * there are none, which is success. */
+int impl_MPI_T_pvar_reset(MPI_T_pvar_session pe_session, MPI_T_pvar_handle handle)
+{
+    struct leanmpi_t_pvar_handle *h;
+    int rc = check_session_handle(pe_session, handle, 1, &h);
+    if (rc != MPI_SUCCESS) return rc;
+    return h ? MPI_T_ERR_PVAR_NO_WRITE : MPI_SUCCESS;
+}
+
+int impl_MPI_T_pvar_write(MPI_T_pvar_session pe_session, MPI_T_pvar_handle handle, const void *buf)
+{
+    (void)buf;
+    struct leanmpi_t_pvar_handle *h;
+    int rc = check_session_handle(pe_session, handle, 0, &h);
+    if (rc != MPI_SUCCESS) return rc;
+    return MPI_T_ERR_PVAR_NO_WRITE;
+}
+
+void lm_mpit_pvar_release_all(void)
+{
+    while (sessions) {
+        struct leanmpi_t_pvar_session *s = sessions;
+        sessions = s->next;
+        free_session(s);
+    }
+}

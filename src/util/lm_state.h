@@ -1,0 +1,27 @@
+/* Process-wide facts every layer reads: whether MPI may be used, this
+ * process's place in the world, the thread level. The runtime
+ * (src/runtime/init.c) publishes them; the layers below it only read, so
+ * none of them has to call up into the runtime to learn them. */
+#ifndef LM_STATE_H
+#define LM_STATE_H
+
+enum lm_init_state { LM_STATE_NOT_INITIALIZED = 0, LM_STATE_INITIALIZED = 1, LM_STATE_FINALIZED = 2 };
+
+/* LM_STATE_INITIALIZED while the world model is initialized or a session
+ * is open (MPI may be used); otherwise the world model's own state. */
+int lm_initialized_state(void);
+int lm_world_rank(void);
+int lm_world_size(void);   /* ranks that really run */
+/* Non-zero in a job started with mpirun --simulate-world-size: MPI_COMM_WORLD
+ * then has more ranks than run, and no message may go to the others. */
+extern int lm_world_simulated;
+int lm_thread_level(void);
+/* Node is oversubscribed (more local ranks than usable cores): idle waits yield. */
+int lm_oversubscribed(void);
+
+/* Written by the runtime only. */
+void lm_state_publish_init(int state);
+void lm_state_publish_world(int world_rank, int world_size, int simulated, int oversubscribed);
+void lm_state_publish_thread_level(int level);
+
+#endif

@@ -1,0 +1,1 @@
+/* An object-layer header that the violation above includes. */
