@@ -6,12 +6,13 @@ PREFIX ?= /usr/local
 JOBS ?= $(shell nproc 2>/dev/null || echo 2)
 CTEST_ARGS ?=
 
-.PHONY: all deps build demo check install clean
+.PHONY: all deps build demo check install clean format
 all: build
 
-# Build needs only a C compiler, CMake and a build tool; tests need Python 3
-# and pkg-config (the installation test checks the installed leanmpi.pc).
-DEBIAN_PACKAGES = gcc make cmake ninja-build pkg-config python3 python3-venv
+# Build needs only a C compiler, CMake and a build tool; tests need Python 3,
+# pkg-config (the installation test checks the installed leanmpi.pc) and
+# clang-format (the format check, tools/format.sh).
+DEBIAN_PACKAGES = gcc make cmake ninja-build pkg-config python3 python3-venv clang-format
 deps:
 	@missing=""; \
 	for p in $(DEBIAN_PACKAGES); do dpkg -s $$p >/dev/null 2>&1 || missing="$$missing $$p"; done; \
@@ -38,6 +39,10 @@ install: build
 
 clean:
 	rm -rf $(BUILD)
+
+# Apply .clang-format to every hand-written C file.
+format:
+	sh tools/format.sh
 
 -include mk/regen.mk
 -include mk/bench.mk

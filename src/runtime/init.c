@@ -131,17 +131,24 @@ static const struct start_step {
 
 static int start(const char *fname)
 {
+    /* LEANMPI_FAULT_INIT_STEP: the tests' proof that a failed step unwinds
+     * exactly what had started (a later init then succeeds); fires once */
+    static int fault_fired;
+    long fault_step = fault_fired ? 0 : lm_cvar(LM_CVAR_FAULT_INIT_STEP);
     runtime_mark = lm_finalizer_mark();
     for (size_t i = 0; i < sizeof start_steps / sizeof start_steps[0]; i++) {
         const struct start_step *s = &start_steps[i];
-        int rc = s->start ? s->start() : MPI_SUCCESS;
+        int injected = fault_step == (long)i + 1;
+        if (injected) fault_fired = 1;
+        int rc = injected ? MPI_ERR_OTHER : s->start ? s->start() : MPI_SUCCESS;
         if (rc == MPI_SUCCESS && s->stop && lm_finalizer_push(s->name, s->stop) != 0) {
             s->stop();
             rc = MPI_ERR_INTERN;
         }
         if (rc != MPI_SUCCESS) {
             lm_finalizer_run_to(runtime_mark);
-            return lm_err_noobj(rc, fname, "cannot start: %s", s->failure ? s->failure : s->name);
+            return lm_err_noobj(rc, fname, "cannot start: %s%s", s->failure ? s->failure : s->name,
+                                injected ? " (injected by LEANMPI_FAULT_INIT_STEP)" : "");
         }
     }
     return MPI_SUCCESS;

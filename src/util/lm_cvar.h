@@ -41,7 +41,10 @@ enum lm_cvar_audience { LM_CVAR_USER, LM_CVAR_TUNER };
       "(0: point-to-point algorithms only)")                                                              \
     X(FAULT_SEND_AFTER, 0, 0, 1L << 40, TRANSPORT, TUNER, 0,                                              \
       "fault injection for tests: after this many active-message sends, every later send of this "       \
-      "process fails as if its transport had broken (0: off)")
+      "process fails as if its transport had broken (0: off)")                                            \
+    X(FAULT_INIT_STEP, 0, 0, 64, CORE, TUNER, 0,                                                          \
+      "fault injection for tests: the first MPI_Init or MPI_Session_init fails at this start step "      \
+      "(1: the first; 0: off), after unwinding the steps before it")
 
 enum lm_cvar_id {
 #define LM_CVAR_ENUM(name, def, lo, hi, group, audience, writable, text) LM_CVAR_##name,
