@@ -22,26 +22,21 @@ static void window(char *sbuf, char *rbuf, size_t sz, int win, int rank, int bid
     MPI_Request req[2 * WINDOW_MAX];
     int ack = 0, nr = 0, peer = rank == 0 ? 1 : 0;
 
-    if (rank > 1)
-        return;
+    if (rank > 1) return;
     if (bidir) {
         for (int w = 0; w < win; w++)
-            MPI_Irecv(rbuf + (size_t)w * sz, (int)sz, MPI_CHAR, peer, 2,
-                      MPI_COMM_WORLD, &req[nr++]);
+            MPI_Irecv(rbuf + (size_t)w * sz, (int)sz, MPI_CHAR, peer, 2, MPI_COMM_WORLD, &req[nr++]);
         for (int w = 0; w < win; w++)
-            MPI_Isend(sbuf + (size_t)w * sz, (int)sz, MPI_CHAR, peer, 2,
-                      MPI_COMM_WORLD, &req[nr++]);
+            MPI_Isend(sbuf + (size_t)w * sz, (int)sz, MPI_CHAR, peer, 2, MPI_COMM_WORLD, &req[nr++]);
         MPI_Waitall(nr, req, MPI_STATUSES_IGNORE);
     } else if (rank == 0) {
         for (int w = 0; w < win; w++)
-            MPI_Isend(sbuf + (size_t)w * sz, (int)sz, MPI_CHAR, 1, 2,
-                      MPI_COMM_WORLD, &req[nr++]);
+            MPI_Isend(sbuf + (size_t)w * sz, (int)sz, MPI_CHAR, 1, 2, MPI_COMM_WORLD, &req[nr++]);
         MPI_Waitall(nr, req, MPI_STATUSES_IGNORE);
         MPI_Recv(&ack, 1, MPI_INT, 1, 3, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
     } else {
         for (int w = 0; w < win; w++)
-            MPI_Irecv(rbuf + (size_t)w * sz, (int)sz, MPI_CHAR, 0, 2,
-                      MPI_COMM_WORLD, &req[nr++]);
+            MPI_Irecv(rbuf + (size_t)w * sz, (int)sz, MPI_CHAR, 0, 2, MPI_COMM_WORLD, &req[nr++]);
         MPI_Waitall(nr, req, MPI_STATUSES_IGNORE);
         MPI_Send(&ack, 1, MPI_INT, 0, 3, MPI_COMM_WORLD);
     }
@@ -59,8 +54,7 @@ int main(int argc, char **argv)
     bench_require_two(nranks, rank);
     bench_parse_args(argc, argv, &o);
     for (int i = 1; i < argc; i++)
-        if (strcmp(argv[i], "-b") == 0)
-            bidir = 1;
+        if (strcmp(argv[i], "-b") == 0) bidir = 1;
     bench_print_library(rank);
 
     int nsizes = bench_sizes(&o, sizes);
@@ -68,14 +62,12 @@ int main(int argc, char **argv)
     for (int k = 0; k < nsizes; k++) {
         size_t w = WINDOW_BYTES / sizes[k];
         w = w > WINDOW_MAX ? WINDOW_MAX : (w < 1 ? 1 : w);
-        if (w * sizes[k] > span)
-            span = w * sizes[k];
+        if (w * sizes[k] > span) span = w * sizes[k];
     }
     char *sbuf = bench_alloc(span);
     char *rbuf = bench_alloc(span);
 
-    if (rank == 0)
-        printf("# bench=%s ranks=%d\n", bidir ? "bibw" : "bw", nranks);
+    if (rank == 0) printf("# bench=%s ranks=%d\n", bidir ? "bibw" : "bw", nranks);
 
     /* First contact (connection set-up, lazy allocation) is not part of
      * the warm-up the iteration count is calibrated on. */
@@ -92,19 +84,16 @@ int main(int argc, char **argv)
 
         MPI_Barrier(MPI_COMM_WORLD);
         double tp = MPI_Wtime();
-        for (long i = 0; i < 2; i++)
-            window(sbuf, rbuf, sz, win, rank, bidir);
+        for (long i = 0; i < 2; i++) window(sbuf, rbuf, sz, win, rank, bidir);
         warm = bench_fit(warm, 2, MPI_Wtime() - tp, o.budget_s / 4, 2, rank);
 
         double tw = MPI_Wtime();
-        for (long i = 0; i < warm; i++)
-            window(sbuf, rbuf, sz, win, rank, bidir);
+        for (long i = 0; i < warm; i++) window(sbuf, rbuf, sz, win, rank, bidir);
         iters = bench_fit(iters, warm, MPI_Wtime() - tw, o.budget_s, 5, rank);
 
         MPI_Barrier(MPI_COMM_WORLD);
         double t0 = MPI_Wtime();
-        for (long i = 0; i < iters; i++)
-            window(sbuf, rbuf, sz, win, rank, bidir);
+        for (long i = 0; i < iters; i++) window(sbuf, rbuf, sz, win, rank, bidir);
         double t = MPI_Wtime() - t0;
         if (rank == 0) {
             double bytes = (double)sz * win * iters * (bidir ? 2.0 : 1.0);

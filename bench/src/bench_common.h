@@ -40,15 +40,11 @@ static inline void bench_parse_args(int argc, char **argv, struct bench_opts *o)
     o->max_size = BENCH_MAX_SIZE_DEFAULT;
     o->budget_s = -1.0;
     for (int i = 1; i < argc; i++) {
-        if (strcmp(argv[i], "-q") == 0)
-            o->quick = 1;
-        else if (strcmp(argv[i], "-m") == 0 && i + 1 < argc)
-            o->max_size = (size_t)strtoull(argv[++i], NULL, 0);
-        else if (strcmp(argv[i], "-t") == 0 && i + 1 < argc)
-            o->budget_s = strtod(argv[++i], NULL);
+        if (strcmp(argv[i], "-q") == 0) o->quick = 1;
+        else if (strcmp(argv[i], "-m") == 0 && i + 1 < argc) o->max_size = (size_t)strtoull(argv[++i], NULL, 0);
+        else if (strcmp(argv[i], "-t") == 0 && i + 1 < argc) o->budget_s = strtod(argv[++i], NULL);
     }
-    if (o->budget_s <= 0.0)
-        o->budget_s = o->quick ? 0.05 : 0.3;
+    if (o->budget_s <= 0.0) o->budget_s = o->quick ? 0.05 : 0.3;
 }
 
 /* Message sizes: every power of two from 1 B to max_size (8 B is among them).
@@ -59,25 +55,21 @@ static inline int bench_sizes(const struct bench_opts *o, size_t *sizes)
     int n = 0;
     for (size_t s = 1; s <= o->max_size && n < BENCH_MAX_SIZES; s <<= 1) {
         int log2 = 0;
-        for (size_t t = s; t > 1; t >>= 1)
-            log2++;
-        if (o->quick && (log2 % 2) != 0 && s != 8)
-            continue;
+        for (size_t t = s; t > 1; t >>= 1) log2++;
+        if (o->quick && (log2 % 2) != 0 && s != 8) continue;
         sizes[n++] = s;
     }
     return n;
 }
 
 /* Iterations so that each size moves about `budget` bytes, clamped. */
-static inline long bench_iters(size_t bytes_per_iter, double budget, long lo,
-                               long hi, int quick)
+static inline long bench_iters(size_t bytes_per_iter, double budget, long lo, long hi, int quick)
 {
     double it = budget / (double)bytes_per_iter;
     long n = it > (double)hi ? hi : (it < (double)lo ? lo : (long)it);
     if (quick) {
         n /= 10;
-        if (n < 3)
-            n = 3;
+        if (n < 3) n = 3;
     }
     return n;
 }
@@ -88,16 +80,13 @@ static inline long bench_iters(size_t bytes_per_iter, double budget, long lo,
  * size the warm-up from a two-iteration probe and the timed loop from the
  * warm-up, so that a slow or busy machine still finishes in time.  The
  * calibration and its broadcast are not timed. */
-static inline long bench_fit(long iters, long done, double done_s,
-                             double budget_s, long floor, int rank)
+static inline long bench_fit(long iters, long done, double done_s, double budget_s, long floor, int rank)
 {
     long n = iters;
     if (rank == 0 && done > 0 && done_s > 0.0) {
         double fit = budget_s / (done_s / (double)done);
-        if (fit < (double)n)
-            n = (long)fit;
-        if (n < floor)
-            n = floor;
+        if (fit < (double)n) n = (long)fit;
+        if (n < floor) n = floor;
     }
     MPI_Bcast(&n, 1, MPI_LONG, 0, MPI_COMM_WORLD);
     return n;
@@ -107,8 +96,7 @@ static inline long bench_fit(long iters, long done, double done_s,
 static inline char *bench_alloc(size_t bytes)
 {
     void *p = NULL;
-    if (bytes == 0)
-        bytes = 1;
+    if (bytes == 0) bytes = 1;
     if (posix_memalign(&p, 4096, bytes) != 0) {
         fprintf(stderr, "bench: cannot allocate %zu bytes\n", bytes);
         MPI_Abort(MPI_COMM_WORLD, 2);
@@ -123,8 +111,7 @@ static inline void bench_print_library(int rank)
     char v[MPI_MAX_LIBRARY_VERSION_STRING];
     int len = 0;
     MPI_Get_library_version(v, &len);
-    if (rank != 0)
-        return;
+    if (rank != 0) return;
     for (int i = 0; i < len && v[i]; i++)
         if (v[i] == '\n' || v[i] == '\r') {
             v[i] = '\0';
@@ -136,8 +123,7 @@ static inline void bench_print_library(int rank)
 static inline void bench_require_two(int size, int rank)
 {
     if (size < 2) {
-        if (rank == 0)
-            fprintf(stderr, "bench: needs at least 2 ranks\n");
+        if (rank == 0) fprintf(stderr, "bench: needs at least 2 ranks\n");
         MPI_Abort(MPI_COMM_WORLD, 1);
     }
 }

@@ -28,24 +28,12 @@ static void call(int coll, struct bufs *b, size_t sz)
 {
     int count = (int)(sz / sizeof(double));
     switch (coll) {
-    case BARRIER:
-        MPI_Barrier(MPI_COMM_WORLD);
-        break;
-    case BCAST:
-        MPI_Bcast(b->send, (int)sz, MPI_CHAR, 0, MPI_COMM_WORLD);
-        break;
-    case REDUCE:
-        MPI_Reduce(b->send, b->recv, count, MPI_DOUBLE, MPI_SUM, 0, MPI_COMM_WORLD);
-        break;
-    case ALLREDUCE:
-        MPI_Allreduce(b->send, b->recv, count, MPI_DOUBLE, MPI_SUM, MPI_COMM_WORLD);
-        break;
-    case ALLGATHER:
-        MPI_Allgather(b->send, (int)sz, MPI_CHAR, b->recv, (int)sz, MPI_CHAR, MPI_COMM_WORLD);
-        break;
-    case ALLTOALL:
-        MPI_Alltoall(b->send, (int)sz, MPI_CHAR, b->recv, (int)sz, MPI_CHAR, MPI_COMM_WORLD);
-        break;
+    case BARRIER: MPI_Barrier(MPI_COMM_WORLD); break;
+    case BCAST: MPI_Bcast(b->send, (int)sz, MPI_CHAR, 0, MPI_COMM_WORLD); break;
+    case REDUCE: MPI_Reduce(b->send, b->recv, count, MPI_DOUBLE, MPI_SUM, 0, MPI_COMM_WORLD); break;
+    case ALLREDUCE: MPI_Allreduce(b->send, b->recv, count, MPI_DOUBLE, MPI_SUM, MPI_COMM_WORLD); break;
+    case ALLGATHER: MPI_Allgather(b->send, (int)sz, MPI_CHAR, b->recv, (int)sz, MPI_CHAR, MPI_COMM_WORLD); break;
+    case ALLTOALL: MPI_Alltoall(b->send, (int)sz, MPI_CHAR, b->recv, (int)sz, MPI_CHAR, MPI_COMM_WORLD); break;
     }
 }
 
@@ -56,8 +44,7 @@ static int listed(const char *list, const char *word)
     for (const char *p = list; *p;) {
         const char *e = strchr(p, ',');
         size_t len = e ? (size_t)(e - p) : strlen(p);
-        if (len == n && strncmp(p, word, n) == 0)
-            return 1;
+        if (len == n && strncmp(p, word, n) == 0) return 1;
         p += len + (e ? 1 : 0);
     }
     return 0;
@@ -69,10 +56,8 @@ static int parse_sizes(const char *list, size_t *sizes)
     for (const char *p = list; *p && n < BENCH_MAX_SIZES;) {
         char *end;
         unsigned long long v = strtoull(p, &end, 0);
-        if (end == p)
-            break;
-        if (v >= sizeof(double))
-            sizes[n++] = (size_t)v;
+        if (end == p) break;
+        if (v >= sizeof(double)) sizes[n++] = (size_t)v;
         p = *end == ',' ? end + 1 : end;
     }
     return n;
@@ -91,10 +76,8 @@ int main(int argc, char **argv)
     bench_require_two(nranks, rank);
     bench_parse_args(argc, argv, &o);
     for (int i = 1; i + 1 < argc; i++) {
-        if (strcmp(argv[i], "-c") == 0)
-            colls = argv[++i];
-        else if (strcmp(argv[i], "-s") == 0)
-            nsizes = parse_sizes(argv[++i], sizes);
+        if (strcmp(argv[i], "-c") == 0) colls = argv[++i];
+        else if (strcmp(argv[i], "-s") == 0) nsizes = parse_sizes(argv[++i], sizes);
     }
     /* A collective of 12 values has a shorter budget than one size of a
      * series program, so that a whole run stays within a few seconds. */
@@ -103,18 +86,15 @@ int main(int argc, char **argv)
 
     size_t maxsz = 0;
     for (int k = 0; k < nsizes; k++)
-        if (sizes[k] > maxsz)
-            maxsz = sizes[k];
+        if (sizes[k] > maxsz) maxsz = sizes[k];
     struct bufs b = {bench_alloc(maxsz * (size_t)nranks), bench_alloc(maxsz * (size_t)nranks)};
     /* Doubles that stay finite however often they are summed. */
     for (size_t i = 0; i < maxsz * (size_t)nranks / sizeof(double); i++)
         ((double *)b.send)[i] = 1.0 / (double)(1 + (i % 7));
-    if (rank == 0)
-        printf("# bench=coll ranks=%d\n", nranks);
+    if (rank == 0) printf("# bench=coll ranks=%d\n", nranks);
 
     for (int c = 0; c < NCOLL; c++) {
-        if (colls && !listed(colls, names[c]))
-            continue;
+        if (colls && !listed(colls, names[c])) continue;
         for (int k = 0; k < (c == BARRIER ? 1 : nsizes); k++) {
             size_t sz = c == BARRIER ? 0 : sizes[k];
             size_t moved = c == BARRIER ? 8 : sz * (size_t)nranks;
@@ -127,19 +107,16 @@ int main(int argc, char **argv)
             call(c, &b, sz);
             MPI_Barrier(MPI_COMM_WORLD);
             double tp = MPI_Wtime();
-            for (long i = 0; i < 2; i++)
-                call(c, &b, sz);
+            for (long i = 0; i < 2; i++) call(c, &b, sz);
             warm = bench_fit(warm, 2, MPI_Wtime() - tp, budget / 4, 2, rank);
 
             double tw = MPI_Wtime();
-            for (long i = 0; i < warm; i++)
-                call(c, &b, sz);
+            for (long i = 0; i < warm; i++) call(c, &b, sz);
             iters = bench_fit(iters, warm, MPI_Wtime() - tw, budget, 5, rank);
 
             MPI_Barrier(MPI_COMM_WORLD);
             double t0 = MPI_Wtime();
-            for (long i = 0; i < iters; i++)
-                call(c, &b, sz);
+            for (long i = 0; i < iters; i++) call(c, &b, sz);
             double t = (MPI_Wtime() - t0) / (double)iters, tmax = 0.0;
             MPI_Reduce(&t, &tmax, 1, MPI_DOUBLE, MPI_MAX, 0, MPI_COMM_WORLD);
             if (rank == 0) {

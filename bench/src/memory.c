@@ -17,14 +17,12 @@ static long read_field_kb(const char *path, const char *key, int sum_all)
     char line[512];
     size_t klen = strlen(key);
     long total = -1;
-    if (!f)
-        return -1;
+    if (!f) return -1;
     while (fgets(line, sizeof line, f)) {
         if (strncmp(line, key, klen) == 0 && line[klen] == ':') {
             long v = strtol(line + klen + 1, NULL, 10);
             total = total < 0 ? v : total + v;
-            if (!sum_all)
-                break;
+            if (!sum_all) break;
         }
     }
     fclose(f);
@@ -35,8 +33,7 @@ static void sample(long out[2])
 {
     out[0] = read_field_kb("/proc/self/status", "VmRSS", 0);
     out[1] = read_field_kb("/proc/self/smaps_rollup", "Pss", 0);
-    if (out[1] < 0)
-        out[1] = read_field_kb("/proc/self/smaps", "Pss", 1);
+    if (out[1] < 0) out[1] = read_field_kb("/proc/self/smaps", "Pss", 1);
 }
 
 static void report(const char *phase, long mine[2], int rank, int nranks)
@@ -45,8 +42,7 @@ static void report(const char *phase, long mine[2], int rank, int nranks)
     MPI_Gather(mine, 2, MPI_LONG, all, 2, MPI_LONG, 0, MPI_COMM_WORLD);
     if (rank == 0) {
         for (int r = 0; r < nranks; r++)
-            printf("phase=%s rank=%d rss_kb=%ld pss_kb=%ld\n", phase, r,
-                   all[2 * r], all[2 * r + 1]);
+            printf("phase=%s rank=%d rss_kb=%ld pss_kb=%ld\n", phase, r, all[2 * r], all[2 * r + 1]);
         fflush(stdout);
         free(all);
     }

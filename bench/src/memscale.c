@@ -41,14 +41,12 @@ static long read_field_kb(const char *path, const char *key, int sum_all)
     char line[512];
     size_t klen = strlen(key);
     long total = -1;
-    if (!f)
-        return -1;
+    if (!f) return -1;
     while (fgets(line, sizeof line, f)) {
         if (strncmp(line, key, klen) == 0 && line[klen] == ':') {
             long v = strtol(line + klen + 1, NULL, 10);
             total = total < 0 ? v : total + v;
-            if (!sum_all)
-                break;
+            if (!sum_all) break;
         }
     }
     fclose(f);
@@ -63,8 +61,7 @@ static void sample(long out[NMETRICS])
 {
     out[M_RSS] = read_field_kb("/proc/self/status", "VmRSS", 0);
     out[M_PSS] = read_field_kb("/proc/self/smaps_rollup", "Pss", 0);
-    if (out[M_PSS] < 0)
-        out[M_PSS] = read_field_kb("/proc/self/smaps", "Pss", 1);
+    if (out[M_PSS] < 0) out[M_PSS] = read_field_kb("/proc/self/smaps", "Pss", 1);
     out[M_ANON] = read_field_kb("/proc/self/status", "RssAnon", 0);
     out[M_FILE] = read_field_kb("/proc/self/status", "RssFile", 0);
     out[M_SHMEM] = read_field_kb("/proc/self/status", "RssShmem", 0);
@@ -74,17 +71,14 @@ static void sample(long out[NMETRICS])
 static void pause_at(const char *dir, int phase, int rank, double max_s)
 {
     char path[4096];
-    if (!dir)
-        return;
+    if (!dir) return;
     snprintf(path, sizeof path, "%s/ready.%s.%d", dir, phase_name[phase], rank);
     int fd = open(path, O_CREAT | O_WRONLY | O_TRUNC, 0600);
-    if (fd >= 0)
-        close(fd);
+    if (fd >= 0) close(fd);
     snprintf(path, sizeof path, "%s/go.%s", dir, phase_name[phase]);
     struct timespec nap = {0, 20 * 1000 * 1000};
     for (double waited = 0; waited < max_s; waited += 0.02) {
-        if (access(path, F_OK) == 0)
-            return;
+        if (access(path, F_OK) == 0) return;
         nanosleep(&nap, NULL);
     }
 }
@@ -99,15 +93,12 @@ int main(int argc, char **argv)
     MPI_Init(&argc, &argv);
     sample(mem[PH_INIT]);
     for (int i = 1; i < argc; i++) {
-        if (strcmp(argv[i], "-w") == 0 && i + 1 < argc)
-            dir = argv[++i];
-        else if (strcmp(argv[i], "-T") == 0 && i + 1 < argc)
-            max_s = strtod(argv[++i], NULL);
+        if (strcmp(argv[i], "-w") == 0 && i + 1 < argc) dir = argv[++i];
+        else if (strcmp(argv[i], "-T") == 0 && i + 1 < argc) max_s = strtod(argv[++i], NULL);
         else if (strcmp(argv[i], "-p") == 0 && i + 1 < argc) {
             const char *p = argv[++i];
             for (int k = 0; k < NPHASES; k++)
-                if (strcmp(p, phase_name[k]) == 0)
-                    last = k;
+                if (strcmp(p, phase_name[k]) == 0) last = k;
         }
     }
     MPI_Comm_rank(MPI_COMM_WORLD, &rank);
@@ -119,28 +110,21 @@ int main(int argc, char **argv)
          * other way round. */
         int right = (rank + 1) % nranks, left = (rank + nranks - 1) % nranks;
         long out = rank, in = -1;
-        MPI_Sendrecv(&out, 1, MPI_LONG, right, 1, &in, 1, MPI_LONG, left, 1,
-                     MPI_COMM_WORLD, MPI_STATUS_IGNORE);
-        if (in != left)
-            MPI_Abort(MPI_COMM_WORLD, 2);
-        MPI_Sendrecv(&out, 1, MPI_LONG, left, 2, &in, 1, MPI_LONG, right, 2,
-                     MPI_COMM_WORLD, MPI_STATUS_IGNORE);
-        if (in != right)
-            MPI_Abort(MPI_COMM_WORLD, 2);
+        MPI_Sendrecv(&out, 1, MPI_LONG, right, 1, &in, 1, MPI_LONG, left, 1, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+        if (in != left) MPI_Abort(MPI_COMM_WORLD, 2);
+        MPI_Sendrecv(&out, 1, MPI_LONG, left, 2, &in, 1, MPI_LONG, right, 2, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+        if (in != right) MPI_Abort(MPI_COMM_WORLD, 2);
         sample(mem[PH_RING]);
         pause_at(dir, PH_RING, rank, max_s);
     }
     if (last >= PH_ALLTOALL) {
         long *snd = malloc(sizeof(long) * (size_t)nranks);
         long *rcv = malloc(sizeof(long) * (size_t)nranks);
-        if (!snd || !rcv)
-            MPI_Abort(MPI_COMM_WORLD, 3);
-        for (int r = 0; r < nranks; r++)
-            snd[r] = (long)rank * nranks + r;
+        if (!snd || !rcv) MPI_Abort(MPI_COMM_WORLD, 3);
+        for (int r = 0; r < nranks; r++) snd[r] = (long)rank * nranks + r;
         MPI_Alltoall(snd, 1, MPI_LONG, rcv, 1, MPI_LONG, MPI_COMM_WORLD);
         for (int r = 0; r < nranks; r++)
-            if (rcv[r] != (long)r * nranks + rank)
-                MPI_Abort(MPI_COMM_WORLD, 2);
+            if (rcv[r] != (long)r * nranks + rank) MPI_Abort(MPI_COMM_WORLD, 2);
         free(snd);
         free(rcv);
         sample(mem[PH_ALLTOALL]);
@@ -164,8 +148,8 @@ int main(int argc, char **argv)
         len += (size_t)snprintf(text + len, sizeof text - len,
                                 "phase=%s rank=%d size=%d rss_kb=%ld pss_kb=%ld "
                                 "anon_kb=%ld file_kb=%ld shmem_kb=%ld\n",
-                                phase_name[k], rank, nranks, mem[k][M_RSS], mem[k][M_PSS],
-                                mem[k][M_ANON], mem[k][M_FILE], mem[k][M_SHMEM]);
+                                phase_name[k], rank, nranks, mem[k][M_RSS], mem[k][M_PSS], mem[k][M_ANON],
+                                mem[k][M_FILE], mem[k][M_SHMEM]);
     fwrite(text, 1, len, stdout);
     fflush(stdout);
     MPI_Finalize();

@@ -28,13 +28,11 @@ int main(int argc, char **argv)
 
     int nsizes = bench_sizes(&o, sizes);
     char *buf = bench_alloc(sizes[nsizes - 1]);
-    if (rank == 0)
-        printf("# bench=pingpong ranks=%d\n", nranks);
+    if (rank == 0) printf("# bench=pingpong ranks=%d\n", nranks);
 
     /* First contact (connection set-up, lazy allocation) is not part of
      * the warm-up the iteration count is calibrated on. */
-    for (int i = 0; i < 10; i++)
-        exchange(buf, 1, rank);
+    for (int i = 0; i < 10; i++) exchange(buf, 1, rank);
     exchange(buf, sizes[nsizes - 1], rank);
 
     for (int k = 0; k < nsizes; k++) {
@@ -45,19 +43,16 @@ int main(int argc, char **argv)
 
         MPI_Barrier(MPI_COMM_WORLD);
         double tp = MPI_Wtime();
-        for (long i = 0; i < 2; i++)
-            exchange(buf, sz, rank);
+        for (long i = 0; i < 2; i++) exchange(buf, sz, rank);
         warm = bench_fit(warm, 2, MPI_Wtime() - tp, o.budget_s / 4, 2, rank);
 
         double tw = MPI_Wtime();
-        for (long i = 0; i < warm; i++)
-            exchange(buf, sz, rank);
+        for (long i = 0; i < warm; i++) exchange(buf, sz, rank);
         iters = bench_fit(iters, warm, MPI_Wtime() - tw, o.budget_s, 5, rank);
 
         MPI_Barrier(MPI_COMM_WORLD);
         double t0 = MPI_Wtime();
-        for (long i = 0; i < iters; i++)
-            exchange(buf, sz, rank);
+        for (long i = 0; i < iters; i++) exchange(buf, sz, rank);
         double t = MPI_Wtime() - t0;
         if (rank == 0) {
             printf("size=%zu iters=%ld lat_us=%.4f\n", sz, iters, t * 1e6 / (2.0 * iters));

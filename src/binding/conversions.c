@@ -6,10 +6,10 @@
 
 #define LM_DIRECT(name) extern __typeof__(P##name) name __attribute__((weak, alias("P" #name)))
 
-#define LM_HANDLE_CONVERSIONS(Name, ctype)                              \
-    MPI_Fint PMPI_##Name##_c2f(ctype h) { return (MPI_Fint)h; }         \
-    ctype PMPI_##Name##_f2c(MPI_Fint h) { return (ctype)h; }            \
-    LM_DIRECT(MPI_##Name##_c2f);                                        \
+#define LM_HANDLE_CONVERSIONS(Name, ctype)                      \
+    MPI_Fint PMPI_##Name##_c2f(ctype h) { return (MPI_Fint)h; } \
+    ctype PMPI_##Name##_f2c(MPI_Fint h) { return (ctype)h; }    \
+    LM_DIRECT(MPI_##Name##_c2f);                                \
     LM_DIRECT(MPI_##Name##_f2c);
 
 LM_HANDLE_CONVERSIONS(Comm, MPI_Comm)
@@ -37,8 +37,7 @@ static int bad_status(const char *fn, const void *p)
 
 int PMPI_Status_c2f(const MPI_Status *c, MPI_Fint *f)
 {
-    if (IS_BAD(c) || IS_BAD(f))
-        return bad_status("MPI_Status_c2f", IS_BAD(c) ? (const void *)c : (const void *)f);
+    if (IS_BAD(c) || IS_BAD(f)) return bad_status("MPI_Status_c2f", IS_BAD(c) ? (const void *)c : (const void *)f);
     f[MPI_F_SOURCE] = c->MPI_SOURCE;
     f[MPI_F_TAG] = c->MPI_TAG;
     f[MPI_F_ERROR] = c->MPI_ERROR;
@@ -49,8 +48,7 @@ int PMPI_Status_c2f(const MPI_Status *c, MPI_Fint *f)
 
 int PMPI_Status_f2c(const MPI_Fint *f, MPI_Status *c)
 {
-    if (IS_BAD(c) || IS_BAD(f))
-        return bad_status("MPI_Status_f2c", IS_BAD(f) ? (const void *)f : (const void *)c);
+    if (IS_BAD(c) || IS_BAD(f)) return bad_status("MPI_Status_f2c", IS_BAD(f) ? (const void *)f : (const void *)c);
     c->MPI_SOURCE = f[MPI_F_SOURCE];
     c->MPI_TAG = f[MPI_F_TAG];
     c->MPI_ERROR = f[MPI_F_ERROR];
@@ -61,8 +59,7 @@ int PMPI_Status_f2c(const MPI_Fint *f, MPI_Status *c)
 
 int PMPI_Status_c2f08(const MPI_Status *c, MPI_F08_status *f)
 {
-    if (IS_BAD(c) || IS_BAD(f))
-        return bad_status("MPI_Status_c2f08", IS_BAD(c) ? (const void *)c : (const void *)f);
+    if (IS_BAD(c) || IS_BAD(f)) return bad_status("MPI_Status_c2f08", IS_BAD(c) ? (const void *)c : (const void *)f);
     f->MPI_SOURCE = c->MPI_SOURCE;
     f->MPI_TAG = c->MPI_TAG;
     f->MPI_ERROR = c->MPI_ERROR;
@@ -73,8 +70,7 @@ int PMPI_Status_c2f08(const MPI_Status *c, MPI_F08_status *f)
 
 int PMPI_Status_f082c(const MPI_F08_status *f, MPI_Status *c)
 {
-    if (IS_BAD(c) || IS_BAD(f))
-        return bad_status("MPI_Status_f082c", IS_BAD(f) ? (const void *)f : (const void *)c);
+    if (IS_BAD(c) || IS_BAD(f)) return bad_status("MPI_Status_f082c", IS_BAD(f) ? (const void *)f : (const void *)c);
     c->MPI_SOURCE = f->MPI_SOURCE;
     c->MPI_TAG = f->MPI_TAG;
     c->MPI_ERROR = f->MPI_ERROR;

@@ -18,16 +18,12 @@ double PMPI_Wtime(void)
 double PMPI_Wtick(void)
 {
     struct timespec ts;
-    if (clock_getres(CLOCK_MONOTONIC, &ts) != 0)
-        return 1e-9;
+    if (clock_getres(CLOCK_MONOTONIC, &ts) != 0) return 1e-9;
     return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
 }
 
 /* Addresses are plain integers on the platforms LeanMPI supports. */
-MPI_Aint PMPI_Aint_add(MPI_Aint base, MPI_Aint disp)
-{
-    return (MPI_Aint)((unsigned long)base + (unsigned long)disp);
-}
+MPI_Aint PMPI_Aint_add(MPI_Aint base, MPI_Aint disp) { return (MPI_Aint)((unsigned long)base + (unsigned long)disp); }
 
 MPI_Aint PMPI_Aint_diff(MPI_Aint addr1, MPI_Aint addr2)
 {

@@ -40,15 +40,13 @@ int lm_raise_at_boundary(const char *fname, int code)
         if (lm_win_errhandler(r.handle, &e)) return lm_errhandler_invoke(e, LM_ERRH_WIN, r.handle, code, msg);
         return raise_on_self(code);
     case LM_ERR_ON_SESSION:
-        if (lm_session_errhandler(r.handle, &e))
-            return lm_errhandler_invoke(e, LM_ERRH_SESSION, r.handle, code, msg);
+        if (lm_session_errhandler(r.handle, &e)) return lm_errhandler_invoke(e, LM_ERRH_SESSION, r.handle, code, msg);
         return raise_on_self(code);
     case LM_ERR_ON_HANDLER:
         return lm_errhandler_invoke(r.errhandler, r.errh_kind,
-                                    r.errh_kind == LM_ERRH_SESSION ? (int)MPI_SESSION_NULL : (int)MPI_COMM_NULL,
-                                    code, msg);
+                                    r.errh_kind == LM_ERRH_SESSION ? (int)MPI_SESSION_NULL : (int)MPI_COMM_NULL, code,
+                                    msg);
     case LM_ERR_ON_NOTHING:
-    default:
-        return raise_on_self(code);
+    default: return raise_on_self(code);
     }
 }

@@ -11,7 +11,7 @@ typedef struct lm_boot_info {
     int reported_world_size; /* MPI_COMM_WORLD size (simulated jobs report more) */
     int local_rank;
     int local_size;
-    int singleton;           /* started without a launcher */
+    int singleton; /* started without a launcher */
     lm_node_segment *segment;
 } lm_boot_info;
 

@@ -23,28 +23,22 @@ static int g_ready;
 static int env_int(const char *name, int *out)
 {
     const char *s = getenv(name);
-    if (!s || !*s)
-        return 0;
+    if (!s || !*s) return 0;
     char *end;
     errno = 0;
     long v = strtol(s, &end, 10);
-    if (*end != '\0' || errno || v < 0 || v > 0x7fffffff)
-        return -1;
+    if (*end != '\0' || errno || v < 0 || v > 0x7fffffff) return -1;
     *out = (int)v;
     return 1;
 }
 
-static lm_rank_block *my_block(void)
-{
-    return lm_node_segment_rank(g_info.segment, g_info.local_rank);
-}
+static lm_rank_block *my_block(void) { return lm_node_segment_rank(g_info.segment, g_info.local_rank); }
 
 static int init_native(int fd, int rank)
 {
     lm_node_segment *seg;
     if (lm_node_segment_attach(fd, &seg) != 0) {
-        fprintf(stderr, "LeanMPI: cannot attach the node segment (LEANMPI_NODE_FD=%d): %s\n", fd,
-                strerror(errno));
+        fprintf(stderr, "LeanMPI: cannot attach the node segment (LEANMPI_NODE_FD=%d): %s\n", fd, strerror(errno));
         return -1;
     }
     const char *job = getenv("LEANMPI_JOB_ID");
@@ -80,8 +74,13 @@ static int init_singleton(void)
         fprintf(stderr, "LeanMPI: cannot create a private segment: %s\n", strerror(errno));
         return -1;
     }
-    g_info = (lm_boot_info){.world_rank = 0, .world_size = 1, .reported_world_size = 1,
-                            .local_rank = 0, .local_size = 1, .singleton = 1, .segment = seg};
+    g_info = (lm_boot_info){.world_rank = 0,
+                            .world_size = 1,
+                            .reported_world_size = 1,
+                            .local_rank = 0,
+                            .local_size = 1,
+                            .singleton = 1,
+                            .segment = seg};
     return 0;
 }
 
@@ -98,12 +97,9 @@ int lm_boot_init(lm_boot_info *info)
             fprintf(stderr, "LeanMPI: LEANMPI_NODE_FD / LEANMPI_RANK are not valid numbers\n");
             return -1;
         }
-        if (has_fd && has_rank)
-            rc = init_native(fd, rank);
-        else
-            rc = init_singleton();
-        if (rc != 0)
-            return -1;
+        if (has_fd && has_rank) rc = init_native(fd, rank);
+        else rc = init_singleton();
+        if (rc != 0) return -1;
         g_kvs = lm_kvs_from(lm_node_segment_at(g_info.segment, g_info.segment->kvs_offset));
         lm_rank_block *rb = my_block();
         atomic_store(&rb->pid, (int32_t)getpid());
@@ -112,29 +108,21 @@ int lm_boot_init(lm_boot_info *info)
         atomic_store(&rb->state, LM_RANK_INITIALIZED);
         g_ready = 1;
     }
-    if (info)
-        *info = g_info;
+    if (info) *info = g_info;
     return 0;
 }
 
 void lm_boot_set_state(int state)
 {
-    if (g_ready)
-        atomic_store(&my_block()->state, state);
+    if (g_ready) atomic_store(&my_block()->state, state);
 }
 
 /* The segment stays mapped: the shm transport area lives inside it and other
  * layers may still touch it during their own teardown; the mapping goes away
  * with the process. */
-void lm_boot_finalize(void)
-{
-    lm_boot_set_state(LM_RANK_FINALIZED);
-}
+void lm_boot_finalize(void) { lm_boot_set_state(LM_RANK_FINALIZED); }
 
-const lm_boot_info *lm_boot(void)
-{
-    return g_ready ? &g_info : NULL;
-}
+const lm_boot_info *lm_boot(void) { return g_ready ? &g_info : NULL; }
 
 /* Keys are stored as "<world rank>:<key>" so get(rank, key) names exactly the
  * entry that rank put. */
@@ -147,8 +135,7 @@ static int make_key(char *buf, int world_rank, const char *key)
 int lm_boot_put(const char *key, const void *value, size_t len)
 {
     char k[LM_KVS_KEY_MAX];
-    if (!g_ready || !g_kvs)
-        return -EINVAL;
+    if (!g_ready || !g_kvs) return -EINVAL;
     int rc = make_key(k, g_info.world_rank, key);
     return rc ? rc : lm_kvs_put(g_kvs, k, value, len);
 }
@@ -157,32 +144,27 @@ long lm_boot_get(int world_rank, const char *key, void *value, size_t cap)
 {
     char k[LM_KVS_KEY_MAX];
     /* One node today: a rank elsewhere has no entry in this node's store. */
-    if (!g_ready || !g_kvs || !lm_boot_is_local(world_rank))
-        return -ENOENT;
-    if (make_key(k, world_rank, key))
-        return -ENOENT;
+    if (!g_ready || !g_kvs || !lm_boot_is_local(world_rank)) return -ENOENT;
+    if (make_key(k, world_rank, key)) return -ENOENT;
     return lm_kvs_get(g_kvs, k, value, cap);
 }
 
 int lm_boot_is_local(int world_rank)
 {
-    if (!g_ready || world_rank < 0 || world_rank >= g_info.world_size)
-        return 0;
+    if (!g_ready || world_rank < 0 || world_rank >= g_info.world_size) return 0;
     return lm_layout_node_of(&g_info.segment->layout, world_rank) == g_info.segment->layout.node_id;
 }
 
 int lm_boot_local_rank_of(int world_rank)
 {
-    if (!lm_boot_is_local(world_rank))
-        return -1;
+    if (!lm_boot_is_local(world_rank)) return -1;
     return lm_layout_local_rank_of(&g_info.segment->layout, world_rank);
 }
 
 int lm_boot_pid_of(int world_rank)
 {
     int lr = lm_boot_local_rank_of(world_rank);
-    if (lr < 0)
-        return 0;
+    if (lr < 0) return 0;
     return atomic_load(&lm_node_segment_rank(g_info.segment, lr)->pid);
 }
 
@@ -191,20 +173,18 @@ int lm_boot_pid_of(int world_rank)
  * aborted job never looks successful to a shell. */
 static int abort_status(int errorcode)
 {
-    if (errorcode <= 0)
-        return 1;
+    if (errorcode <= 0) return 1;
     return errorcode > 255 ? 255 : errorcode;
 }
 
 void lm_boot_abort(int errorcode, const char *message)
 {
-    if (!message)
-        message = "";
+    if (!message) message = "";
     fflush(stdout);
     fflush(stderr);
     if (!g_ready || g_info.singleton) {
-        fprintf(stderr, "LeanMPI: MPI_Abort was called with error code %d%s%s\n", errorcode,
-                *message ? ": " : "", message);
+        fprintf(stderr, "LeanMPI: MPI_Abort was called with error code %d%s%s\n", errorcode, *message ? ": " : "",
+                message);
         _exit(abort_status(errorcode));
     }
     lm_node_segment *seg = g_info.segment;

@@ -42,16 +42,12 @@ struct lm_kvs {
     struct kvs_slot slots[];
 };
 
-size_t lm_kvs_size(unsigned nslots)
-{
-    return sizeof(struct lm_kvs) + (size_t)nslots * sizeof(struct kvs_slot);
-}
+size_t lm_kvs_size(unsigned nslots) { return sizeof(struct lm_kvs) + (size_t)nslots * sizeof(struct kvs_slot); }
 
 lm_kvs *lm_kvs_format(void *mem, unsigned nslots)
 {
     lm_kvs *kvs = mem;
-    if (!mem || nslots == 0)
-        return NULL;
+    if (!mem || nslots == 0) return NULL;
     kvs->nslots = nslots;
     atomic_thread_fence(memory_order_release);
     kvs->magic = KVS_MAGIC;
@@ -97,10 +93,8 @@ static uint64_t wait_ready(struct kvs_slot *s, double limit_s)
             __builtin_ia32_pause();
 #endif
         } else {
-            if (deadline == 0)
-                deadline = now_s() + limit_s;
-            else if ((spin & 63) == 0 && now_s() > deadline)
-                break;
+            if (deadline == 0) deadline = now_s() + limit_s;
+            else if ((spin & 63) == 0 && now_s() > deadline) break;
             sched_yield();
         }
         tag = atomic_load_explicit(&s->tag, memory_order_acquire);
@@ -110,11 +104,9 @@ static uint64_t wait_ready(struct kvs_slot *s, double limit_s)
 
 int lm_kvs_put(lm_kvs *kvs, const char *key, const void *value, size_t len)
 {
-    if (!kvs || !key || (len && !value) || len > LM_KVS_VALUE_MAX)
-        return -EINVAL;
+    if (!kvs || !key || (len && !value) || len > LM_KVS_VALUE_MAX) return -EINVAL;
     size_t klen = strlen(key);
-    if (klen >= LM_KVS_KEY_MAX)
-        return -EINVAL;
+    if (klen >= LM_KVS_KEY_MAX) return -EINVAL;
     uint32_t h = fnv1a(key);
     unsigned n = kvs->nslots;
     for (unsigned i = 0; i < n; i++) {
@@ -125,54 +117,43 @@ int lm_kvs_put(lm_kvs *kvs, const char *key, const void *value, size_t len)
             if (atomic_compare_exchange_strong_explicit(&s->tag, &tag, mine, memory_order_acquire,
                                                         memory_order_acquire)) {
                 memcpy(s->key, key, klen + 1);
-                if (len)
-                    memcpy(s->value, value, len);
+                if (len) memcpy(s->value, value, len);
                 s->value_len = (uint32_t)len;
-                atomic_store_explicit(&s->tag, ((uint64_t)h << 32) | SLOT_READY,
-                                      memory_order_release);
+                atomic_store_explicit(&s->tag, ((uint64_t)h << 32) | SLOT_READY, memory_order_release);
                 return 0;
             }
             /* Lost the race: tag now holds the winner's; examine it below. */
         }
-        if (tag_hash(tag) != h)
-            continue;
+        if (tag_hash(tag) != h) continue;
         tag = wait_ready(s, 2.0);
-        if (tag_state(tag) != SLOT_READY)
-            return -EBUSY; /* its writer died mid-write: the key is undecidable */
-        if (strcmp(s->key, key) == 0)
-            return -EEXIST;
+        if (tag_state(tag) != SLOT_READY) return -EBUSY; /* its writer died mid-write: the key is undecidable */
+        if (strcmp(s->key, key) == 0) return -EEXIST;
     }
     return -ENOSPC;
 }
 
 long lm_kvs_get(lm_kvs *kvs, const char *key, void *value, size_t cap)
 {
-    if (!kvs || !key || (cap && !value))
-        return -EINVAL;
-    if (strlen(key) >= LM_KVS_KEY_MAX)
-        return -ENOENT;
+    if (!kvs || !key || (cap && !value)) return -EINVAL;
+    if (strlen(key) >= LM_KVS_KEY_MAX) return -ENOENT;
     uint32_t h = fnv1a(key);
     unsigned n = kvs->nslots;
     for (unsigned i = 0; i < n; i++) {
         struct kvs_slot *s = &kvs->slots[(h + i) % n];
         uint64_t tag = atomic_load_explicit(&s->tag, memory_order_acquire);
-        if (tag == SLOT_EMPTY)
-            return -ENOENT;
-        if (tag_hash(tag) != h)
-            continue;
+        if (tag == SLOT_EMPTY) return -ENOENT;
+        if (tag_hash(tag) != h) continue;
         if (tag_state(tag) == SLOT_WRITING) {
             /* Possibly our key, being written right now: wait a moment.
              * If it is still not READY, its put has not happened yet as far
              * as this reader can tell; and if it is our key, write-once
              * means no later slot holds it, so probing on stays correct. */
             tag = wait_ready(s, 0.001);
-            if (tag_state(tag) != SLOT_READY)
-                continue;
+            if (tag_state(tag) != SLOT_READY) continue;
         }
         if (strcmp(s->key, key) == 0) {
             size_t len = s->value_len;
-            if (cap)
-                memcpy(value, s->value, len < cap ? len : cap);
+            if (cap) memcpy(value, s->value, len < cap ? len : cap);
             return (long)len;
         }
     }

@@ -28,10 +28,7 @@
 #define LM_KVS_MIN_SLOTS 1024u
 #define LM_KVS_SLOTS_PER_RANK 16u
 
-static size_t align_up(size_t n)
-{
-    return (n + LM_SEG_ALIGN - 1) & ~(size_t)(LM_SEG_ALIGN - 1);
-}
+static size_t align_up(size_t n) { return (n + LM_SEG_ALIGN - 1) & ~(size_t)(LM_SEG_ALIGN - 1); }
 
 /* The creator decides the slot count; attachers read the offsets from the
  * header, so a differing environment in a rank cannot break the layout.
@@ -44,8 +41,7 @@ static unsigned kvs_slots(int local_size)
     if (s && *s) {
         char *end;
         unsigned long v = strtoul(s, &end, 10);
-        if (*end == '\0' && v >= 16 && v <= (1ul << 24))
-            return (unsigned)v;
+        if (*end == '\0' && v >= 16 && v <= (1ul << 24)) return (unsigned)v;
     }
     unsigned long n = (unsigned long)local_size * LM_KVS_SLOTS_PER_RANK;
     return n > LM_KVS_MIN_SLOTS ? (unsigned)(n < (1ul << 24) ? n : (1ul << 24)) : LM_KVS_MIN_SLOTS;
@@ -76,14 +72,11 @@ static struct seg_plan plan(int local_size, unsigned nslots)
     return p;
 }
 
-size_t lm_node_segment_size(int local_size)
-{
-    return plan(local_size, kvs_slots(local_size)).total;
-}
+size_t lm_node_segment_size(int local_size) { return plan(local_size, kvs_slots(local_size)).total; }
 
 /* Fill a zero-filled mapping of plan p: header, rank blocks, KVS, transport. */
-static void format(lm_node_segment *seg, const struct seg_plan *p, unsigned nslots,
-                   const char *job_id, const lm_layout *layout)
+static void format(lm_node_segment *seg, const struct seg_plan *p, unsigned nslots, const char *job_id,
+                   const lm_layout *layout)
 {
     seg->version = LM_NODE_SEGMENT_VERSION;
     seg->header_size = sizeof(lm_node_segment);
@@ -110,9 +103,8 @@ static void format(lm_node_segment *seg, const struct seg_plan *p, unsigned nslo
 
 static int valid_layout(const lm_layout *l)
 {
-    return l && l->world_size > 0 && l->local_size > 0 && l->node_count > 0 &&
-           l->node_id >= 0 && l->node_id < l->node_count && l->local_size <= l->world_size &&
-           l->reported_world_size >= l->world_size &&
+    return l && l->world_size > 0 && l->local_size > 0 && l->node_count > 0 && l->node_id >= 0 &&
+           l->node_id < l->node_count && l->local_size <= l->world_size && l->reported_world_size >= l->world_size &&
            (l->kind == LM_LAYOUT_CYCLIC || (l->kind == LM_LAYOUT_BLOCK && l->ranks_per_node > 0));
 }
 
@@ -128,16 +120,13 @@ int lm_node_segment_create(const char *job_id, const lm_layout *layout, lm_node_
     snprintf(name, sizeof name, "leanmpi-%s", job_id);
 
     int fd = memfd_create(name, MFD_ALLOW_SEALING);
-    if (fd < 0)
-        return -1;
+    if (fd < 0) return -1;
     int saved;
-    if (fchmod(fd, 0600) != 0 || ftruncate(fd, (off_t)p.total) != 0)
-        goto fail;
+    if (fchmod(fd, 0600) != 0 || ftruncate(fd, (off_t)p.total) != 0) goto fail;
     /* Sealing is a safety net, not a requirement: ignore kernels without it. */
     (void)fcntl(fd, F_ADD_SEALS, F_SEAL_SHRINK | F_SEAL_GROW | F_SEAL_SEAL);
     void *m = mmap(NULL, p.total, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
-    if (m == MAP_FAILED)
-        goto fail;
+    if (m == MAP_FAILED) goto fail;
     format(m, &p, nslots, job_id, layout);
     *out = m;
     return fd;
@@ -151,15 +140,13 @@ fail:
 int lm_node_segment_attach(int fd, lm_node_segment **out)
 {
     struct stat st;
-    if (!out || fstat(fd, &st) != 0)
-        return -1;
+    if (!out || fstat(fd, &st) != 0) return -1;
     if ((size_t)st.st_size < sizeof(lm_node_segment)) {
         errno = EINVAL;
         return -1;
     }
     void *m = mmap(NULL, (size_t)st.st_size, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
-    if (m == MAP_FAILED)
-        return -1;
+    if (m == MAP_FAILED) return -1;
     lm_node_segment *seg = m;
     if (seg->magic != LM_NODE_SEGMENT_MAGIC || seg->version != LM_NODE_SEGMENT_VERSION ||
         seg->header_size != sizeof(lm_node_segment) || seg->total_size != (uint64_t)st.st_size ||
@@ -176,16 +163,21 @@ int lm_node_segment_attach(int fd, lm_node_segment **out)
 
 int lm_node_segment_create_private(lm_node_segment **out)
 {
-    lm_layout l = {.world_size = 1, .reported_world_size = 1, .node_count = 1, .node_id = 0,
-                   .local_size = 1, .kind = LM_LAYOUT_BLOCK, .ranks_per_node = 1, .appnum = 0};
+    lm_layout l = {.world_size = 1,
+                   .reported_world_size = 1,
+                   .node_count = 1,
+                   .node_id = 0,
+                   .local_size = 1,
+                   .kind = LM_LAYOUT_BLOCK,
+                   .ranks_per_node = 1,
+                   .appnum = 0};
     unsigned nslots = kvs_slots(1);
     struct seg_plan p = plan(1, nslots);
     /* Anonymous shared memory: same layout as a launcher's segment, no name,
      * gone with the process. Shared (not private) so a fork()ed helper of the
      * singleton sees the same segment. */
     void *m = mmap(NULL, p.total, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS, -1, 0);
-    if (m == MAP_FAILED)
-        return -1;
+    if (m == MAP_FAILED) return -1;
     char job[32];
     snprintf(job, sizeof job, "singleton-%d", (int)getpid());
     format(m, &p, nslots, job, &l);
@@ -195,27 +187,23 @@ int lm_node_segment_create_private(lm_node_segment **out)
 
 void lm_node_segment_detach(lm_node_segment *seg)
 {
-    if (seg)
-        munmap(seg, (size_t)seg->total_size);
+    if (seg) munmap(seg, (size_t)seg->total_size);
 }
 
 int lm_layout_node_of(const lm_layout *l, int world_rank)
 {
-    if (l->kind == LM_LAYOUT_CYCLIC)
-        return world_rank % l->node_count;
+    if (l->kind == LM_LAYOUT_CYCLIC) return world_rank % l->node_count;
     return world_rank / l->ranks_per_node;
 }
 
 int lm_layout_local_rank_of(const lm_layout *l, int world_rank)
 {
-    if (l->kind == LM_LAYOUT_CYCLIC)
-        return world_rank / l->node_count;
+    if (l->kind == LM_LAYOUT_CYCLIC) return world_rank / l->node_count;
     return world_rank % l->ranks_per_node;
 }
 
 int lm_layout_world_rank_of(const lm_layout *l, int node, int local_rank)
 {
-    if (l->kind == LM_LAYOUT_CYCLIC)
-        return local_rank * l->node_count + node;
+    if (l->kind == LM_LAYOUT_CYCLIC) return local_rank * l->node_count + node;
     return node * l->ranks_per_node + local_rank;
 }

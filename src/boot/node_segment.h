@@ -27,20 +27,18 @@ typedef struct lm_layout {
     int32_t world_size;          /* ranks that really run */
     int32_t reported_world_size; /* size MPI_COMM_WORLD reports (>= world_size; --simulate-world-size) */
     int32_t node_count;
-    int32_t node_id;             /* this node */
-    int32_t local_size;          /* ranks on this node */
-    int32_t kind;                /* enum lm_layout_kind */
-    int32_t ranks_per_node;      /* BLOCK: ranks per node (last node may hold fewer) */
+    int32_t node_id;        /* this node */
+    int32_t local_size;     /* ranks on this node */
+    int32_t kind;           /* enum lm_layout_kind */
+    int32_t ranks_per_node; /* BLOCK: ranks per node (last node may hold fewer) */
     int32_t appnum;
 } lm_layout;
 
-enum lm_rank_state {
-    LM_RANK_NOT_STARTED = 0, LM_RANK_INITIALIZED = 1, LM_RANK_FINALIZED = 2, LM_RANK_ABORTED = 3
-};
+enum lm_rank_state { LM_RANK_NOT_STARTED = 0, LM_RANK_INITIALIZED = 1, LM_RANK_FINALIZED = 2, LM_RANK_ABORTED = 3 };
 
 typedef struct lm_rank_block {
-    _Atomic int32_t state;       /* enum lm_rank_state */
-    _Atomic int32_t pid;         /* written by the rank at init */
+    _Atomic int32_t state; /* enum lm_rank_state */
+    _Atomic int32_t pid;   /* written by the rank at init */
     int32_t world_rank;
     int32_t pad;
     _Atomic uint64_t unexpected_bytes; /* eager bytes this rank holds unmatched (flow control) */
@@ -48,7 +46,7 @@ typedef struct lm_rank_block {
 } lm_rank_block;
 
 typedef struct lm_abort_record {
-    _Atomic int32_t claimed;     /* first aborting rank wins */
+    _Atomic int32_t claimed; /* first aborting rank wins */
     int32_t world_rank;
     int32_t errorcode;
     int32_t pad;
@@ -65,7 +63,7 @@ typedef struct lm_node_segment {
     int32_t pad;
     lm_layout layout;
     lm_abort_record abort_record;
-    uint64_t ranks_offset;       /* lm_rank_block[local_size] */
+    uint64_t ranks_offset; /* lm_rank_block[local_size] */
     uint64_t kvs_offset, kvs_size;
     uint64_t transport_offset, transport_size;
 } lm_node_segment;
@@ -75,8 +73,7 @@ typedef struct lm_node_segment {
  * (transport/shm_layout.h), a layer above this one: whoever creates
  * segments (the launcher, or the runtime for a singleton) first names the
  * functions that size and format it. Without them the area is empty. */
-void lm_node_segment_set_transport_area(size_t (*size)(int local_size),
-                                        void (*format)(void *area, int local_size));
+void lm_node_segment_set_transport_area(size_t (*size)(int local_size), void (*format)(void *area, int local_size));
 size_t lm_node_segment_size(int local_size);
 /* Launcher side: create the memfd, size it, map it, fill header and layout.
  * Returns the fd (not close-on-exec) and the mapping, or -1 with errno. */
@@ -87,10 +84,7 @@ int lm_node_segment_attach(int fd, lm_node_segment **out);
 int lm_node_segment_create_private(lm_node_segment **out);
 void lm_node_segment_detach(lm_node_segment *seg);
 
-static inline void *lm_node_segment_at(lm_node_segment *seg, uint64_t offset)
-{
-    return (char *)seg + offset;
-}
+static inline void *lm_node_segment_at(lm_node_segment *seg, uint64_t offset) { return (char *)seg + offset; }
 static inline lm_rank_block *lm_node_segment_rank(lm_node_segment *seg, int local_rank)
 {
     return (lm_rank_block *)lm_node_segment_at(seg, seg->ranks_offset) + local_rank;

@@ -27,32 +27,46 @@
 #include "coll/sched.h"
 
 enum lm_coll_kind {
-    LM_COLL_BARRIER, LM_COLL_BCAST, LM_COLL_REDUCE, LM_COLL_ALLREDUCE, LM_COLL_GATHER, LM_COLL_GATHERV,
-    LM_COLL_SCATTER, LM_COLL_SCATTERV, LM_COLL_ALLGATHER, LM_COLL_ALLGATHERV, LM_COLL_ALLTOALL,
-    LM_COLL_ALLTOALLV, LM_COLL_ALLTOALLW, LM_COLL_REDUCE_SCATTER, LM_COLL_REDUCE_SCATTER_BLOCK, LM_COLL_SCAN,
-    LM_COLL_EXSCAN, LM_COLL_KIND_COUNT
+    LM_COLL_BARRIER,
+    LM_COLL_BCAST,
+    LM_COLL_REDUCE,
+    LM_COLL_ALLREDUCE,
+    LM_COLL_GATHER,
+    LM_COLL_GATHERV,
+    LM_COLL_SCATTER,
+    LM_COLL_SCATTERV,
+    LM_COLL_ALLGATHER,
+    LM_COLL_ALLGATHERV,
+    LM_COLL_ALLTOALL,
+    LM_COLL_ALLTOALLV,
+    LM_COLL_ALLTOALLW,
+    LM_COLL_REDUCE_SCATTER,
+    LM_COLL_REDUCE_SCATTER_BLOCK,
+    LM_COLL_SCAN,
+    LM_COLL_EXSCAN,
+    LM_COLL_KIND_COUNT
 };
 
 typedef struct lm_coll_spec {
-    int kind;                      /* enum lm_coll_kind */
+    int kind; /* enum lm_coll_kind */
     int size, rank, root;
-    size_t bytes;                  /* the block, see above */
-    size_t elem;                   /* bytes of one reduction element: pieces never split one */
-    const size_t *counts, *displs; /* v forms: per rank, receive side (scatterv: send side) */
+    size_t bytes;                    /* the block, see above */
+    size_t elem;                     /* bytes of one reduction element: pieces never split one */
+    const size_t *counts, *displs;   /* v forms: per rank, receive side (scatterv: send side) */
     const size_t *scounts, *sdispls; /* alltoallv/w: send side */
     int in_place;
-    int commutative;               /* reductions: may operands be combined in any order? */
-    int shm;                       /* the communicator has node shared-memory mailboxes (coll_shm.h) */
+    int commutative; /* reductions: may operands be combined in any order? */
+    int shm;         /* the communicator has node shared-memory mailboxes (coll_shm.h) */
 } lm_coll_spec;
 
 typedef void (*lm_coll_gen)(lm_sched *s, const lm_coll_spec *a);
 
 typedef struct lm_coll_alg {
-    const char *name;              /* as LEANMPI_<COLL>_ALGORITHM spells it */
+    const char *name; /* as LEANMPI_<COLL>_ALGORITHM spells it */
     int kind;
     lm_coll_gen gen;
-    int commutative_only;          /* reductions: only for commutative ops */
-    int shm;                       /* needs mailboxes, and its posts must fit an entry */
+    int commutative_only; /* reductions: only for commutative ops */
+    int shm;              /* needs mailboxes, and its posts must fit an entry */
     const char *summary;
 } lm_coll_alg;
 

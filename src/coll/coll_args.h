@@ -7,7 +7,7 @@
 
 typedef struct {
     const void *p;
-    int wide;          /* 64-bit elements */
+    int wide; /* 64-bit elements */
 } lm_arr;
 #define LM_ARR(x) ((lm_arr){(x), sizeof((x)[0]) == 8})
 

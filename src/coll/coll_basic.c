@@ -48,29 +48,33 @@ int lm_coll_allreduce(void *buf, size_t count, size_t es, lm_reduce_fn fn, void 
 int lm_coll_reduce(const void *sbuf, void *rbuf, size_t count, size_t es, lm_reduce_fn fn, void *arg, int root,
                    lm_comm *c)
 {
-    lm_coll_spec a = {.kind = LM_COLL_REDUCE, .root = root, .bytes = count * es,
-                      .in_place = c->rank == root && sbuf == rbuf};
+    lm_coll_spec a = {
+        .kind = LM_COLL_REDUCE, .root = root, .bytes = count * es, .in_place = c->rank == root && sbuf == rbuf};
     return run(c, &a, sbuf, rbuf, fn, arg, es);
 }
 
 int lm_coll_gather(const void *sbuf, size_t len, void *rbuf, int root, lm_comm *c)
 {
-    lm_coll_spec a = {.kind = LM_COLL_GATHER, .root = root, .bytes = len,
+    lm_coll_spec a = {.kind = LM_COLL_GATHER,
+                      .root = root,
+                      .bytes = len,
                       .in_place = c->rank == root && sbuf == (char *)rbuf + (size_t)root * len};
     return run(c, &a, sbuf, rbuf, NULL, NULL, 0);
 }
 
 int lm_coll_scatter(const void *sbuf, size_t len, void *rbuf, int root, lm_comm *c)
 {
-    lm_coll_spec a = {.kind = LM_COLL_SCATTER, .root = root, .bytes = len,
+    lm_coll_spec a = {.kind = LM_COLL_SCATTER,
+                      .root = root,
+                      .bytes = len,
                       .in_place = c->rank == root && rbuf == (const char *)sbuf + (size_t)root * len};
     return run(c, &a, sbuf, rbuf, NULL, NULL, 0);
 }
 
 int lm_coll_allgather(const void *sbuf, size_t len, void *rbuf, lm_comm *c)
 {
-    lm_coll_spec a = {.kind = LM_COLL_ALLGATHER, .bytes = len,
-                      .in_place = sbuf == (char *)rbuf + (size_t)c->rank * len};
+    lm_coll_spec a = {
+        .kind = LM_COLL_ALLGATHER, .bytes = len, .in_place = sbuf == (char *)rbuf + (size_t)c->rank * len};
     return run(c, &a, sbuf, rbuf, NULL, NULL, 0);
 }
 

@@ -8,14 +8,13 @@
 #include <strings.h>
 
 static const char *const kind_names[LM_COLL_KIND_COUNT] = {
-    "barrier", "bcast", "reduce", "allreduce", "gather", "gatherv", "scatter", "scatterv", "allgather",
-    "allgatherv", "alltoall", "alltoallv", "alltoallw", "reduce_scatter", "reduce_scatter_block", "scan", "exscan",
+    "barrier",  "bcast",     "reduce",    "allreduce",      "gather",
+    "gatherv",  "scatter",   "scatterv",  "allgather",      "allgatherv",
+    "alltoall", "alltoallv", "alltoallw", "reduce_scatter", "reduce_scatter_block",
+    "scan",     "exscan",
 };
 
-const char *lm_coll_kind_name(int kind)
-{
-    return kind >= 0 && kind < LM_COLL_KIND_COUNT ? kind_names[kind] : NULL;
-}
+const char *lm_coll_kind_name(int kind) { return kind >= 0 && kind < LM_COLL_KIND_COUNT ? kind_names[kind] : NULL; }
 
 int lm_coll_kind_from_name(const char *name)
 {
@@ -24,9 +23,15 @@ int lm_coll_kind_from_name(const char *name)
     return -1;
 }
 
-#define ALG(kind, name, gen, comm_only, summary) {name, LM_COLL_##kind, lm_sched_##gen, comm_only, 0, summary}
+#define ALG(kind, name, gen, comm_only, summary)                    \
+    {                                                               \
+        name, LM_COLL_##kind, lm_sched_##gen, comm_only, 0, summary \
+    }
 /* Node shared-memory algorithms: only where the communicator has mailboxes */
-#define SHM(kind, gen, summary) {"shm", LM_COLL_##kind, lm_sched_##gen, 0, 1, summary}
+#define SHM(kind, gen, summary)                              \
+    {                                                        \
+        "shm", LM_COLL_##kind, lm_sched_##gen, 0, 1, summary \
+    }
 const lm_coll_alg lm_coll_algs[] = {
     ALG(BARRIER, "dissemination", barrier_dissemination, 0, "ceil(log2 n) rounds, any n"),
     ALG(BARRIER, "recursive_doubling", barrier_recursive_doubling, 0, "pairwise exchanges, extra ranks fold in"),
@@ -174,14 +179,18 @@ static void read_overrides(void)
     for (int k = 0; k < LM_COLL_KIND_COUNT; k++) {
         char var[64], upper[48];
         int i = 0;
-        for (const char *p = kind_names[k]; *p && i < 47; p++) upper[i++] = (char)(*p >= 'a' && *p <= 'z' ? *p - 32 : *p);
+        for (const char *p = kind_names[k]; *p && i < 47; p++)
+            upper[i++] = (char)(*p >= 'a' && *p <= 'z' ? *p - 32 : *p);
         upper[i] = 0;
         snprintf(var, sizeof var, "%s_ALGORITHM", upper);
         const char *v = lm_param_string(var);
         if (!v || !strcasecmp(v, "auto")) continue;
         overrides[k] = lm_coll_alg_find(k, v);
-        if (!overrides[k]) fprintf(stderr, "LeanMPI: LEANMPI_%s=%s is not an algorithm of %s (see leanmpi-info); "
-                                           "using the selection table\n", var, v, kind_names[k]);
+        if (!overrides[k])
+            fprintf(stderr,
+                    "LeanMPI: LEANMPI_%s=%s is not an algorithm of %s (see leanmpi-info); "
+                    "using the selection table\n",
+                    var, v, kind_names[k]);
     }
     overrides_read = 1;
 }
@@ -200,8 +209,7 @@ static size_t first_row[LM_COLL_KIND_COUNT];
 const lm_coll_alg *lm_coll_select(const lm_coll_spec *a)
 {
     if (!overrides_read) {
-        for (int k = 0; k < LM_COLL_KIND_COUNT; k++)
-            first_row[k] = NROWS;
+        for (int k = 0; k < LM_COLL_KIND_COUNT; k++) first_row[k] = NROWS;
         for (size_t i = NROWS; i-- > 0;) {
             row_alg[i] = lm_coll_alg_find(table[i].kind, table[i].alg);
             first_row[table[i].kind] = i;

@@ -47,10 +47,10 @@ _Static_assert(sizeof(mbox_ack) == 64, "an ack counter fills one cache line");
 
 struct lm_coll_shm {
     mailbox *mine;
-    uint32_t expect[SLOTS];   /* readers of what I posted last in each entry */
+    uint32_t expect[SLOTS]; /* readers of what I posted last in each entry */
     struct lm_coll_shm *next_retired;
     int n;
-    mailbox *peer[];          /* every member's mailbox, mine included */
+    mailbox *peer[]; /* every member's mailbox, mine included */
 };
 
 static int live;
@@ -192,6 +192,5 @@ const void *lm_coll_shm_peek(lm_comm *c, uint32_t call, const lm_step *st)
 void lm_coll_shm_fetched(lm_comm *c, uint32_t call, const lm_step *st)
 {
     /* release: our reads of the entry are done before the writer may reuse it */
-    atomic_fetch_add_explicit(&c->coll_shm->peer[st->peer]->ack[entry_of(call)].n, 1,
-                              memory_order_release);
+    atomic_fetch_add_explicit(&c->coll_shm->peer[st->peer]->ack[entry_of(call)].n, 1, memory_order_release);
 }

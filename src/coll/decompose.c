@@ -35,8 +35,12 @@ int lm_coll_decompose(const lm_coll_query *q, lm_coll_message_fn fn, void *arg, 
         snprintf(err, errlen, "out of memory");
         return -1;
     }
-    lm_coll_spec a = {.kind = kind, .size = q->np, .root = q->root, .bytes = q->bytes,
-                      .elem = q->type_size ? q->type_size : 1, .commutative = q->commutative};
+    lm_coll_spec a = {.kind = kind,
+                      .size = q->np,
+                      .root = q->root,
+                      .bytes = q->bytes,
+                      .elem = q->type_size ? q->type_size : 1,
+                      .commutative = q->commutative};
     /* an explicit "shm" asks about ranks of one node */
     a.shm = q->node_local || (q->algorithm && !strcmp(q->algorithm, "shm"));
     /* v forms: every block `bytes`, laid out in rank order; reduce_scatter's
@@ -71,8 +75,10 @@ int lm_coll_decompose(const lm_coll_query *q, lm_coll_message_fn fn, void *arg, 
     if (algorithm) *algorithm = g->name;
     /* mailbox reads: what rank r reads of rank w's post, at [w * np + r]
      * (a barrier's flags are reads of 0 bytes) */
-    struct read { size_t bytes; int n; } *reads =
-        g->shm ? lm_calloc(LM_MEM_COLL, (size_t)q->np * (size_t)q->np, sizeof *reads) : NULL;
+    struct read {
+        size_t bytes;
+        int n;
+    } *reads = g->shm ? lm_calloc(LM_MEM_COLL, (size_t)q->np * (size_t)q->np, sizeof *reads) : NULL;
     int rc = g->shm && !reads ? -1 : 0;
     if (rc) snprintf(err, errlen, "out of memory");
     for (int r = 0; r < q->np && reads && !rc; r++) {

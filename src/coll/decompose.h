@@ -10,14 +10,14 @@
 #define LM_EXPORT __attribute__((visibility("default")))
 
 typedef struct lm_coll_query {
-    const char *collective;   /* "alltoall", "bcast", ... */
-    const char *algorithm;    /* NULL: the one the selection table picks */
-    int np;                   /* communicator size */
-    size_t bytes;             /* block bytes on every rank (v forms: every block) */
+    const char *collective; /* "alltoall", "bcast", ... */
+    const char *algorithm;  /* NULL: the one the selection table picks */
+    int np;                 /* communicator size */
+    size_t bytes;           /* block bytes on every rank (v forms: every block) */
     int root;
-    size_t type_size;         /* reductions: bytes of one element (pieces never split one) */
-    int commutative;          /* reductions: op commutative? */
-    int node_local;           /* the ranks share one node: small data then goes through node shared
+    size_t type_size; /* reductions: bytes of one element (pieces never split one) */
+    int commutative;  /* reductions: op commutative? */
+    int node_local;   /* the ranks share one node: small data then goes through node shared
                                  memory (algorithm "shm"), whose reads are reported as messages
                                  from the rank that posted to the rank that reads */
 } lm_coll_query;

@@ -12,8 +12,8 @@ typedef struct {
     const lm_inter_call *k;
     lm_comm *c;
     lm_coll_exec *x;
-    int m;            /* remote group size */
-    size_t *arrays;   /* byte counts and offsets of the v forms, 4 * m */
+    int m;          /* remote group size */
+    size_t *arrays; /* byte counts and offsets of the v forms, 4 * m */
 } build;
 
 static int fail(const lm_inter_call *k, int cls, const char *msg)
@@ -142,8 +142,8 @@ static int build_rooted_blocks(build *b, int gather)
     size_t *bc = b->arrays, *bd = bc + b->m;
     if (v) {
         t = lm_datatype_get(mtype);
-        rc = blocks(b, many, mbuf, gather ? k->rcounts : k->scounts, gather ? k->rdispls : k->sdispls, t, NULL,
-                    !gather, gather, bc, bd);
+        rc = blocks(b, many, mbuf, gather ? k->rcounts : k->scounts, gather ? k->rdispls : k->sdispls, t, NULL, !gather,
+                    gather, bc, bd);
         if (rc) return rc;
     } else {
         if ((rc = get_type(k, mtype, &t))) return rc;
@@ -294,8 +294,7 @@ static int build_reduction(build *b)
     if (!receives) return MPI_SUCCESS;
     if (kind == LM_COLL_REDUCE_SCATTER)
         recv_and_combine(b, (size_t)in_count * ext, (size_t)my_off * ext, (size_t)mine * ext);
-    else
-        recv_and_combine(b, (size_t)mine * ext, 0, (size_t)mine * ext);
+    else recv_and_combine(b, (size_t)mine * ext, 0, (size_t)mine * ext);
     return MPI_SUCCESS;
 }
 

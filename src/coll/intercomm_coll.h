@@ -16,8 +16,8 @@
 
 typedef struct lm_inter_call {
     const char *fname;
-    int kind;                        /* enum lm_coll_kind */
-    int mode;                        /* LM_RUN_* */
+    int kind; /* enum lm_coll_kind */
+    int mode; /* LM_RUN_* */
     MPI_Comm comm;
     const void *sbuf;
     void *rbuf;
@@ -26,8 +26,8 @@ typedef struct lm_inter_call {
     lm_arr scounts, sdispls, rcounts, rdispls; /* remote-group sized */
     const MPI_Datatype *stypes, *rtypes;
     MPI_Op op;
-    int root;                        /* MPI_ROOT, MPI_PROC_NULL or a remote rank */
-    MPI_Request *request;            /* nonblocking and persistent forms */
+    int root;             /* MPI_ROOT, MPI_PROC_NULL or a remote rank */
+    MPI_Request *request; /* nonblocking and persistent forms */
 } lm_inter_call;
 
 /* Checks the call, builds its schedule and runs it (blocking) or starts it

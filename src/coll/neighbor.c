@@ -17,7 +17,7 @@
 typedef struct {
     lm_comm *c;
     lm_topo_nbrs nb;
-    lm_coll_block *s, *r;  /* outdeg send blocks, indeg receive blocks */
+    lm_coll_block *s, *r; /* outdeg send blocks, indeg receive blocks */
 } plan;
 
 static int begin(const char *fname, MPI_Comm comm, int mode, MPI_Request *request, plan *p)
@@ -53,8 +53,7 @@ static int type_of(MPI_Comm comm, MPI_Datatype dt, const char *fname, lm_datatyp
 /* Messages of one direction, in tag order: a Cartesian neighbour can be
  * the same rank twice (periodic, size 2), and both sides then order their
  * messages by the block's tag, so first-come matching pairs them right. */
-static void post(lm_sched *s, int n, const int *peer, const int *tag, const size_t *len, const size_t *off,
-                 int is_send)
+static void post(lm_sched *s, int n, const int *peer, const int *tag, const size_t *len, const size_t *off, int is_send)
 {
     int maxtag = 0;
     for (int k = 0; k < n; k++)
@@ -125,12 +124,12 @@ static int run(const char *fname, MPI_Comm comm, plan *p, int mode, MPI_Request 
  * large-count, each blocking, nonblocking and persistent. */
 
 /* Both datatypes resolved and the plan begun, or return the error. */
-#define BEGIN_TWO_TYPES()                                       \
-    lm_datatype *st, *rt;                                       \
-    int rc = type_of(comm, sendtype, fname, &st);               \
-    if (!rc) rc = type_of(comm, recvtype, fname, &rt);          \
-    plan p;                                                     \
-    if (!rc) rc = begin(fname, comm, mode, request, &p);        \
+#define BEGIN_TWO_TYPES()                                \
+    lm_datatype *st, *rt;                                \
+    int rc = type_of(comm, sendtype, fname, &st);        \
+    if (!rc) rc = type_of(comm, recvtype, fname, &rt);   \
+    plan p;                                              \
+    if (!rc) rc = begin(fname, comm, mode, request, &p); \
     if (rc) return rc
 
 /* An entry of an alltoallw types array: valid and committed. */
@@ -145,7 +144,8 @@ static int entry_type(MPI_Comm comm, MPI_Datatype dt, const char *fname, const c
 /* counts[k] for k < n: present and not negative */
 static int check_counts(const char *fname, MPI_Comm comm, lm_arr counts, const void *displs, int n)
 {
-    if (n && (!counts.p || !displs)) return lm_err_comm(comm, MPI_ERR_ARG, fname, "a counts or displacements array is NULL");
+    if (n && (!counts.p || !displs))
+        return lm_err_comm(comm, MPI_ERR_ARG, fname, "a counts or displacements array is NULL");
     for (int k = 0; k < n; k++)
         if (lm_arr_at(counts, k) < 0) return lm_err_comm(comm, MPI_ERR_COUNT, fname, "negative count at index %d", k);
     return MPI_SUCCESS;
@@ -191,8 +191,8 @@ static int alltoall_any(const char *fname, const void *sendbuf, MPI_Count sendco
 }
 
 static int alltoallv_any(const char *fname, const void *sendbuf, lm_arr sendcounts, lm_arr sdispls,
-                         MPI_Datatype sendtype, void *recvbuf, lm_arr recvcounts, lm_arr rdispls,
-                         MPI_Datatype recvtype, MPI_Comm comm, int mode, MPI_Request *request)
+                         MPI_Datatype sendtype, void *recvbuf, lm_arr recvcounts, lm_arr rdispls, MPI_Datatype recvtype,
+                         MPI_Comm comm, int mode, MPI_Request *request)
 {
     BEGIN_TWO_TYPES();
     if ((rc = check_counts(fname, comm, sendcounts, sdispls.p, p.nb.outdeg)) ||
@@ -249,130 +249,123 @@ static int alltoallw_any(const char *fname, const void *sendbuf, lm_arr sendcoun
 #define NN LM_RUN_NONBLOCKING, request
 #define NP LM_RUN_PERSISTENT, request
 
-#define NEIGHBOR_ALLGATHER(SUF, CT)                                                                           \
-    int impl_MPI_Neighbor_allgather##SUF(const void *sendbuf, CT sendcount, MPI_Datatype sendtype,            \
-                                         void *recvbuf, CT recvcount, MPI_Datatype recvtype, MPI_Comm comm)   \
-    {                                                                                                         \
-        return allgather_any("MPI_Neighbor_allgather" #SUF, sendbuf, sendcount, sendtype, recvbuf, recvcount, \
-                             recvtype, comm, NB);                                                             \
-    }                                                                                                         \
-    int impl_MPI_Ineighbor_allgather##SUF(const void *sendbuf, CT sendcount, MPI_Datatype sendtype,           \
-                                          void *recvbuf, CT recvcount, MPI_Datatype recvtype, MPI_Comm comm,  \
-                                          MPI_Request *request)                                               \
-    {                                                                                                         \
-        return allgather_any("MPI_Ineighbor_allgather" #SUF, sendbuf, sendcount, sendtype, recvbuf,           \
-                             recvcount, recvtype, comm, NN);                                                  \
-    }                                                                                                         \
-    int impl_MPI_Neighbor_allgather_init##SUF(const void *sendbuf, CT sendcount, MPI_Datatype sendtype,       \
-                                              void *recvbuf, CT recvcount, MPI_Datatype recvtype,             \
-                                              MPI_Comm comm, MPI_Info info, MPI_Request *request)             \
-    {                                                                                                         \
-        (void)info;                                                                                           \
-        return allgather_any("MPI_Neighbor_allgather_init" #SUF, sendbuf, sendcount, sendtype, recvbuf,       \
-                             recvcount, recvtype, comm, NP);                                                  \
+#define NEIGHBOR_ALLGATHER(SUF, CT)                                                                                    \
+    int impl_MPI_Neighbor_allgather##SUF(const void *sendbuf, CT sendcount, MPI_Datatype sendtype, void *recvbuf,      \
+                                         CT recvcount, MPI_Datatype recvtype, MPI_Comm comm)                           \
+    {                                                                                                                  \
+        return allgather_any("MPI_Neighbor_allgather" #SUF, sendbuf, sendcount, sendtype, recvbuf, recvcount,          \
+                             recvtype, comm, NB);                                                                      \
+    }                                                                                                                  \
+    int impl_MPI_Ineighbor_allgather##SUF(const void *sendbuf, CT sendcount, MPI_Datatype sendtype, void *recvbuf,     \
+                                          CT recvcount, MPI_Datatype recvtype, MPI_Comm comm, MPI_Request *request)    \
+    {                                                                                                                  \
+        return allgather_any("MPI_Ineighbor_allgather" #SUF, sendbuf, sendcount, sendtype, recvbuf, recvcount,         \
+                             recvtype, comm, NN);                                                                      \
+    }                                                                                                                  \
+    int impl_MPI_Neighbor_allgather_init##SUF(const void *sendbuf, CT sendcount, MPI_Datatype sendtype, void *recvbuf, \
+                                              CT recvcount, MPI_Datatype recvtype, MPI_Comm comm, MPI_Info info,       \
+                                              MPI_Request *request)                                                    \
+    {                                                                                                                  \
+        (void)info;                                                                                                    \
+        return allgather_any("MPI_Neighbor_allgather_init" #SUF, sendbuf, sendcount, sendtype, recvbuf, recvcount,     \
+                             recvtype, comm, NP);                                                                      \
     }
 
-#define NEIGHBOR_ALLGATHERV(SUF, CT, DT)                                                                      \
-    int impl_MPI_Neighbor_allgatherv##SUF(const void *sendbuf, CT sendcount, MPI_Datatype sendtype,           \
-                                          void *recvbuf, const CT recvcounts[], const DT displs[],            \
-                                          MPI_Datatype recvtype, MPI_Comm comm)                               \
-    {                                                                                                         \
-        return allgatherv_any("MPI_Neighbor_allgatherv" #SUF, sendbuf, sendcount, sendtype, recvbuf,          \
-                              LM_ARR(recvcounts), LM_ARR(displs), recvtype, comm, NB);                        \
-    }                                                                                                         \
-    int impl_MPI_Ineighbor_allgatherv##SUF(const void *sendbuf, CT sendcount, MPI_Datatype sendtype,          \
-                                           void *recvbuf, const CT recvcounts[], const DT displs[],           \
-                                           MPI_Datatype recvtype, MPI_Comm comm, MPI_Request *request)        \
-    {                                                                                                         \
-        return allgatherv_any("MPI_Ineighbor_allgatherv" #SUF, sendbuf, sendcount, sendtype, recvbuf,         \
-                              LM_ARR(recvcounts), LM_ARR(displs), recvtype, comm, NN);                        \
-    }                                                                                                         \
-    int impl_MPI_Neighbor_allgatherv_init##SUF(const void *sendbuf, CT sendcount, MPI_Datatype sendtype,      \
-                                               void *recvbuf, const CT recvcounts[], const DT displs[],       \
-                                               MPI_Datatype recvtype, MPI_Comm comm, MPI_Info info,           \
-                                               MPI_Request *request)                                          \
-    {                                                                                                         \
-        (void)info;                                                                                           \
-        return allgatherv_any("MPI_Neighbor_allgatherv_init" #SUF, sendbuf, sendcount, sendtype, recvbuf,     \
-                              LM_ARR(recvcounts), LM_ARR(displs), recvtype, comm, NP);                        \
+#define NEIGHBOR_ALLGATHERV(SUF, CT, DT)                                                                            \
+    int impl_MPI_Neighbor_allgatherv##SUF(const void *sendbuf, CT sendcount, MPI_Datatype sendtype, void *recvbuf,  \
+                                          const CT recvcounts[], const DT displs[], MPI_Datatype recvtype,          \
+                                          MPI_Comm comm)                                                            \
+    {                                                                                                               \
+        return allgatherv_any("MPI_Neighbor_allgatherv" #SUF, sendbuf, sendcount, sendtype, recvbuf,                \
+                              LM_ARR(recvcounts), LM_ARR(displs), recvtype, comm, NB);                              \
+    }                                                                                                               \
+    int impl_MPI_Ineighbor_allgatherv##SUF(const void *sendbuf, CT sendcount, MPI_Datatype sendtype, void *recvbuf, \
+                                           const CT recvcounts[], const DT displs[], MPI_Datatype recvtype,         \
+                                           MPI_Comm comm, MPI_Request *request)                                     \
+    {                                                                                                               \
+        return allgatherv_any("MPI_Ineighbor_allgatherv" #SUF, sendbuf, sendcount, sendtype, recvbuf,               \
+                              LM_ARR(recvcounts), LM_ARR(displs), recvtype, comm, NN);                              \
+    }                                                                                                               \
+    int impl_MPI_Neighbor_allgatherv_init##SUF(                                                                     \
+        const void *sendbuf, CT sendcount, MPI_Datatype sendtype, void *recvbuf, const CT recvcounts[],             \
+        const DT displs[], MPI_Datatype recvtype, MPI_Comm comm, MPI_Info info, MPI_Request *request)               \
+    {                                                                                                               \
+        (void)info;                                                                                                 \
+        return allgatherv_any("MPI_Neighbor_allgatherv_init" #SUF, sendbuf, sendcount, sendtype, recvbuf,           \
+                              LM_ARR(recvcounts), LM_ARR(displs), recvtype, comm, NP);                              \
     }
 
-#define NEIGHBOR_ALLTOALL(SUF, CT)                                                                            \
-    int impl_MPI_Neighbor_alltoall##SUF(const void *sendbuf, CT sendcount, MPI_Datatype sendtype,             \
-                                        void *recvbuf, CT recvcount, MPI_Datatype recvtype, MPI_Comm comm)    \
-    {                                                                                                         \
-        return alltoall_any("MPI_Neighbor_alltoall" #SUF, sendbuf, sendcount, sendtype, recvbuf, recvcount,   \
-                            recvtype, comm, NB);                                                              \
-    }                                                                                                         \
-    int impl_MPI_Ineighbor_alltoall##SUF(const void *sendbuf, CT sendcount, MPI_Datatype sendtype,            \
-                                         void *recvbuf, CT recvcount, MPI_Datatype recvtype, MPI_Comm comm,   \
-                                         MPI_Request *request)                                                \
-    {                                                                                                         \
-        return alltoall_any("MPI_Ineighbor_alltoall" #SUF, sendbuf, sendcount, sendtype, recvbuf, recvcount,  \
-                            recvtype, comm, NN);                                                              \
-    }                                                                                                         \
-    int impl_MPI_Neighbor_alltoall_init##SUF(const void *sendbuf, CT sendcount, MPI_Datatype sendtype,        \
-                                             void *recvbuf, CT recvcount, MPI_Datatype recvtype,              \
-                                             MPI_Comm comm, MPI_Info info, MPI_Request *request)              \
-    {                                                                                                         \
-        (void)info;                                                                                           \
-        return alltoall_any("MPI_Neighbor_alltoall_init" #SUF, sendbuf, sendcount, sendtype, recvbuf,         \
-                            recvcount, recvtype, comm, NP);                                                   \
+#define NEIGHBOR_ALLTOALL(SUF, CT)                                                                                     \
+    int impl_MPI_Neighbor_alltoall##SUF(const void *sendbuf, CT sendcount, MPI_Datatype sendtype, void *recvbuf,       \
+                                        CT recvcount, MPI_Datatype recvtype, MPI_Comm comm)                            \
+    {                                                                                                                  \
+        return alltoall_any("MPI_Neighbor_alltoall" #SUF, sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype,  \
+                            comm, NB);                                                                                 \
+    }                                                                                                                  \
+    int impl_MPI_Ineighbor_alltoall##SUF(const void *sendbuf, CT sendcount, MPI_Datatype sendtype, void *recvbuf,      \
+                                         CT recvcount, MPI_Datatype recvtype, MPI_Comm comm, MPI_Request *request)     \
+    {                                                                                                                  \
+        return alltoall_any("MPI_Ineighbor_alltoall" #SUF, sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, \
+                            comm, NN);                                                                                 \
+    }                                                                                                                  \
+    int impl_MPI_Neighbor_alltoall_init##SUF(const void *sendbuf, CT sendcount, MPI_Datatype sendtype, void *recvbuf,  \
+                                             CT recvcount, MPI_Datatype recvtype, MPI_Comm comm, MPI_Info info,        \
+                                             MPI_Request *request)                                                     \
+    {                                                                                                                  \
+        (void)info;                                                                                                    \
+        return alltoall_any("MPI_Neighbor_alltoall_init" #SUF, sendbuf, sendcount, sendtype, recvbuf, recvcount,       \
+                            recvtype, comm, NP);                                                                       \
     }
 
-#define NEIGHBOR_ALLTOALLV(SUF, CT, DT)                                                                       \
-    int impl_MPI_Neighbor_alltoallv##SUF(const void *sendbuf, const CT sendcounts[], const DT sdispls[],       \
-                                         MPI_Datatype sendtype, void *recvbuf, const CT recvcounts[],         \
-                                         const DT rdispls[], MPI_Datatype recvtype, MPI_Comm comm)            \
-    {                                                                                                         \
-        return alltoallv_any("MPI_Neighbor_alltoallv" #SUF, sendbuf, LM_ARR(sendcounts), LM_ARR(sdispls),     \
-                             sendtype, recvbuf, LM_ARR(recvcounts), LM_ARR(rdispls), recvtype, comm, NB);     \
-    }                                                                                                         \
-    int impl_MPI_Ineighbor_alltoallv##SUF(const void *sendbuf, const CT sendcounts[], const DT sdispls[],      \
-                                          MPI_Datatype sendtype, void *recvbuf, const CT recvcounts[],        \
-                                          const DT rdispls[], MPI_Datatype recvtype, MPI_Comm comm,           \
-                                          MPI_Request *request)                                               \
-    {                                                                                                         \
-        return alltoallv_any("MPI_Ineighbor_alltoallv" #SUF, sendbuf, LM_ARR(sendcounts), LM_ARR(sdispls),    \
-                             sendtype, recvbuf, LM_ARR(recvcounts), LM_ARR(rdispls), recvtype, comm, NN);     \
-    }                                                                                                         \
-    int impl_MPI_Neighbor_alltoallv_init##SUF(const void *sendbuf, const CT sendcounts[], const DT sdispls[],  \
-                                              MPI_Datatype sendtype, void *recvbuf, const CT recvcounts[],    \
-                                              const DT rdispls[], MPI_Datatype recvtype, MPI_Comm comm,       \
-                                              MPI_Info info, MPI_Request *request)                            \
-    {                                                                                                         \
-        (void)info;                                                                                           \
-        return alltoallv_any("MPI_Neighbor_alltoallv_init" #SUF, sendbuf, LM_ARR(sendcounts),                 \
-                             LM_ARR(sdispls), sendtype, recvbuf, LM_ARR(recvcounts), LM_ARR(rdispls),         \
-                             recvtype, comm, NP);                                                             \
+#define NEIGHBOR_ALLTOALLV(SUF, CT, DT)                                                                                \
+    int impl_MPI_Neighbor_alltoallv##SUF(const void *sendbuf, const CT sendcounts[], const DT sdispls[],               \
+                                         MPI_Datatype sendtype, void *recvbuf, const CT recvcounts[],                  \
+                                         const DT rdispls[], MPI_Datatype recvtype, MPI_Comm comm)                     \
+    {                                                                                                                  \
+        return alltoallv_any("MPI_Neighbor_alltoallv" #SUF, sendbuf, LM_ARR(sendcounts), LM_ARR(sdispls), sendtype,    \
+                             recvbuf, LM_ARR(recvcounts), LM_ARR(rdispls), recvtype, comm, NB);                        \
+    }                                                                                                                  \
+    int impl_MPI_Ineighbor_alltoallv##SUF(                                                                             \
+        const void *sendbuf, const CT sendcounts[], const DT sdispls[], MPI_Datatype sendtype, void *recvbuf,          \
+        const CT recvcounts[], const DT rdispls[], MPI_Datatype recvtype, MPI_Comm comm, MPI_Request *request)         \
+    {                                                                                                                  \
+        return alltoallv_any("MPI_Ineighbor_alltoallv" #SUF, sendbuf, LM_ARR(sendcounts), LM_ARR(sdispls), sendtype,   \
+                             recvbuf, LM_ARR(recvcounts), LM_ARR(rdispls), recvtype, comm, NN);                        \
+    }                                                                                                                  \
+    int impl_MPI_Neighbor_alltoallv_init##SUF(const void *sendbuf, const CT sendcounts[], const DT sdispls[],          \
+                                              MPI_Datatype sendtype, void *recvbuf, const CT recvcounts[],             \
+                                              const DT rdispls[], MPI_Datatype recvtype, MPI_Comm comm, MPI_Info info, \
+                                              MPI_Request *request)                                                    \
+    {                                                                                                                  \
+        (void)info;                                                                                                    \
+        return alltoallv_any("MPI_Neighbor_alltoallv_init" #SUF, sendbuf, LM_ARR(sendcounts), LM_ARR(sdispls),         \
+                             sendtype, recvbuf, LM_ARR(recvcounts), LM_ARR(rdispls), recvtype, comm, NP);              \
     }
 
-#define NEIGHBOR_ALLTOALLW(SUF, CT)                                                                           \
-    int impl_MPI_Neighbor_alltoallw##SUF(const void *sendbuf, const CT sendcounts[], const MPI_Aint sdispls[], \
-                                         const MPI_Datatype sendtypes[], void *recvbuf, const CT recvcounts[], \
-                                         const MPI_Aint rdispls[], const MPI_Datatype recvtypes[],            \
-                                         MPI_Comm comm)                                                       \
-    {                                                                                                         \
-        return alltoallw_any("MPI_Neighbor_alltoallw" #SUF, sendbuf, LM_ARR(sendcounts), sdispls, sendtypes,  \
-                             recvbuf, LM_ARR(recvcounts), rdispls, recvtypes, comm, NB);                      \
-    }                                                                                                         \
-    int impl_MPI_Ineighbor_alltoallw##SUF(const void *sendbuf, const CT sendcounts[],                         \
-                                          const MPI_Aint sdispls[], const MPI_Datatype sendtypes[],           \
-                                          void *recvbuf, const CT recvcounts[], const MPI_Aint rdispls[],     \
-                                          const MPI_Datatype recvtypes[], MPI_Comm comm, MPI_Request *request) \
-    {                                                                                                         \
-        return alltoallw_any("MPI_Ineighbor_alltoallw" #SUF, sendbuf, LM_ARR(sendcounts), sdispls, sendtypes, \
-                             recvbuf, LM_ARR(recvcounts), rdispls, recvtypes, comm, NN);                      \
-    }                                                                                                         \
-    int impl_MPI_Neighbor_alltoallw_init##SUF(const void *sendbuf, const CT sendcounts[],                     \
-                                              const MPI_Aint sdispls[], const MPI_Datatype sendtypes[],       \
-                                              void *recvbuf, const CT recvcounts[], const MPI_Aint rdispls[], \
-                                              const MPI_Datatype recvtypes[], MPI_Comm comm, MPI_Info info,   \
-                                              MPI_Request *request)                                           \
-    {                                                                                                         \
-        (void)info;                                                                                           \
-        return alltoallw_any("MPI_Neighbor_alltoallw_init" #SUF, sendbuf, LM_ARR(sendcounts), sdispls,        \
-                             sendtypes, recvbuf, LM_ARR(recvcounts), rdispls, recvtypes, comm, NP);           \
+#define NEIGHBOR_ALLTOALLW(SUF, CT)                                                                                    \
+    int impl_MPI_Neighbor_alltoallw##SUF(const void *sendbuf, const CT sendcounts[], const MPI_Aint sdispls[],         \
+                                         const MPI_Datatype sendtypes[], void *recvbuf, const CT recvcounts[],         \
+                                         const MPI_Aint rdispls[], const MPI_Datatype recvtypes[], MPI_Comm comm)      \
+    {                                                                                                                  \
+        return alltoallw_any("MPI_Neighbor_alltoallw" #SUF, sendbuf, LM_ARR(sendcounts), sdispls, sendtypes, recvbuf,  \
+                             LM_ARR(recvcounts), rdispls, recvtypes, comm, NB);                                        \
+    }                                                                                                                  \
+    int impl_MPI_Ineighbor_alltoallw##SUF(const void *sendbuf, const CT sendcounts[], const MPI_Aint sdispls[],        \
+                                          const MPI_Datatype sendtypes[], void *recvbuf, const CT recvcounts[],        \
+                                          const MPI_Aint rdispls[], const MPI_Datatype recvtypes[], MPI_Comm comm,     \
+                                          MPI_Request *request)                                                        \
+    {                                                                                                                  \
+        return alltoallw_any("MPI_Ineighbor_alltoallw" #SUF, sendbuf, LM_ARR(sendcounts), sdispls, sendtypes, recvbuf, \
+                             LM_ARR(recvcounts), rdispls, recvtypes, comm, NN);                                        \
+    }                                                                                                                  \
+    int impl_MPI_Neighbor_alltoallw_init##SUF(const void *sendbuf, const CT sendcounts[], const MPI_Aint sdispls[],    \
+                                              const MPI_Datatype sendtypes[], void *recvbuf, const CT recvcounts[],    \
+                                              const MPI_Aint rdispls[], const MPI_Datatype recvtypes[], MPI_Comm comm, \
+                                              MPI_Info info, MPI_Request *request)                                     \
+    {                                                                                                                  \
+        (void)info;                                                                                                    \
+        return alltoallw_any("MPI_Neighbor_alltoallw_init" #SUF, sendbuf, LM_ARR(sendcounts), sdispls, sendtypes,      \
+                             recvbuf, LM_ARR(recvcounts), rdispls, recvtypes, comm, NP);                               \
     }
 
 NEIGHBOR_ALLGATHER(, int)

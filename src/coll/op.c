@@ -8,8 +8,23 @@
 #include <stdint.h>
 #include <string.h>
 
-enum { OP_MAX, OP_MIN, OP_SUM, OP_PROD, OP_LAND, OP_BAND, OP_LOR, OP_BOR, OP_LXOR, OP_BXOR, OP_MINLOC, OP_MAXLOC,
-       OP_REPLACE, OP_NO_OP, OP_COUNT };
+enum {
+    OP_MAX,
+    OP_MIN,
+    OP_SUM,
+    OP_PROD,
+    OP_LAND,
+    OP_BAND,
+    OP_LOR,
+    OP_BOR,
+    OP_LXOR,
+    OP_BXOR,
+    OP_MINLOC,
+    OP_MAXLOC,
+    OP_REPLACE,
+    OP_NO_OP,
+    OP_COUNT
+};
 
 int lm_op_valid(MPI_Op op)
 {
@@ -21,45 +36,48 @@ int lm_op_valid(MPI_Op op)
  * element operation inside is what the compiler vectorizes (op.c is built
  * with -ftree-vectorize), and SUM on 1 MiB of doubles then takes about a
  * third of the time of a loop that switches on the op at every element. */
-#define EACH(body) for (size_t i = 0; i < n; i++) body
-#define ARITH(T)                                                                     \
-    static void arith_##T(int op, const T *a, T *b, size_t n)                        \
-    {                                                                                \
-        switch (op) {                                                                \
-        case OP_MAX: EACH(b[i] = a[i] > b[i] ? a[i] : b[i];) break;                  \
-        case OP_MIN: EACH(b[i] = a[i] < b[i] ? a[i] : b[i];) break;                  \
-        case OP_SUM: EACH(b[i] = a[i] + b[i];) break;                                \
-        case OP_PROD: EACH(b[i] = a[i] * b[i];) break;                               \
-        case OP_LAND: EACH(b[i] = (a[i] && b[i]);) break;                            \
-        case OP_LOR: EACH(b[i] = (a[i] || b[i]);) break;                             \
-        case OP_LXOR: EACH(b[i] = (!a[i] != !b[i]);) break;                          \
-        }                                                                            \
+#define EACH(body) \
+    for (size_t i = 0; i < n; i++) body
+#define ARITH(T)                                                    \
+    static void arith_##T(int op, const T *a, T *b, size_t n)       \
+    {                                                               \
+        switch (op) {                                               \
+        case OP_MAX: EACH(b[i] = a[i] > b[i] ? a[i] : b[i];) break; \
+        case OP_MIN: EACH(b[i] = a[i] < b[i] ? a[i] : b[i];) break; \
+        case OP_SUM: EACH(b[i] = a[i] + b[i];) break;               \
+        case OP_PROD: EACH(b[i] = a[i] * b[i];) break;              \
+        case OP_LAND: EACH(b[i] = (a[i] && b[i]);) break;           \
+        case OP_LOR: EACH(b[i] = (a[i] || b[i]);) break;            \
+        case OP_LXOR: EACH(b[i] = (!a[i] != !b[i]);) break;         \
+        }                                                           \
     }
-#define BITS(T)                                                                      \
-    static void bits_##T(int op, const T *a, T *b, size_t n)                         \
-    {                                                                                \
-        switch (op) {                                                                \
-        case OP_BAND: EACH(b[i] &= a[i];) break;                                     \
-        case OP_BOR: EACH(b[i] |= a[i];) break;                                      \
-        case OP_BXOR: EACH(b[i] ^= a[i];) break;                                     \
-        }                                                                            \
+#define BITS(T)                                              \
+    static void bits_##T(int op, const T *a, T *b, size_t n) \
+    {                                                        \
+        switch (op) {                                        \
+        case OP_BAND: EACH(b[i] &= a[i];) break;             \
+        case OP_BOR: EACH(b[i] |= a[i];) break;              \
+        case OP_BXOR: EACH(b[i] ^= a[i];) break;             \
+        }                                                    \
     }
-#define CPLX(T)                                                                      \
-    static void cplx_##T(int op, const T *a, T *b, size_t n)                         \
-    {                                                                                \
-        if (op == OP_SUM) EACH(b[i] = a[i] + b[i];)                                  \
-        else EACH(b[i] = a[i] * b[i];)                                               \
+#define CPLX(T)                                              \
+    static void cplx_##T(int op, const T *a, T *b, size_t n) \
+    {                                                        \
+        if (op == OP_SUM) EACH(b[i] = a[i] + b[i];)          \
+        else EACH(b[i] = a[i] * b[i];)                       \
     }
 
 typedef long double ldouble;
 typedef float _Complex fcomplex;
 typedef double _Complex dcomplex;
 typedef long double _Complex lcomplex;
+/* clang-format off */
 ARITH(int8_t) ARITH(int16_t) ARITH(int32_t) ARITH(int64_t)
 ARITH(uint8_t) ARITH(uint16_t) ARITH(uint32_t) ARITH(uint64_t)
 ARITH(float) ARITH(double) ARITH(ldouble)
 BITS(uint8_t) BITS(uint16_t) BITS(uint32_t) BITS(uint64_t)
 CPLX(fcomplex) CPLX(dcomplex) CPLX(lcomplex)
+/* clang-format on */
 
 static int is_arith(int op) { return op <= OP_PROD || op == OP_LAND || op == OP_LOR || op == OP_LXOR; }
 static int is_bits(int op) { return op == OP_BAND || op == OP_BOR || op == OP_BXOR; }
@@ -112,8 +130,7 @@ static int apply_basic(int op, int kind, int size, const void *a, void *b, size_
         else if (size == 4) arith_uint32_t(op, a, b, n);
         else return 0;
         return 1;
-    default:
-        return 0;
+    default: return 0;
     }
 bits:
     switch (size) {
@@ -128,7 +145,13 @@ bits:
 /* -1, 0, 1 comparing two values of a basic type */
 static int compare(int kind, int size, const void *x, const void *y)
 {
-#define CMP(T) { T a, b; memcpy(&a, x, sizeof a); memcpy(&b, y, sizeof b); return a < b ? -1 : a > b; }
+#define CMP(T)                     \
+    {                              \
+        T a, b;                    \
+        memcpy(&a, x, sizeof a);   \
+        memcpy(&b, y, sizeof b);   \
+        return a < b ? -1 : a > b; \
+    }
     if (kind == LM_TK_FLOAT) {
         if (size == sizeof(float)) CMP(float)
         if (size == sizeof(double)) CMP(double)

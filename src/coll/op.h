@@ -22,8 +22,8 @@ int lm_op_commutative(MPI_Op op);
  * so MPI_Op_free during one is safe. */
 typedef struct lm_user_op {
     lm_object obj;
-    void (*fn)(void);    /* MPI_User_function or MPI_User_function_c */
-    int large;           /* created by MPI_Op_create_c */
+    void (*fn)(void); /* MPI_User_function or MPI_User_function_c */
+    int large;        /* created by MPI_Op_create_c */
     int commute;
 } lm_user_op;
 lm_user_op *lm_op_user_get(MPI_Op op);

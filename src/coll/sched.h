@@ -20,28 +20,33 @@
 #include <stdint.h>
 
 enum lm_step_kind {
-    LM_STEP_SEND, LM_STEP_RECV, LM_STEP_COPY, LM_STEP_REDUCE,
+    LM_STEP_SEND,
+    LM_STEP_RECV,
+    LM_STEP_COPY,
+    LM_STEP_REDUCE,
     /* Node shared memory (coll_shm.h): POST copies bytes into this rank's
      * mailbox entry for the call and publishes it; FETCH copies bytes from
      * a peer's published entry, FETCH_REDUCE combines them into dst as
      * REDUCE does. A rank posts at most once per call, and `readers` says
      * how many FETCH steps of the communicator read that post: the entry
      * is reused only after all of them have. */
-    LM_STEP_POST, LM_STEP_FETCH, LM_STEP_FETCH_REDUCE
+    LM_STEP_POST,
+    LM_STEP_FETCH,
+    LM_STEP_FETCH_REDUCE
 };
 enum lm_slot { LM_SLOT_SEND, LM_SLOT_RECV, LM_SLOT_SCRATCH, LM_SLOT_COUNT };
 
 typedef struct lm_step {
-    uint8_t kind;            /* enum lm_step_kind */
-    uint8_t src_slot;        /* SEND, COPY, REDUCE, POST: where the bytes come from */
-    uint8_t dst_slot;        /* RECV, COPY, REDUCE, FETCH*: where they go */
-    int peer;                /* SEND, RECV, FETCH*: communicator rank */
+    uint8_t kind;     /* enum lm_step_kind */
+    uint8_t src_slot; /* SEND, COPY, REDUCE, POST: where the bytes come from */
+    uint8_t dst_slot; /* RECV, COPY, REDUCE, FETCH*: where they go */
+    int peer;         /* SEND, RECV, FETCH*: communicator rank */
     size_t src_off, dst_off;
-    size_t bytes;            /* COPY: bytes of each block */
-    uint32_t blocks;         /* COPY: blocks moved (1: one contiguous range) */
-    int16_t src_stride;      /* COPY: block i starts at src_off + i * src_stride * bytes */
-    int16_t dst_stride;      /*       and lands at dst_off + i * dst_stride * bytes */
-    uint16_t readers;        /* POST: FETCH steps that read it */
+    size_t bytes;       /* COPY: bytes of each block */
+    uint32_t blocks;    /* COPY: blocks moved (1: one contiguous range) */
+    int16_t src_stride; /* COPY: block i starts at src_off + i * src_stride * bytes */
+    int16_t dst_stride; /*       and lands at dst_off + i * dst_stride * bytes */
+    uint16_t readers;   /* POST: FETCH steps that read it */
 } lm_step;
 
 /* REDUCE combines as MPI_Reduce_local(in = src, inout = dst): dst = src op dst.
@@ -54,13 +59,13 @@ typedef struct lm_step {
 #define LM_SCHED_INLINE_ROUNDS 8
 
 typedef struct lm_sched {
-    lm_step *steps;          /* inline_steps or the heap */
+    lm_step *steps; /* inline_steps or the heap */
     size_t nsteps, cap;
-    uint32_t *round_end;     /* round r holds steps [round_end[r-1], round_end[r]) */
+    uint32_t *round_end; /* round r holds steps [round_end[r-1], round_end[r]) */
     uint32_t nrounds, rounds_cap;
-    uint32_t widest;         /* most steps in one round */
-    size_t scratch_bytes;    /* scratch the steps use (offsets are 64-byte aligned) */
-    int failed;              /* out of memory while building */
+    uint32_t widest;      /* most steps in one round */
+    size_t scratch_bytes; /* scratch the steps use (offsets are 64-byte aligned) */
+    int failed;           /* out of memory while building */
     lm_step inline_steps[LM_SCHED_INLINE_STEPS];
     uint32_t inline_rounds[LM_SCHED_INLINE_ROUNDS];
 } lm_sched;

@@ -54,10 +54,8 @@ int lm_sched_cache_get(const lm_coll_spec *a, lm_sched *s)
         entry *e = &cache[i];
         if (!e->used || !same_key(&e->k, &k)) continue;
         last_hit = i;
-        for (uint32_t t = 0; t < e->nsteps; t++)
-            s->steps[t] = e->steps[t];
-        for (uint32_t r = 0; r < e->nrounds; r++)
-            s->round_end[r] = e->round_end[r];
+        for (uint32_t t = 0; t < e->nsteps; t++) s->steps[t] = e->steps[t];
+        for (uint32_t r = 0; r < e->nrounds; r++) s->round_end[r] = e->round_end[r];
         s->nsteps = e->nsteps;
         s->nrounds = e->nrounds;
         s->widest = e->widest;

@@ -106,8 +106,7 @@ void lm_coll_exec_blocks(lm_coll_exec *x, int slot, int n, const lm_coll_block *
     for (int i = 0; i < n; i++)
         if (bytes[i] && (!lo || (const char *)b[i].buf + b[i].t->true_lb < lo))
             lo = (const char *)b[i].buf + b[i].t->true_lb;
-    for (int i = 0; i < n; i++)
-        offs[i] = bytes[i] ? (size_t)((const char *)b[i].buf + b[i].t->true_lb - lo) : 0;
+    for (int i = 0; i < n; i++) offs[i] = bytes[i] ? (size_t)((const char *)b[i].buf + b[i].t->true_lb - lo) : 0;
     x->base[slot] = (char *)lo;
 }
 
@@ -178,8 +177,7 @@ static void copy_step(lm_coll_exec *x, const lm_step *st)
     }
     ptrdiff_t ds = (ptrdiff_t)st->dst_stride * (ptrdiff_t)st->bytes;
     ptrdiff_t ss = (ptrdiff_t)st->src_stride * (ptrdiff_t)st->bytes;
-    for (uint32_t i = 0; i < st->blocks; i++)
-        memcpy(dst + (ptrdiff_t)i * ds, src + (ptrdiff_t)i * ss, st->bytes);
+    for (uint32_t i = 0; i < st->blocks; i++) memcpy(dst + (ptrdiff_t)i * ds, src + (ptrdiff_t)i * ss, st->bytes);
 }
 
 static int prepare(lm_coll_exec *x)
@@ -259,8 +257,8 @@ static void post(lm_coll_exec *x, const lm_step *st)
             rc = lm_send_bytes_now(addr(x, st->src_slot, st->src_off), st->bytes, st->peer, x->tag, c,
                                    c->context_id + 1, &done);
         else
-            rc = lm_recv_bytes_now(addr(x, st->dst_slot, st->dst_off), st->bytes, st->peer, x->tag,
-                                   c->context_id + 1, &done, &err);
+            rc = lm_recv_bytes_now(addr(x, st->dst_slot, st->dst_off), st->bytes, st->peer, x->tag, c->context_id + 1,
+                                   &done, &err);
         if (rc != MPI_SUCCESS) {
             if (x->error == MPI_SUCCESS) x->error = rc;
             return;
@@ -282,11 +280,10 @@ static void post(lm_coll_exec *x, const lm_step *st)
         x->reqs[x->nreqs++] = r;
         return;
     }
-    int rc = st->kind == LM_STEP_SEND
-                 ? lm_isend_bytes(addr(x, st->src_slot, st->src_off), st->bytes, st->peer, x->tag, c,
-                                  c->context_id + 1, &r)
-                 : lm_irecv_bytes(addr(x, st->dst_slot, st->dst_off), st->bytes, st->peer, x->tag, c,
-                                  c->context_id + 1, &r);
+    int rc = st->kind == LM_STEP_SEND ? lm_isend_bytes(addr(x, st->src_slot, st->src_off), st->bytes, st->peer, x->tag,
+                                                       c, c->context_id + 1, &r)
+                                      : lm_irecv_bytes(addr(x, st->dst_slot, st->dst_off), st->bytes, st->peer, x->tag,
+                                                       c, c->context_id + 1, &r);
     if (rc != MPI_SUCCESS) {
         if (r) lm_request_release(r); /* never started: nothing to wait for */
         r = NULL;
@@ -369,8 +366,7 @@ int lm_coll_exec_run(lm_coll_exec *x)
     lm_request frame[LM_COLL_EXEC_INLINE_REQS];
     x->frame_reqs = frame;
     unsigned idle = 0;
-    while (!advance(x))
-        lm_progress_wait(&idle);
+    while (!advance(x)) lm_progress_wait(&idle);
     x->frame_reqs = NULL;
     return x->error;
 }

@@ -19,10 +19,10 @@
 typedef struct lm_stage {
     void *user;
     MPI_Count count;
-    lm_datatype *type;         /* a reference is held */
+    lm_datatype *type; /* a reference is held */
     size_t scratch_off;
     uint8_t copy_in, copy_out;
-    uint8_t raw;               /* element layout (for reductions) instead of packed */
+    uint8_t raw; /* element layout (for reductions) instead of packed */
 } lm_stage;
 
 /* Requests of one round and scratch bytes that small schedules need without
@@ -43,20 +43,20 @@ struct lm_coll_exec {
     lm_reduce_fn fn;
     void *fn_arg;
     size_t elem;
-    MPI_Op op;                 /* for the MPI op adapter below */
-    lm_datatype *op_type;      /* a reference is held when set */
+    MPI_Op op;            /* for the MPI op adapter below */
+    lm_datatype *op_type; /* a reference is held when set */
     /* running */
     int tag;
-    uint32_t call;             /* the collective's sequence number (mailbox entries) */
+    uint32_t call; /* the collective's sequence number (mailbox entries) */
     uint32_t round;
     uint32_t next_step, round_stop; /* steps of the round not issued yet: a mailbox step may have to wait */
     lm_request **reqs;
     uint32_t nreqs, reqs_cap;
     char *scratch;
     int error;
-    int round_error;           /* blocking runs: a step of this round done without a request failed */
+    int round_error; /* blocking runs: a step of this round done without a request failed */
     int running;
-    lm_request *req;           /* nonblocking/persistent: the user's request */
+    lm_request *req; /* nonblocking/persistent: the user's request */
     lm_coll_exec *next_active;
     /* blocking runs: requests in lm_coll_exec_run's frame, one per step of
      * the current round, so that a message costs no request object */

@@ -4,7 +4,10 @@
  * lower ranks' partial is the left operand. */
 #include "coll/sched_util.h"
 
-typedef struct { int slot; size_t off; } loc;
+typedef struct {
+    int slot;
+    size_t off;
+} loc;
 
 static int same(loc x, loc y) { return x.slot == y.slot && x.off == y.off; }
 

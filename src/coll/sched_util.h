@@ -8,10 +8,7 @@ static inline int ring_add(int r, int d, int n) { return (int)(((long)r + d % n 
 
 /* Block i of the receive side (the send side of scatterv): bytes and offset. */
 static inline size_t blk_bytes(const lm_coll_spec *a, int i) { return a->counts ? a->counts[i] : a->bytes; }
-static inline size_t blk_off(const lm_coll_spec *a, int i)
-{
-    return a->displs ? a->displs[i] : (size_t)i * a->bytes;
-}
+static inline size_t blk_off(const lm_coll_spec *a, int i) { return a->displs ? a->displs[i] : (size_t)i * a->bytes; }
 /* Block j of the send side of alltoall(v/w). */
 static inline size_t sblk_bytes(const lm_coll_spec *a, int j) { return a->scounts ? a->scounts[j] : a->bytes; }
 static inline size_t sblk_off(const lm_coll_spec *a, int j)

@@ -64,7 +64,9 @@ int impl_MPI_Comm_dup_with_info(MPI_Comm comm, MPI_Info info, MPI_Comm *newcomm)
     return MPI_SUCCESS;
 }
 
-typedef struct { int color, key, rank, world; } split_entry;
+typedef struct {
+    int color, key, rank, world;
+} split_entry;
 
 static int by_key(const void *a, const void *b)
 {
@@ -118,4 +120,3 @@ int impl_MPI_Comm_split(MPI_Comm comm, int color, int key, MPI_Comm *newcomm)
     *newcomm = c->obj.handle;
     return MPI_SUCCESS;
 }
-

@@ -187,10 +187,7 @@ void lm_context_id_free_mask(uint32_t *m)
     for (int i = 0; i < MASK_WORDS; i++) m[i] = free_mask[i];
 }
 
-void lm_context_id_mask_and(const void *in, void *inout, size_t count, void *arg)
-{
-    band(in, inout, count, arg);
-}
+void lm_context_id_mask_and(const void *in, void *inout, size_t count, void *arg) { band(in, inout, count, arg); }
 
 int lm_context_id_take(const uint32_t *m, uint16_t *id)
 {

@@ -70,8 +70,7 @@ static int agree(lm_comm *H, int leader, const channel *ch, xhdr *h, const void 
             lm_context_id_mask_and(h->mask, rh->mask, LM_CONTEXT_MASK_WORDS, NULL);
             if (rh->n < 0) rh->err = MPI_ERR_INTERN;
             else if (!(buf = lm_malloc(LM_MEM_COMM, (size_t)rh->n * elem + 1))) rh->err = MPI_ERR_NO_MEM;
-            else if ((rc = swap(ch, pay, (size_t)h->n * elem, buf, (size_t)rh->n * elem)) != MPI_SUCCESS)
-                rh->err = rc;
+            else if ((rc = swap(ch, pay, (size_t)h->n * elem, buf, (size_t)rh->n * elem)) != MPI_SUCCESS) rh->err = rc;
         }
     }
     rc = lm_coll_bcast(rh, sizeof *rh, leader, H);
@@ -259,8 +258,9 @@ int impl_MPI_Intercomm_create_from_groups(MPI_Group local_group, int local_leade
     int *rw = world_list(r);
     int ov = rw ? overlaps(g, rw, r->size) : -1;
     lm_free(LM_MEM_COMM, rw);
-    if (ov) return ov < 0 ? lm_err_noobj(MPI_ERR_NO_MEM, fname, "out of memory")
-                          : lm_err_noobj(MPI_ERR_GROUP, fname, "local_group and remote_group overlap");
+    if (ov)
+        return ov < 0 ? lm_err_noobj(MPI_ERR_NO_MEM, fname, "out of memory")
+                      : lm_err_noobj(MPI_ERR_GROUP, fname, "local_group and remote_group overlap");
     int tag = hash_tag(stringtag);
     uint16_t hid, id;
     int rc = lm_context_id_allocate_group(W, g, tag, &hid);
@@ -278,8 +278,9 @@ int impl_MPI_Intercomm_create_from_groups(MPI_Group local_group, int local_leade
     if (!rc) rc = lm_context_id_take(rh.mask, &id);
     if (rc) {
         drop_comm(H);
-        return lm_err_noobj(rc, fname, rc == MPI_ERR_GROUP ? "the two sides disagree on the group sizes"
-                                                           : "the leaders' agreement failed");
+        return lm_err_noobj(rc, fname,
+                            rc == MPI_ERR_GROUP ? "the two sides disagree on the group sizes"
+                                                : "the leaders' agreement failed");
     }
     lm_group_retain(r);
     lm_comm *c = new_inter(g, r, id, H, W);
@@ -292,10 +293,7 @@ int impl_MPI_Intercomm_create_from_groups(MPI_Group local_group, int local_leade
 }
 
 /* Leader (local rank 0) to leader over the intercommunicator itself. */
-static channel via(lm_comm *p)
-{
-    return (channel){p, 0, TAG_AGREE, p->context_id + 1};
-}
+static channel via(lm_comm *p) { return (channel){p, 0, TAG_AGREE, p->context_id + 1}; }
 
 int lm_intercomm_dup(lm_comm *p, lm_comm **out)
 {
@@ -319,7 +317,9 @@ int lm_intercomm_dup(lm_comm *p, lm_comm **out)
     return *out ? MPI_SUCCESS : MPI_ERR_NO_MEM;
 }
 
-typedef struct { int key, rank, world; } member;
+typedef struct {
+    int key, rank, world;
+} member;
 
 static int by_key(const void *a, const void *b)
 {

@@ -35,14 +35,13 @@ int impl_MPI_Cart_create(MPI_Comm comm_old, int ndims, const int dims[], const i
     const char *fname = "MPI_Cart_create";
     (void)reorder;
     lm_comm *p = lm_comm_get(comm_old);
-    if (p->is_inter)
-        return lm_err_comm(comm_old, MPI_ERR_COMM, fname, "topologies need an intracommunicator");
+    if (p->is_inter) return lm_err_comm(comm_old, MPI_ERR_COMM, fname, "topologies need an intracommunicator");
     int rc;
     long long n = grid_size(comm_old, ndims, dims, fname, &rc);
     if (n < 0) return rc;
     if (n > p->size)
-        return lm_err_comm(comm_old, MPI_ERR_ARG, fname, "the grid has %lld points, the communicator %d processes",
-                           n, p->size);
+        return lm_err_comm(comm_old, MPI_ERR_ARG, fname, "the grid has %lld points, the communicator %d processes", n,
+                           p->size);
     rc = lm_topo_same_everywhere(p, comm_old, lm_topo_hash(lm_topo_hash(0, dims, ndims, 0), periods, ndims, 1), fname);
     if (rc) return rc;
     lm_topo *t = lm_topo_new(MPI_CART, ndims, 0, 2 * ndims);
@@ -225,17 +224,16 @@ int impl_MPI_Dims_create(int nnodes, int ndims, int dims[])
     if (nnodes == 0) {
         /* only an empty grid has no points; every free dimension is 0 then
          * (the call is erroneous if some dimension is fixed) */
-        if (free_dims < ndims)
-            return lm_err_noobj(MPI_ERR_DIMS, fname, "fixed dims cannot make a grid of 0 nodes");
+        if (free_dims < ndims) return lm_err_noobj(MPI_ERR_DIMS, fname, "fixed dims cannot make a grid of 0 nodes");
         return MPI_SUCCESS;
     }
     if (nnodes % fixed)
-        return lm_err_noobj(MPI_ERR_DIMS, fname, "nnodes %d is not a multiple of the fixed dims' product %lld",
-                            nnodes, fixed);
+        return lm_err_noobj(MPI_ERR_DIMS, fname, "nnodes %d is not a multiple of the fixed dims' product %lld", nnodes,
+                            fixed);
     int m = (int)(nnodes / fixed);
     if (free_dims == 0) {
-        if (m != 1) return lm_err_noobj(MPI_ERR_DIMS, fname, "the fixed dims' product %lld is not nnodes %d",
-                                        fixed, nnodes);
+        if (m != 1)
+            return lm_err_noobj(MPI_ERR_DIMS, fname, "the fixed dims' product %lld is not nnodes %d", fixed, nnodes);
         return MPI_SUCCESS;
     }
     int f[free_dims];

@@ -41,10 +41,9 @@ static lm_topo *new_dist(int in, int out, int weighted)
     return t;
 }
 
-int impl_MPI_Dist_graph_create_adjacent(MPI_Comm comm_old, int indegree, const int sources[],
-                                        const int sourceweights[], int outdegree, const int destinations[],
-                                        const int destweights[], MPI_Info info, int reorder,
-                                        MPI_Comm *comm_dist_graph)
+int impl_MPI_Dist_graph_create_adjacent(MPI_Comm comm_old, int indegree, const int sources[], const int sourceweights[],
+                                        int outdegree, const int destinations[], const int destweights[], MPI_Info info,
+                                        int reorder, MPI_Comm *comm_dist_graph)
 {
     const char *fname = "MPI_Dist_graph_create_adjacent";
     (void)info, (void)reorder;
@@ -65,8 +64,7 @@ int impl_MPI_Dist_graph_create_adjacent(MPI_Comm comm_old, int indegree, const i
         if (weighted) {
             int *w = t->data + indegree + outdegree;
             for (int i = 0; i < indegree; i++) w[i] = sourceweights == MPI_WEIGHTS_EMPTY ? 1 : sourceweights[i];
-            for (int i = 0; i < outdegree; i++)
-                w[indegree + i] = destweights == MPI_WEIGHTS_EMPTY ? 1 : destweights[i];
+            for (int i = 0; i < outdegree; i++) w[indegree + i] = destweights == MPI_WEIGHTS_EMPTY ? 1 : destweights[i];
         }
     }
     return lm_topo_attach(comm_old, 0, p->rank, t, comm_dist_graph, fname);
@@ -82,7 +80,9 @@ static void max_fn(const void *in, void *inout, size_t count, void *arg)
 }
 
 enum { REC_IN, REC_OUT };
-typedef struct { int kind, node, weight; } edge_rec;
+typedef struct {
+    int kind, node, weight;
+} edge_rec;
 
 /* Every edge s -> d given anywhere becomes an out-record for s and an
  * in-record for d; each process sends every peer its records and builds its
@@ -120,7 +120,8 @@ static int exchange(lm_comm *p, int n, const int sources[], const int degrees[],
     rbuf = sbuf + stot;
     for (int i = 0, e = 0; i < n; i++)
         for (int j = 0; j < degrees[i]; j++, e++) {
-            int s = sources[i], d = destinations[e], w = weighted && weights != MPI_UNWEIGHTED && weights != MPI_WEIGHTS_EMPTY ? weights[e] : 1;
+            int s = sources[i], d = destinations[e],
+                w = weighted && weights != MPI_UNWEIGHTED && weights != MPI_WEIGHTS_EMPTY ? weights[e] : 1;
             sbuf[soff[s]++] = (edge_rec){REC_OUT, d, w};
             sbuf[soff[d]++] = (edge_rec){REC_IN, s, w};
         }
@@ -216,8 +217,8 @@ int impl_MPI_Dist_graph_neighbors_count(MPI_Comm comm, int *indegree, int *outde
     return MPI_SUCCESS;
 }
 
-int impl_MPI_Dist_graph_neighbors(MPI_Comm comm, int maxindegree, int sources[], int sourceweights[],
-                                  int maxoutdegree, int destinations[], int destweights[])
+int impl_MPI_Dist_graph_neighbors(MPI_Comm comm, int maxindegree, int sources[], int sourceweights[], int maxoutdegree,
+                                  int destinations[], int destweights[])
 {
     const char *fname = "MPI_Dist_graph_neighbors";
     int rc;

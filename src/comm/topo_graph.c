@@ -35,8 +35,7 @@ int impl_MPI_Graph_create(MPI_Comm comm_old, int nnodes, const int index[], cons
     int rc = check_graph(comm_old, p->size, nnodes, index, edges, fname);
     if (rc) return rc;
     int nedges = nnodes ? index[nnodes - 1] : 0;
-    rc = lm_topo_same_everywhere(p, comm_old, lm_topo_hash(lm_topo_hash(0, index, nnodes, 0), edges, nedges, 0),
-                                 fname);
+    rc = lm_topo_same_everywhere(p, comm_old, lm_topo_hash(lm_topo_hash(0, index, nnodes, 0), edges, nedges, 0), fname);
     if (rc) return rc;
     lm_topo *t = lm_topo_new(MPI_GRAPH, nnodes, nedges, nnodes + nedges);
     if (t) {

@@ -109,8 +109,7 @@ static int make(const char *fname, int combiner, lm_tm_builder *b, bool large, M
 static void lay_blocks(lm_tm_builder *b, const lm_datatype *old, MPI_Count count, const MPI_Count *bl, MPI_Count bl0,
                        const MPI_Aint *disp, MPI_Aint stride)
 {
-    for (MPI_Count i = 0; i < count; i++)
-        lm_tm_add(b, old, disp ? disp[i] : (MPI_Aint)i * stride, bl ? bl[i] : bl0);
+    for (MPI_Count i = 0; i < count; i++) lm_tm_add(b, old, disp ? disp[i] : (MPI_Aint)i * stride, bl ? bl[i] : bl0);
 }
 
 static int check_counts(const char *fname, MPI_Count n, const MPI_Count *v)
@@ -133,8 +132,8 @@ static int args_alloc(arglist *a, MPI_Count n)
     a->v = lm_malloc(LM_MEM_DATATYPE, (size_t)(n ? n : 1) * sizeof *a->v);
     return a->v ? MPI_SUCCESS : MPI_ERR_NO_MEM;
 }
-#define ARGS_PUSH_ARRAY(list_, arr_, len_)                                   \
-    do {                                                                     \
+#define ARGS_PUSH_ARRAY(list_, arr_, len_)                                                          \
+    do {                                                                                            \
         for (MPI_Count i_ = 0; i_ < (len_); i_++) (list_)->v[(list_)->n++] = (MPI_Count)(arr_)[i_]; \
     } while (0)
 
@@ -218,8 +217,7 @@ int impl_MPI_Type_vector_c(MPI_Count count, MPI_Count blocklength, MPI_Count str
 int impl_MPI_Type_create_hvector(int count, int blocklength, MPI_Aint stride, MPI_Datatype oldtype,
                                  MPI_Datatype *newtype)
 {
-    return vector("MPI_Type_create_hvector", MPI_COMBINER_HVECTOR, false, count, blocklength, stride, oldtype,
-                  newtype);
+    return vector("MPI_Type_create_hvector", MPI_COMBINER_HVECTOR, false, count, blocklength, stride, oldtype, newtype);
 }
 
 int impl_MPI_Type_create_hvector_c(MPI_Count count, MPI_Count blocklength, MPI_Count stride, MPI_Datatype oldtype,
@@ -231,18 +229,18 @@ int impl_MPI_Type_create_hvector_c(MPI_Count count, MPI_Count blocklength, MPI_C
 
 /* ---- indexed, hindexed (arguments: count, lengths..., displacements...) -- */
 
-#define INDEXED(NAME, COMBINER, LARGE, CT, BT, DT, IN_ELEMENTS)                                              \
-    int impl_MPI_##NAME(CT count, const BT blocklengths[], const DT displacements[], MPI_Datatype oldtype,   \
-                        MPI_Datatype *newtype)                                                               \
-    {                                                                                                        \
-        arglist a;                                                                                           \
-        if (args_alloc(&a, 2 * (MPI_Count)count + 1))                                                        \
-            return lm_err_noobj(MPI_ERR_NO_MEM, "MPI_" #NAME, "out of memory");                              \
-        a.v[a.n++] = count;                                                                                  \
-        ARGS_PUSH_ARRAY(&a, blocklengths, count);                                                            \
-        ARGS_PUSH_ARRAY(&a, displacements, count);                                                           \
-        return blocks_type("MPI_" #NAME, COMBINER, LARGE, &a, count, a.v + 1, 0, a.v + 1 + count, 0,        \
-                           IN_ELEMENTS, oldtype, newtype);                                                   \
+#define INDEXED(NAME, COMBINER, LARGE, CT, BT, DT, IN_ELEMENTS)                                                   \
+    int impl_MPI_##NAME(CT count, const BT blocklengths[], const DT displacements[], MPI_Datatype oldtype,        \
+                        MPI_Datatype *newtype)                                                                    \
+    {                                                                                                             \
+        arglist a;                                                                                                \
+        if (args_alloc(&a, 2 * (MPI_Count)count + 1))                                                             \
+            return lm_err_noobj(MPI_ERR_NO_MEM, "MPI_" #NAME, "out of memory");                                   \
+        a.v[a.n++] = count;                                                                                       \
+        ARGS_PUSH_ARRAY(&a, blocklengths, count);                                                                 \
+        ARGS_PUSH_ARRAY(&a, displacements, count);                                                                \
+        return blocks_type("MPI_" #NAME, COMBINER, LARGE, &a, count, a.v + 1, 0, a.v + 1 + count, 0, IN_ELEMENTS, \
+                           oldtype, newtype);                                                                     \
     }
 INDEXED(Type_indexed, MPI_COMBINER_INDEXED, false, int, int, int, true)
 INDEXED(Type_indexed_c, MPI_COMBINER_INDEXED, true, MPI_Count, MPI_Count, MPI_Count, true)
@@ -251,18 +249,17 @@ INDEXED(Type_create_hindexed_c, MPI_COMBINER_HINDEXED, true, MPI_Count, MPI_Coun
 
 /* ---- indexed_block, hindexed_block (count, length, displacements...) ---- */
 
-#define INDEXED_BLOCK(NAME, COMBINER, LARGE, CT, DT, IN_ELEMENTS)                                            \
-    int impl_MPI_##NAME(CT count, CT blocklength, const DT displacements[], MPI_Datatype oldtype,             \
-                        MPI_Datatype *newtype)                                                               \
-    {                                                                                                        \
-        arglist a;                                                                                           \
-        if (args_alloc(&a, (MPI_Count)count + 2))                                                            \
-            return lm_err_noobj(MPI_ERR_NO_MEM, "MPI_" #NAME, "out of memory");                              \
-        a.v[a.n++] = count;                                                                                  \
-        a.v[a.n++] = blocklength;                                                                            \
-        ARGS_PUSH_ARRAY(&a, displacements, count);                                                           \
-        return blocks_type("MPI_" #NAME, COMBINER, LARGE, &a, count, NULL, blocklength, a.v + 2, 0,         \
-                           IN_ELEMENTS, oldtype, newtype);                                                   \
+#define INDEXED_BLOCK(NAME, COMBINER, LARGE, CT, DT, IN_ELEMENTS)                                                     \
+    int impl_MPI_##NAME(CT count, CT blocklength, const DT displacements[], MPI_Datatype oldtype,                     \
+                        MPI_Datatype *newtype)                                                                        \
+    {                                                                                                                 \
+        arglist a;                                                                                                    \
+        if (args_alloc(&a, (MPI_Count)count + 2)) return lm_err_noobj(MPI_ERR_NO_MEM, "MPI_" #NAME, "out of memory"); \
+        a.v[a.n++] = count;                                                                                           \
+        a.v[a.n++] = blocklength;                                                                                     \
+        ARGS_PUSH_ARRAY(&a, displacements, count);                                                                    \
+        return blocks_type("MPI_" #NAME, COMBINER, LARGE, &a, count, NULL, blocklength, a.v + 2, 0, IN_ELEMENTS,      \
+                           oldtype, newtype);                                                                         \
     }
 INDEXED_BLOCK(Type_create_indexed_block, MPI_COMBINER_INDEXED_BLOCK, false, int, int, true)
 INDEXED_BLOCK(Type_create_indexed_block_c, MPI_COMBINER_INDEXED_BLOCK, true, MPI_Count, MPI_Count, true)
@@ -286,17 +283,17 @@ static int struct_type(const char *fname, bool large, arglist *a, MPI_Count coun
     return rc;
 }
 
-#define STRUCT(NAME, LARGE, CT, BT, DT)                                                                      \
-    int impl_MPI_##NAME(CT count, const BT blocklengths[], const DT displacements[],                         \
-                        const MPI_Datatype types[], MPI_Datatype *newtype)                                   \
-    {                                                                                                        \
-        arglist a;                                                                                           \
-        if (args_alloc(&a, 2 * (MPI_Count)count + 1))                                                        \
-            return lm_err_noobj(MPI_ERR_NO_MEM, "MPI_" #NAME, "out of memory");                              \
-        a.v[a.n++] = count;                                                                                  \
-        ARGS_PUSH_ARRAY(&a, blocklengths, count);                                                            \
-        ARGS_PUSH_ARRAY(&a, displacements, count);                                                           \
-        return struct_type("MPI_" #NAME, LARGE, &a, count, types, newtype);                                  \
+#define STRUCT(NAME, LARGE, CT, BT, DT)                                                                          \
+    int impl_MPI_##NAME(CT count, const BT blocklengths[], const DT displacements[], const MPI_Datatype types[], \
+                        MPI_Datatype *newtype)                                                                   \
+    {                                                                                                            \
+        arglist a;                                                                                               \
+        if (args_alloc(&a, 2 * (MPI_Count)count + 1))                                                            \
+            return lm_err_noobj(MPI_ERR_NO_MEM, "MPI_" #NAME, "out of memory");                                  \
+        a.v[a.n++] = count;                                                                                      \
+        ARGS_PUSH_ARRAY(&a, blocklengths, count);                                                                \
+        ARGS_PUSH_ARRAY(&a, displacements, count);                                                               \
+        return struct_type("MPI_" #NAME, LARGE, &a, count, types, newtype);                                      \
     }
 STRUCT(Type_create_struct, false, int, int, MPI_Aint)
 STRUCT(Type_create_struct_c, true, MPI_Count, MPI_Count, MPI_Count)
@@ -305,8 +302,8 @@ STRUCT(Type_create_struct_c, true, MPI_Count, MPI_Count, MPI_Count)
 
 /* Dimension d onwards of the subarray, d's first element at shift; dims are
  * given slowest first. */
-static void lay_subarray(lm_tm_builder *b, const lm_datatype *old, int nd, const MPI_Count *sub,
-                         const MPI_Count *start, const MPI_Aint *stride, int d, MPI_Aint shift)
+static void lay_subarray(lm_tm_builder *b, const lm_datatype *old, int nd, const MPI_Count *sub, const MPI_Count *start,
+                         const MPI_Aint *stride, int d, MPI_Aint shift)
 {
     if (d == nd - 1) {
         lm_tm_add(b, old, shift + (MPI_Aint)start[d] * old->extent, sub[d]);
@@ -358,20 +355,19 @@ out:
     return rc;
 }
 
-#define SUBARRAY(NAME, LARGE, AT)                                                                            \
-    int impl_MPI_##NAME(int ndims, const AT sizes[], const AT subsizes[], const AT starts[], int order,       \
-                        MPI_Datatype oldtype, MPI_Datatype *newtype)                                         \
-    {                                                                                                        \
-        arglist a;                                                                                           \
-        int nd = ndims > 0 ? ndims : 0;                                                                      \
-        if (args_alloc(&a, 3 * (MPI_Count)nd + 2))                                                           \
-            return lm_err_noobj(MPI_ERR_NO_MEM, "MPI_" #NAME, "out of memory");                              \
-        a.v[a.n++] = ndims;                                                                                  \
-        ARGS_PUSH_ARRAY(&a, sizes, nd);                                                                      \
-        ARGS_PUSH_ARRAY(&a, subsizes, nd);                                                                   \
-        ARGS_PUSH_ARRAY(&a, starts, nd);                                                                     \
-        a.v[a.n++] = order;                                                                                  \
-        return subarray("MPI_" #NAME, LARGE, &a, ndims, order, oldtype, newtype);                            \
+#define SUBARRAY(NAME, LARGE, AT)                                                                                      \
+    int impl_MPI_##NAME(int ndims, const AT sizes[], const AT subsizes[], const AT starts[], int order,                \
+                        MPI_Datatype oldtype, MPI_Datatype *newtype)                                                   \
+    {                                                                                                                  \
+        arglist a;                                                                                                     \
+        int nd = ndims > 0 ? ndims : 0;                                                                                \
+        if (args_alloc(&a, 3 * (MPI_Count)nd + 2)) return lm_err_noobj(MPI_ERR_NO_MEM, "MPI_" #NAME, "out of memory"); \
+        a.v[a.n++] = ndims;                                                                                            \
+        ARGS_PUSH_ARRAY(&a, sizes, nd);                                                                                \
+        ARGS_PUSH_ARRAY(&a, subsizes, nd);                                                                             \
+        ARGS_PUSH_ARRAY(&a, starts, nd);                                                                               \
+        a.v[a.n++] = order;                                                                                            \
+        return subarray("MPI_" #NAME, LARGE, &a, ndims, order, oldtype, newtype);                                      \
     }
 SUBARRAY(Type_create_subarray, false, int)
 SUBARRAY(Type_create_subarray_c, true, MPI_Count)
@@ -431,8 +427,7 @@ static int darray(const char *fname, bool large, arglist *a, int size, int rank,
     MPI_Aint stride[n1];
     for (int i = 0; i < n1; i++) idx[i] = NULL;
     if (!old) goto out;
-    if (nd <= 0 || size <= 0 || rank < 0 || rank >= size ||
-        (order != MPI_ORDER_C && order != MPI_ORDER_FORTRAN)) {
+    if (nd <= 0 || size <= 0 || rank < 0 || rank >= size || (order != MPI_ORDER_C && order != MPI_ORDER_FORTRAN)) {
         rc = lm_err_noobj(MPI_ERR_ARG, fname, "invalid ndims, size, rank or order");
         goto out;
     }
@@ -480,24 +475,22 @@ out:
     return rc;
 }
 
-#define DARRAY(NAME, LARGE, GT)                                                                              \
-    int impl_MPI_##NAME(int size, int rank, int ndims, const GT gsizes[], const int distribs[],              \
-                        const int dargs[], const int psizes[], int order, MPI_Datatype oldtype,              \
-                        MPI_Datatype *newtype)                                                               \
-    {                                                                                                        \
-        arglist a;                                                                                           \
-        int nd = ndims > 0 ? ndims : 0;                                                                      \
-        if (args_alloc(&a, 4 * (MPI_Count)nd + 4))                                                           \
-            return lm_err_noobj(MPI_ERR_NO_MEM, "MPI_" #NAME, "out of memory");                              \
-        a.v[a.n++] = size;                                                                                   \
-        a.v[a.n++] = rank;                                                                                   \
-        a.v[a.n++] = ndims;                                                                                  \
-        ARGS_PUSH_ARRAY(&a, gsizes, nd);                                                                     \
-        ARGS_PUSH_ARRAY(&a, distribs, nd);                                                                   \
-        ARGS_PUSH_ARRAY(&a, dargs, nd);                                                                      \
-        ARGS_PUSH_ARRAY(&a, psizes, nd);                                                                     \
-        a.v[a.n++] = order;                                                                                  \
-        return darray("MPI_" #NAME, LARGE, &a, size, rank, ndims, order, oldtype, newtype);                  \
+#define DARRAY(NAME, LARGE, GT)                                                                                        \
+    int impl_MPI_##NAME(int size, int rank, int ndims, const GT gsizes[], const int distribs[], const int dargs[],     \
+                        const int psizes[], int order, MPI_Datatype oldtype, MPI_Datatype *newtype)                    \
+    {                                                                                                                  \
+        arglist a;                                                                                                     \
+        int nd = ndims > 0 ? ndims : 0;                                                                                \
+        if (args_alloc(&a, 4 * (MPI_Count)nd + 4)) return lm_err_noobj(MPI_ERR_NO_MEM, "MPI_" #NAME, "out of memory"); \
+        a.v[a.n++] = size;                                                                                             \
+        a.v[a.n++] = rank;                                                                                             \
+        a.v[a.n++] = ndims;                                                                                            \
+        ARGS_PUSH_ARRAY(&a, gsizes, nd);                                                                               \
+        ARGS_PUSH_ARRAY(&a, distribs, nd);                                                                             \
+        ARGS_PUSH_ARRAY(&a, dargs, nd);                                                                                \
+        ARGS_PUSH_ARRAY(&a, psizes, nd);                                                                               \
+        a.v[a.n++] = order;                                                                                            \
+        return darray("MPI_" #NAME, LARGE, &a, size, rank, ndims, order, oldtype, newtype);                            \
     }
 DARRAY(Type_create_darray, false, int)
 DARRAY(Type_create_darray_c, true, MPI_Count)
@@ -633,8 +626,8 @@ int impl_MPI_Type_get_contents(MPI_Datatype datatype, int max_integers, int max_
     if (t && t->large_args)
         return lm_err_noobj(MPI_ERR_TYPE, "MPI_Type_get_contents",
                             "the type was made with large counts: use MPI_Type_get_contents_c");
-    return contents("MPI_Type_get_contents", datatype, max_integers, max_addresses, 0, max_datatypes,
-                    array_of_integers, array_of_addresses, NULL, array_of_datatypes);
+    return contents("MPI_Type_get_contents", datatype, max_integers, max_addresses, 0, max_datatypes, array_of_integers,
+                    array_of_addresses, NULL, array_of_datatypes);
 }
 
 int impl_MPI_Type_get_contents_c(MPI_Datatype datatype, MPI_Count max_integers, MPI_Count max_addresses,
@@ -642,9 +635,8 @@ int impl_MPI_Type_get_contents_c(MPI_Datatype datatype, MPI_Count max_integers, 
                                  MPI_Aint array_of_addresses[], MPI_Count array_of_large_counts[],
                                  MPI_Datatype array_of_datatypes[])
 {
-    return contents("MPI_Type_get_contents_c", datatype, max_integers, max_addresses, max_large_counts,
-                    max_datatypes, array_of_integers, array_of_addresses, array_of_large_counts,
-                    array_of_datatypes);
+    return contents("MPI_Type_get_contents_c", datatype, max_integers, max_addresses, max_large_counts, max_datatypes,
+                    array_of_integers, array_of_addresses, array_of_large_counts, array_of_datatypes);
 }
 
 int impl_MPI_Get_address(const void *location, MPI_Aint *address)

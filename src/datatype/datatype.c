@@ -86,7 +86,8 @@ int lm_datatype_init_builtin(void)
         t->contiguous = true;
         t->predefined = true;
         t->basic_id = i;
-        t->basic_size = b->kind == LM_TK_PAIR ? (b->pair_first >= 0 ? lm_builtin_types[b->pair_first].size : 0) : b->size;
+        t->basic_size = b->kind == LM_TK_PAIR ? (b->pair_first >= 0 ? lm_builtin_types[b->pair_first].size : 0)
+                                              : b->size;
         t->name = b->name;
         t->combiner = MPI_COMBINER_NAMED;
         builtin_layout(t, b, i);
@@ -153,15 +154,15 @@ int impl_MPI_Type_size_c(MPI_Datatype datatype, MPI_Count *size)
     return MPI_SUCCESS;
 }
 
-#define EXTENT_FN(NAME, T, LB, EXT)                                          \
-    int impl_MPI_##NAME(MPI_Datatype datatype, T *lb, T *extent)             \
-    {                                                                        \
-        int rc;                                                              \
-        lm_datatype *t = get(datatype, "MPI_" #NAME, &rc);                   \
-        if (!t) return rc;                                                   \
-        *lb = (T)t->LB;                                                      \
-        *extent = (T)t->EXT;                                                 \
-        return MPI_SUCCESS;                                                  \
+#define EXTENT_FN(NAME, T, LB, EXT)                              \
+    int impl_MPI_##NAME(MPI_Datatype datatype, T *lb, T *extent) \
+    {                                                            \
+        int rc;                                                  \
+        lm_datatype *t = get(datatype, "MPI_" #NAME, &rc);       \
+        if (!t) return rc;                                       \
+        *lb = (T)t->LB;                                          \
+        *extent = (T)t->EXT;                                     \
+        return MPI_SUCCESS;                                      \
     }
 EXTENT_FN(Type_get_extent, MPI_Aint, lb, extent)
 EXTENT_FN(Type_get_extent_x, MPI_Count, lb, extent)

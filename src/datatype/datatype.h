@@ -25,25 +25,25 @@ typedef struct lm_run {
 
 typedef struct lm_datatype {
     lm_object obj;
-    MPI_Count size;        /* bytes of data */
+    MPI_Count size; /* bytes of data */
     MPI_Aint lb, extent;
     MPI_Aint true_lb, true_extent;
     bool committed;
-    bool contiguous;       /* count elements are count * extent bytes copied as is from true_lb */
+    bool contiguous; /* count elements are count * extent bytes copied as is from true_lb */
     bool predefined;
-    int basic_id;          /* predefined: its index; derived: -1 */
-    int basic_size;        /* size of the basic element it is made of (0 if mixed) */
-    int combiner;          /* MPI_COMBINER_* that made it */
-    const char *name;      /* predefined: its MPI name; NULL otherwise */
+    int basic_id;               /* predefined: its index; derived: -1 */
+    int basic_size;             /* size of the basic element it is made of (0 if mixed) */
+    int combiner;               /* MPI_COMBINER_* that made it */
+    const char *name;           /* predefined: its MPI name; NULL otherwise */
     struct lm_attr_list *attrs; /* cached attributes, NULL when none */
     /* one element's layout, in typemap order, adjacent blocks merged */
     lm_block *blocks;
     MPI_Count nblocks;
     lm_run *runs;
     MPI_Count nruns;
-    MPI_Count nelems;      /* basic elements in one element */
-    int align;             /* largest alignment of the basic types inside */
-    bool explicit_bounds;  /* lb/ub set by MPI_Type_create_resized (here or inside) */
+    MPI_Count nelems;     /* basic elements in one element */
+    int align;            /* largest alignment of the basic types inside */
+    bool explicit_bounds; /* lb/ub set by MPI_Type_create_resized (here or inside) */
     /* constructor arguments, for MPI_Type_get_envelope/get_contents: the
      * numbers in the standard's order (integers before addresses), and
      * whether a large-count (_c) constructor made the type */
@@ -51,15 +51,12 @@ typedef struct lm_datatype {
     MPI_Count nargs, ntypes;
     MPI_Count *args;
     MPI_Datatype *types;
-    char *set_name;        /* the name MPI_Type_set_name gave (owned), NULL for none */
+    char *set_name; /* the name MPI_Type_set_name gave (owned), NULL for none */
 } lm_datatype;
 
 /* Data of count elements is count * size bytes starting at true_lb, copied
  * as is (no gaps, no padding): the point-to-point fast paths apply. */
-static inline bool lm_datatype_dense(const lm_datatype *t)
-{
-    return t->contiguous && t->size == t->extent;
-}
+static inline bool lm_datatype_dense(const lm_datatype *t) { return t->contiguous && t->size == t->extent; }
 
 /* Move stream bytes [off, off + len) of the packed form of count elements
  * of t laid out from buf (the user's buffer: displacements are relative to

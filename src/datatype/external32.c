@@ -43,8 +43,7 @@ static int check(const char *fname, const char *datarep, lm_datatype *t, MPI_Cou
     for (MPI_Count i = 0; i < t->nruns; i++) {
         MPI_Count s = ext_size(t->runs[i].basic);
         if (!s)
-            return lm_err_noobj(MPI_ERR_UNSUPPORTED_OPERATION, fname,
-                                "%s has no external32 conversion in this version",
+            return lm_err_noobj(MPI_ERR_UNSUPPORTED_OPERATION, fname, "%s has no external32 conversion in this version",
                                 lm_builtin_types[t->runs[i].basic].name);
         n += s * t->runs[i].n;
     }
@@ -70,8 +69,8 @@ static void convert(const lm_datatype *t, MPI_Count count, unsigned char *native
                     int64_t v;
                     memcpy(&v, native, 8);
                     uint32_t w = (uint32_t)v;
-                    unsigned char be[4] = {(unsigned char)(w >> 24), (unsigned char)(w >> 16),
-                                           (unsigned char)(w >> 8), (unsigned char)w};
+                    unsigned char be[4] = {(unsigned char)(w >> 24), (unsigned char)(w >> 16), (unsigned char)(w >> 8),
+                                           (unsigned char)w};
                     memcpy(ext, be, 4);
                 } else {
                     uint32_t w = (uint32_t)ext[0] << 24 | (uint32_t)ext[1] << 16 | (uint32_t)ext[2] << 8 | ext[3];
@@ -82,8 +81,8 @@ static void convert(const lm_datatype *t, MPI_Count count, unsigned char *native
         }
 }
 
-static int pack_external(const char *fname, const char *datarep, const void *inbuf, MPI_Count incount,
-                         MPI_Datatype dt, void *outbuf, MPI_Count outsize, MPI_Count *position)
+static int pack_external(const char *fname, const char *datarep, const void *inbuf, MPI_Count incount, MPI_Datatype dt,
+                         void *outbuf, MPI_Count outsize, MPI_Count *position)
 {
     lm_datatype *t = lm_datatype_get(dt);
     if (!t) return lm_err_noobj(MPI_ERR_TYPE, fname, "invalid datatype");
@@ -92,8 +91,8 @@ static int pack_external(const char *fname, const char *datarep, const void *inb
     if (rc) return rc;
     MPI_Count need = per * incount;
     if (*position < 0 || *position > outsize || need > outsize - *position)
-        return lm_err_noobj(MPI_ERR_TRUNCATE, fname, "%lld bytes do not fit at position %lld of %lld",
-                            (long long)need, (long long)*position, (long long)outsize);
+        return lm_err_noobj(MPI_ERR_TRUNCATE, fname, "%lld bytes do not fit at position %lld of %lld", (long long)need,
+                            (long long)*position, (long long)outsize);
     size_t nlen = (size_t)(incount * t->size);
     unsigned char *native = lm_malloc(LM_MEM_DATATYPE, nlen ? nlen : 1);
     if (!native) return lm_err_noobj(MPI_ERR_NO_MEM, fname, "out of memory");
@@ -114,8 +113,8 @@ static int unpack_external(const char *fname, const char *datarep, const void *i
     if (rc) return rc;
     MPI_Count need = per * outcount;
     if (*position < 0 || *position > insize || need > insize - *position)
-        return lm_err_noobj(MPI_ERR_TRUNCATE, fname, "%lld bytes wanted at position %lld of %lld",
-                            (long long)need, (long long)*position, (long long)insize);
+        return lm_err_noobj(MPI_ERR_TRUNCATE, fname, "%lld bytes wanted at position %lld of %lld", (long long)need,
+                            (long long)*position, (long long)insize);
     size_t nlen = (size_t)(outcount * t->size);
     unsigned char *native = lm_malloc(LM_MEM_DATATYPE, nlen ? nlen : 1);
     if (!native) return lm_err_noobj(MPI_ERR_NO_MEM, fname, "out of memory");
@@ -141,8 +140,8 @@ int impl_MPI_Pack_external_c(const char datarep[], const void *inbuf, MPI_Count 
     return pack_external("MPI_Pack_external_c", datarep, inbuf, incount, datatype, outbuf, outsize, position);
 }
 
-int impl_MPI_Unpack_external(const char datarep[], const void *inbuf, MPI_Aint insize, MPI_Aint *position,
-                             void *outbuf, int outcount, MPI_Datatype datatype)
+int impl_MPI_Unpack_external(const char datarep[], const void *inbuf, MPI_Aint insize, MPI_Aint *position, void *outbuf,
+                             int outcount, MPI_Datatype datatype)
 {
     MPI_Count pos = *position;
     int rc = unpack_external("MPI_Unpack_external", datarep, inbuf, insize, &pos, outbuf, outcount, datatype);

@@ -43,7 +43,7 @@ static const struct {
     int size;
     MPI_Datatype type;
 } int_kinds[] = {
-    {2, 1, MPI_INTEGER1}, {4, 2, MPI_INTEGER2}, {9, 4, MPI_INTEGER4}, {18, 8, MPI_INTEGER8},
+    {2, 1, MPI_INTEGER1},    {4, 2, MPI_INTEGER2}, {9, 4, MPI_INTEGER4}, {18, 8, MPI_INTEGER8},
 #if defined(__SIZEOF_INT128__)
     {38, 16, MPI_INTEGER16},
 #endif
@@ -152,8 +152,7 @@ int impl_MPI_Type_create_f90_complex(int p, int r, MPI_Datatype *newtype)
     if (k < 0)
         return lm_err_noobj(MPI_ERR_ARG, "MPI_Type_create_f90_complex",
                             "no complex type has a precision of %d and a decimal range of %d", p, r);
-    return parameterized("MPI_Type_create_f90_complex", MPI_COMBINER_F90_COMPLEX, p, r, real_kinds[k].complex,
-                         newtype);
+    return parameterized("MPI_Type_create_f90_complex", MPI_COMBINER_F90_COMPLEX, p, r, real_kinds[k].complex, newtype);
 }
 
 int impl_MPI_Type_match_size(int typeclass, int size, MPI_Datatype *datatype)

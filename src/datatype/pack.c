@@ -12,8 +12,8 @@ static int pack(const char *fname, const void *inbuf, MPI_Count incount, MPI_Dat
     if (!t) return lm_err_noobj(MPI_ERR_TYPE, fname, "invalid datatype");
     MPI_Count need = incount * t->size;
     if (*position < 0 || *position > outsize || need > outsize - *position)
-        return lm_err_noobj(MPI_ERR_TRUNCATE, fname, "%lld bytes do not fit at position %lld of %lld",
-                            (long long)need, (long long)*position, (long long)outsize);
+        return lm_err_noobj(MPI_ERR_TRUNCATE, fname, "%lld bytes do not fit at position %lld of %lld", (long long)need,
+                            (long long)*position, (long long)outsize);
     lm_typemap_pack(t, inbuf, incount, 0, (char *)outbuf + *position, (size_t)need);
     *position += need;
     return MPI_SUCCESS;
@@ -26,8 +26,8 @@ static int unpack(const char *fname, const void *inbuf, MPI_Count insize, MPI_Co
     if (!t) return lm_err_noobj(MPI_ERR_TYPE, fname, "invalid datatype");
     MPI_Count need = outcount * t->size;
     if (*position < 0 || *position > insize || need > insize - *position)
-        return lm_err_noobj(MPI_ERR_TRUNCATE, fname, "%lld bytes wanted at position %lld of %lld",
-                            (long long)need, (long long)*position, (long long)insize);
+        return lm_err_noobj(MPI_ERR_TRUNCATE, fname, "%lld bytes wanted at position %lld of %lld", (long long)need,
+                            (long long)*position, (long long)insize);
     lm_typemap_unpack(t, outbuf, outcount, 0, (const char *)inbuf + *position, (size_t)need);
     *position += need;
     return MPI_SUCCESS;

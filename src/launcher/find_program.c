@@ -11,12 +11,9 @@
 static int check(const char *path)
 {
     struct stat st;
-    if (stat(path, &st) != 0)
-        return errno;
-    if (S_ISDIR(st.st_mode))
-        return EISDIR;
-    if (!S_ISREG(st.st_mode) || access(path, X_OK) != 0)
-        return EACCES;
+    if (stat(path, &st) != 0) return errno;
+    if (S_ISDIR(st.st_mode)) return EISDIR;
+    if (!S_ISREG(st.st_mode) || access(path, X_OK) != 0) return EACCES;
     return 0;
 }
 
@@ -36,30 +33,24 @@ int lm_find_program(const char *prog, const char *name, char *out, size_t cap)
             fprintf(stderr, "%s: program '%s' does not exist\n", prog, name);
             return 127;
         }
-        fprintf(stderr, "%s: program '%s' is not executable (%s)\n", prog, name,
-                strerror(err ? err : ENAMETOOLONG));
+        fprintf(stderr, "%s: program '%s' is not executable (%s)\n", prog, name, strerror(err ? err : ENAMETOOLONG));
         return 126;
     }
     /* Like execvp: an empty PATH element means the current directory, and a
      * non-executable match is remembered but the search goes on. */
     const char *path = getenv("PATH");
-    if (!path)
-        path = "/usr/local/bin:/usr/bin:/bin";
+    if (!path) path = "/usr/local/bin:/usr/bin:/bin";
     int saw_unexecutable = 0;
     for (const char *p = path;; p++) {
         const char *end = strchr(p, ':');
         size_t dlen = end ? (size_t)(end - p) : strlen(p);
-        int n = dlen ? snprintf(out, cap, "%.*s/%s", (int)dlen, p, name)
-                     : snprintf(out, cap, "%s", name);
+        int n = dlen ? snprintf(out, cap, "%.*s/%s", (int)dlen, p, name) : snprintf(out, cap, "%s", name);
         if (n > 0 && (size_t)n < cap) {
             int err = check(out);
-            if (err == 0)
-                return 0;
-            if (err == EACCES || err == EISDIR)
-                saw_unexecutable = 1;
+            if (err == 0) return 0;
+            if (err == EACCES || err == EISDIR) saw_unexecutable = 1;
         }
-        if (!end)
-            break;
+        if (!end) break;
         p = end;
     }
     if (saw_unexecutable) {

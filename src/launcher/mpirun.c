@@ -35,15 +35,23 @@
 #include <time.h>
 #include <unistd.h>
 
-#define TERM_GRACE_S 0.5   /* SIGTERM -> SIGKILL: well inside the 2 s teardown rule */
-#define KILL_WAIT_S 5.0    /* after SIGKILL, stop waiting for unkillable processes */
+#define TERM_GRACE_S 0.5 /* SIGTERM -> SIGKILL: well inside the 2 s teardown rule */
+#define KILL_WAIT_S 5.0  /* after SIGKILL, stop waiting for unkillable processes */
 #define STDIN_BUF (64 * 1024)
 
-enum cause { CAUSE_NONE, CAUSE_ABORT, CAUSE_SIGNAL, CAUSE_EXIT, CAUSE_NO_FINALIZE,
-             CAUSE_TIMEOUT, CAUSE_INTERRUPT, CAUSE_LAUNCH };
+enum cause {
+    CAUSE_NONE,
+    CAUSE_ABORT,
+    CAUSE_SIGNAL,
+    CAUSE_EXIT,
+    CAUSE_NO_FINALIZE,
+    CAUSE_TIMEOUT,
+    CAUSE_INTERRUPT,
+    CAUSE_LAUNCH
+};
 
 typedef struct rank_proc {
-    pid_t pid;      /* 0 once reaped */
+    pid_t pid; /* 0 once reaped */
     lm_outstream out, err;
 } rank_proc;
 
@@ -60,15 +68,15 @@ static struct job {
     enum cause cause;
     int cause_rank, cause_value, exit_status;
     pid_t cause_pid;
-    double timeout_s;  /* --timeout, 0 = none */
-    double deadline;   /* when --timeout expires (monotonic) */
+    double timeout_s; /* --timeout, 0 = none */
+    double deadline;  /* when --timeout expires (monotonic) */
     /* teardown */
     int tearing_down;
     double kill_at, give_up_at;
     int killed;
     /* stdin of rank 0 */
-    int stdin_open;    /* still reading mpirun's stdin */
-    int stdin_pipe;    /* write end towards rank 0, or -1 */
+    int stdin_open; /* still reading mpirun's stdin */
+    int stdin_pipe; /* write end towards rank 0, or -1 */
     char inbuf[STDIN_BUF];
     size_t in_len, in_off;
 } J;
@@ -82,14 +90,12 @@ static double now_s(void)
 
 static void signal_job(int sig)
 {
-    if (J.pgid > 0)
-        kill(-J.pgid, sig);
+    if (J.pgid > 0) kill(-J.pgid, sig);
 }
 
 static void begin_teardown(int first_signal)
 {
-    if (J.tearing_down)
-        return;
+    if (J.tearing_down) return;
     J.tearing_down = 1;
     signal_job(first_signal);
     J.kill_at = now_s() + TERM_GRACE_S;
@@ -104,8 +110,7 @@ static void kill_now(void)
 
 static void set_cause(enum cause c, int rank, int value, int status)
 {
-    if (J.cause != CAUSE_NONE)
-        return;
+    if (J.cause != CAUSE_NONE) return;
     J.cause = c;
     J.cause_rank = rank;
     J.cause_pid = (rank >= 0 && rank < J.n) ? J.ranks[rank].pid : 0;
@@ -115,8 +120,7 @@ static void set_cause(enum cause c, int rank, int value, int status)
 
 static int abort_status(int errorcode)
 {
-    if (errorcode <= 0)
-        return 1;
+    if (errorcode <= 0) return 1;
     return errorcode > 255 ? 255 : errorcode;
 }
 
@@ -135,15 +139,13 @@ static int abort_claimed(void)
 
 static void rank_ended(int r, int status)
 {
-    if (J.tearing_down)
-        return; /* what happens to ranks now is our doing */
+    if (J.tearing_down) return; /* what happens to ranks now is our doing */
     int state = atomic_load(&lm_node_segment_rank(J.seg, r)->state);
     int claimed = abort_claimed();
     if (claimed) {
         lm_abort_record *ar = &J.seg->abort_record;
         int who = claimed == 2 ? ar->world_rank : r;
-        set_cause(CAUSE_ABORT, who, claimed == 2 ? ar->errorcode : 1,
-                  abort_status(claimed == 2 ? ar->errorcode : 1));
+        set_cause(CAUSE_ABORT, who, claimed == 2 ? ar->errorcode : 1, abort_status(claimed == 2 ? ar->errorcode : 1));
     } else if (WIFSIGNALED(status)) {
         set_cause(CAUSE_SIGNAL, r, WTERMSIG(status), 128 + WTERMSIG(status));
     } else if (WIFEXITED(status) && WEXITSTATUS(status) != 0) {
@@ -161,11 +163,9 @@ static void reap(void)
     for (;;) {
         int status;
         pid_t pid = waitpid(-1, &status, WNOHANG);
-        if (pid <= 0)
-            return;
+        if (pid <= 0) return;
         for (int r = 0; r < J.n; r++) {
-            if (J.ranks[r].pid != pid)
-                continue;
+            if (J.ranks[r].pid != pid) continue;
             rank_ended(r, status);
             J.ranks[r].pid = 0;
             J.alive--;
@@ -182,13 +182,9 @@ static void reap(void)
 static void on_signal(int sig)
 {
     switch (sig) {
-    case SIGCHLD:
-        reap();
-        break;
+    case SIGCHLD: reap(); break;
     case SIGUSR1:
-    case SIGUSR2:
-        signal_job(sig);
-        break;
+    case SIGUSR2: signal_job(sig); break;
     default: /* SIGINT, SIGTERM, SIGHUP, SIGQUIT */
         if (J.tearing_down && J.cause == CAUSE_INTERRUPT) {
             kill_now(); /* asked twice: do not wait for the grace period */
@@ -215,8 +211,7 @@ static void pump_stdin(short revents_in, short revents_out)
         ssize_t w = write(J.stdin_pipe, J.inbuf + J.in_off, J.in_len - J.in_off);
         if (w > 0) {
             J.in_off += (size_t)w;
-            if (J.in_off == J.in_len)
-                J.in_len = J.in_off = 0;
+            if (J.in_off == J.in_len) J.in_len = J.in_off = 0;
         } else if (w < 0 && errno != EINTR && errno != EAGAIN) {
             /* Rank 0 closed its stdin: stop reading ours. */
             J.in_len = 0;
@@ -232,41 +227,37 @@ static void pump_stdin(short revents_in, short revents_out)
 static void report(void)
 {
     char pidbuf[32] = "";
-    if (J.cause_pid > 0)
-        snprintf(pidbuf, sizeof pidbuf, " (pid %d)", (int)J.cause_pid);
+    if (J.cause_pid > 0) snprintf(pidbuf, sizeof pidbuf, " (pid %d)", (int)J.cause_pid);
     switch (J.cause) {
     case CAUSE_NONE:
-    case CAUSE_LAUNCH:
-        break;
+    case CAUSE_LAUNCH: break;
     case CAUSE_ABORT: {
         const char *msg = J.seg->abort_record.message;
-        fprintf(stderr, "%s: rank %d called MPI_Abort with error code %d%s%s\n", g_prog,
-                J.cause_rank, J.cause_value, msg[0] ? ": " : "", msg);
+        fprintf(stderr, "%s: rank %d called MPI_Abort with error code %d%s%s\n", g_prog, J.cause_rank, J.cause_value,
+                msg[0] ? ": " : "", msg);
         break;
     }
     case CAUSE_SIGNAL:
-        fprintf(stderr, "%s: rank %d%s was killed by signal %d (%s: %s)\n", g_prog, J.cause_rank,
-                pidbuf, J.cause_value, lm_signal_abbrev(J.cause_value), strsignal(J.cause_value));
+        fprintf(stderr, "%s: rank %d%s was killed by signal %d (%s: %s)\n", g_prog, J.cause_rank, pidbuf, J.cause_value,
+                lm_signal_abbrev(J.cause_value), strsignal(J.cause_value));
         break;
     case CAUSE_EXIT:
-        fprintf(stderr, "%s: rank %d%s exited with status %d\n", g_prog, J.cause_rank, pidbuf,
-                J.cause_value);
+        fprintf(stderr, "%s: rank %d%s exited with status %d\n", g_prog, J.cause_rank, pidbuf, J.cause_value);
         break;
     case CAUSE_NO_FINALIZE:
-        fprintf(stderr, "%s: rank %d%s exited with status 0 after MPI_Init without calling "
-                        "MPI_Finalize\n", g_prog, J.cause_rank, pidbuf);
+        fprintf(stderr,
+                "%s: rank %d%s exited with status 0 after MPI_Init without calling "
+                "MPI_Finalize\n",
+                g_prog, J.cause_rank, pidbuf);
         break;
     case CAUSE_TIMEOUT:
-        fprintf(stderr, "%s: the job ran longer than --timeout %g seconds; it was ended\n", g_prog,
-                J.timeout_s);
+        fprintf(stderr, "%s: the job ran longer than --timeout %g seconds; it was ended\n", g_prog, J.timeout_s);
         break;
     case CAUSE_INTERRUPT:
-        fprintf(stderr, "%s: received %s; the job was ended\n", g_prog,
-                lm_signal_abbrev(J.cause_value));
+        fprintf(stderr, "%s: received %s; the job was ended\n", g_prog, lm_signal_abbrev(J.cause_value));
         break;
     }
-    if (J.cause != CAUSE_NONE && J.cause != CAUSE_INTERRUPT && J.n > 1 &&
-        J.cause != CAUSE_LAUNCH)
+    if (J.cause != CAUSE_NONE && J.cause != CAUSE_INTERRUPT && J.n > 1 && J.cause != CAUSE_LAUNCH)
         fprintf(stderr, "%s: the other ranks were ended\n", g_prog);
 }
 
@@ -281,8 +272,7 @@ static void raise_fd_limit(int n)
 
 static int nonblocking_pipe(int p[2])
 {
-    if (pipe2(p, O_CLOEXEC) != 0)
-        return -1;
+    if (pipe2(p, O_CLOEXEC) != 0) return -1;
     fcntl(p[0], F_SETFL, O_NONBLOCK);
     return 0;
 }
@@ -301,9 +291,15 @@ static int launch(const lm_options *o, const char *path, const char *job_id)
         J.stdin_pipe = in_pipe[1];
         J.stdin_open = 1;
     }
-    lm_spawn_job sj = {.path = path, .argv = o->argv, .env = o->env, .nenv = o->nenv,
-                       .segment_fd = J.seg_fd, .job_id = job_id, .world_size = o->nranks,
-                       .local_size = o->nranks, .pgid = 0};
+    lm_spawn_job sj = {.path = path,
+                       .argv = o->argv,
+                       .env = o->env,
+                       .nenv = o->nenv,
+                       .segment_fd = J.seg_fd,
+                       .job_id = job_id,
+                       .world_size = o->nranks,
+                       .local_size = o->nranks,
+                       .pgid = 0};
     int rc = 0;
     for (int r = 0; r < J.n; r++) {
         int out[2], err[2];
@@ -335,10 +331,8 @@ static int launch(const lm_options *o, const char *path, const char *job_id)
         J.alive++;
         J.pgid = sj.pgid;
     }
-    if (in_pipe[0] >= 0)
-        close(in_pipe[0]);
-    if (devnull >= 0)
-        close(devnull);
+    if (in_pipe[0] >= 0) close(in_pipe[0]);
+    if (devnull >= 0) close(devnull);
     if (rc != 0) {
         set_cause(CAUSE_LAUNCH, -1, 0, 1);
         begin_teardown(SIGKILL);
@@ -349,12 +343,9 @@ static int launch(const lm_options *o, const char *path, const char *job_id)
 static int poll_timeout_ms(void)
 {
     double next = -1, t = now_s();
-    if (J.tearing_down)
-        next = J.killed ? J.give_up_at : J.kill_at;
-    else if (J.timeout_s > 0)
-        next = J.deadline;
-    if (next < 0)
-        return -1;
+    if (J.tearing_down) next = J.killed ? J.give_up_at : J.kill_at;
+    else if (J.timeout_s > 0) next = J.deadline;
+    if (next < 0) return -1;
     double ms = (next - t) * 1000.0;
     return ms <= 0 ? 0 : (int)(ms + 1);
 }
@@ -371,8 +362,7 @@ static void run(const lm_options *o, int sfd)
         kill_now();
     }
     J.timeout_s = o->timeout_s;
-    if (J.timeout_s > 0)
-        J.deadline = now_s() + J.timeout_s;
+    if (J.timeout_s > 0) J.deadline = now_s() + J.timeout_s;
 
     while (J.alive > 0 && pfd) {
         int n = 0, in_idx = -1, pipe_idx = -1;
@@ -395,19 +385,15 @@ static void run(const lm_options *o, int sfd)
                 }
         }
         int rc = poll(pfd, (nfds_t)n, poll_timeout_ms());
-        if (rc < 0 && errno != EINTR)
-            break;
+        if (rc < 0 && errno != EINTR) break;
         if (rc > 0) {
             for (int i = first_out; i < n; i++)
-                if (pfd[i].revents)
-                    lm_out_pump(who[i]);
+                if (pfd[i].revents) lm_out_pump(who[i]);
             if ((in_idx >= 0 && pfd[in_idx].revents) || (pipe_idx >= 0 && pfd[pipe_idx].revents))
-                pump_stdin(in_idx >= 0 ? pfd[in_idx].revents : 0,
-                           pipe_idx >= 0 ? pfd[pipe_idx].revents : 0);
+                pump_stdin(in_idx >= 0 ? pfd[in_idx].revents : 0, pipe_idx >= 0 ? pfd[pipe_idx].revents : 0);
             if (pfd[0].revents & POLLIN) {
                 struct signalfd_siginfo si;
-                while (read(sfd, &si, sizeof si) == (ssize_t)sizeof si)
-                    on_signal((int)si.ssi_signo);
+                while (read(sfd, &si, sizeof si) == (ssize_t)sizeof si) on_signal((int)si.ssi_signo);
             }
         }
         double t = now_s();
@@ -418,8 +404,7 @@ static void run(const lm_options *o, int sfd)
         if (J.tearing_down && !J.killed && t >= J.kill_at) {
             kill_now();
         } else if (J.killed && t >= J.give_up_at) {
-            fprintf(stderr, "%s: %d rank(s) did not end after SIGKILL; giving up on them\n",
-                    g_prog, J.alive);
+            fprintf(stderr, "%s: %d rank(s) did not end after SIGKILL; giving up on them\n", g_prog, J.alive);
             break;
         }
     }
@@ -436,8 +421,7 @@ static void drain_output(void)
         for (int k = 0; k < 2; k++)
             while (lm_out_pump(s[k])) {
                 struct pollfd p = {.fd = s[k]->fd, .events = POLLIN};
-                if (poll(&p, 1, 0) <= 0)
-                    break;
+                if (poll(&p, 1, 0) <= 0) break;
             }
         for (int k = 0; k < 2; k++)
             if (s[k]->fd >= 0) { /* still held open by a leftover process */
@@ -459,15 +443,12 @@ int main(int argc, char **argv)
     g_prog = base_name(argv[0]);
     lm_options o;
     int prc = lm_options_parse(g_prog, argc, argv, &o);
-    if (prc == LM_OPTS_EXIT_OK)
-        return 0;
-    if (prc == LM_OPTS_ERROR)
-        return 2;
+    if (prc == LM_OPTS_EXIT_OK) return 0;
+    if (prc == LM_OPTS_ERROR) return 2;
 
     char path[PATH_MAX];
     int frc = lm_find_program(g_prog, o.argv[0], path, sizeof path);
-    if (frc != 0)
-        return frc;
+    if (frc != 0) return frc;
 
     raise_fd_limit(o.nranks);
     J.n = o.nranks;
@@ -484,8 +465,7 @@ int main(int argc, char **argv)
     sigset_t mask;
     sigemptyset(&mask);
     int handled[] = {SIGCHLD, SIGINT, SIGTERM, SIGHUP, SIGQUIT, SIGUSR1, SIGUSR2};
-    for (size_t i = 0; i < sizeof handled / sizeof handled[0]; i++)
-        sigaddset(&mask, handled[i]);
+    for (size_t i = 0; i < sizeof handled / sizeof handled[0]; i++) sigaddset(&mask, handled[i]);
     sigprocmask(SIG_BLOCK, &mask, NULL);
     signal(SIGPIPE, SIG_IGN); /* a closed stdout or rank stdin is an error code, not death */
     int sfd = signalfd(-1, &mask, SFD_CLOEXEC | SFD_NONBLOCK);
@@ -498,9 +478,14 @@ int main(int argc, char **argv)
     struct timespec ts;
     clock_gettime(CLOCK_REALTIME, &ts);
     snprintf(job_id, sizeof job_id, "%lx-%d", (unsigned long)ts.tv_sec, (int)getpid());
-    lm_layout layout = {.world_size = o.nranks, .reported_world_size = o.reported_world_size,
-                        .node_count = 1, .node_id = 0, .local_size = o.nranks,
-                        .kind = LM_LAYOUT_BLOCK, .ranks_per_node = o.nranks, .appnum = 0};
+    lm_layout layout = {.world_size = o.nranks,
+                        .reported_world_size = o.reported_world_size,
+                        .node_count = 1,
+                        .node_id = 0,
+                        .local_size = o.nranks,
+                        .kind = LM_LAYOUT_BLOCK,
+                        .ranks_per_node = o.nranks,
+                        .appnum = 0};
     lm_node_segment_set_transport_area(lm_shm_area_size, lm_shm_area_format);
     J.seg_fd = lm_node_segment_create(job_id, &layout, &J.seg);
     if (J.seg_fd < 0) {
@@ -512,8 +497,7 @@ int main(int argc, char **argv)
     run(&o, sfd);
     drain_output();
     /* Processes the ranks left behind in the job's group go with the job. */
-    if (J.pgid > 0 && kill(-J.pgid, 0) == 0)
-        kill(-J.pgid, SIGKILL);
+    if (J.pgid > 0 && kill(-J.pgid, 0) == 0) kill(-J.pgid, SIGKILL);
     report();
     lm_node_segment_detach(J.seg);
     close(J.seg_fd);

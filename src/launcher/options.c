@@ -45,8 +45,7 @@ static int parse_count(const char *prog, const char *opt, const char *s, int *ou
     errno = 0;
     long v = s ? strtol(s, &end, 10) : 0;
     if (!s || !*s || *end != '\0' || errno || v <= 0 || v > INT_MAX) {
-        fprintf(stderr, "%s: %s needs a positive whole number, not '%s'\n", prog, opt,
-                s ? s : "");
+        fprintf(stderr, "%s: %s needs a positive whole number, not '%s'\n", prog, opt, s ? s : "");
         return -1;
     }
     *out = (int)v;
@@ -60,13 +59,11 @@ static int add_env(const char *prog, lm_options *o, const char *name, const char
         return -1;
     }
     char **grown = realloc(o->env, (size_t)(o->nenv + 1) * sizeof *grown);
-    if (!grown)
-        return -1;
+    if (!grown) return -1;
     o->env = grown;
     size_t n = strlen(name) + strlen(value) + 2;
     char *kv = malloc(n);
-    if (!kv)
-        return -1;
+    if (!kv) return -1;
     snprintf(kv, n, "%s=%s", name, value);
     o->env[o->nenv++] = kv;
     return 0;
@@ -76,8 +73,7 @@ static int add_env(const char *prog, lm_options *o, const char *name, const char
 static int split_assign(const char *prog, lm_options *o, const char *arg)
 {
     const char *eq = strchr(arg, '=');
-    if (!eq)
-        return -1;
+    if (!eq) return -1;
     char name[256];
     size_t len = (size_t)(eq - arg);
     if (len == 0 || len >= sizeof name) {
@@ -105,8 +101,7 @@ int lm_options_parse(const char *prog, int argc, char **argv, lm_options *o)
             i++;
             break;
         }
-        if (arg[0] != '-' || arg[1] == '\0')
-            break;
+        if (arg[0] != '-' || arg[1] == '\0') break;
 
         /* Split "--opt=value" for long options only; "-x A=B" keeps its '='. */
         char optbuf[64];
@@ -120,14 +115,13 @@ int lm_options_parse(const char *prog, int argc, char **argv, lm_options *o)
                 inline_val = eq + 1;
             }
         }
-#define NEXT_VALUE()                                                                      \
-    (inline_val ? inline_val : (i + 1 < argc ? argv[++i] : NULL))
-#define NEED(v)                                                                           \
-    do {                                                                                  \
-        if (!(v)) {                                                                       \
-            fprintf(stderr, "%s: option %s needs a value\n", prog, opt);                  \
-            goto error;                                                                   \
-        }                                                                                 \
+#define NEXT_VALUE() (inline_val ? inline_val : (i + 1 < argc ? argv[++i] : NULL))
+#define NEED(v)                                                          \
+    do {                                                                 \
+        if (!(v)) {                                                      \
+            fprintf(stderr, "%s: option %s needs a value\n", prog, opt); \
+            goto error;                                                  \
+        }                                                                \
     } while (0)
 
         if (is(opt, "-h", "--help")) {
@@ -141,13 +135,11 @@ int lm_options_parse(const char *prog, int argc, char **argv, lm_options *o)
         } else if (is(opt, "-n", "-np") || is(opt, "--n", "--np")) {
             const char *v = NEXT_VALUE();
             NEED(v);
-            if (parse_count(prog, opt, v, &o->nranks))
-                goto error;
+            if (parse_count(prog, opt, v, &o->nranks)) goto error;
         } else if (is(opt, "--simulate-world-size", NULL)) {
             const char *v = NEXT_VALUE();
             NEED(v);
-            if (parse_count(prog, opt, v, &o->reported_world_size))
-                goto error;
+            if (parse_count(prog, opt, v, &o->reported_world_size)) goto error;
         } else if (is(opt, "--timeout", "-timeout")) {
             const char *v = NEXT_VALUE();
             NEED(v);
@@ -155,8 +147,7 @@ int lm_options_parse(const char *prog, int argc, char **argv, lm_options *o)
             errno = 0;
             double t = strtod(v, &end);
             if (!*v || *end || errno || !(t > 0) || t > 1e9) {
-                fprintf(stderr, "%s: %s needs a positive number of seconds, not '%s'\n", prog,
-                        opt, v);
+                fprintf(stderr, "%s: %s needs a positive number of seconds, not '%s'\n", prog, opt, v);
                 goto error;
             }
             o->timeout_s = t;
@@ -168,29 +159,24 @@ int lm_options_parse(const char *prog, int argc, char **argv, lm_options *o)
             const char *v = NEXT_VALUE();
             NEED(v);
             int rc = split_assign(prog, o, v);
-            if (rc == -2)
-                goto error;
+            if (rc == -2) goto error;
             if (rc == -1) {
                 /* Ranks inherit this environment anyway; naming it checks it. */
                 const char *val = getenv(v);
-                if (val && add_env(prog, o, v, val))
-                    goto error;
+                if (val && add_env(prog, o, v, val)) goto error;
             }
         } else if (is(opt, "--env", "-env") || is(opt, "-genv", "--genv")) {
             const char *v = NEXT_VALUE();
             NEED(v);
             int rc = split_assign(prog, o, v);
-            if (rc == -2)
-                goto error;
+            if (rc == -2) goto error;
             if (rc == -1) {
                 const char *val = i + 1 < argc ? argv[++i] : NULL;
                 if (!val) {
-                    fprintf(stderr, "%s: %s %s needs a value (VAR=value or VAR value)\n", prog,
-                            opt, v);
+                    fprintf(stderr, "%s: %s %s needs a value (VAR=value or VAR value)\n", prog, opt, v);
                     goto error;
                 }
-                if (add_env(prog, o, v, val))
-                    goto error;
+                if (add_env(prog, o, v, val)) goto error;
             }
         } else {
             fprintf(stderr, "%s: unknown option '%s' (see %s --help)\n", prog, arg, prog);
@@ -208,12 +194,11 @@ int lm_options_parse(const char *prog, int argc, char **argv, lm_options *o)
         goto error;
     }
     if (o->reported_world_size && o->reported_world_size < o->nranks) {
-        fprintf(stderr, "%s: --simulate-world-size (%d) must be at least the number of ranks (%d)\n",
-                prog, o->reported_world_size, o->nranks);
+        fprintf(stderr, "%s: --simulate-world-size (%d) must be at least the number of ranks (%d)\n", prog,
+                o->reported_world_size, o->nranks);
         goto error;
     }
-    if (!o->reported_world_size)
-        o->reported_world_size = o->nranks;
+    if (!o->reported_world_size) o->reported_world_size = o->nranks;
     o->argv = argv + i;
     return LM_OPTS_RUN;
 error:
@@ -223,8 +208,7 @@ error:
 
 void lm_options_free(lm_options *o)
 {
-    for (int k = 0; k < o->nenv; k++)
-        free(o->env[k]);
+    for (int k = 0; k < o->nenv; k++) free(o->env[k]);
     free(o->env);
     o->env = NULL;
     o->nenv = 0;

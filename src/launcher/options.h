@@ -9,7 +9,7 @@ typedef struct lm_options {
     double timeout_s;        /* --timeout; 0 = none */
     int nenv;                /* -x / --env settings, each "VAR=value" */
     char **env;
-    char **argv;             /* program and its arguments (points into main's argv) */
+    char **argv; /* program and its arguments (points into main's argv) */
 } lm_options;
 
 enum { LM_OPTS_RUN = 0, LM_OPTS_EXIT_OK = 1, LM_OPTS_ERROR = -1 };

@@ -15,7 +15,7 @@
 #define CHUNK (64 * 1024)
 
 static int g_tag;
-static int g_dst_dead[3]; /* our stdout/stderr went away (EPIPE): drop output */
+static int g_dst_dead[3];                 /* our stdout/stderr went away (EPIPE): drop output */
 static const lm_outstream *g_mid_line[3]; /* stream whose unfinished line ends the output */
 
 void lm_out_set_tagging(int on) { g_tag = on; }
@@ -56,15 +56,13 @@ static int g_out_dst;
 
 static void stage_flush(void)
 {
-    if (g_out_len)
-        write_all(g_out_dst, g_out, g_out_len);
+    if (g_out_len) write_all(g_out_dst, g_out, g_out_len);
     g_out_len = 0;
 }
 
 static void stage(int dst, const char *p, size_t n)
 {
-    if (dst != g_out_dst)
-        stage_flush();
+    if (dst != g_out_dst) stage_flush();
     g_out_dst = dst;
     if (g_out_len + n > sizeof g_out) {
         stage_flush();
@@ -84,17 +82,14 @@ static void emit(lm_outstream *s, const char *p, size_t n, int force_newline)
         /* Byte for byte, except that another rank's text never continues a
          * line some rank left unfinished (its last words without newline):
          * that line is ended first. */
-        if (!n)
-            return;
-        if (g_mid_line[s->dst] && g_mid_line[s->dst] != s)
-            stage(s->dst, "\n", 1);
+        if (!n) return;
+        if (g_mid_line[s->dst] && g_mid_line[s->dst] != s) stage(s->dst, "\n", 1);
         stage(s->dst, p, n);
         g_mid_line[s->dst] = p[n - 1] == '\n' ? NULL : s;
         return;
     }
     char prefix[48];
-    int plen = snprintf(prefix, sizeof prefix, "[1,%d]<%s>:", s->rank,
-                        s->dst == 1 ? "stdout" : "stderr");
+    int plen = snprintf(prefix, sizeof prefix, "[1,%d]<%s>:", s->rank, s->dst == 1 ? "stdout" : "stderr");
     while (n) {
         const char *nl = memchr(p, '\n', n);
         size_t len = nl ? (size_t)(nl - p) + 1 : n;
@@ -102,8 +97,7 @@ static void emit(lm_outstream *s, const char *p, size_t n, int force_newline)
         stage(s->dst, p, len);
         /* Tagged output stays one line per prefix even for an unfinished
          * last line, so the next rank's prefix starts on its own line. */
-        if (!nl && force_newline)
-            stage(s->dst, "\n", 1);
+        if (!nl && force_newline) stage(s->dst, "\n", 1);
         p += len;
         n -= len;
     }
@@ -134,8 +128,7 @@ static void hold(lm_outstream *s, const char *p, size_t n)
 
 static void close_stream(lm_outstream *s)
 {
-    if (s->partial_len)
-        emit(s, s->partial, s->partial_len, 1);
+    if (s->partial_len) emit(s, s->partial, s->partial_len, 1);
     free(s->partial);
     s->partial = NULL;
     s->partial_len = 0;
@@ -146,16 +139,13 @@ static void close_stream(lm_outstream *s)
 int lm_out_pump(lm_outstream *s)
 {
     static char chunk[CHUNK];
-    if (s->fd < 0)
-        return 0;
+    if (s->fd < 0) return 0;
     /* Bounded number of reads so one chatty rank cannot starve the others
      * (or delay signal handling); poll brings us back here. */
     for (int round = 0; round < 4; round++) {
         ssize_t r = read(s->fd, chunk, sizeof chunk);
-        if (r < 0 && errno == EINTR)
-            continue;
-        if (r < 0 && errno == EAGAIN)
-            break;
+        if (r < 0 && errno == EINTR) continue;
+        if (r < 0 && errno == EAGAIN) break;
         if (r <= 0) {
             close_stream(s);
             stage_flush();
@@ -183,8 +173,7 @@ int lm_out_pump(lm_outstream *s)
         } else {
             emit(s, chunk, whole, 0);
         }
-        if ((size_t)r > whole)
-            hold(s, chunk + whole, (size_t)r - whole);
+        if ((size_t)r > whole) hold(s, chunk + whole, (size_t)r - whole);
     }
     stage_flush();
     return 1;

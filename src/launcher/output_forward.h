@@ -12,10 +12,10 @@
 #include <stddef.h>
 
 typedef struct lm_outstream {
-    int fd;          /* read end of the rank's pipe (non-blocking); -1 once closed */
-    int dst;         /* 1 or 2 */
+    int fd;  /* read end of the rank's pipe (non-blocking); -1 once closed */
+    int dst; /* 1 or 2 */
     int rank;
-    char *partial;   /* an unfinished line, allocated only when one exists */
+    char *partial; /* an unfinished line, allocated only when one exists */
     size_t partial_len;
 } lm_outstream;
 

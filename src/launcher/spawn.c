@@ -19,19 +19,16 @@ static void setenv_int(const char *name, long v)
 }
 
 /* Runs in the child; never returns. */
-static void child(lm_spawn_job *job, pid_t launcher, int rank, int local_rank, int in, int out,
-                  int err)
+static void child(lm_spawn_job *job, pid_t launcher, int rank, int local_rank, int in, int out, int err)
 {
     /* One group for the whole job: mpirun signals it as a unit, and the
      * terminal's Ctrl-C reaches only mpirun (which then ends the job). */
     setpgid(0, job->pgid);
     /* If mpirun dies, even by SIGKILL, the rank must not live on. */
     prctl(PR_SET_PDEATHSIG, SIGKILL);
-    if (getppid() != launcher)
-        _exit(127); /* mpirun died before the line above took effect */
+    if (getppid() != launcher) _exit(127); /* mpirun died before the line above took effect */
 
-    if (dup2(in, 0) < 0 || dup2(out, 1) < 0 || dup2(err, 2) < 0)
-        _exit(127);
+    if (dup2(in, 0) < 0 || dup2(out, 1) < 0 || dup2(err, 2) < 0) _exit(127);
 
     /* mpirun blocks the signals it handles and ignores SIGPIPE; both would be
      * inherited through exec. */
@@ -58,20 +55,16 @@ static void child(lm_spawn_job *job, pid_t launcher, int rank, int local_rank, i
     _exit(127);
 }
 
-pid_t lm_spawn_rank(lm_spawn_job *job, int rank, int local_rank, int stdin_fd, int out_fd,
-                    int err_fd)
+pid_t lm_spawn_rank(lm_spawn_job *job, int rank, int local_rank, int stdin_fd, int out_fd, int err_fd)
 {
     pid_t launcher = getpid();
     fflush(NULL);
     pid_t pid = fork();
-    if (pid < 0)
-        return -1;
-    if (pid == 0)
-        child(job, launcher, rank, local_rank, stdin_fd, out_fd, err_fd);
+    if (pid < 0) return -1;
+    if (pid == 0) child(job, launcher, rank, local_rank, stdin_fd, out_fd, err_fd);
     /* Also from the parent, so the group exists before we might signal it
      * (whichever of the two setpgid calls runs first wins; both agree). */
-    if (job->pgid == 0)
-        job->pgid = pid;
+    if (job->pgid == 0) job->pgid = pid;
     setpgid(pid, job->pgid);
     return pid;
 }

@@ -5,20 +5,19 @@
 #include <sys/types.h>
 
 typedef struct lm_spawn_job {
-    const char *path;   /* resolved program */
-    char **argv;        /* program and arguments */
-    char **env;         /* extra "VAR=value" settings (-x, --env) */
+    const char *path; /* resolved program */
+    char **argv;      /* program and arguments */
+    char **env;       /* extra "VAR=value" settings (-x, --env) */
     int nenv;
-    int segment_fd;     /* inherited by the rank (not close-on-exec) */
+    int segment_fd; /* inherited by the rank (not close-on-exec) */
     const char *job_id;
     int world_size;
     int local_size;
-    pid_t pgid;         /* 0 until the first rank has started: it leads the group */
+    pid_t pgid; /* 0 until the first rank has started: it leads the group */
 } lm_spawn_job;
 
 /* stdin_fd/out_fd/err_fd become the rank's 0/1/2. Returns the pid or -1.
  * The first call sets job->pgid. */
-pid_t lm_spawn_rank(lm_spawn_job *job, int rank, int local_rank, int stdin_fd, int out_fd,
-                    int err_fd);
+pid_t lm_spawn_rank(lm_spawn_job *job, int rank, int local_rank, int stdin_fd, int out_fd, int err_fd);
 
 #endif

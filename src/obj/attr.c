@@ -108,7 +108,8 @@ static const char *unusable(int id, enum lm_kind kind, char *buf, size_t n)
     keyval *k = kv_at(id);
     if (id >= MPI_TAG_UB && id <= MPI_WIN_MODEL) snprintf(buf, n, "keyval %d is predefined (read-only)", id);
     else if (!k) snprintf(buf, n, "keyval %d does not exist", id);
-    else if (k->kind != kind) snprintf(buf, n, "keyval %d is for %ss, not %ss", id, kind_word(k->kind), kind_word(kind));
+    else if (k->kind != kind)
+        snprintf(buf, n, "keyval %d is for %ss, not %ss", id, kind_word(k->kind), kind_word(kind));
     else snprintf(buf, n, "keyval %d was freed", id);
     return buf;
 }
@@ -213,8 +214,7 @@ static int by_keyval(const void *a, const void *b)
     return (x->keyval > y->keyval) - (x->keyval < y->keyval);
 }
 
-int lm_attr_copy(enum lm_kind kind, int old_handle, struct lm_attr_list *src, int new_handle,
-                 struct lm_attr_list **dst)
+int lm_attr_copy(enum lm_kind kind, int old_handle, struct lm_attr_list *src, int new_handle, struct lm_attr_list **dst)
 {
     *dst = NULL;
     if (!src) return MPI_SUCCESS;
@@ -328,7 +328,8 @@ static int get_attr(enum lm_kind kind, int h, int id, void *out, int *flag, cons
     struct lm_attr_list **lp = list_of(kind, h);
     if (!lp) return raise(kind, h, invalid_class(kind), fname, "invalid %s", kind_word(kind));
     char why[96];
-    if (!kv_held(id, kind, *lp)) return raise(kind, h, MPI_ERR_KEYVAL, fname, "%s", unusable(id, kind, why, sizeof why));
+    if (!kv_held(id, kind, *lp))
+        return raise(kind, h, MPI_ERR_KEYVAL, fname, "%s", unusable(id, kind, why, sizeof why));
     int i = find(*lp, id);
     *flag = i >= 0;
     if (i >= 0) *(void **)out = (*lp)->e[i].val;
@@ -340,7 +341,8 @@ static int delete_attr(enum lm_kind kind, int h, int id, const char *fname)
     struct lm_attr_list **lp = list_of(kind, h);
     if (!lp) return raise(kind, h, invalid_class(kind), fname, "invalid %s", kind_word(kind));
     char why[96];
-    if (!kv_held(id, kind, *lp)) return raise(kind, h, MPI_ERR_KEYVAL, fname, "%s", unusable(id, kind, why, sizeof why));
+    if (!kv_held(id, kind, *lp))
+        return raise(kind, h, MPI_ERR_KEYVAL, fname, "%s", unusable(id, kind, why, sizeof why));
     if (find(*lp, id) < 0)
         return raise(kind, h, MPI_ERR_KEYVAL, fname, "keyval %d has no attribute on this %s", id, kind_word(kind));
     int rc = delete_one(kind, h, id);
@@ -390,7 +392,10 @@ int impl_MPI_Attr_get(MPI_Comm comm, int keyval, void *attribute_val, int *flag)
     return impl_MPI_Comm_get_attr(comm, keyval, attribute_val, flag);
 }
 
-int impl_MPI_Attr_delete(MPI_Comm comm, int keyval) { return delete_attr(LM_KIND_COMM, comm, keyval, "MPI_Attr_delete"); }
+int impl_MPI_Attr_delete(MPI_Comm comm, int keyval)
+{
+    return delete_attr(LM_KIND_COMM, comm, keyval, "MPI_Attr_delete");
+}
 
 /* ---- windows (MPI_Win_get_attr, which answers the predefined window
  * attributes, is in rma/win.c) ---- */

@@ -24,8 +24,8 @@ static lm_comm world, self;
 static lm_group *world_group, *self_group;
 
 /* Predefined attribute values live here so that pointers to them stay valid. */
-static int attr_tag_ub = LM_TAG_UB_VALUE, attr_host = MPI_PROC_NULL, attr_io, attr_wtime_global = 0,
-           attr_universe, attr_appnum, attr_lastusedcode = MPI_ERR_LASTCODE;
+static int attr_tag_ub = LM_TAG_UB_VALUE, attr_host = MPI_PROC_NULL, attr_io, attr_wtime_global = 0, attr_universe,
+           attr_appnum, attr_lastusedcode = MPI_ERR_LASTCODE;
 
 lm_comm *lm_comm_get(MPI_Comm h)
 {
@@ -46,12 +46,19 @@ int lm_comm_init_builtin(void)
     world_group = lm_group_new_range(0, 1, b->reported_world_size);
     self_group = lm_group_new_range(b->world_rank, 1, 1);
     if (!world_group || !self_group) return MPI_ERR_NO_MEM;
-    world = (lm_comm){.obj = {MPI_COMM_WORLD, 1}, .context_id = LM_CONTEXT_WORLD, .rank = b->world_rank,
-                      .size = b->reported_world_size, .group = world_group,
+    world = (lm_comm){.obj = {MPI_COMM_WORLD, 1},
+                      .context_id = LM_CONTEXT_WORLD,
+                      .rank = b->world_rank,
+                      .size = b->reported_world_size,
+                      .group = world_group,
                       .errhandler = MPI_ERRORS_ARE_FATAL};
     strcpy(world.name, "MPI_COMM_WORLD");
-    self = (lm_comm){.obj = {MPI_COMM_SELF, 1}, .context_id = LM_CONTEXT_SELF, .rank = 0, .size = 1,
-                     .group = self_group, .errhandler = MPI_ERRORS_ARE_FATAL};
+    self = (lm_comm){.obj = {MPI_COMM_SELF, 1},
+                     .context_id = LM_CONTEXT_SELF,
+                     .rank = 0,
+                     .size = 1,
+                     .group = self_group,
+                     .errhandler = MPI_ERRORS_ARE_FATAL};
     strcpy(self.name, "MPI_COMM_SELF");
     attr_universe = b->reported_world_size;
     attr_io = MPI_ANY_SOURCE; /* every rank can do I/O */
@@ -298,8 +305,7 @@ int impl_MPI_Comm_get_attr(MPI_Comm comm, int keyval, void *attribute_val, int *
     else if (keyval == MPI_LASTUSEDCODE) {
         attr_lastusedcode = lm_user_error_last_used();
         v = &attr_lastusedcode;
-    }
-    else return lm_attr_get(LM_KIND_COMM, comm, keyval, attribute_val, flag, "MPI_Comm_get_attr");
+    } else return lm_attr_get(LM_KIND_COMM, comm, keyval, attribute_val, flag, "MPI_Comm_get_attr");
     *flag = 1;
     *(int **)attribute_val = v;
     return MPI_SUCCESS;

@@ -17,20 +17,20 @@
 
 typedef struct lm_comm {
     lm_object obj;
-    uint16_t context_id;      /* pt2pt matching context; collectives use context_id + 1 */
-    int rank;                 /* my rank in the (local) group */
-    int size;                 /* local group size */
+    uint16_t context_id; /* pt2pt matching context; collectives use context_id + 1 */
+    int rank;            /* my rank in the (local) group */
+    int size;            /* local group size */
     int is_inter;
-    lm_group *group;          /* local group */
-    lm_group *remote_group;   /* intercommunicators only */
+    lm_group *group;        /* local group */
+    lm_group *remote_group; /* intercommunicators only */
     MPI_Errhandler errhandler;
     char name[MPI_MAX_OBJECT_NAME];
     struct lm_attr_list *attrs;
-    struct lm_topo *topo;     /* process topology (comm/topo.h), NULL for none */
-    uint32_t coll_seq;        /* collective sequence number (tags internal collectives) */
+    struct lm_topo *topo;       /* process topology (comm/topo.h), NULL for none */
+    uint32_t coll_seq;          /* collective sequence number (tags internal collectives) */
     struct lm_comm *local_comm; /* intercommunicators only: a hidden intracommunicator over the
                                    local group, for collectives and agreements (comm/intercomm.h) */
-    MPI_Info info;            /* hints (comm/comm_info.h), 0 for none */
+    MPI_Info info;              /* hints (comm/comm_info.h), 0 for none */
     /* partitioned-communication initializations per peer and tag (one
      * lm_malloc block owned by pt2pt/partitioned.c), freed with the
      * communicator; NULL until the first one */
@@ -59,10 +59,7 @@ lm_comm *lm_comm_get(MPI_Comm comm);
 /* World rank of comm-rank r (remote group for intercommunicators). */
 int lm_comm_world_rank(const lm_comm *c, int r);
 /* Size of the group a rank argument refers to (remote group for intercomms). */
-static inline int lm_comm_peer_size(const lm_comm *c)
-{
-    return c->is_inter ? lm_group_size(c->remote_group) : c->size;
-}
+static inline int lm_comm_peer_size(const lm_comm *c) { return c->is_inter ? lm_group_size(c->remote_group) : c->size; }
 
 /* An operation in flight holds c; dropping the last hold of a freed
  * communicator destroys it. */
@@ -90,7 +87,7 @@ typedef void (*lm_comm_hook)(lm_comm *c);
 int lm_comm_on_free(lm_comm_hook fn);
 int lm_comm_on_destroy(lm_comm_hook fn);
 
-int lm_comm_init_builtin(void);   /* MPI_COMM_WORLD, MPI_COMM_SELF */
+int lm_comm_init_builtin(void); /* MPI_COMM_WORLD, MPI_COMM_SELF */
 /* At finalize, before the layers above stop: their hooks run on the two
  * predefined communicators. */
 void lm_comm_release_predefined(void);

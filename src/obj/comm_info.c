@@ -43,4 +43,3 @@ int impl_MPI_Comm_get_info(MPI_Comm comm, MPI_Info *info_used)
     int rc = c->info ? impl_MPI_Info_dup(c->info, info_used) : impl_MPI_Info_create(info_used);
     return rc ? lm_err_comm(comm, MPI_ERR_NO_MEM, "MPI_Comm_get_info", "out of memory") : MPI_SUCCESS;
 }
-

@@ -9,8 +9,8 @@ enum lm_errh_target { LM_ERRH_COMM, LM_ERRH_WIN, LM_ERRH_FILE, LM_ERRH_SESSION }
 
 typedef struct lm_errhandler {
     lm_object obj;
-    int target;            /* enum lm_errh_target */
-    void (*fn)(void);      /* the user function, called through its real type */
+    int target;       /* enum lm_errh_target */
+    void (*fn)(void); /* the user function, called through its real type */
 } lm_errhandler;
 
 #define LM_ERRH_FATAL_INDEX 0

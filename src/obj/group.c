@@ -7,7 +7,11 @@
 #include "api/impl_gen.h"
 
 static lm_group empty_group = {.obj = {.handle = LM_HANDLE(LM_KIND_GROUP, LM_TIER_BUILTIN, 0), .refcount = 1},
-                               .form = LM_GROUP_RANGE, .size = 0, .first = 0, .stride = 1, .my_rank = MPI_UNDEFINED};
+                               .form = LM_GROUP_RANGE,
+                               .size = 0,
+                               .first = 0,
+                               .stride = 1,
+                               .my_rank = MPI_UNDEFINED};
 
 lm_group *lm_group_get(MPI_Group g)
 {
@@ -168,8 +172,7 @@ int impl_MPI_Group_compare(MPI_Group group1, MPI_Group group2, int *result)
 
 int lm_group_reaches(const lm_group *g, int n)
 {
-    if (g->form == LM_GROUP_RANGE)
-        return g->size > 0 && (g->first >= n || g->first + (g->size - 1) * g->stride >= n);
+    if (g->form == LM_GROUP_RANGE) return g->size > 0 && (g->first >= n || g->first + (g->size - 1) * g->stride >= n);
     for (int i = 0; i < g->size; i++)
         if (g->ranks[i] >= n) return 1;
     return 0;

@@ -9,12 +9,12 @@ enum lm_group_form { LM_GROUP_RANGE, LM_GROUP_LIST };
 
 typedef struct lm_group {
     lm_object obj;
-    int form;       /* enum lm_group_form */
+    int form; /* enum lm_group_form */
     int size;
-    int first, stride;   /* RANGE: member i is world rank first + i*stride */
-    int *ranks;          /* LIST: member i is ranks[i] */
+    int first, stride;     /* RANGE: member i is world rank first + i*stride */
+    int *ranks;            /* LIST: member i is ranks[i] */
     struct lm_group *base; /* LIST: the group that owns ranks (a shared copy), or NULL */
-    int my_rank;         /* this process's rank in the group, or MPI_UNDEFINED */
+    int my_rank;           /* this process's rank in the group, or MPI_UNDEFINED */
 } lm_group;
 
 lm_group *lm_group_get(MPI_Group g);

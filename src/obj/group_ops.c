@@ -9,10 +9,7 @@
 #include "api/impl_gen.h"
 #include <string.h>
 
-static int out_of_memory(const char *fname)
-{
-    return lm_err_noobj(MPI_ERR_NO_MEM, fname, "out of memory");
-}
+static int out_of_memory(const char *fname) { return lm_err_noobj(MPI_ERR_NO_MEM, fname, "out of memory"); }
 
 /* Hand out a new group made from n world ranks (w may be NULL when n is 0). */
 static int finish(const int *w, int n, MPI_Group *newgroup, const char *fname)
@@ -27,10 +24,7 @@ static int finish(const int *w, int n, MPI_Group *newgroup, const char *fname)
     return MPI_SUCCESS;
 }
 
-static int *alloc_ranks(int n)
-{
-    return lm_malloc(LM_MEM_COMM, (size_t)(n > 0 ? n : 1) * sizeof(int));
-}
+static int *alloc_ranks(int n) { return lm_malloc(LM_MEM_COMM, (size_t)(n > 0 ? n : 1) * sizeof(int)); }
 
 /* Set operations: keep members of a (in a's order) whose presence in b
  * equals want_in_b; union additionally appends b's members missing from a. */
@@ -79,8 +73,7 @@ static int mark_ranks(const lm_group *g, int n, const int ranks[], unsigned char
     for (int i = 0; i < n; i++) {
         if (ranks[i] < 0 || ranks[i] >= g->size)
             return lm_err_noobj(MPI_ERR_RANK, fname, "ranks[%d] = %d is not a rank of the group", i, ranks[i]);
-        if (seen[ranks[i]])
-            return lm_err_noobj(MPI_ERR_RANK, fname, "ranks[%d] = %d appears twice", i, ranks[i]);
+        if (seen[ranks[i]]) return lm_err_noobj(MPI_ERR_RANK, fname, "ranks[%d] = %d appears twice", i, ranks[i]);
         seen[ranks[i]] = 1;
     }
     return MPI_SUCCESS;
@@ -149,8 +142,7 @@ static int range_incl_excl(MPI_Group group, int n, int ranges[][3], MPI_Group *n
         int rc = triplet_count(g, ranges[i], i, &count, fname);
         if (rc) return rc;
         total += count;
-        if (total > g->size)
-            return lm_err_noobj(MPI_ERR_RANK, fname, "ranges name more ranks than the group has");
+        if (total > g->size) return lm_err_noobj(MPI_ERR_RANK, fname, "ranges name more ranks than the group has");
     }
     /* One triplet on a range group is itself a range: no lists needed. */
     if (!excl && n == 1 && g->form == LM_GROUP_RANGE) {

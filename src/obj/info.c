@@ -110,7 +110,8 @@ static void build_env(void)
         static const char *levels[] = {"MPI_THREAD_SINGLE", "MPI_THREAD_FUNNELED", "MPI_THREAD_SERIALIZED",
                                        "MPI_THREAD_MULTIPLE"};
         int t = lm_thread_level();
-        if (t >= MPI_THREAD_SINGLE && t <= MPI_THREAD_MULTIPLE) put(&env, "thread_level", levels[t - MPI_THREAD_SINGLE]);
+        if (t >= MPI_THREAD_SINGLE && t <= MPI_THREAD_MULTIPLE)
+            put(&env, "thread_level", levels[t - MPI_THREAD_SINGLE]);
     }
     if (gethostname(buf, sizeof buf) == 0) {
         buf[sizeof buf - 1] = '\0';
@@ -125,8 +126,7 @@ static void build_env(void)
 lm_info *lm_info_get(MPI_Info h)
 {
     if (h == MPI_INFO_ENV) {
-        if (env_built_state != lm_initialized_state() && lm_initialized_state() != LM_STATE_FINALIZED)
-            build_env();
+        if (env_built_state != lm_initialized_state() && lm_initialized_state() != LM_STATE_FINALIZED) build_env();
         return &env;
     }
     return lm_object_lookup(h, LM_KIND_INFO);
@@ -178,8 +178,8 @@ int impl_MPI_Info_set(MPI_Info info, const char *key, const char *value)
     if ((rc = check_key(key, "MPI_Info_set"))) return rc;
     size_t n = strlen(value);
     if (n >= MPI_MAX_INFO_VAL)
-        return lm_err_noobj(MPI_ERR_INFO_VALUE, "MPI_Info_set", "the value is %zu characters long, the limit is %d",
-                            n, MPI_MAX_INFO_VAL - 1);
+        return lm_err_noobj(MPI_ERR_INFO_VALUE, "MPI_Info_set", "the value is %zu characters long, the limit is %d", n,
+                            MPI_MAX_INFO_VAL - 1);
     rc = put(in, key, value);
     return rc ? lm_err_noobj(rc, "MPI_Info_set", "out of memory") : MPI_SUCCESS;
 }

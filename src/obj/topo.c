@@ -41,8 +41,10 @@ lm_topo *lm_topo_of(MPI_Comm comm, int kind, const char *fname, lm_comm **cp, in
     if (cp) *cp = c;
     lm_topo *t = c->topo;
     if (!t || (kind && t->kind != kind)) {
-        const char *what = kind == MPI_CART ? "Cartesian" : kind == MPI_GRAPH ? "graph"
-                         : kind == MPI_DIST_GRAPH ? "distributed graph" : "process";
+        const char *what = kind == MPI_CART         ? "Cartesian"
+                           : kind == MPI_GRAPH      ? "graph"
+                           : kind == MPI_DIST_GRAPH ? "distributed graph"
+                                                    : "process";
         *rc = lm_err_comm(comm, MPI_ERR_TOPOLOGY, fname, "the communicator has no %s topology", what);
         return NULL;
     }

@@ -10,10 +10,10 @@
 #include "obj/comm.h"
 
 typedef struct lm_topo {
-    int kind;        /* MPI_CART, MPI_GRAPH or MPI_DIST_GRAPH */
-    int a, b;        /* cart: ndims, -; graph: nnodes, nedges; dist: indegree, outdegree */
-    int weighted;    /* dist graph: weights were given */
-    int n;           /* ints in data */
+    int kind;     /* MPI_CART, MPI_GRAPH or MPI_DIST_GRAPH */
+    int a, b;     /* cart: ndims, -; graph: nnodes, nedges; dist: indegree, outdegree */
+    int weighted; /* dist graph: weights were given */
+    int n;        /* ints in data */
     /* cart:  dims[ndims] periods[ndims]
      * graph: index[nnodes] edges[nedges]
      * dist:  sources[a] destinations[b] then, if weighted, sourceweights[a] destweights[b] */

@@ -11,10 +11,10 @@
 #include <string.h>
 
 struct user_error {
-    int cls;      /* own code for a class, the parent class for a code */
+    int cls; /* own code for a class, the parent class for a code */
     bool live;
     bool is_class;
-    char *text;   /* NULL until MPI_Add_error_string */
+    char *text; /* NULL until MPI_Add_error_string */
 };
 
 static struct user_error *table;
@@ -43,8 +43,7 @@ int lm_user_error_last_used(void) { return MPI_ERR_LASTCODE + count; }
 
 void lm_user_errors_release(void)
 {
-    for (int i = 0; i < count; i++)
-        lm_free(LM_MEM_CORE, table[i].text);
+    for (int i = 0; i < count; i++) lm_free(LM_MEM_CORE, table[i].text);
     lm_free(LM_MEM_CORE, table);
     table = NULL;
     count = capacity = 0;
@@ -65,17 +64,13 @@ static int add(const char *fname, int cls, bool is_class, int *out)
     return MPI_SUCCESS;
 }
 
-int impl_MPI_Add_error_class(int *errorclass)
-{
-    return add("MPI_Add_error_class", 0, true, errorclass);
-}
+int impl_MPI_Add_error_class(int *errorclass) { return add("MPI_Add_error_class", 0, true, errorclass); }
 
 int impl_MPI_Add_error_code(int errorclass, int *errorcode)
 {
     struct user_error *c = lookup(errorclass);
     bool valid = (errorclass >= MPI_SUCCESS && errorclass <= MPI_ERR_LASTCODE) || (c && c->is_class);
-    if (!valid)
-        return lm_err_noobj(MPI_ERR_ARG, "MPI_Add_error_code", "%d is not an error class", errorclass);
+    if (!valid) return lm_err_noobj(MPI_ERR_ARG, "MPI_Add_error_code", "%d is not an error class", errorclass);
     return add("MPI_Add_error_code", errorclass, false, errorcode);
 }
 
@@ -83,13 +78,12 @@ int impl_MPI_Add_error_string(int errorcode, const char *string)
 {
     struct user_error *e = lookup(errorcode);
     if (!e)
-        return lm_err_noobj(MPI_ERR_ARG, "MPI_Add_error_string",
-                            "%d is not a user-defined error class or code", errorcode);
+        return lm_err_noobj(MPI_ERR_ARG, "MPI_Add_error_string", "%d is not a user-defined error class or code",
+                            errorcode);
     size_t len = strlen(string);
     if (len >= MPI_MAX_ERROR_STRING)
         return lm_err_noobj(MPI_ERR_ARG, "MPI_Add_error_string",
-                            "the string is %zu characters long, at most %d are allowed", len,
-                            MPI_MAX_ERROR_STRING - 1);
+                            "the string is %zu characters long, at most %d are allowed", len, MPI_MAX_ERROR_STRING - 1);
     char *t = lm_malloc(LM_MEM_CORE, len + 1);
     if (!t) return lm_err_noobj(MPI_ERR_NO_MEM, "MPI_Add_error_string", "out of memory");
     memcpy(t, string, len + 1);
@@ -118,22 +112,16 @@ static int remove_entry(const char *fname, int code, bool want_class)
     return MPI_SUCCESS;
 }
 
-int impl_MPI_Remove_error_class(int errorclass)
-{
-    return remove_entry("MPI_Remove_error_class", errorclass, true);
-}
+int impl_MPI_Remove_error_class(int errorclass) { return remove_entry("MPI_Remove_error_class", errorclass, true); }
 
-int impl_MPI_Remove_error_code(int errorcode)
-{
-    return remove_entry("MPI_Remove_error_code", errorcode, false);
-}
+int impl_MPI_Remove_error_code(int errorcode) { return remove_entry("MPI_Remove_error_code", errorcode, false); }
 
 int impl_MPI_Remove_error_string(int errorcode)
 {
     struct user_error *e = lookup(errorcode);
     if (!e)
-        return lm_err_noobj(MPI_ERR_ARG, "MPI_Remove_error_string",
-                            "%d is not a user-defined error class or code", errorcode);
+        return lm_err_noobj(MPI_ERR_ARG, "MPI_Remove_error_string", "%d is not a user-defined error class or code",
+                            errorcode);
     lm_free(LM_MEM_CORE, e->text);
     e->text = NULL;
     return MPI_SUCCESS;
@@ -148,8 +136,7 @@ int impl_MPI_Error_class(int errorcode, int *errorclass)
         return MPI_SUCCESS;
     }
     int cls = lm_user_error_class(errorcode);
-    if (cls < 0)
-        return lm_err_noobj(MPI_ERR_ARG, "MPI_Error_class", "invalid error code %d", errorcode);
+    if (cls < 0) return lm_err_noobj(MPI_ERR_ARG, "MPI_Error_class", "invalid error code %d", errorcode);
     *errorclass = cls;
     return MPI_SUCCESS;
 }

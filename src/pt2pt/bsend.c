@@ -16,10 +16,10 @@
 #include <string.h>
 
 typedef struct block {
-    struct block *next;   /* sorted by offset */
-    size_t offset, size;  /* charged bytes */
-    char *own;            /* MPI_BUFFER_AUTOMATIC: the block's own memory */
-    lm_request *send;     /* internal send of the copy */
+    struct block *next;  /* sorted by offset */
+    size_t offset, size; /* charged bytes */
+    char *own;           /* MPI_BUFFER_AUTOMATIC: the block's own memory */
+    lm_request *send;    /* internal send of the copy */
 } block;
 
 /* A buffer attached to the process, a communicator or a session. */
@@ -27,9 +27,9 @@ struct lm_bsend_pool {
     char *buffer;
     size_t buffer_size;
     int attached;
-    int automatic;            /* MPI_BUFFER_AUTOMATIC: memory per message */
+    int automatic; /* MPI_BUFFER_AUTOMATIC: memory per message */
     block *blocks;
-    lm_request **flushes;     /* MPI_*_iflush_buffer requests waiting for the blocks */
+    lm_request **flushes; /* MPI_*_iflush_buffer requests waiting for the blocks */
     int nflushes, flushes_cap;
     struct lm_bsend_pool *next_busy;
     int busy;
@@ -132,10 +132,7 @@ static void unreserve(lm_bsend_pool *p, block *b)
 
 /* The buffer a buffered send on c uses: the communicator's, else the
  * process's. */
-static lm_bsend_pool *pool_for(lm_comm *c)
-{
-    return c->bsend && c->bsend->attached ? c->bsend : &process_pool;
-}
+static lm_bsend_pool *pool_for(lm_comm *c) { return c->bsend && c->bsend->attached ? c->bsend : &process_pool; }
 
 int lm_bsend_start(const char *fname, const void *buf, MPI_Count count, MPI_Datatype dt, int dest, int tag,
                    MPI_Comm comm, MPI_Request *request)

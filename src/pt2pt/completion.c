@@ -318,8 +318,8 @@ int impl_MPI_Request_get_status_any(int count, const MPI_Request array_of_reques
             *flag = 1;
             int err = peek_status(r, status);
             if (err != MPI_SUCCESS)
-                return lm_err_comm(r->comm ? r->comm->obj.handle : MPI_COMM_WORLD, err,
-                                   "MPI_Request_get_status_any", "request %d's query function failed", i);
+                return lm_err_comm(r->comm ? r->comm->obj.handle : MPI_COMM_WORLD, err, "MPI_Request_get_status_any",
+                                   "request %d's query function failed", i);
             return MPI_SUCCESS;
         }
         if (all_empty) {
@@ -458,8 +458,9 @@ int impl_MPI_Request_free(MPI_Request *request)
     *request = MPI_REQUEST_NULL;
     if (r->kind == LM_REQ_GREQ) {
         int err = lm_grequest_free(r);
-        return err == MPI_SUCCESS ? err
-                                  : lm_err_comm(MPI_COMM_WORLD, err, "MPI_Request_free", "the request's free function failed");
+        return err == MPI_SUCCESS
+                   ? err
+                   : lm_err_comm(MPI_COMM_WORLD, err, "MPI_Request_free", "the request's free function failed");
     }
     if (r->complete || (r->persistent && !r->active)) {
         lm_request_release(r);
@@ -477,8 +478,9 @@ int impl_MPI_Cancel(MPI_Request *request)
     if (bad || !r) return lm_err_noobj(MPI_ERR_REQUEST, "MPI_Cancel", "invalid request");
     if (r->kind == LM_REQ_GREQ) {
         int err = lm_grequest_cancel(r);
-        return err == MPI_SUCCESS ? err
-                                  : lm_err_comm(MPI_COMM_WORLD, err, "MPI_Cancel", "the request's cancel function failed");
+        return err == MPI_SUCCESS
+                   ? err
+                   : lm_err_comm(MPI_COMM_WORLD, err, "MPI_Cancel", "the request's cancel function failed");
     }
     if (r->kind == LM_REQ_RECV && !r->complete) lm_recv_cancel(r);
     /* Sends are not cancelled: once handed over, the message is delivered;

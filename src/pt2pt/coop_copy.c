@@ -19,9 +19,9 @@
 #include <string.h>
 
 typedef struct coop_job {
-    _Atomic uint64_t next;          /* next piece to claim */
-    _Atomic uint64_t done;          /* pieces copied, by either side */
-    _Atomic uint32_t sender_left;   /* the sender will not touch the record again */
+    _Atomic uint64_t next;        /* next piece to claim */
+    _Atomic uint64_t done;        /* pieces copied, by either side */
+    _Atomic uint32_t sender_left; /* the sender will not touch the record again */
     uint32_t pad;
     uint64_t pieces, chunk, len;
 } coop_job;
@@ -31,7 +31,7 @@ typedef struct coop_copy {
     struct coop_copy *next;
     coop_job *job;
     lm_rkey key;
-    lm_request *r;                  /* NULL once completed, while awaiting sender_left */
+    lm_request *r; /* NULL once completed, while awaiting sender_left */
     int src_world;
     uint64_t sreq, src_addr;
 } coop_copy;
@@ -87,8 +87,12 @@ int lm_coop_copy_start(lm_request *r, int src_world, uint64_t sreq, uint64_t src
     /* Published before the packet: the sender reads the record when it
      * handles COPY_HELP. */
     atomic_thread_fence(memory_order_release);
-    lm_pkt h = {.am_id = LM_AM_PT2PT, .type = LM_PKT_COPY_HELP, .sreq = sreq, .rreq = key,
-                .addr = (uint64_t)(uintptr_t)r->buf, .size = n};
+    lm_pkt h = {.am_id = LM_AM_PT2PT,
+                .type = LM_PKT_COPY_HELP,
+                .sreq = sreq,
+                .rreq = key,
+                .addr = (uint64_t)(uintptr_t)r->buf,
+                .size = n};
     lm_pt2pt_post_control(src_world, &h);
     return 1;
 }

@@ -40,10 +40,10 @@ typedef struct lm_unexpected {
     /* arrival order over all sources, and within its source bucket */
     struct lm_unexpected *next, *prev, *bnext, *bprev;
     int context, src_rank, src_world, tag;
-    uint8_t type;            /* LM_PKT_EAGER or LM_PKT_RTS */
+    uint8_t type; /* LM_PKT_EAGER or LM_PKT_RTS */
     uint16_t flags;
     uint64_t size, sreq, addr;
-    void *data;              /* eager payload copy: `small`, or the heap when larger */
+    void *data; /* eager payload copy: `small`, or the heap when larger */
     char small[UNEXPECTED_SMALL];
 } lm_unexpected;
 
@@ -59,13 +59,17 @@ typedef struct pending_packet {
     size_t stream_offset;
 } pending_packet;
 
-static struct { lm_request *head, *tail; } posted;
+static struct {
+    lm_request *head, *tail;
+} posted;
 /* Unexpected messages in arrival order, and the same messages again in
  * buckets by (context, source): a receive from one source scans only its
  * bucket, so a peer that runs ahead and queues many messages does not slow
  * down receives from the others. MPI_ANY_SOURCE scans the arrival list.
  * The bucket count is fixed: it does not grow with the job. */
-typedef struct { lm_unexpected *head, *tail; } unexpected_list;
+typedef struct {
+    lm_unexpected *head, *tail;
+} unexpected_list;
 #define UNEXPECTED_BUCKETS 256
 static unexpected_list unexpected;
 static unexpected_list unexpected_by_source[UNEXPECTED_BUCKETS];
@@ -75,7 +79,9 @@ static unexpected_list *bucket_of(int context, int src)
     uint32_t h = (uint32_t)context * 2654435761u ^ (uint32_t)src * 40503u;
     return &unexpected_by_source[(h ^ (h >> 16)) & (UNEXPECTED_BUCKETS - 1)];
 }
-static struct { pending_packet *head, *tail; } pending;
+static struct {
+    pending_packet *head, *tail;
+} pending;
 static pending_packet *pending_free;
 static size_t eager_limit;
 static size_t unexpected_limit;
@@ -135,9 +141,8 @@ int lm_pt2pt_init(void)
     unexpected_limit = (size_t)lm_cvar(LM_CVAR_UNEXPECTED_LIMIT);
     chunk_limit = (size_t)lm_cvar(LM_CVAR_PIPELINE_CHUNK);
     const lm_boot_info *b = lm_boot();
-    my_unexpected_bytes = b->segment
-        ? &lm_node_segment_rank(b->segment, b->local_rank)->unexpected_bytes
-        : (_Atomic uint64_t *)&unexpected_private;
+    my_unexpected_bytes = b->segment ? &lm_node_segment_rank(b->segment, b->local_rank)->unexpected_bytes
+                                     : (_Atomic uint64_t *)&unexpected_private;
     lm_coop_copy_init();
     lm_transport_register_am(LM_AM_PT2PT, handle_packet);
     int rc = lm_bsend_init();
@@ -389,8 +394,12 @@ int lm_send_start(lm_request *r)
         lm_request_complete(r);
         return MPI_SUCCESS;
     }
-    lm_pkt h = {.am_id = LM_AM_PT2PT, .context = r->ctx, .src_rank = r->comm->rank, .tag = r->match_tag,
-                .size = r->len, .sreq = (uint64_t)(uintptr_t)r};
+    lm_pkt h = {.am_id = LM_AM_PT2PT,
+                .context = r->ctx,
+                .src_rank = r->comm->rank,
+                .tag = r->match_tag,
+                .size = r->len,
+                .sreq = (uint64_t)(uintptr_t)r};
     int dst = r->peer_world;
     size_t limit = eager_limit;
     size_t maxp = lm_transport_max_payload(dst);
@@ -409,8 +418,8 @@ int lm_send_start(lm_request *r)
             data = r->pack_tmp;
         }
         enum post_outcome how;
-        int rc = post_packet(dst, &h, sync ? LM_PKT_EAGER_SYNC_HDR : LM_PKT_EAGER_HDR, data, r->len,
-                             sync ? NULL : r, &how);
+        int rc = post_packet(dst, &h, sync ? LM_PKT_EAGER_SYNC_HDR : LM_PKT_EAGER_HDR, data, r->len, sync ? NULL : r,
+                             &how);
         if (rc != MPI_SUCCESS) {
             lm_free(LM_MEM_PT2PT, r->pack_tmp);
             r->pack_tmp = NULL;
@@ -528,8 +537,8 @@ static void deliver_eager(lm_request *r, int src_rank, int tag, const void *data
 }
 
 /* A matched RTS: fetch the data in one copy, or ask for it to be streamed. */
-static void start_rendezvous_receive(lm_request *r, int src_world, int src_rank, int tag, uint64_t size,
-                                     uint64_t sreq, uint64_t addr, uint16_t flags)
+static void start_rendezvous_receive(lm_request *r, int src_world, int src_rank, int tag, uint64_t size, uint64_t sreq,
+                                     uint64_t addr, uint16_t flags)
 {
     size_t n = size;
     r->source = src_rank;
@@ -733,14 +742,9 @@ static void handle_packet(int src_world, const void *hdr, size_t hdr_len, const 
         lm_request_complete(s);
         return;
     }
-    case LM_PKT_SYNC_ACK:
-        lm_request_complete((lm_request *)(uintptr_t)h->sreq);
-        return;
-    case LM_PKT_COPY_HELP:
-        lm_coop_copy_help(src_world, h);
-        return;
-    default:
-        lm_fatal("unknown packet type %d from rank %d", h->type, src_world);
+    case LM_PKT_SYNC_ACK: lm_request_complete((lm_request *)(uintptr_t)h->sreq); return;
+    case LM_PKT_COPY_HELP: lm_coop_copy_help(src_world, h); return;
+    default: lm_fatal("unknown packet type %d from rank %d", h->type, src_world);
     }
 }
 
@@ -829,8 +833,7 @@ int lm_progress_wait(unsigned *idle)
 void lm_progress_until(volatile int *flag)
 {
     unsigned idle = 0;
-    while (!*flag)
-        lm_progress_wait(&idle);
+    while (!*flag) lm_progress_wait(&idle);
 }
 
 /* ---- internal convenience ----------------------------------------------- */

@@ -36,15 +36,13 @@ int impl_MPI_Grequest_complete(MPI_Request request)
     lm_request *r = request == MPI_REQUEST_NULL ? NULL : lm_request_get(request);
     if (!r || r->kind != LM_REQ_GREQ)
         return lm_err_noobj(MPI_ERR_REQUEST, "MPI_Grequest_complete", "not a generalized request");
-    if (r->complete)
-        return lm_err_noobj(MPI_ERR_REQUEST, "MPI_Grequest_complete", "the request is already complete");
+    if (r->complete) return lm_err_noobj(MPI_ERR_REQUEST, "MPI_Grequest_complete", "the request is already complete");
     r->complete = 1;
     if (r->user_freed) {
         /* MPI_Request_free came first: free_fn runs now (section 13.2) */
         int err = call_free(r);
         lm_request_release(r);
-        if (err != MPI_SUCCESS)
-            return lm_err_noobj(err, "MPI_Grequest_complete", "the request's free function failed");
+        if (err != MPI_SUCCESS) return lm_err_noobj(err, "MPI_Grequest_complete", "the request's free function failed");
     }
     return MPI_SUCCESS;
 }

@@ -26,7 +26,7 @@
 
 #define LM_PART_CTX_FLAG (1 << 16) /* above every communicator context id */
 #define LM_PART_SEQ_SHIFT 17
-#define LM_PART_SEQ_MASK 0x3fff    /* keeps the context a positive int32 */
+#define LM_PART_SEQ_MASK 0x3fff /* keeps the context a positive int32 */
 
 /* The communicator's counters (lm_comm.part_seq): a count of entries, then
  * the entries. Few peers and tags are ever used with partitioned
@@ -70,8 +70,8 @@ void lm_part_release(lm_request *r)
     r->part = NULL;
 }
 
-static int part_init(const char *fname, int kind, const void *buf, int partitions, MPI_Count count,
-                     MPI_Datatype dt, int peer, int tag, MPI_Comm comm, MPI_Request *request)
+static int part_init(const char *fname, int kind, const void *buf, int partitions, MPI_Count count, MPI_Datatype dt,
+                     int peer, int tag, MPI_Comm comm, MPI_Request *request)
 {
     lm_comm *c = lm_comm_get(comm);
     lm_datatype *t = lm_datatype_get(dt);

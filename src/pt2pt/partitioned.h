@@ -7,7 +7,7 @@
 
 typedef struct lm_partitioned {
     int partitions;
-    int nready;          /* send side: partitions marked ready since MPI_Start */
+    int nready;            /* send side: partitions marked ready since MPI_Start */
     unsigned char ready[]; /* one flag per partition (send side) */
 } lm_partitioned;
 

@@ -6,13 +6,13 @@
 #define LM_AM_PT2PT 1
 
 enum lm_pkt_type {
-    LM_PKT_EAGER = 1,    /* header + whole message */
-    LM_PKT_RTS,          /* rendezvous: request to send (sender address for single copy) */
-    LM_PKT_CTS,          /* receiver ready: stream the data through cells */
-    LM_PKT_DATA,         /* one chunk of a streamed message */
-    LM_PKT_FIN,          /* receiver copied the data: the send is complete */
-    LM_PKT_SYNC_ACK,     /* a synchronous-mode eager message was matched */
-    LM_PKT_COPY_HELP,    /* receiver: share the single copy (rreq: job record key, addr: receive buffer) */
+    LM_PKT_EAGER = 1, /* header + whole message */
+    LM_PKT_RTS,       /* rendezvous: request to send (sender address for single copy) */
+    LM_PKT_CTS,       /* receiver ready: stream the data through cells */
+    LM_PKT_DATA,      /* one chunk of a streamed message */
+    LM_PKT_FIN,       /* receiver copied the data: the send is complete */
+    LM_PKT_SYNC_ACK,  /* a synchronous-mode eager message was matched */
+    LM_PKT_COPY_HELP, /* receiver: share the single copy (rreq: job record key, addr: receive buffer) */
 };
 
 #define LM_PKT_FLAG_SYNC 1u
@@ -25,20 +25,20 @@ enum lm_pkt_type {
  * the synchronous-mode request), which leaves a small payload in the same
  * cache line as the transport's own header. */
 typedef struct lm_pkt {
-    uint8_t am_id;       /* LM_AM_PT2PT */
-    uint8_t type;        /* enum lm_pkt_type */
+    uint8_t am_id; /* LM_AM_PT2PT */
+    uint8_t type;  /* enum lm_pkt_type */
     uint16_t flags;
-    int32_t context;     /* matching context */
-    int32_t src_rank;    /* sender's rank in the communicator */
+    int32_t context;  /* matching context */
+    int32_t src_rank; /* sender's rank in the communicator */
     int32_t tag;
-    uint64_t sreq;       /* sender's request (address in the sender) */
-    uint64_t size;       /* whole message in bytes (eager: the payload length) */
-    uint64_t rreq;       /* receiver's request (address in the receiver) */
-    uint64_t addr;       /* RTS: sender buffer address; DATA: offset */
+    uint64_t sreq; /* sender's request (address in the sender) */
+    uint64_t size; /* whole message in bytes (eager: the payload length) */
+    uint64_t rreq; /* receiver's request (address in the receiver) */
+    uint64_t addr; /* RTS: sender buffer address; DATA: offset */
 } lm_pkt;
 
-#define LM_PKT_EAGER_HDR 16       /* envelope only */
-#define LM_PKT_EAGER_SYNC_HDR 24  /* envelope + sreq */
+#define LM_PKT_EAGER_HDR 16      /* envelope only */
+#define LM_PKT_EAGER_SYNC_HDR 24 /* envelope + sreq */
 
 _Static_assert(sizeof(lm_pkt) <= 64, "packet header must fit an AM header");
 _Static_assert(__builtin_offsetof(lm_pkt, sreq) == LM_PKT_EAGER_HDR, "eager prefix");

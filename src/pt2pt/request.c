@@ -61,8 +61,6 @@ void lm_request_status(const lm_request *r, MPI_Status *st)
     /* MPI_ERROR is left alone: only the multiple-completion calls set it,
      * when they return MPI_ERR_IN_STATUS. */
     int error = st->MPI_ERROR;
-    if (r->kind == LM_REQ_SEND)
-        lm_status_set(st, MPI_ANY_SOURCE, MPI_ANY_TAG, error, 0, r->cancelled);
-    else
-        lm_status_set(st, r->source, r->tag, error, r->bytes, r->cancelled);
+    if (r->kind == LM_REQ_SEND) lm_status_set(st, MPI_ANY_SOURCE, MPI_ANY_TAG, error, 0, r->cancelled);
+    else lm_status_set(st, r->source, r->tag, error, r->bytes, r->cancelled);
 }

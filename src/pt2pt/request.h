@@ -14,33 +14,33 @@ enum lm_send_mode { LM_MODE_STANDARD, LM_MODE_SYNC, LM_MODE_READY, LM_MODE_BUFFE
 typedef struct lm_request lm_request;
 struct lm_request {
     lm_object obj;
-    uint8_t kind;            /* enum lm_req_kind */
-    uint8_t mode;            /* enum lm_send_mode (sends) */
-    uint8_t persistent;      /* created by *_init */
-    uint8_t active;          /* persistent: started and not yet completed by wait/test */
-    uint8_t user_freed;      /* MPI_Request_free while active: release at completion */
+    uint8_t kind;       /* enum lm_req_kind */
+    uint8_t mode;       /* enum lm_send_mode (sends) */
+    uint8_t persistent; /* created by *_init */
+    uint8_t active;     /* persistent: started and not yet completed by wait/test */
+    uint8_t user_freed; /* MPI_Request_free while active: release at completion */
     uint8_t cancelled;
     uint8_t rndv_waiting_fin;
     volatile int complete;
-    int error;               /* MPI error class of the operation */
-    int source, tag;         /* status */
-    MPI_Count bytes;         /* bytes transferred (status count) */
+    int error;       /* MPI error class of the operation */
+    int source, tag; /* status */
+    MPI_Count bytes; /* bytes transferred (status count) */
 
     lm_comm *comm;
-    int ctx;                 /* matching context */
-    int peer;                /* comm rank (or MPI_ANY_SOURCE / MPI_PROC_NULL) */
-    int peer_world;          /* world rank of peer (sends) */
+    int ctx;        /* matching context */
+    int peer;       /* comm rank (or MPI_ANY_SOURCE / MPI_PROC_NULL) */
+    int peer_world; /* world rank of peer (sends) */
     int match_tag;
-    void *buf;               /* user buffer (const for sends) */
+    void *buf; /* user buffer (const for sends) */
     MPI_Count count;
     MPI_Datatype datatype;
-    size_t len;              /* bytes described by count * datatype (packed bytes when dtype is set) */
+    size_t len; /* bytes described by count * datatype (packed bytes when dtype is set) */
     /* a type with gaps: the data moves as its packed stream, packed from
      * and unpacked into buf piece by piece; NULL for dense data */
     struct lm_datatype *dtype;
-    void *pack_tmp;          /* eager send of such a type: the packed copy, freed on completion */
+    void *pack_tmp; /* eager send of such a type: the packed copy, freed on completion */
 
-    lm_request *next;        /* posted-receive queue link */
+    lm_request *next; /* posted-receive queue link */
     /* a half of a nonblocking sendrecv: the user's request, which completes
      * when its `pending` halves have */
     lm_request *parent;
@@ -59,7 +59,7 @@ struct lm_request {
     void *ext;
     int (*ext_start)(lm_request *r);
     void (*ext_free)(lm_request *r);
-    uint8_t holds_comm;      /* a handle request keeps its communicator alive */
+    uint8_t holds_comm; /* a handle request keeps its communicator alive */
 };
 
 /* A fresh handle object request (refcount 1). NULL when out of memory. */

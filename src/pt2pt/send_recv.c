@@ -9,8 +9,8 @@
 #include "api/impl_gen.h"
 #include <string.h>
 
-static int describe(lm_request *r, const char *fname, const void *buf, MPI_Count count, MPI_Datatype dt,
-                    int peer, int tag, MPI_Comm comm, lm_comm **cp)
+static int describe(lm_request *r, const char *fname, const void *buf, MPI_Count count, MPI_Datatype dt, int peer,
+                    int tag, MPI_Comm comm, lm_comm **cp)
 {
     lm_comm *c = lm_comm_get(comm);
     lm_datatype *t = lm_datatype_get(dt);
@@ -72,8 +72,8 @@ static int blocking_send(const char *fname, int mode, const void *buf, MPI_Count
     return MPI_SUCCESS;
 }
 
-static int nonblocking_send(const char *fname, int mode, const void *buf, MPI_Count count, MPI_Datatype dt,
-                            int dest, int tag, MPI_Comm comm, MPI_Request *request, int persistent)
+static int nonblocking_send(const char *fname, int mode, const void *buf, MPI_Count count, MPI_Datatype dt, int dest,
+                            int tag, MPI_Comm comm, MPI_Request *request, int persistent)
 {
     if (mode == LM_MODE_BUFFERED && !persistent) return lm_bsend_start(fname, buf, count, dt, dest, tag, comm, request);
     lm_request *r = lm_request_new(LM_REQ_SEND);
@@ -121,17 +121,16 @@ static int recv_request(const char *fname, void *buf, MPI_Count count, MPI_Datat
     return lm_recv_start(r);
 }
 
-#define SEND_FAMILY(NAME, MODE, CT)                                                                          \
+#define SEND_FAMILY(NAME, MODE, CT)                                                                         \
     int impl_MPI_##NAME(const void *buf, CT count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm) \
-    {                                                                                                        \
-        return blocking_send("MPI_" #NAME, MODE, buf, count, datatype, dest, tag, comm);                     \
+    {                                                                                                       \
+        return blocking_send("MPI_" #NAME, MODE, buf, count, datatype, dest, tag, comm);                    \
     }
-#define ISEND_FAMILY(NAME, MODE, CT, PERSISTENT)                                                             \
-    int impl_MPI_##NAME(const void *buf, CT count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm, \
-                        MPI_Request *request)                                                                \
-    {                                                                                                        \
-        return nonblocking_send("MPI_" #NAME, MODE, buf, count, datatype, dest, tag, comm, request,         \
-                                PERSISTENT);                                                                 \
+#define ISEND_FAMILY(NAME, MODE, CT, PERSISTENT)                                                                 \
+    int impl_MPI_##NAME(const void *buf, CT count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm,      \
+                        MPI_Request *request)                                                                    \
+    {                                                                                                            \
+        return nonblocking_send("MPI_" #NAME, MODE, buf, count, datatype, dest, tag, comm, request, PERSISTENT); \
     }
 
 SEND_FAMILY(Send, LM_MODE_STANDARD, int)
@@ -183,7 +182,8 @@ int impl_MPI_Recv_c(void *buf, MPI_Count count, MPI_Datatype datatype, int sourc
     return blocking_recv(buf, count, datatype, source, tag, comm, status);
 }
 
-int impl_MPI_Irecv(void *buf, int count, MPI_Datatype datatype, int source, int tag, MPI_Comm comm, MPI_Request *request)
+int impl_MPI_Irecv(void *buf, int count, MPI_Datatype datatype, int source, int tag, MPI_Comm comm,
+                   MPI_Request *request)
 {
     return recv_request("MPI_Irecv", buf, count, datatype, source, tag, comm, request, 0);
 }
@@ -244,8 +244,8 @@ int impl_MPI_Sendrecv_c(const void *sendbuf, MPI_Count sendcount, MPI_Datatype s
                         void *recvbuf, MPI_Count recvcount, MPI_Datatype recvtype, int source, int recvtag,
                         MPI_Comm comm, MPI_Status *status)
 {
-    return sendrecv("MPI_Sendrecv_c", sendbuf, sendcount, sendtype, dest, sendtag, recvbuf, recvcount, recvtype,
-                    source, recvtag, comm, status);
+    return sendrecv("MPI_Sendrecv_c", sendbuf, sendcount, sendtype, dest, sendtag, recvbuf, recvcount, recvtype, source,
+                    recvtag, comm, status);
 }
 
 /* The send half of a replace form goes from a copy of buf, since the receive
@@ -299,8 +299,8 @@ int impl_MPI_Sendrecv_replace_c(void *buf, MPI_Count count, MPI_Datatype datatyp
  * and the user's request, which completes with the second of them and takes
  * the receive's status. `copy` (the replace form's send data) is freed then. */
 static int isendrecv(const char *fname, const void *sbuf, MPI_Count scount, MPI_Datatype stype, int dest, int stag,
-                     void *rbuf, MPI_Count rcount, MPI_Datatype rtype, int source, int rtag, MPI_Comm comm,
-                     void *copy, MPI_Request *request)
+                     void *rbuf, MPI_Count rcount, MPI_Datatype rtype, int source, int rtag, MPI_Comm comm, void *copy,
+                     MPI_Request *request)
 {
     lm_request *p = lm_request_new(LM_REQ_RECV), *s = lm_request_new(LM_REQ_SEND), *r = lm_request_new(LM_REQ_RECV);
     lm_comm *c;
@@ -335,12 +335,12 @@ static int isendrecv(const char *fname, const void *sbuf, MPI_Count scount, MPI_
     return lm_err_comm(comm, rc, fname, "send to rank %d failed", dest);
 }
 
-int impl_MPI_Isendrecv(const void *sendbuf, int sendcount, MPI_Datatype sendtype, int dest, int sendtag,
-                       void *recvbuf, int recvcount, MPI_Datatype recvtype, int source, int recvtag, MPI_Comm comm,
+int impl_MPI_Isendrecv(const void *sendbuf, int sendcount, MPI_Datatype sendtype, int dest, int sendtag, void *recvbuf,
+                       int recvcount, MPI_Datatype recvtype, int source, int recvtag, MPI_Comm comm,
                        MPI_Request *request)
 {
-    return isendrecv("MPI_Isendrecv", sendbuf, sendcount, sendtype, dest, sendtag, recvbuf, recvcount, recvtype,
-                     source, recvtag, comm, NULL, request);
+    return isendrecv("MPI_Isendrecv", sendbuf, sendcount, sendtype, dest, sendtag, recvbuf, recvcount, recvtype, source,
+                     recvtag, comm, NULL, request);
 }
 
 int impl_MPI_Isendrecv_c(const void *sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, int dest, int sendtag,
@@ -370,8 +370,8 @@ int impl_MPI_Isendrecv_replace(void *buf, int count, MPI_Datatype datatype, int 
                              request);
 }
 
-int impl_MPI_Isendrecv_replace_c(void *buf, MPI_Count count, MPI_Datatype datatype, int dest, int sendtag,
-                                 int source, int recvtag, MPI_Comm comm, MPI_Request *request)
+int impl_MPI_Isendrecv_replace_c(void *buf, MPI_Count count, MPI_Datatype datatype, int dest, int sendtag, int source,
+                                 int recvtag, MPI_Comm comm, MPI_Request *request)
 {
     return isendrecv_replace("MPI_Isendrecv_replace_c", buf, count, datatype, dest, sendtag, source, recvtag, comm,
                              request);

@@ -85,8 +85,8 @@ static int set_elements(const char *fname, MPI_Status *status, MPI_Datatype data
     if (!t) return lm_err_noobj(MPI_ERR_TYPE, fname, "invalid datatype");
     /* the bytes that hold count basic elements of the type's stream */
     int cancelled = (status->count_hi_and_cancelled & (int)0x80000000u) != 0;
-    lm_status_set(status, status->MPI_SOURCE, status->MPI_TAG, status->MPI_ERROR,
-                  lm_typemap_element_bytes(t, count), cancelled);
+    lm_status_set(status, status->MPI_SOURCE, status->MPI_TAG, status->MPI_ERROR, lm_typemap_element_bytes(t, count),
+                  cancelled);
     return MPI_SUCCESS;
 }
 

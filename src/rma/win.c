@@ -60,8 +60,7 @@ static int win_new(MPI_Comm comm, int flavor, MPI_Aint disp_unit, MPI_Info info,
 {
     lm_comm *p = lm_comm_get(comm);
     if (!p) return lm_err_comm(comm, MPI_ERR_COMM, fname, "invalid communicator");
-    if (p->is_inter)
-        return lm_err_comm(comm, MPI_ERR_COMM, fname, "windows are created over intracommunicators only");
+    if (p->is_inter) return lm_err_comm(comm, MPI_ERR_COMM, fname, "windows are created over intracommunicators only");
     if (disp_unit > INT_MAX)
         return lm_err_comm(comm, MPI_ERR_DISP, fname, "disp_unit = %lld does not fit the MPI_WIN_DISP_UNIT attribute",
                            (long long)disp_unit);
@@ -168,8 +167,8 @@ static int info_flag(MPI_Info info, const char *key)
     return v && !strcmp(v, "true");
 }
 
-static int allocate_shared(MPI_Aint size, MPI_Aint disp_unit, MPI_Info info, MPI_Comm comm, void *baseptr,
-                           MPI_Win *win, const char *fname)
+static int allocate_shared(MPI_Aint size, MPI_Aint disp_unit, MPI_Info info, MPI_Comm comm, void *baseptr, MPI_Win *win,
+                           const char *fname)
 {
     lm_win *w;
     int rc = win_new(comm, MPI_WIN_FLAVOR_SHARED, disp_unit, info, fname, &w);
@@ -282,7 +281,9 @@ int impl_MPI_Win_get_name(MPI_Win win, char *win_name, int *resultlen)
 
 /* The hints of MPI-4.1 section 12.2.1 and the values used when the program
  * gave none; MPI_Win_get_info reports every one of them. */
-static const struct { const char *key, *dflt; } known_hints[] = {
+static const struct {
+    const char *key, *dflt;
+} known_hints[] = {
     {"no_locks", "false"},
     {"accumulate_ordering", "rar,raw,war,waw"},
     {"accumulate_ops", "same_op_no_op"},
@@ -324,7 +325,8 @@ int impl_MPI_Win_get_info(MPI_Win win, MPI_Info *info_used)
     const struct lm_info *li = lm_info_get(out);
     int rc = MPI_SUCCESS;
     for (size_t i = 0; i < sizeof known_hints / sizeof known_hints[0] && !rc; i++)
-        if (!lm_info_value(li, known_hints[i].key)) rc = impl_MPI_Info_set(out, known_hints[i].key, known_hints[i].dflt);
+        if (!lm_info_value(li, known_hints[i].key))
+            rc = impl_MPI_Info_set(out, known_hints[i].key, known_hints[i].dflt);
     if (!rc && w->flavor == MPI_WIN_FLAVOR_SHARED && !lm_info_value(li, "alloc_shared_noncontig"))
         rc = impl_MPI_Info_set(out, "alloc_shared_noncontig", "false");
     if (rc) {

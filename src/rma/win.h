@@ -22,20 +22,20 @@ typedef struct lm_win {
     /* a private intracommunicator over the window's group, on a context id
      * of its own, so that the window's traffic never meets the user's */
     lm_comm *comm;
-    int flavor;                  /* MPI_WIN_FLAVOR_* */
-    void *base;                  /* MPI_BOTTOM for a dynamic window */
+    int flavor; /* MPI_WIN_FLAVOR_* */
+    void *base; /* MPI_BOTTOM for a dynamic window */
     /* values the predefined attributes point to (stable addresses) */
     MPI_Aint size;
     int disp_unit_attr;
     int flavor_attr, model_attr;
-    MPI_Aint disp_unit;          /* as given (the _c calls take an MPI_Aint) */
+    MPI_Aint disp_unit; /* as given (the _c calls take an MPI_Aint) */
     MPI_Errhandler errhandler;
     char name[MPI_MAX_OBJECT_NAME];
     struct lm_attr_list *attrs;
-    MPI_Info info;               /* hints set by the program, 0 for none */
-    void *owned;                 /* memory of MPI_Win_allocate, freed with the window */
-    struct lm_win_shared *shared;   /* MPI_Win_allocate_shared only */
-    struct lm_win_region *regions;  /* MPI_Win_create_dynamic only: attached memory */
+    MPI_Info info;                 /* hints set by the program, 0 for none */
+    void *owned;                   /* memory of MPI_Win_allocate, freed with the window */
+    struct lm_win_shared *shared;  /* MPI_Win_allocate_shared only */
+    struct lm_win_region *regions; /* MPI_Win_create_dynamic only: attached memory */
     int nregions, capregions;
 } lm_win;
 

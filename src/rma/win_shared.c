@@ -32,16 +32,16 @@
 #define PAGE 4096u
 
 typedef struct shared_entry {
-    uint64_t offset;    /* from the start of the data, after the table */
+    uint64_t offset; /* from the start of the data, after the table */
     int64_t size, disp_unit;
 } shared_entry;
 
 struct lm_win_shared {
     void *map;
     size_t len;
-    uint64_t data_offset;   /* where the parts start */
+    uint64_t data_offset; /* where the parts start */
     int nranks;
-    int counted;            /* this process counts the segment in the memory report */
+    int counted; /* this process counts the segment in the memory report */
 };
 
 static inline shared_entry *table_of(const struct lm_win_shared *s) { return (shared_entry *)s->map; }
@@ -181,8 +181,7 @@ static int shared_query(MPI_Win win, int rank, MPI_Aint *size, MPI_Aint *disp_un
     if (w->flavor == MPI_WIN_FLAVOR_DYNAMIC)
         return lm_err_win(win, MPI_ERR_RMA_FLAVOR, fname, "a dynamic window has no memory of its own to share");
     if (rank != MPI_PROC_NULL && (rank < 0 || rank >= w->comm->size))
-        return lm_err_win(win, MPI_ERR_RANK, fname, "rank %d is not in the window's group of %d", rank,
-                          w->comm->size);
+        return lm_err_win(win, MPI_ERR_RANK, fname, "rank %d is not in the window's group of %d", rank, w->comm->size);
     if (!w->shared) {
         /* MPI-4.1 section 12.2.3: windows of MPI_Win_create and
          * MPI_Win_allocate may be queried; their memory is private to its

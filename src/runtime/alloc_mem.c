@@ -21,8 +21,8 @@
 
 typedef struct block {
     struct block *prev, *next;
-    void *user;     /* what MPI_Alloc_mem returned */
-    void *base;     /* what posix_memalign returned */
+    void *user; /* what MPI_Alloc_mem returned */
+    void *base; /* what posix_memalign returned */
 } block;
 
 _Static_assert(sizeof(block) <= MIN_ALIGN, "the header fits in front of the block");
@@ -46,8 +46,7 @@ int impl_MPI_Alloc_mem(MPI_Aint size, MPI_Info info, void *baseptr)
     const char *fname = "MPI_Alloc_mem";
     if (size < 0) return lm_err_noobj(MPI_ERR_SIZE, fname, "size %ld is negative", (long)size);
     size_t align = alignment_hint(info);
-    if ((uint64_t)size > MAX_SIZE)
-        return lm_err_noobj(MPI_ERR_NO_MEM, fname, "cannot allocate %ld bytes", (long)size);
+    if ((uint64_t)size > MAX_SIZE) return lm_err_noobj(MPI_ERR_NO_MEM, fname, "cannot allocate %ld bytes", (long)size);
     /* the header sits in the alignment unit before the block; a zero-byte
      * block is still a distinct pointer that MPI_Free_mem accepts */
     void *base;

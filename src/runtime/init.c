@@ -48,10 +48,7 @@ static int runtime_up, runtime_gone, resting, users;
 static size_t runtime_mark;
 
 /* What the layers below read through lm_state.h. */
-static void publish_state(void)
-{
-    lm_state_publish_init(users > 0 ? LM_STATE_INITIALIZED : state);
-}
+static void publish_state(void) { lm_state_publish_init(users > 0 ? LM_STATE_INITIALIZED : state); }
 
 static int usable_cores(void)
 {
@@ -90,8 +87,7 @@ static int start_boot(void)
     lm_node_segment_set_transport_area(lm_shm_area_size, lm_shm_area_format);
     if (lm_boot_init(&boot_info)) return MPI_ERR_OTHER;
     lm_state_publish_world(boot_info.world_rank, boot_info.world_size,
-                           boot_info.reported_world_size > boot_info.world_size,
-                           boot_info.local_size > usable_cores());
+                           boot_info.reported_world_size > boot_info.world_size, boot_info.local_size > usable_cores());
     note_node_segment(&boot_info);
     return MPI_SUCCESS;
 }
@@ -157,12 +153,12 @@ static int start(const char *fname)
 /* Start the runtime or wake it, for one more user. */
 int lm_runtime_acquire(const char *fname, int required, int *provided)
 {
-    if (runtime_gone)
-        return lm_err_noobj(MPI_ERR_OTHER, fname, "MPI cannot be started again after MPI_Finalize");
+    if (runtime_gone) return lm_err_noobj(MPI_ERR_OTHER, fname, "MPI cannot be started again after MPI_Finalize");
     /* Up to MPI_THREAD_SERIALIZED the caller serializes its calls; at
      * MPI_THREAD_MULTIPLE every call runs in the critical section. */
-    int level = required < MPI_THREAD_SINGLE ? MPI_THREAD_SINGLE
-                : required > MPI_THREAD_MULTIPLE ? MPI_THREAD_MULTIPLE : required;
+    int level = required < MPI_THREAD_SINGLE     ? MPI_THREAD_SINGLE
+                : required > MPI_THREAD_MULTIPLE ? MPI_THREAD_MULTIPLE
+                                                 : required;
     if (!runtime_up) {
         int rc = start(fname);
         if (rc) return rc;
@@ -217,8 +213,8 @@ static void teardown(void)
 static int init(const char *fname, int required, int *provided)
 {
     if (state != LM_STATE_NOT_INITIALIZED)
-        return lm_err_noobj(MPI_ERR_OTHER, fname, state == LM_STATE_INITIALIZED ? "MPI is already initialized"
-                                                                                  : "MPI was finalized");
+        return lm_err_noobj(MPI_ERR_OTHER, fname,
+                            state == LM_STATE_INITIALIZED ? "MPI is already initialized" : "MPI was finalized");
     int rc = lm_runtime_acquire(fname, required, provided);
     if (rc) return rc;
     state = LM_STATE_INITIALIZED;
@@ -240,8 +236,7 @@ int impl_MPI_Init_thread(int *argc, char ***argv, int required, int *provided)
 
 int impl_MPI_Finalize(void)
 {
-    if (state != LM_STATE_INITIALIZED)
-        return lm_err_noobj(MPI_ERR_OTHER, "MPI_Finalize", "MPI_Init was not called");
+    if (state != LM_STATE_INITIALIZED) return lm_err_noobj(MPI_ERR_OTHER, "MPI_Finalize", "MPI_Init was not called");
     /* MPI_COMM_SELF's attributes are deleted first, while MPI is still
      * fully usable by their delete callbacks (MPI-4.1 section 11.2.2). */
     lm_attr_finalize_comms();

@@ -30,8 +30,9 @@ int impl_MPI_T_init_thread(int required, int *provided)
 {
     /* MPI_T calls run in the library's critical section like every other
      * call, so MPI_THREAD_MULTIPLE is granted the same way (lm_cs.h). */
-    int level = required < MPI_THREAD_SINGLE ? MPI_THREAD_SINGLE
-                : required > MPI_THREAD_MULTIPLE ? MPI_THREAD_MULTIPLE : required;
+    int level = required < MPI_THREAD_SINGLE     ? MPI_THREAD_SINGLE
+                : required > MPI_THREAD_MULTIPLE ? MPI_THREAD_MULTIPLE
+                                                 : required;
     if (level == MPI_THREAD_MULTIPLE) lm_cs_enable();
     if (provided) *provided = level;
     init_count++;
@@ -48,8 +49,8 @@ int impl_MPI_T_finalize(void)
     return MPI_SUCCESS;
 }
 
-#define LM_MPIT_REQUIRE_ACTIVE() \
-    do {                         \
+#define LM_MPIT_REQUIRE_ACTIVE()                           \
+    do {                                                   \
         if (!init_count) return MPI_T_ERR_NOT_INITIALIZED; \
     } while (0)
 
@@ -61,8 +62,8 @@ int impl_MPI_T_source_get_num(int *num_sources)
 }
 
 int impl_MPI_T_source_get_info(int source_index, char *name, int *name_len, char *desc, int *desc_len,
-                               MPI_T_source_order *ordering, MPI_Count *ticks_per_second,
-                               MPI_Count *max_ticks, MPI_Info *info)
+                               MPI_T_source_order *ordering, MPI_Count *ticks_per_second, MPI_Count *max_ticks,
+                               MPI_Info *info)
 {
     (void)source_index, (void)name, (void)name_len, (void)desc, (void)desc_len;
     (void)ordering, (void)ticks_per_second, (void)max_ticks, (void)info;
@@ -92,9 +93,8 @@ int impl_MPI_T_event_get_index(const char *name, int *event_index)
 }
 
 int impl_MPI_T_event_get_info(int event_index, char *name, int *name_len, int *verbosity,
-                              MPI_Datatype array_of_datatypes[], MPI_Aint array_of_displacements[],
-                              int *num_elements, MPI_T_enum *enumtype, MPI_Info *info, char *desc,
-                              int *desc_len, int *bind)
+                              MPI_Datatype array_of_datatypes[], MPI_Aint array_of_displacements[], int *num_elements,
+                              MPI_T_enum *enumtype, MPI_Info *info, char *desc, int *desc_len, int *bind)
 {
     (void)event_index, (void)name, (void)name_len, (void)verbosity, (void)array_of_datatypes;
     (void)array_of_displacements, (void)num_elements, (void)enumtype, (void)info, (void)desc;
@@ -135,25 +135,22 @@ int impl_MPI_T_event_handle_set_info(MPI_T_event_registration r, MPI_Info info)
     return MPI_T_ERR_INVALID_HANDLE;
 }
 
-int impl_MPI_T_event_register_callback(MPI_T_event_registration r, MPI_T_cb_safety cb_safety,
-                                       MPI_Info info, void *user_data,
-                                       MPI_T_event_cb_function event_cb_function)
+int impl_MPI_T_event_register_callback(MPI_T_event_registration r, MPI_T_cb_safety cb_safety, MPI_Info info,
+                                       void *user_data, MPI_T_event_cb_function event_cb_function)
 {
     (void)r, (void)cb_safety, (void)info, (void)user_data, (void)event_cb_function;
     LM_MPIT_REQUIRE_ACTIVE();
     return MPI_T_ERR_INVALID_HANDLE;
 }
 
-int impl_MPI_T_event_callback_get_info(MPI_T_event_registration r, MPI_T_cb_safety cb_safety,
-                                       MPI_Info *info_used)
+int impl_MPI_T_event_callback_get_info(MPI_T_event_registration r, MPI_T_cb_safety cb_safety, MPI_Info *info_used)
 {
     (void)r, (void)cb_safety, (void)info_used;
     LM_MPIT_REQUIRE_ACTIVE();
     return MPI_T_ERR_INVALID_HANDLE;
 }
 
-int impl_MPI_T_event_callback_set_info(MPI_T_event_registration r, MPI_T_cb_safety cb_safety,
-                                       MPI_Info info)
+int impl_MPI_T_event_callback_set_info(MPI_T_event_registration r, MPI_T_cb_safety cb_safety, MPI_Info info)
 {
     (void)r, (void)cb_safety, (void)info;
     LM_MPIT_REQUIRE_ACTIVE();

@@ -7,7 +7,10 @@
 
 /* Categories, one per layer; "core" is the root and holds the others. */
 enum lm_mpit_category {
-    LM_MPIT_CAT_CORE, LM_MPIT_CAT_TRANSPORT, LM_MPIT_CAT_PT2PT, LM_MPIT_CAT_MEMORY,
+    LM_MPIT_CAT_CORE,
+    LM_MPIT_CAT_TRANSPORT,
+    LM_MPIT_CAT_PT2PT,
+    LM_MPIT_CAT_MEMORY,
     LM_MPIT_CAT_COUNT
 };
 

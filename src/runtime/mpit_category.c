@@ -8,7 +8,9 @@
 #include <mpi.h>
 #include <string.h>
 
-static const struct { const char *name, *desc; } cats[LM_MPIT_CAT_COUNT] = {
+static const struct {
+    const char *name, *desc;
+} cats[LM_MPIT_CAT_COUNT] = {
     [LM_MPIT_CAT_CORE] = {"leanmpi_core", "LeanMPI start-up and node segment; holds the other categories"},
     [LM_MPIT_CAT_TRANSPORT] = {"leanmpi_transport", "transport backends self, shm and cma: protocols and counters"},
     [LM_MPIT_CAT_PT2PT] = {"leanmpi_pt2pt", "point-to-point protocols: eager, rendezvous, flow control, shared copies"},
@@ -54,8 +56,8 @@ int impl_MPI_T_category_get_num(int *num_cat)
     return MPI_SUCCESS;
 }
 
-int impl_MPI_T_category_get_info(int cat_index, char *name, int *name_len, char *desc, int *desc_len,
-                                 int *num_cvars, int *num_pvars, int *num_categories)
+int impl_MPI_T_category_get_info(int cat_index, char *name, int *name_len, char *desc, int *desc_len, int *num_cvars,
+                                 int *num_pvars, int *num_categories)
 {
     int rc = check_index(cat_index);
     if (rc != MPI_SUCCESS) return rc;

@@ -43,10 +43,7 @@ static int cvar_verbosity(int i)
     return lm_cvar_table[i].audience == LM_CVAR_USER ? MPI_T_VERBOSITY_USER_BASIC : MPI_T_VERBOSITY_TUNER_BASIC;
 }
 
-static void cvar_name(int i, char *buf, size_t n)
-{
-    snprintf(buf, n, "LEANMPI_%s", lm_cvar_table[i].name);
-}
+static void cvar_name(int i, char *buf, size_t n) { snprintf(buf, n, "LEANMPI_%s", lm_cvar_table[i].name); }
 
 int impl_MPI_T_cvar_get_num(int *num_cvar)
 {
@@ -55,9 +52,8 @@ int impl_MPI_T_cvar_get_num(int *num_cvar)
     return MPI_SUCCESS;
 }
 
-int impl_MPI_T_cvar_get_info(int cvar_index, char *name, int *name_len, int *verbosity,
-                             MPI_Datatype *datatype, MPI_T_enum *enumtype, char *desc, int *desc_len,
-                             int *bind, int *scope)
+int impl_MPI_T_cvar_get_info(int cvar_index, char *name, int *name_len, int *verbosity, MPI_Datatype *datatype,
+                             MPI_T_enum *enumtype, char *desc, int *desc_len, int *bind, int *scope)
 {
     if (!lm_mpit_active()) return MPI_T_ERR_NOT_INITIALIZED;
     if (cvar_index < 0 || cvar_index >= LM_CVAR_COUNT) return MPI_T_ERR_INVALID_INDEX;

@@ -27,26 +27,39 @@ typedef struct {
     char desc[160];
     int var_class;
     enum pvar_source source;
-    int arg;          /* memory component, or index into backends[] */
-    size_t field;     /* offset in lm_transport_counters */
+    int arg;      /* memory component, or index into backends[] */
+    size_t field; /* offset in lm_transport_counters */
 } pvar_desc;
 
-static const struct { const char *name; size_t offset; const char *what; } fields[] = {
+static const struct {
+    const char *name;
+    size_t offset;
+    const char *what;
+} fields[] = {
     {"am_sent", offsetof(lm_transport_counters, am_sent), "active messages sent"},
-    {"am_bytes_sent", offsetof(lm_transport_counters, am_bytes_sent), "bytes sent in active messages (header and payload)"},
+    {"am_bytes_sent", offsetof(lm_transport_counters, am_bytes_sent),
+     "bytes sent in active messages (header and payload)"},
     {"am_received", offsetof(lm_transport_counters, am_received), "active messages received"},
-    {"am_bytes_received", offsetof(lm_transport_counters, am_bytes_received), "bytes received in active messages (header and payload)"},
+    {"am_bytes_received", offsetof(lm_transport_counters, am_bytes_received),
+     "bytes received in active messages (header and payload)"},
     {"fastbox_sent", offsetof(lm_transport_counters, fastbox_sent), "active messages sent through a fast box"},
     {"queue_sent", offsetof(lm_transport_counters, queue_sent), "active messages sent through a receive queue"},
-    {"send_eagain", offsetof(lm_transport_counters, send_eagain), "sends refused for lack of resources (retried later)"},
+    {"send_eagain", offsetof(lm_transport_counters, send_eagain),
+     "sends refused for lack of resources (retried later)"},
     {"rget_ops", offsetof(lm_transport_counters, rget_ops), "single-copy reads from a peer's memory"},
     {"rget_bytes", offsetof(lm_transport_counters, rget_bytes), "bytes copied by single-copy reads"},
 };
 #define NFIELDS ((int)(sizeof fields / sizeof fields[0]))
 
 /* Which fields each backend counts (bit i: fields[i]); "all" sums them. */
-static const struct { const char *name; unsigned mask; } backends[] = {
-    {"all", 0x1ff}, {"self", 0x1cf}, {"shm", 0x07f}, {"cma", 0x180},
+static const struct {
+    const char *name;
+    unsigned mask;
+} backends[] = {
+    {"all", 0x1ff},
+    {"self", 0x1cf},
+    {"shm", 0x07f},
+    {"cma", 0x180},
 };
 #define NBACKENDS ((int)(sizeof backends / sizeof backends[0]))
 
@@ -57,7 +70,11 @@ static int npvars;
 static void build_table(void)
 {
     if (npvars) return;
-    static const struct { const char *prefix; int var_class; const char *what; } mem[] = {
+    static const struct {
+        const char *prefix;
+        int var_class;
+        const char *what;
+    } mem[] = {
         {"memory_current", MPI_T_PVAR_CLASS_LEVEL, "bytes allocated now"},
         {"memory_peak", MPI_T_PVAR_CLASS_HIGHWATERMARK, "most bytes allocated at any time"},
         {"memory_shared", MPI_T_PVAR_CLASS_SIZE, "bytes of node-shared memory mapped (counted by one rank per node)"},
@@ -77,8 +94,8 @@ static void build_table(void)
             if (!(backends[b].mask & (1u << f))) continue;
             pvar_desc *d = &table[npvars++];
             snprintf(d->name, sizeof d->name, "transport_%s_%s", backends[b].name, fields[f].name);
-            snprintf(d->desc, sizeof d->desc, "%s transport%s: %s", backends[b].name,
-                     b == 0 ? "s together" : "", fields[f].what);
+            snprintf(d->desc, sizeof d->desc, "%s transport%s: %s", backends[b].name, b == 0 ? "s together" : "",
+                     fields[f].what);
             d->var_class = MPI_T_PVAR_CLASS_COUNTER;
             d->source = SRC_TRANSPORT;
             d->arg = b;
@@ -175,16 +192,15 @@ int impl_MPI_T_pvar_get_num(int *num_pvar)
 }
 
 int impl_MPI_T_pvar_get_info(int pvar_index, char *name, int *name_len, int *verbosity, int *var_class,
-                             MPI_Datatype *datatype, MPI_T_enum *enumtype, char *desc, int *desc_len,
-                             int *bind, int *readonly, int *continuous, int *atomic)
+                             MPI_Datatype *datatype, MPI_T_enum *enumtype, char *desc, int *desc_len, int *bind,
+                             int *readonly, int *continuous, int *atomic)
 {
     if (!lm_mpit_active()) return MPI_T_ERR_NOT_INITIALIZED;
     if (pvar_index < 0 || pvar_index >= lm_mpit_pvar_count()) return MPI_T_ERR_INVALID_INDEX;
     const pvar_desc *d = &table[pvar_index];
     lm_mpit_copy_string(d->name, name, name_len);
     lm_mpit_copy_string(d->desc, desc, desc_len);
-    if (verbosity)
-        *verbosity = d->source == SRC_TRANSPORT ? MPI_T_VERBOSITY_TUNER_BASIC : MPI_T_VERBOSITY_USER_BASIC;
+    if (verbosity) *verbosity = d->source == SRC_TRANSPORT ? MPI_T_VERBOSITY_TUNER_BASIC : MPI_T_VERBOSITY_USER_BASIC;
     if (var_class) *var_class = d->var_class;
     if (datatype) *datatype = MPI_UNSIGNED_LONG_LONG;
     if (enumtype) *enumtype = MPI_T_ENUM_NULL;

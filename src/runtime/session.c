@@ -3,6 +3,7 @@
  * agrees on a context id among the group's members only, with no parent
  * communicator (the world model may never have been initialized). */
 #include "runtime/session.h"
+#include "runtime/runtime.h"
 #include "obj/errhandler.h"
 #include "obj/info.h"
 #include "util/lm_error.h"
@@ -21,7 +22,7 @@
 typedef struct lm_session {
     lm_object obj;
     MPI_Errhandler errhandler;
-    MPI_Info info;  /* the hints in use, thread_level included */
+    MPI_Info info;               /* the hints in use, thread_level included */
     struct lm_bsend_pool *bsend; /* MPI_Session_attach_buffer (pt2pt/bsend.c) */
 } lm_session;
 
@@ -85,8 +86,7 @@ static int requested_level(MPI_Info info, int *ok)
     *ok = 1;
     const char *v = info == MPI_INFO_NULL ? NULL : lm_info_value(lm_info_get(info), "thread_level");
     if (!v) return MPI_THREAD_SINGLE;
-    static const int levels[] = {MPI_THREAD_SINGLE, MPI_THREAD_FUNNELED, MPI_THREAD_SERIALIZED,
-                                 MPI_THREAD_MULTIPLE};
+    static const int levels[] = {MPI_THREAD_SINGLE, MPI_THREAD_FUNNELED, MPI_THREAD_SERIALIZED, MPI_THREAD_MULTIPLE};
     for (int i = 0; i < 4; i++)
         if (!strcasecmp(v, level_name(levels[i]))) return levels[i];
     *ok = 0;
@@ -100,8 +100,9 @@ int impl_MPI_Session_init(MPI_Info info, MPI_Errhandler errhandler, MPI_Session 
         return lm_err_noobj(MPI_ERR_ARG, fname, "errhandler is not a session error handler");
     int ok, provided;
     int level = requested_level(info, &ok);
-    if (!ok) return raise_with(errhandler, LM_ERRH_SESSION, MPI_ERR_INFO_VALUE, fname,
-                               "the thread_level hint names no thread support level");
+    if (!ok)
+        return raise_with(errhandler, LM_ERRH_SESSION, MPI_ERR_INFO_VALUE, fname,
+                          "the thread_level hint names no thread support level");
     int rc = lm_runtime_acquire(fname, level, &provided);
     if (rc) return rc;
     lm_session *s = lm_object_alloc(LM_KIND_SESSION, sizeof *s);
@@ -152,8 +153,8 @@ int impl_MPI_Session_get_nth_pset(MPI_Session session, MPI_Info info, int n, int
     (void)info;
     const char *fname = "MPI_Session_get_nth_pset";
     if (n < 0 || n >= NPSETS)
-        return lm_err_session(session, MPI_ERR_ARG, fname, "n = %d is not below the number of process sets (%d)",
-                              n, NPSETS);
+        return lm_err_session(session, MPI_ERR_ARG, fname, "n = %d is not below the number of process sets (%d)", n,
+                              NPSETS);
     int len = (int)strlen(pset_names[n]);
     /* a length of 0 asks for the length the name needs, terminator included */
     if (*pset_len == 0) {
@@ -172,9 +173,9 @@ int impl_MPI_Session_get_nth_pset(MPI_Session session, MPI_Info info, int n, int
 /* The group behind a process set's name, or NULL if unknown. */
 static lm_group *pset_group(const char *name)
 {
-    MPI_Comm c = !strcasecmp(name, "mpi://WORLD") ? MPI_COMM_WORLD
+    MPI_Comm c = !strcasecmp(name, "mpi://WORLD")  ? MPI_COMM_WORLD
                  : !strcasecmp(name, "mpi://SELF") ? MPI_COMM_SELF
-                                                    : MPI_COMM_NULL;
+                                                   : MPI_COMM_NULL;
     lm_comm *comm = c == MPI_COMM_NULL ? NULL : lm_comm_get(c);
     return comm ? comm->group : NULL;
 }
@@ -265,8 +266,8 @@ static int stringtag_tag(const char *s)
     return (int)((h ^ (h >> 30)) & 0x3fffffffu);
 }
 
-int impl_MPI_Comm_create_from_group(MPI_Group group, const char *stringtag, MPI_Info info,
-                                    MPI_Errhandler errhandler, MPI_Comm *newcomm)
+int impl_MPI_Comm_create_from_group(MPI_Group group, const char *stringtag, MPI_Info info, MPI_Errhandler errhandler,
+                                    MPI_Comm *newcomm)
 {
     const char *fname = "MPI_Comm_create_from_group";
     if (!lm_errhandler_fits(errhandler, LM_ERRH_COMM))

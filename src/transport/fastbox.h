@@ -22,16 +22,16 @@
 #include "shm_layout.h"
 
 typedef struct lm_fastbox_entry {
-    _Atomic uint32_t flag;      /* 1: full (sender -> receiver); 0: free */
+    _Atomic uint32_t flag; /* 1: full (sender -> receiver); 0: free */
     uint16_t hdr_len;
     uint16_t pad;
     uint32_t payload_len;
-    uint32_t q_before;          /* cells the sender sent on this pair before this entry */
+    uint32_t q_before; /* cells the sender sent on this pair before this entry */
     unsigned char data[LM_SHM_FB_ENTRY_SIZE - LM_SHM_FB_ENTRY_HDR];
 } lm_fastbox_entry;
 
 typedef struct lm_fastbox_slot {
-    _Atomic int32_t owner;      /* sender's local rank + 1; 0: free */
+    _Atomic int32_t owner; /* sender's local rank + 1; 0: free */
     char pad[60];
     lm_fastbox_entry entry[LM_SHM_FB_ENTRIES];
 } lm_fastbox_slot;
@@ -55,22 +55,18 @@ static inline lm_fastbox_slot *lm_fastbox_slot_at(lm_shm_area *a, int receiver, 
 
 /* Sender: try to put one message into entry number `head` (mod ring size).
  * 0 on success, -1 if that entry has not been given back yet. */
-static inline int lm_fastbox_put(lm_fastbox_slot *s, uint32_t head, uint32_t q_before,
-                                 const void *hdr, size_t hdr_len,
+static inline int lm_fastbox_put(lm_fastbox_slot *s, uint32_t head, uint32_t q_before, const void *hdr, size_t hdr_len,
                                  const void *p0, size_t l0, const void *p1, size_t l1)
 {
     lm_fastbox_entry *e = &s->entry[head & (LM_SHM_FB_ENTRIES - 1)];
-    if (atomic_load_explicit(&e->flag, memory_order_acquire))
-        return -1;
+    if (atomic_load_explicit(&e->flag, memory_order_acquire)) return -1;
     e->hdr_len = (uint16_t)hdr_len;
     e->payload_len = (uint32_t)(l0 + l1);
     e->q_before = q_before;
     memcpy(e->data, hdr, hdr_len);
     unsigned char *p = e->data + lm_fastbox_payload_at(hdr_len);
-    if (l0)
-        memcpy(p, p0, l0);
-    if (l1)
-        memcpy(p + l0, p1, l1);
+    if (l0) memcpy(p, p0, l0);
+    if (l1) memcpy(p + l0, p1, l1);
     atomic_store_explicit(&e->flag, 1, memory_order_release);
     return 0;
 }
@@ -82,10 +78,7 @@ static inline lm_fastbox_entry *lm_fastbox_peek(lm_fastbox_slot *s, uint32_t tai
     return atomic_load_explicit(&e->flag, memory_order_acquire) ? e : NULL;
 }
 
-static inline void lm_fastbox_release(lm_fastbox_entry *e)
-{
-    atomic_store_explicit(&e->flag, 0, memory_order_release);
-}
+static inline void lm_fastbox_release(lm_fastbox_entry *e) { atomic_store_explicit(&e->flag, 0, memory_order_release); }
 
 /* Sender: claim a free slot of `receiver` among its first `max_slots`; the
  * slot index, or -1 if all are taken. */

@@ -17,10 +17,10 @@ typedef struct self_msg {
 
 static struct {
     self_msg *head, **tail;
-    size_t queued;              /* payload bytes in the queue */
+    size_t queued; /* payload bytes in the queue */
     int world;
     lm_transport_counters cnt;
-} Q = { NULL, &Q.head, 0, -1, { 0 } };
+} Q = {NULL, &Q.head, 0, -1, {0}};
 
 void lm_self_init(int world_rank)
 {
@@ -44,8 +44,7 @@ void lm_self_finalize(void)
 
 int lm_self_send(const void *hdr, size_t hdr_len, const void *p0, size_t l0, const void *p1, size_t l1)
 {
-    if (hdr_len == 0 || hdr_len > LM_AM_HDR_MAX)
-        return LM_EINVAL;
+    if (hdr_len == 0 || hdr_len > LM_AM_HDR_MAX) return LM_EINVAL;
     if (Q.head && Q.queued + l0 + l1 > SELF_QUEUE_LIMIT) {
         Q.cnt.send_eagain++;
         return LM_EAGAIN;
@@ -59,10 +58,8 @@ int lm_self_send(const void *hdr, size_t hdr_len, const void *p0, size_t l0, con
     m->hdr_len = hdr_len;
     m->payload_len = l0 + l1;
     memcpy(m->data, hdr, hdr_len);
-    if (l0)
-        memcpy(m->data + LM_AM_HDR_MAX, p0, l0);
-    if (l1)
-        memcpy(m->data + LM_AM_HDR_MAX + l0, p1, l1);
+    if (l0) memcpy(m->data + LM_AM_HDR_MAX, p0, l0);
+    if (l1) memcpy(m->data + LM_AM_HDR_MAX + l0, p1, l1);
     *Q.tail = m;
     Q.tail = &m->next;
     Q.queued += m->payload_len;
@@ -73,8 +70,7 @@ int lm_self_send(const void *hdr, size_t hdr_len, const void *p0, size_t l0, con
 
 int lm_self_progress(void)
 {
-    if (!Q.head)
-        return 0;
+    if (!Q.head) return 0;
     /* Deliver only what was queued before this call: handlers that send to
      * self again are served by the next progress, so a ping-pong with
      * oneself cannot spin here forever. */

@@ -44,9 +44,9 @@ typedef struct lm_shm_cell {
     int32_t src_world;
     uint16_t hdr_len;
     uint8_t kind;
-    uint8_t fb_slot;            /* receiver slot + 1 if the pair has a fast box, else 0 */
+    uint8_t fb_slot; /* receiver slot + 1 if the pair has a fast box, else 0 */
     uint32_t payload_len;
-    uint32_t fb_before;         /* fast-box entries the sender put before this cell */
+    uint32_t fb_before; /* fast-box entries the sender put before this cell */
     char pad[LM_SHM_CELL_HDR - 24];
     unsigned char am_hdr[LM_SHM_CELL_AM_HDR];
     unsigned char payload[LM_SHM_CELL_PAYLOAD];
@@ -55,10 +55,10 @@ _Static_assert(sizeof(lm_shm_cell) == LM_SHM_CELL_SIZE, "cell size");
 _Static_assert(LM_AM_HDR_MAX <= LM_SHM_CELL_AM_HDR, "AM header fits a cell");
 
 struct lm_shm_peer {
-    lm_fastbox_slot *fb;        /* NULL until a fast box is claimed */
-    uint32_t fb_head;           /* next entry to fill */
-    uint32_t fb_sent, q_sent;   /* since FASTBOX_START */
-    uint32_t sent;              /* messages before a fast box, for the threshold */
+    lm_fastbox_slot *fb;      /* NULL until a fast box is claimed */
+    uint32_t fb_head;         /* next entry to fill */
+    uint32_t fb_sent, q_sent; /* since FASTBOX_START */
+    uint32_t sent;            /* messages before a fast box, for the threshold */
     int local_rank;
     uint8_t fb_slot1;
     uint8_t fb_state;
@@ -73,17 +73,17 @@ typedef struct rx_slot {
 } rx_slot;
 
 static struct {
-    char *base;                 /* the area, as mapped here */
+    char *base; /* the area, as mapped here */
     lm_shm_area *area;
     lm_shm_rank_ctl *my_ctl;
     int world, me, nlocal;
-    uint32_t fresh;             /* cells of mine never used yet */
+    uint32_t fresh; /* cells of mine never used yet */
     lm_shm_config cfg;
-    lm_hashmap peers;           /* local rank -> lm_shm_peer (R1) */
+    lm_hashmap peers; /* local rank -> lm_shm_peer (R1) */
     rx_slot rx[LM_SHM_FB_SLOTS];
     unsigned char rx_active[LM_SHM_FB_SLOTS];
     int n_rx_active;
-    int fb_held;                /* fast boxes this sender holds at receivers */
+    int fb_held; /* fast boxes this sender holds at receivers */
     lm_transport_counters cnt;
     int initialized;
 } S;
@@ -95,8 +95,7 @@ static inline lm_shm_cell *cell_at(uint64_t off) { return (lm_shm_cell *)(S.base
 
 int lm_shm_init(void *area, int world_rank, int local_rank, int local_size, const lm_shm_config *cfg)
 {
-    if (lm_shm_area_check(area, local_size) != 0 || local_rank < 0 || local_rank >= local_size)
-        return LM_EINVAL;
+    if (lm_shm_area_check(area, local_size) != 0 || local_rank < 0 || local_rank >= local_size) return LM_EINVAL;
     memset(&S, 0, sizeof S);
     S.base = area;
     S.area = area;
@@ -105,25 +104,19 @@ int lm_shm_init(void *area, int world_rank, int local_rank, int local_size, cons
     S.me = local_rank;
     S.nlocal = local_size;
     S.cfg = *cfg;
-    if (S.cfg.fastbox_max < 0)
-        S.cfg.fastbox_max = 0;
-    if (S.cfg.fastbox_max > (int)S.area->fb_slots)
-        S.cfg.fastbox_max = (int)S.area->fb_slots;
+    if (S.cfg.fastbox_max < 0) S.cfg.fastbox_max = 0;
+    if (S.cfg.fastbox_max > (int)S.area->fb_slots) S.cfg.fastbox_max = (int)S.area->fb_slots;
     lm_hashmap_init(&S.peers, LM_MEM_PEER_TABLE);
     lm_shm_arena_init(S.area, local_rank);
     S.initialized = 1;
     return LM_OK;
 }
 
-static void free_peer(int key, void *value, void *arg)
-{
-    lm_free(LM_MEM_PEER_TABLE, value);
-}
+static void free_peer(int key, void *value, void *arg) { lm_free(LM_MEM_PEER_TABLE, value); }
 
 void lm_shm_finalize(void)
 {
-    if (!S.initialized)
-        return;
+    if (!S.initialized) return;
     /* Fast-box slots stay claimed: the receiver may still be polling them,
      * and the area disappears with the job. */
     lm_hashmap_foreach(&S.peers, free_peer, NULL);
@@ -135,13 +128,10 @@ void lm_shm_finalize(void)
 lm_shm_peer *lm_shm_peer_get(int local_rank)
 {
     lm_shm_peer *p = lm_hashmap_get(&S.peers, local_rank);
-    if (p)
-        return p;
-    if (local_rank < 0 || local_rank >= S.nlocal)
-        return NULL;
+    if (p) return p;
+    if (local_rank < 0 || local_rank >= S.nlocal) return NULL;
     p = lm_calloc(LM_MEM_PEER_TABLE, 1, sizeof *p);
-    if (!p)
-        return NULL;
+    if (!p) return NULL;
     p->local_rank = local_rank;
     if (lm_hashmap_put(&S.peers, local_rank, p) != 0) {
         lm_free(LM_MEM_PEER_TABLE, p);
@@ -153,10 +143,8 @@ lm_shm_peer *lm_shm_peer_get(int local_rank)
 static uint64_t cell_alloc(void)
 {
     uint64_t off = lm_shm_queue_dequeue(S.base, &S.my_ctl->free);
-    if (off)
-        return off;
-    if (S.fresh < S.area->cells_per_rank)
-        return lm_shm_area_cell_offset(S.area, S.me, S.fresh++);
+    if (off) return off;
+    if (S.fresh < S.area->cells_per_rank) return lm_shm_area_cell_offset(S.area, S.me, S.fresh++);
     return 0;
 }
 
@@ -175,8 +163,7 @@ static void fastbox_start(lm_shm_peer *p)
         return;
     }
     uint64_t off = cell_alloc();
-    if (!off)
-        return;
+    if (!off) return;
     int k = lm_fastbox_claim(S.area, p->local_rank, S.me, (unsigned)S.cfg.fastbox_max);
     if (k < 0) {
         p->fb_state = FB_UNAVAILABLE;
@@ -198,12 +185,10 @@ static void fastbox_start(lm_shm_peer *p)
     S.fb_held++;
 }
 
-int lm_shm_send(lm_shm_peer *p, const void *hdr, size_t hdr_len,
-                const void *p0, size_t l0, const void *p1, size_t l1)
+int lm_shm_send(lm_shm_peer *p, const void *hdr, size_t hdr_len, const void *p0, size_t l0, const void *p1, size_t l1)
 {
     size_t len = l0 + l1;
-    if (hdr_len == 0 || hdr_len > LM_AM_HDR_MAX)
-        return LM_EINVAL;
+    if (hdr_len == 0 || hdr_len > LM_AM_HDR_MAX) return LM_EINVAL;
     if (!p->fb && p->fb_state == FB_NONE && S.cfg.fastbox_threshold > 0 && S.cfg.fastbox_max > 0 &&
         ++p->sent >= (uint32_t)S.cfg.fastbox_threshold)
         fastbox_start(p);
@@ -216,8 +201,7 @@ int lm_shm_send(lm_shm_peer *p, const void *hdr, size_t hdr_len,
         S.cnt.am_bytes_sent += len;
         return LM_OK;
     }
-    if (len > LM_SHM_CELL_PAYLOAD)
-        return LM_EINVAL;
+    if (len > LM_SHM_CELL_PAYLOAD) return LM_EINVAL;
     uint64_t off = cell_alloc();
     if (!off) {
         S.cnt.send_eagain++;
@@ -231,13 +215,10 @@ int lm_shm_send(lm_shm_peer *p, const void *hdr, size_t hdr_len,
     c->fb_slot = p->fb ? p->fb_slot1 : 0;
     c->fb_before = p->fb_sent;
     memcpy(c->am_hdr, hdr, hdr_len);
-    if (l0)
-        memcpy(c->payload, p0, l0);
-    if (l1)
-        memcpy(c->payload + l0, p1, l1);
+    if (l0) memcpy(c->payload, p0, l0);
+    if (l1) memcpy(c->payload + l0, p1, l1);
     lm_shm_queue_enqueue(S.base, &lm_shm_area_ctl(S.area, p->local_rank)->recv, off);
-    if (p->fb)
-        p->q_sent++;
+    if (p->fb) p->q_sent++;
     S.cnt.queue_sent++;
     S.cnt.am_sent++;
     S.cnt.am_bytes_sent += len;
@@ -246,8 +227,7 @@ int lm_shm_send(lm_shm_peer *p, const void *hdr, size_t hdr_len,
 
 static inline void deliver_entry(rx_slot *r, lm_fastbox_entry *e)
 {
-    lm_am_deliver(r->src_world, e->data, e->hdr_len,
-                  e->data + lm_fastbox_payload_at(e->hdr_len), e->payload_len);
+    lm_am_deliver(r->src_world, e->data, e->hdr_len, e->data + lm_fastbox_payload_at(e->hdr_len), e->payload_len);
     S.cnt.am_received++;
     S.cnt.am_bytes_received += e->payload_len;
     lm_fastbox_release(e);
@@ -260,8 +240,7 @@ static int poll_fastbox(rx_slot *r)
     int n = 0;
     lm_fastbox_entry *e;
     while (n < (int)LM_SHM_FB_ENTRIES && (e = lm_fastbox_peek(r->box, r->tail)) != NULL) {
-        if ((int32_t)(e->q_before - r->q_handled) > 0)
-            break; /* an earlier cell of this pair is still in the queue */
+        if ((int32_t)(e->q_before - r->q_handled) > 0) break; /* an earlier cell of this pair is still in the queue */
         deliver_entry(r, e);
         n++;
     }
@@ -285,15 +264,13 @@ static void handle_cell(uint64_t off)
                 /* Published before this cell, so present; the loop only
                  * guards against a weakly ordered read of the flag. */
                 lm_fastbox_entry *e = lm_fastbox_peek(r->box, r->tail);
-                if (e)
-                    deliver_entry(r, e);
+                if (e) deliver_entry(r, e);
             }
         }
         lm_am_deliver(c->src_world, c->am_hdr, c->hdr_len, c->payload, c->payload_len);
         S.cnt.am_received++;
         S.cnt.am_bytes_received += c->payload_len;
-        if (r)
-            r->q_handled++;
+        if (r) r->q_handled++;
     }
     cell_return(off);
 }
@@ -301,12 +278,10 @@ static void handle_cell(uint64_t off)
 int lm_shm_progress(void)
 {
     int n = 0;
-    for (int i = 0; i < S.n_rx_active; i++)
-        n += poll_fastbox(&S.rx[S.rx_active[i]]);
+    for (int i = 0; i < S.n_rx_active; i++) n += poll_fastbox(&S.rx[S.rx_active[i]]);
     for (int i = 0; i < QUEUE_BATCH; i++) {
         uint64_t off = lm_shm_queue_dequeue(S.base, &S.my_ctl->recv);
-        if (!off)
-            break;
+        if (!off) break;
         handle_cell(off);
         n++;
     }

@@ -9,17 +9,16 @@
 typedef struct lm_shm_peer lm_shm_peer;
 
 typedef struct lm_shm_config {
-    int fastbox_threshold;      /* messages before claiming a fast box; 0: never */
-    int fastbox_max;            /* slots this job's receivers serve */
-    int fastbox_peers;          /* receivers this sender holds fast boxes at; 0: no limit */
+    int fastbox_threshold; /* messages before claiming a fast box; 0: never */
+    int fastbox_max;       /* slots this job's receivers serve */
+    int fastbox_peers;     /* receivers this sender holds fast boxes at; 0: no limit */
 } lm_shm_config;
 
 int lm_shm_init(void *area, int world_rank, int local_rank, int local_size, const lm_shm_config *cfg);
 void lm_shm_finalize(void);
 /* Per-peer send state, created on first contact. NULL if out of memory. */
 lm_shm_peer *lm_shm_peer_get(int local_rank);
-int lm_shm_send(lm_shm_peer *p, const void *hdr, size_t hdr_len,
-                const void *p0, size_t l0, const void *p1, size_t l1);
+int lm_shm_send(lm_shm_peer *p, const void *hdr, size_t hdr_len, const void *p0, size_t l0, const void *p1, size_t l1);
 int lm_shm_progress(void);
 size_t lm_shm_max_payload(void);
 void lm_shm_counters(lm_transport_counters *out);

@@ -12,8 +12,8 @@
 #define ALIGN 64u
 
 typedef struct arena_block {
-    uint64_t size;              /* data bytes after this header */
-    uint64_t next_free;         /* offset of the next free block + 1; 0: end */
+    uint64_t size;      /* data bytes after this header */
+    uint64_t next_free; /* offset of the next free block + 1; 0: end */
     uint32_t magic;
     uint32_t in_use;
     char pad[ALIGN - 24];
@@ -21,9 +21,9 @@ typedef struct arena_block {
 
 static struct {
     lm_shm_area *area;
-    char *base;                 /* my arena */
+    char *base; /* my arena */
     uint64_t size, top;
-    uint64_t free_head;         /* offset + 1; 0: empty */
+    uint64_t free_head; /* offset + 1; 0: empty */
 } A;
 
 void lm_shm_arena_init(lm_shm_area *area, int local_rank)
@@ -41,8 +41,7 @@ static inline arena_block *block_at(char *arena, uint64_t off) { return (arena_b
 
 void *lm_shm_arena_alloc(size_t len, uint64_t *rkey)
 {
-    if (!A.base)
-        return NULL;
+    if (!A.base) return NULL;
     uint64_t size = ((uint64_t)(len ? len : 1) + ALIGN - 1) & ~(uint64_t)(ALIGN - 1);
     uint64_t *link = &A.free_head;
     for (uint64_t f = A.free_head; f; f = block_at(A.base, f - 1)->next_free) {
@@ -67,8 +66,7 @@ void *lm_shm_arena_alloc(size_t len, uint64_t *rkey)
         }
         link = &b->next_free;
     }
-    if (A.top + sizeof(arena_block) + size > A.size)
-        return NULL;
+    if (A.top + sizeof(arena_block) + size > A.size) return NULL;
     arena_block *b = block_at(A.base, A.top);
     b->size = size;
     b->next_free = 0;
@@ -81,11 +79,9 @@ void *lm_shm_arena_alloc(size_t len, uint64_t *rkey)
 
 void lm_shm_arena_free(void *p)
 {
-    if (!p || !A.base)
-        return;
+    if (!p || !A.base) return;
     arena_block *b = (arena_block *)((char *)p - sizeof(arena_block));
-    if ((char *)b < A.base || (char *)p >= A.base + A.size || b->magic != BLOCK_MAGIC || !b->in_use)
-        return;
+    if ((char *)b < A.base || (char *)p >= A.base + A.size || b->magic != BLOCK_MAGIC || !b->in_use) return;
     b->in_use = 0;
     uint64_t off = (uint64_t)((char *)b - A.base);
     if (off + sizeof(arena_block) + b->size == A.top) {
@@ -100,13 +96,10 @@ void lm_shm_arena_free(void *p)
 void *lm_shm_arena_resolve(int local_rank, uint64_t rkey, size_t offset, size_t len)
 {
     lm_shm_area *a = A.area;
-    if (!a || local_rank < 0 || local_rank >= a->local_size)
-        return NULL;
-    if (rkey < sizeof(arena_block) || rkey % ALIGN != 0 || rkey > a->arena_size)
-        return NULL;
+    if (!a || local_rank < 0 || local_rank >= a->local_size) return NULL;
+    if (rkey < sizeof(arena_block) || rkey % ALIGN != 0 || rkey > a->arena_size) return NULL;
     char *arena = lm_shm_area_arena(a, local_rank);
     arena_block *b = block_at(arena, rkey - sizeof(arena_block));
-    if (b->magic != BLOCK_MAGIC || !b->in_use || offset > b->size || len > b->size - offset)
-        return NULL;
+    if (b->magic != BLOCK_MAGIC || !b->in_use || offset > b->size || len > b->size - offset) return NULL;
     return arena + rkey + offset;
 }

@@ -9,10 +9,7 @@ static uint64_t round_up(uint64_t x, uint64_t a) { return (x + a - 1) / a * a; }
 /* The fast-box slot layout lives in fastbox.h; only its size matters here,
  * and it is fixed by the constants: one cache line of owner word, then the
  * entries. */
-static uint64_t fb_slot_size(void)
-{
-    return 64u + (uint64_t)LM_SHM_FB_ENTRIES * LM_SHM_FB_ENTRY_SIZE;
-}
+static uint64_t fb_slot_size(void) { return 64u + (uint64_t)LM_SHM_FB_ENTRIES * LM_SHM_FB_ENTRY_SIZE; }
 
 static uint64_t arena_size_param(void)
 {
@@ -21,8 +18,7 @@ static uint64_t arena_size_param(void)
     if (s && *s) {
         char *end;
         unsigned long long x = strtoull(s, &end, 0);
-        if (*end == '\0' && x >= PAGE && x <= (1ull << 34))
-            v = x;
+        if (*end == '\0' && x >= PAGE && x <= (1ull << 34)) v = x;
     }
     return round_up(v, PAGE);
 }
@@ -72,8 +68,7 @@ void lm_shm_area_format(void *area, int local_size)
 int lm_shm_area_check(const void *area, int local_size)
 {
     const lm_shm_area *h = area;
-    if (h->magic != LM_SHM_AREA_MAGIC || h->local_size != local_size)
-        return -1;
+    if (h->magic != LM_SHM_AREA_MAGIC || h->local_size != local_size) return -1;
     if (h->cell_size != LM_SHM_CELL_SIZE || h->fb_entries != LM_SHM_FB_ENTRIES ||
         h->fb_entry_size != LM_SHM_FB_ENTRY_SIZE || h->fb_slots != LM_SHM_FB_SLOTS)
         return -1;

@@ -27,8 +27,8 @@
  * several peers in flight before it must progress. */
 #define LM_SHM_CELL_SIZE 16384u
 #define LM_SHM_CELLS_PER_RANK 64u
-#define LM_SHM_CELL_HDR 64u              /* link, source, lengths, ordering */
-#define LM_SHM_CELL_AM_HDR 64u           /* room reserved for the AM header */
+#define LM_SHM_CELL_HDR 64u    /* link, source, lengths, ordering */
+#define LM_SHM_CELL_AM_HDR 64u /* room reserved for the AM header */
 #define LM_SHM_CELL_PAYLOAD (LM_SHM_CELL_SIZE - LM_SHM_CELL_HDR - LM_SHM_CELL_AM_HDR)
 
 /* Fast boxes: each receiver offers LM_SHM_FB_SLOTS single-producer rings of
@@ -37,7 +37,7 @@
  * stream without waiting for each handshake. The cvar FASTBOX_MAX can lower
  * the slot count a receiver serves, never raise it above this. */
 #define LM_SHM_FB_SLOTS 8u
-#define LM_SHM_FB_ENTRIES 16u            /* power of two */
+#define LM_SHM_FB_ENTRIES 16u /* power of two */
 #define LM_SHM_FB_ENTRY_SIZE 2048u
 #define LM_SHM_FB_ENTRY_HDR 16u
 
@@ -53,18 +53,18 @@ typedef struct lm_shm_area {
     uint32_t cell_size, cells_per_rank;
     uint32_t fb_slots, fb_entries, fb_entry_size;
     uint64_t arena_size;
-    uint64_t ctl_offset;       /* lm_shm_rank_ctl[local_size] */
-    uint64_t cells_offset;     /* + local_rank * cells_stride */
+    uint64_t ctl_offset;   /* lm_shm_rank_ctl[local_size] */
+    uint64_t cells_offset; /* + local_rank * cells_stride */
     uint64_t cells_stride;
-    uint64_t fb_offset;        /* + local_rank * fb_stride */
+    uint64_t fb_offset; /* + local_rank * fb_stride */
     uint64_t fb_stride;
-    uint64_t arena_offset;     /* + local_rank * arena_size */
+    uint64_t arena_offset; /* + local_rank * arena_size */
     uint64_t total_size;
 } lm_shm_area;
 
 typedef struct lm_shm_rank_ctl {
-    lm_shm_queue recv;         /* cells addressed to this rank */
-    lm_shm_queue free;         /* this rank's cells handed back by receivers */
+    lm_shm_queue recv; /* cells addressed to this rank */
+    lm_shm_queue free; /* this rank's cells handed back by receivers */
 } lm_shm_rank_ctl;
 
 size_t lm_shm_area_size(int local_size);

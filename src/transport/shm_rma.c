@@ -9,24 +9,16 @@
 #include <stdatomic.h>
 #include <string.h>
 
-void *lm_transport_shared_alloc(size_t len, lm_rkey *key)
-{
-    return lm_shm_arena_alloc(len, key);
-}
+void *lm_transport_shared_alloc(size_t len, lm_rkey *key) { return lm_shm_arena_alloc(len, key); }
 
-void lm_transport_shared_free(void *p)
-{
-    lm_shm_arena_free(p);
-}
+void lm_transport_shared_free(void *p) { lm_shm_arena_free(p); }
 
 static int resolve(int world_rank, lm_rkey key, size_t offset, size_t len, size_t align, void **out)
 {
     int local = lm_transport_local_rank(world_rank);
-    if (local < 0)
-        return LM_EPEER;
+    if (local < 0) return LM_EPEER;
     void *p = lm_shm_arena_resolve(local, key, offset, len);
-    if (!p || ((uintptr_t)p & (align - 1)))
-        return LM_EINVAL;
+    if (!p || ((uintptr_t)p & (align - 1))) return LM_EINVAL;
     *out = p;
     return LM_OK;
 }
@@ -41,8 +33,7 @@ int lm_transport_put(int dst, lm_rkey key, size_t offset, const void *src, size_
 {
     void *p;
     int rc = resolve(dst, key, offset, len, 1, &p);
-    if (rc == LM_OK)
-        memcpy(p, src, len);
+    if (rc == LM_OK) memcpy(p, src, len);
     return rc;
 }
 
@@ -50,48 +41,38 @@ int lm_transport_get(int src, lm_rkey key, size_t offset, void *dst, size_t len)
 {
     void *p;
     int rc = resolve(src, key, offset, len, 1, &p);
-    if (rc == LM_OK)
-        memcpy(dst, p, len);
+    if (rc == LM_OK) memcpy(dst, p, len);
     return rc;
 }
 
-#define ATOMIC_OPS(bits)                                                                      \
-    int lm_transport_atomic_fadd##bits(int rank, lm_rkey key, size_t offset, uint##bits##_t add, \
-                                       uint##bits##_t *old)                                   \
-    {                                                                                         \
-        void *p;                                                                              \
-        int rc = resolve(rank, key, offset, bits / 8, bits / 8, &p);                          \
-        if (rc != LM_OK)                                                                      \
-            return rc;                                                                        \
-        uint##bits##_t v = atomic_fetch_add((_Atomic uint##bits##_t *)p, add);                \
-        if (old)                                                                              \
-            *old = v;                                                                         \
-        return LM_OK;                                                                         \
-    }                                                                                         \
-    int lm_transport_atomic_swap##bits(int rank, lm_rkey key, size_t offset, uint##bits##_t val, \
-                                       uint##bits##_t *old)                                   \
-    {                                                                                         \
-        void *p;                                                                              \
-        int rc = resolve(rank, key, offset, bits / 8, bits / 8, &p);                          \
-        if (rc != LM_OK)                                                                      \
-            return rc;                                                                        \
-        uint##bits##_t v = atomic_exchange((_Atomic uint##bits##_t *)p, val);                 \
-        if (old)                                                                              \
-            *old = v;                                                                         \
-        return LM_OK;                                                                         \
-    }                                                                                         \
-    int lm_transport_atomic_cas##bits(int rank, lm_rkey key, size_t offset,                   \
-                                      uint##bits##_t expected, uint##bits##_t desired,        \
-                                      uint##bits##_t *old)                                    \
-    {                                                                                         \
-        void *p;                                                                              \
-        int rc = resolve(rank, key, offset, bits / 8, bits / 8, &p);                          \
-        if (rc != LM_OK)                                                                      \
-            return rc;                                                                        \
-        atomic_compare_exchange_strong((_Atomic uint##bits##_t *)p, &expected, desired);      \
-        if (old)                                                                              \
-            *old = expected;                                                                  \
-        return LM_OK;                                                                         \
+#define ATOMIC_OPS(bits)                                                                                              \
+    int lm_transport_atomic_fadd##bits(int rank, lm_rkey key, size_t offset, uint##bits##_t add, uint##bits##_t *old) \
+    {                                                                                                                 \
+        void *p;                                                                                                      \
+        int rc = resolve(rank, key, offset, bits / 8, bits / 8, &p);                                                  \
+        if (rc != LM_OK) return rc;                                                                                   \
+        uint##bits##_t v = atomic_fetch_add((_Atomic uint##bits##_t *)p, add);                                        \
+        if (old) *old = v;                                                                                            \
+        return LM_OK;                                                                                                 \
+    }                                                                                                                 \
+    int lm_transport_atomic_swap##bits(int rank, lm_rkey key, size_t offset, uint##bits##_t val, uint##bits##_t *old) \
+    {                                                                                                                 \
+        void *p;                                                                                                      \
+        int rc = resolve(rank, key, offset, bits / 8, bits / 8, &p);                                                  \
+        if (rc != LM_OK) return rc;                                                                                   \
+        uint##bits##_t v = atomic_exchange((_Atomic uint##bits##_t *)p, val);                                         \
+        if (old) *old = v;                                                                                            \
+        return LM_OK;                                                                                                 \
+    }                                                                                                                 \
+    int lm_transport_atomic_cas##bits(int rank, lm_rkey key, size_t offset, uint##bits##_t expected,                  \
+                                      uint##bits##_t desired, uint##bits##_t *old)                                    \
+    {                                                                                                                 \
+        void *p;                                                                                                      \
+        int rc = resolve(rank, key, offset, bits / 8, bits / 8, &p);                                                  \
+        if (rc != LM_OK) return rc;                                                                                   \
+        atomic_compare_exchange_strong((_Atomic uint##bits##_t *)p, &expected, desired);                              \
+        if (old) *old = expected;                                                                                     \
+        return LM_OK;                                                                                                 \
     }
 
 ATOMIC_OPS(64)

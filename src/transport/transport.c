@@ -18,14 +18,13 @@ lm_am_handler lm_am_handlers[LM_AM_MAX_HANDLERS];
 static struct {
     lm_transport_env env;
     int initialized;
-    int last_world;             /* cache: last shm destination */
+    int last_world; /* cache: last shm destination */
     lm_shm_peer *last_peer;
-} T = { .last_world = -1 };
+} T = {.last_world = -1};
 
 int lm_transport_local_rank(int world_rank)
 {
-    if (world_rank == T.env.world_rank)
-        return T.env.local_rank;
+    if (world_rank == T.env.world_rank) return T.env.local_rank;
     return T.env.local_rank_of ? T.env.local_rank_of(world_rank) : -1;
 }
 
@@ -35,10 +34,9 @@ int lm_transport_init_env(const lm_transport_env *env)
     T.last_world = -1;
     T.last_peer = NULL;
     lm_self_init(env->world_rank);
-    lm_shm_config cfg = { env->fastbox_threshold, env->fastbox_max, env->fastbox_peers };
+    lm_shm_config cfg = {env->fastbox_threshold, env->fastbox_max, env->fastbox_peers};
     int rc = lm_shm_init(env->shm_area, env->world_rank, env->local_rank, env->local_size, &cfg);
-    if (rc != LM_OK)
-        return rc;
+    if (rc != LM_OK) return rc;
     lm_cma_init(env->cma_enable);
     T.initialized = 1;
     return LM_OK;
@@ -55,15 +53,13 @@ static long fault_sends_left = -1;
 int lm_transport_init(void)
 {
     const lm_boot_info *b = lm_boot();
-    if (!b || !b->segment)
-        return LM_EINVAL;
+    if (!b || !b->segment) return LM_EINVAL;
     lm_node_segment *seg = b->segment;
     void *area = lm_node_segment_at(seg, seg->transport_offset);
     if (lm_shm_area_check(area, b->local_size) != 0) {
         /* A segment made without the launcher (singleton) may come
          * unformatted; nobody else maps it, so formatting here is safe. */
-        if (b->local_size != 1 || seg->transport_size < lm_shm_area_size(1))
-            return LM_EINVAL;
+        if (b->local_size != 1 || seg->transport_size < lm_shm_area_size(1)) return LM_EINVAL;
         lm_shm_area_format(area, 1);
     }
     lm_transport_env env = {
@@ -85,8 +81,7 @@ int lm_transport_init(void)
 
 void lm_transport_finalize(void)
 {
-    if (!T.initialized)
-        return;
+    if (!T.initialized) return;
     lm_self_finalize();
     lm_shm_finalize();
     T.last_world = -1;
@@ -96,15 +91,13 @@ void lm_transport_finalize(void)
 
 void lm_transport_register_am(uint8_t am_id, lm_am_handler handler)
 {
-    if (am_id < LM_AM_MAX_HANDLERS)
-        lm_am_handlers[am_id] = handler;
+    if (am_id < LM_AM_MAX_HANDLERS) lm_am_handlers[am_id] = handler;
 }
 
 static lm_shm_peer *shm_peer_of(int dst)
 {
     int local = lm_transport_local_rank(dst);
-    if (local < 0)
-        return NULL;
+    if (local < 0) return NULL;
     lm_shm_peer *p = lm_shm_peer_get(local);
     if (p) {
         T.last_world = dst;
@@ -113,27 +106,22 @@ static lm_shm_peer *shm_peer_of(int dst)
     return p;
 }
 
-int lm_transport_am_sendv(int dst, const void *hdr, size_t hdr_len,
-                          const void *p0, size_t l0, const void *p1, size_t l1)
+int lm_transport_am_sendv(int dst, const void *hdr, size_t hdr_len, const void *p0, size_t l0, const void *p1,
+                          size_t l1)
 {
     if (__builtin_expect(fault_sends_left >= 0, 0)) {
         if (fault_sends_left == 0) return LM_EIO;
         fault_sends_left--;
     }
-    if (dst == T.last_world)
-        return lm_shm_send(T.last_peer, hdr, hdr_len, p0, l0, p1, l1);
-    if (!T.initialized || dst < 0)
-        return LM_EINVAL;
+    if (dst == T.last_world) return lm_shm_send(T.last_peer, hdr, hdr_len, p0, l0, p1, l1);
+    if (!T.initialized || dst < 0) return LM_EINVAL;
     if (dst == T.env.world_rank) {
-        if (l0 + l1 > lm_shm_max_payload())
-            return LM_EINVAL;
+        if (l0 + l1 > lm_shm_max_payload()) return LM_EINVAL;
         return lm_self_send(hdr, hdr_len, p0, l0, p1, l1);
     }
-    if (lm_transport_local_rank(dst) < 0)
-        return LM_EPEER;
+    if (lm_transport_local_rank(dst) < 0) return LM_EPEER;
     lm_shm_peer *p = shm_peer_of(dst);
-    if (!p)
-        return LM_EAGAIN; /* out of memory for the peer state: may pass */
+    if (!p) return LM_EAGAIN; /* out of memory for the peer state: may pass */
     return lm_shm_send(p, hdr, hdr_len, p0, l0, p1, l1);
 }
 
@@ -153,19 +141,16 @@ size_t lm_transport_max_payload(int dst)
  * way: memcpy for oneself, cma for a peer on this node. */
 static int single_copy(int peer, void *local, uint64_t remote_addr, size_t len, int write)
 {
-    if (!T.initialized)
-        return LM_EINVAL;
+    if (!T.initialized) return LM_EINVAL;
     if (peer == T.env.world_rank) {
         void *remote = (void *)(uintptr_t)remote_addr;
         memcpy(write ? remote : local, write ? local : remote, len);
         lm_self_count_copy(len);
         return LM_OK;
     }
-    if (lm_transport_local_rank(peer) < 0)
-        return LM_EPEER;
+    if (lm_transport_local_rank(peer) < 0) return LM_EPEER;
     pid_t pid = T.env.pid_of ? T.env.pid_of(peer) : 0;
-    if (pid <= 0)
-        return LM_ENOTSUP;
+    if (pid <= 0) return LM_ENOTSUP;
     return write ? lm_cma_write(pid, remote_addr, local, len) : lm_cma_read(pid, local, remote_addr, len);
 }
 
@@ -181,10 +166,8 @@ int lm_transport_rput(int dst, uint64_t remote_addr, const void *local, size_t l
 
 const char *lm_transport_rget_mechanism(int world_rank)
 {
-    if (world_rank == T.env.world_rank)
-        return "memcpy";
-    if (lm_transport_local_rank(world_rank) >= 0 && lm_cma_available())
-        return "cma";
+    if (world_rank == T.env.world_rank) return "memcpy";
+    if (lm_transport_local_rank(world_rank) >= 0 && lm_cma_available()) return "cma";
     return "none";
 }
 

@@ -22,18 +22,18 @@
 #include <stdint.h>
 
 #define LM_OK 0
-#define LM_EAGAIN (-11)   /* no send resources now: progress and retry */
+#define LM_EAGAIN (-11) /* no send resources now: progress and retry */
 #define LM_ENOTSUP (-95)
 #define LM_EINVAL (-22)
 #define LM_ENOMEM (-12)
-#define LM_EPEER (-113)   /* peer unreachable (not on this node, no network backend) */
-#define LM_EIO (-5)       /* the transport failed for good (LEANMPI_FAULT_SEND_AFTER fakes it) */
+#define LM_EPEER (-113) /* peer unreachable (not on this node, no network backend) */
+#define LM_EIO (-5)     /* the transport failed for good (LEANMPI_FAULT_SEND_AFTER fakes it) */
 
 #define LM_AM_HDR_MAX 64
 #define LM_AM_MAX_HANDLERS 32
 
-typedef void (*lm_am_handler)(int src_world_rank, const void *hdr, size_t hdr_len,
-                              const void *payload, size_t payload_len);
+typedef void (*lm_am_handler)(int src_world_rank, const void *hdr, size_t hdr_len, const void *payload,
+                              size_t payload_len);
 
 /* Called once by core init after lm_boot_init(). */
 int lm_transport_init(void);
@@ -42,11 +42,10 @@ void lm_transport_finalize(void);
 void lm_transport_register_am(uint8_t am_id, lm_am_handler handler);
 
 /* hdr[0] is the AM id. LM_OK, LM_EAGAIN, LM_EPEER or LM_EINVAL. */
-int lm_transport_am_send(int dst_world_rank, const void *hdr, size_t hdr_len,
-                         const void *payload, size_t payload_len);
+int lm_transport_am_send(int dst_world_rank, const void *hdr, size_t hdr_len, const void *payload, size_t payload_len);
 /* Gather form: payload given as two pieces (e.g. a staged header + user data). */
-int lm_transport_am_sendv(int dst_world_rank, const void *hdr, size_t hdr_len,
-                          const void *p0, size_t l0, const void *p1, size_t l1);
+int lm_transport_am_sendv(int dst_world_rank, const void *hdr, size_t hdr_len, const void *p0, size_t l0,
+                          const void *p1, size_t l1);
 /* Largest payload_len (l0 + l1) an AM to this peer may carry. */
 size_t lm_transport_max_payload(int dst_world_rank);
 

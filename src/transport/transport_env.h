@@ -8,12 +8,12 @@
 typedef struct lm_transport_env {
     int world_rank;
     int local_rank, local_size;
-    void *shm_area;                     /* formatted by lm_shm_area_format */
+    void *shm_area;                       /* formatted by lm_shm_area_format */
     int (*local_rank_of)(int world_rank); /* < 0: not on this node */
     pid_t (*pid_of)(int world_rank);      /* 0: unknown */
-    int fastbox_threshold;              /* 0: never claim fast boxes */
-    int fastbox_max;                    /* slots a receiver serves (<= LM_SHM_FB_SLOTS) */
-    int fastbox_peers;                  /* receivers a sender holds fast boxes at (0: any number) */
+    int fastbox_threshold;                /* 0: never claim fast boxes */
+    int fastbox_max;                      /* slots a receiver serves (<= LM_SHM_FB_SLOTS) */
+    int fastbox_peers;                    /* receivers a sender holds fast boxes at (0: any number) */
     int cma_enable;
 } lm_transport_env;
 

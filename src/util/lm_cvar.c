@@ -7,7 +7,7 @@
 #include <string.h>
 
 const lm_cvar_desc lm_cvar_table[LM_CVAR_COUNT] = {
-#define LM_CVAR_ROW(name, def, lo, hi, group, audience, writable, text)                                  \
+#define LM_CVAR_ROW(name, def, lo, hi, group, audience, writable, text) \
     [LM_CVAR_##name] = {#name, def, lo, hi, LM_CVAR_GROUP_##group, LM_CVAR_##audience, writable, text},
     LM_CVAR_LIST(LM_CVAR_ROW)
 #undef LM_CVAR_ROW
@@ -52,8 +52,8 @@ void lm_cvar_load(void)
         else if (*end == 'm' || *end == 'M') v <<= 20, end++;
         else if (*end == 'g' || *end == 'G') v <<= 30, end++;
         if (errno || *end || v < d->min_value || v > d->max_value) {
-            fprintf(stderr, "LeanMPI: ignoring %s=%s (expected an integer in [%ld, %ld])\n", name, s,
-                    d->min_value, d->max_value);
+            fprintf(stderr, "LeanMPI: ignoring %s=%s (expected an integer in [%ld, %ld])\n", name, s, d->min_value,
+                    d->max_value);
             continue;
         }
         values[i] = v;

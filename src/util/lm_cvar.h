@@ -14,47 +14,47 @@ enum lm_cvar_audience { LM_CVAR_USER, LM_CVAR_TUNER };
  *   NAME      the environment variable without its LEANMPI_ prefix
  *   writable  1: read after init, so MPI_T_cvar_write may change it (scope
  *             LOCAL); 0: read once at init (scope READONLY) */
-#define LM_CVAR_LIST(X)                                                                                    \
-    X(EAGER_LIMIT, 16384, 0, 1L << 30, PT2PT, USER, 0,                                                    \
-      "messages up to this many bytes are sent eagerly; larger ones by rendezvous")                       \
-    X(CMA_ENABLE, 1, 0, 1, TRANSPORT, USER, 0,                                                            \
-      "copy large intra-node messages once with process_vm_readv when permitted")                         \
-    X(FASTBOX_THRESHOLD, 8, 0, 1L << 30, TRANSPORT, TUNER, 0,                                             \
-      "messages sent to one peer before a fast box is claimed for the pair")                              \
-    X(FASTBOX_MAX, 8, 0, 64, TRANSPORT, TUNER, 0, "fast boxes one receiver serves at most")               \
-    X(FASTBOX_PEERS, 0, 0, 1L << 30, CORE, TUNER, 0,                                                      \
-      "peers one rank sends to through fast boxes at most (0: no limit; resource-saving mode: 1024)")     \
-    X(UNEXPECTED_LIMIT, 64L << 20, 0, 1L << 40, PT2PT, TUNER, 0,                                          \
-      "eager bytes a receiver may hold unmatched before senders switch to rendezvous")                    \
-    X(PIPELINE_CHUNK, 0, 0, 1L << 30, PT2PT, TUNER, 0,                                                    \
-      "bytes per chunk when large data goes through cells (0: the cell payload size)")                    \
-    X(MEMREPORT, 0, 0, 1, MEMORY, USER, 1, "print the per-component memory table at MPI_Finalize")        \
-    X(SHM_ARENA_SIZE, 1L << 20, 4096, 1L << 34, CORE, TUNER, 0,                                           \
-      "bytes of node-shared memory per rank for one-sided access (read by mpirun)")                       \
-    X(COOP_COPY_MIN, 256L << 10, 0, 1L << 40, PT2PT, TUNER, 0,                                            \
-      "single-copy messages of at least this many bytes are copied by receiver and sender together "     \
-      "(0: the receiver copies alone)")                                                                   \
-    X(COOP_COPY_CHUNK, 128L << 10, 4096, 1L << 30, PT2PT, TUNER, 0,                                       \
-      "smallest piece of a shared copy (each side claims one half of the message)")                       \
-    X(COLL_SHM, 1, 0, 1, CORE, TUNER, 0,                                                                  \
-      "collectives on communicators within one node may use node shared-memory mailboxes "                \
-      "(0: point-to-point algorithms only)")                                                              \
-    X(FAULT_SEND_AFTER, 0, 0, 1L << 40, TRANSPORT, TUNER, 0,                                              \
-      "fault injection for tests: after this many active-message sends, every later send of this "       \
-      "process fails as if its transport had broken (0: off)")                                            \
-    X(FAULT_INIT_STEP, 0, 0, 64, CORE, TUNER, 0,                                                          \
-      "fault injection for tests: the first MPI_Init or MPI_Session_init fails at this start step "      \
+#define LM_CVAR_LIST(X)                                                                               \
+    X(EAGER_LIMIT, 16384, 0, 1L << 30, PT2PT, USER, 0,                                                \
+      "messages up to this many bytes are sent eagerly; larger ones by rendezvous")                   \
+    X(CMA_ENABLE, 1, 0, 1, TRANSPORT, USER, 0,                                                        \
+      "copy large intra-node messages once with process_vm_readv when permitted")                     \
+    X(FASTBOX_THRESHOLD, 8, 0, 1L << 30, TRANSPORT, TUNER, 0,                                         \
+      "messages sent to one peer before a fast box is claimed for the pair")                          \
+    X(FASTBOX_MAX, 8, 0, 64, TRANSPORT, TUNER, 0, "fast boxes one receiver serves at most")           \
+    X(FASTBOX_PEERS, 0, 0, 1L << 30, CORE, TUNER, 0,                                                  \
+      "peers one rank sends to through fast boxes at most (0: no limit; resource-saving mode: 1024)") \
+    X(UNEXPECTED_LIMIT, 64L << 20, 0, 1L << 40, PT2PT, TUNER, 0,                                      \
+      "eager bytes a receiver may hold unmatched before senders switch to rendezvous")                \
+    X(PIPELINE_CHUNK, 0, 0, 1L << 30, PT2PT, TUNER, 0,                                                \
+      "bytes per chunk when large data goes through cells (0: the cell payload size)")                \
+    X(MEMREPORT, 0, 0, 1, MEMORY, USER, 1, "print the per-component memory table at MPI_Finalize")    \
+    X(SHM_ARENA_SIZE, 1L << 20, 4096, 1L << 34, CORE, TUNER, 0,                                       \
+      "bytes of node-shared memory per rank for one-sided access (read by mpirun)")                   \
+    X(COOP_COPY_MIN, 256L << 10, 0, 1L << 40, PT2PT, TUNER, 0,                                        \
+      "single-copy messages of at least this many bytes are copied by receiver and sender together "  \
+      "(0: the receiver copies alone)")                                                               \
+    X(COOP_COPY_CHUNK, 128L << 10, 4096, 1L << 30, PT2PT, TUNER, 0,                                   \
+      "smallest piece of a shared copy (each side claims one half of the message)")                   \
+    X(COLL_SHM, 1, 0, 1, CORE, TUNER, 0,                                                              \
+      "collectives on communicators within one node may use node shared-memory mailboxes "            \
+      "(0: point-to-point algorithms only)")                                                          \
+    X(FAULT_SEND_AFTER, 0, 0, 1L << 40, TRANSPORT, TUNER, 0,                                          \
+      "fault injection for tests: after this many active-message sends, every later send of this "    \
+      "process fails as if its transport had broken (0: off)")                                        \
+    X(FAULT_INIT_STEP, 0, 0, 64, CORE, TUNER, 0,                                                      \
+      "fault injection for tests: the first MPI_Init or MPI_Session_init fails at this start step "   \
       "(1: the first; 0: off), after unwinding the steps before it")
 
 enum lm_cvar_id {
 #define LM_CVAR_ENUM(name, def, lo, hi, group, audience, writable, text) LM_CVAR_##name,
     LM_CVAR_LIST(LM_CVAR_ENUM)
 #undef LM_CVAR_ENUM
-    LM_CVAR_COUNT
+        LM_CVAR_COUNT
 };
 
 typedef struct lm_cvar_desc {
-    const char *name;        /* without the LEANMPI_ prefix, e.g. "EAGER_LIMIT" */
+    const char *name; /* without the LEANMPI_ prefix, e.g. "EAGER_LIMIT" */
     long default_value;
     long min_value, max_value;
     enum lm_cvar_group group;
@@ -67,7 +67,7 @@ extern const lm_cvar_desc lm_cvar_table[LM_CVAR_COUNT];
 
 /* For leanmpi-info: the description and current value of cvar i (NULL past the end). */
 __attribute__((visibility("default"))) const lm_cvar_desc *lm_cvar_describe(int i, long *value);
-void lm_cvar_load(void);              /* read the environment (idempotent) */
+void lm_cvar_load(void); /* read the environment (idempotent) */
 long lm_cvar(enum lm_cvar_id id);
 /* For MPI_T_cvar_write: 0, or -1 when value is outside [min, max]. Only
  * writable variables (read after init) may be changed this way. */

@@ -14,8 +14,14 @@ static _Thread_local int record_pending;
 static void (*fatal_exit)(int code, const char *message);
 
 /* Every predefined class: its name (for messages) and its error string. */
-static const struct { int cls; const char *name, *text; } classes[] = {
-#define C(cls, text) {cls, #cls, text}
+static const struct {
+    int cls;
+    const char *name, *text;
+} classes[] = {
+#define C(cls, text)    \
+    {                   \
+        cls, #cls, text \
+    }
     C(MPI_SUCCESS, "no error"),
     C(MPI_ERR_BUFFER, "invalid buffer pointer"),
     C(MPI_ERR_COUNT, "invalid count argument"),
@@ -122,12 +128,12 @@ static void record_error(int cls, enum lm_err_on on, int handle, const char *fna
     record_pending = 1;
 }
 
-#define LM_RECORD(cls, on, handle)                                                      \
-    do {                                                                                \
-        va_list ap;                                                                     \
-        va_start(ap, fmt);                                                              \
-        record_error(cls, on, handle, fname, fmt, ap);                                  \
-        va_end(ap);                                                                     \
+#define LM_RECORD(cls, on, handle)                     \
+    do {                                               \
+        va_list ap;                                    \
+        va_start(ap, fmt);                             \
+        record_error(cls, on, handle, fname, fmt, ap); \
+        va_end(ap);                                    \
     } while (0)
 
 int lm_err_comm(MPI_Comm comm, int cls, const char *fname, const char *fmt, ...)
@@ -175,7 +181,8 @@ int lm_err_handler(int errhandler, int errh_kind, int cls, const char *fname, co
 
 int lm_err_unsupported(const char *fname)
 {
-    return lm_err_noobj(MPI_ERR_UNSUPPORTED_OPERATION, fname, "%s is not implemented in this version of LeanMPI", fname);
+    return lm_err_noobj(MPI_ERR_UNSUPPORTED_OPERATION, fname, "%s is not implemented in this version of LeanMPI",
+                        fname);
 }
 
 int lm_err_take(int code, lm_err_record *out)

@@ -28,19 +28,19 @@
 
 /* The object an error is raised on. */
 enum lm_err_on {
-    LM_ERR_ON_NOTHING,   /* MPI_COMM_SELF's handler (MPI-4.1 section 9.3) */
-    LM_ERR_ON_COMM,      /* the communicator's; MPI_COMM_WORLD's if it is invalid */
-    LM_ERR_ON_WIN,       /* the window's; MPI_COMM_SELF's if it is invalid */
-    LM_ERR_ON_SESSION,   /* the session's; MPI_COMM_SELF's if it is invalid */
-    LM_ERR_ON_HANDLER,   /* a given handler, for an object that does not exist yet */
+    LM_ERR_ON_NOTHING, /* MPI_COMM_SELF's handler (MPI-4.1 section 9.3) */
+    LM_ERR_ON_COMM,    /* the communicator's; MPI_COMM_WORLD's if it is invalid */
+    LM_ERR_ON_WIN,     /* the window's; MPI_COMM_SELF's if it is invalid */
+    LM_ERR_ON_SESSION, /* the session's; MPI_COMM_SELF's if it is invalid */
+    LM_ERR_ON_HANDLER, /* a given handler, for an object that does not exist yet */
 };
 
 typedef struct lm_err_record {
-    int cls;             /* the class or code returned */
+    int cls; /* the class or code returned */
     enum lm_err_on on;
-    int handle;          /* the communicator, window or session */
-    int errhandler;      /* LM_ERR_ON_HANDLER: the handler ... */
-    int errh_kind;       /* ... and the kind of object it is for (obj/errhandler.h) */
+    int handle;     /* the communicator, window or session */
+    int errhandler; /* LM_ERR_ON_HANDLER: the handler ... */
+    int errh_kind;  /* ... and the kind of object it is for (obj/errhandler.h) */
 } lm_err_record;
 
 /* fname: the MPI function name, e.g. "MPI_Send"; fmt: what was wrong.

@@ -1,12 +1,14 @@
 /* The finalizer list: what the runtime has started, undone newest first.
  *
- * Init pushes one entry per step that succeeded, so a failed init unwinds
- * exactly what had started (lm_finalizer_run_to its mark) and finalize
- * walks the whole list. State that a layer creates lazily, long after init
- * (Fortran 90 parameterized types, collective mailboxes), pushes its own
- * entry the first time, so it is torn down before the layers below it that
- * it uses. The list lives here, at the bottom, so that no layer has to call
- * up into the runtime to be finalized. */
+ * Init (runtime/init.c) pushes one entry per start step that succeeded, so
+ * a failed init unwinds exactly what had started (lm_finalizer_run_to its
+ * mark) and finalize walks the whole list. State a layer creates lazily,
+ * long after init (Fortran 90 parameterized types, retired collective
+ * mailboxes), is freed by that layer's own stop; a layer that has no start
+ * step may push an entry of its own when it first creates such state, and
+ * it is then undone before the layers it uses. The list lives here, at the
+ * bottom, so that no layer has to call up into the runtime to be
+ * finalized. */
 #ifndef LM_FINALIZER_H
 #define LM_FINALIZER_H
 #include <stddef.h>

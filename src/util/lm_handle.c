@@ -20,20 +20,17 @@ typedef struct slot {
 typedef struct kind_table {
     slot **chunks;
     uint32_t nchunks;
-    uint32_t used;       /* slots ever handed out */
-    uint32_t free_head;  /* index + 1 */
+    uint32_t used;      /* slots ever handed out */
+    uint32_t free_head; /* index + 1 */
     size_t live;
-    size_t cached_size;  /* size of the objects in the cache */
+    size_t cached_size; /* size of the objects in the cache */
     void *cache[FREE_OBJECT_CACHE];
     int ncached;
 } kind_table;
 
 static kind_table tables[LM_KIND_COUNT];
 
-static slot *slot_at(kind_table *t, uint32_t i)
-{
-    return &t->chunks[i >> CHUNK_SHIFT][i & (CHUNK_SLOTS - 1)];
-}
+static slot *slot_at(kind_table *t, uint32_t i) { return &t->chunks[i >> CHUNK_SHIFT][i & (CHUNK_SLOTS - 1)]; }
 
 static int grab_slot(kind_table *t, uint32_t *out)
 {
@@ -59,7 +56,8 @@ static enum lm_mem_component component_of(enum lm_kind k)
 {
     switch (k) {
     case LM_KIND_REQUEST: return LM_MEM_REQUEST;
-    case LM_KIND_COMM: case LM_KIND_GROUP: return LM_MEM_COMM;
+    case LM_KIND_COMM:
+    case LM_KIND_GROUP: return LM_MEM_COMM;
     case LM_KIND_DATATYPE: return LM_MEM_DATATYPE;
     case LM_KIND_WIN: return LM_MEM_RMA;
     default: return LM_MEM_CORE;
@@ -115,8 +113,7 @@ void lm_object_free(void *obj)
 
 void *lm_object_lookup(int handle, enum lm_kind kind)
 {
-    if (LM_HANDLE_KIND(handle) != (unsigned)kind || LM_HANDLE_TIER(handle) != LM_TIER_DYNAMIC)
-        return NULL;
+    if (LM_HANDLE_KIND(handle) != (unsigned)kind || LM_HANDLE_TIER(handle) != LM_TIER_DYNAMIC) return NULL;
     kind_table *t = &tables[kind];
     uint32_t i = LM_HANDLE_SLOT(handle);
     if (i >= t->used) return NULL;

@@ -16,9 +16,17 @@
 #include <stdint.h>
 
 enum lm_kind {
-    LM_KIND_COMM = 1, LM_KIND_GROUP = 2, LM_KIND_DATATYPE = 3, LM_KIND_OP = 4,
-    LM_KIND_ERRHANDLER = 5, LM_KIND_REQUEST = 6, LM_KIND_INFO = 7, LM_KIND_WIN = 8,
-    LM_KIND_MESSAGE = 9, LM_KIND_SESSION = 10, LM_KIND_FILE = 11,
+    LM_KIND_COMM = 1,
+    LM_KIND_GROUP = 2,
+    LM_KIND_DATATYPE = 3,
+    LM_KIND_OP = 4,
+    LM_KIND_ERRHANDLER = 5,
+    LM_KIND_REQUEST = 6,
+    LM_KIND_INFO = 7,
+    LM_KIND_WIN = 8,
+    LM_KIND_MESSAGE = 9,
+    LM_KIND_SESSION = 10,
+    LM_KIND_FILE = 11,
     LM_KIND_COUNT = 12
 };
 
@@ -27,7 +35,7 @@ enum lm_kind {
 #define LM_TIER_DYNAMIC 2u
 
 #define LM_HANDLE(kind, tier, payload) \
-    ((int)(((uint32_t)(kind) << 27) | ((uint32_t)(tier) << 25) | ((uint32_t)(payload) & 0x1ffffffu)))
+    ((int)(((uint32_t)(kind) << 27) | ((uint32_t)(tier) << 25) | ((uint32_t)(payload)&0x1ffffffu)))
 /* A handle with bit 31 set is no handle: its kind reads as 0 (invalid). */
 #define LM_HANDLE_KIND(h) ((((uint32_t)(h)) >> 31) ? 0u : (unsigned)(((uint32_t)(h)) >> 27))
 #define LM_HANDLE_TIER(h) ((unsigned)((((uint32_t)(h)) >> 25) & 3u))
@@ -37,8 +45,8 @@ enum lm_kind {
 
 /* Every object starts with this header. */
 typedef struct lm_object {
-    int handle;          /* its own handle */
-    int refcount;        /* user reference + internal references */
+    int handle;   /* its own handle */
+    int refcount; /* user reference + internal references */
 } lm_object;
 
 /* Allocate a zeroed object of obj_size bytes (>= sizeof(lm_object)); its

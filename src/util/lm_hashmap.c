@@ -17,8 +17,7 @@ void lm_hashmap_init(lm_hashmap *m, enum lm_mem_component component)
 
 void lm_hashmap_destroy(lm_hashmap *m)
 {
-    if (m->slots)
-        lm_free(m->component, m->slots);
+    if (m->slots) lm_free(m->component, m->slots);
     lm_hashmap_init(m, m->component);
 }
 
@@ -26,15 +25,13 @@ static size_t find(const lm_hashmap *m, int key)
 {
     size_t mask = m->capacity - 1;
     for (size_t i = slot_of(key, m->capacity);; i = (i + 1) & mask) {
-        if (m->slots[i].key == key || m->slots[i].key == LM_HASHMAP_EMPTY)
-            return i;
+        if (m->slots[i].key == key || m->slots[i].key == LM_HASHMAP_EMPTY) return i;
     }
 }
 
 void *lm_hashmap_get(const lm_hashmap *m, int key)
 {
-    if (m->count == 0 || key == LM_HASHMAP_EMPTY)
-        return NULL;
+    if (m->count == 0 || key == LM_HASHMAP_EMPTY) return NULL;
     size_t i = find(m, key);
     return m->slots[i].key == key ? m->slots[i].value : NULL;
 }
@@ -43,10 +40,8 @@ static int grow(lm_hashmap *m)
 {
     size_t cap = m->capacity ? m->capacity * 2 : 8;
     lm_hashmap_slot *s = lm_malloc(m->component, cap * sizeof *s);
-    if (!s)
-        return -1;
-    for (size_t i = 0; i < cap; i++)
-        s[i].key = LM_HASHMAP_EMPTY;
+    if (!s) return -1;
+    for (size_t i = 0; i < cap; i++) s[i].key = LM_HASHMAP_EMPTY;
     lm_hashmap old = *m;
     m->slots = s;
     m->capacity = cap;
@@ -56,17 +51,14 @@ static int grow(lm_hashmap *m)
             m->slots[j] = old.slots[i];
         }
     }
-    if (old.slots)
-        lm_free(m->component, old.slots);
+    if (old.slots) lm_free(m->component, old.slots);
     return 0;
 }
 
 int lm_hashmap_put(lm_hashmap *m, int key, void *value)
 {
-    if (key == LM_HASHMAP_EMPTY)
-        return -1;
-    if ((m->count + 1) * 4 > m->capacity * 3 && grow(m) != 0)
-        return -1;
+    if (key == LM_HASHMAP_EMPTY) return -1;
+    if ((m->count + 1) * 4 > m->capacity * 3 && grow(m) != 0) return -1;
     size_t i = find(m, key);
     if (m->slots[i].key == LM_HASHMAP_EMPTY) {
         m->slots[i].key = key;
@@ -78,11 +70,9 @@ int lm_hashmap_put(lm_hashmap *m, int key, void *value)
 
 void *lm_hashmap_remove(lm_hashmap *m, int key)
 {
-    if (m->count == 0 || key == LM_HASHMAP_EMPTY)
-        return NULL;
+    if (m->count == 0 || key == LM_HASHMAP_EMPTY) return NULL;
     size_t i = find(m, key);
-    if (m->slots[i].key != key)
-        return NULL;
+    if (m->slots[i].key != key) return NULL;
     void *value = m->slots[i].value;
     size_t mask = m->capacity - 1;
     /* Backward shift: pull later entries of the probe run into the hole
@@ -103,6 +93,5 @@ void *lm_hashmap_remove(lm_hashmap *m, int key)
 void lm_hashmap_foreach(const lm_hashmap *m, void (*fn)(int key, void *value, void *arg), void *arg)
 {
     for (size_t i = 0; i < m->capacity; i++)
-        if (m->slots[i].key != LM_HASHMAP_EMPTY)
-            fn(m->slots[i].key, m->slots[i].value, arg);
+        if (m->slots[i].key != LM_HASHMAP_EMPTY) fn(m->slots[i].key, m->slots[i].value, arg);
 }

@@ -18,7 +18,7 @@ typedef struct lm_hashmap_slot {
 
 typedef struct lm_hashmap {
     lm_hashmap_slot *slots;
-    size_t capacity;            /* 0 or a power of two */
+    size_t capacity; /* 0 or a power of two */
     size_t count;
     enum lm_mem_component component;
 } lm_hashmap;

@@ -5,15 +5,18 @@
 #include <stdlib.h>
 #include <string.h>
 
-typedef struct { size_t size; size_t component; } mem_prefix;
+typedef struct {
+    size_t size;
+    size_t component;
+} mem_prefix;
 
 static size_t current[LM_MEM_COMPONENT_COUNT];
 static size_t peak[LM_MEM_COMPONENT_COUNT];
 static long shared[LM_MEM_COMPONENT_COUNT];
 
 static const char *const names[LM_MEM_COMPONENT_COUNT] = {
-    "core", "boot", "kvs", "transport", "peer_table", "pt2pt", "collectives",
-    "datatypes", "communicators", "requests", "attributes", "rma", "user_buffers",
+    "core",      "boot",          "kvs",      "transport",  "peer_table", "pt2pt",        "collectives",
+    "datatypes", "communicators", "requests", "attributes", "rma",        "user_buffers",
 };
 
 static void account(enum lm_mem_component c, size_t add, size_t sub)
@@ -86,17 +89,16 @@ void lm_mem_report(int world_rank)
     char buf[4096];
     size_t off = 0, tot_cur = 0, tot_peak = 0, tot_shared = 0;
     off += (size_t)snprintf(buf + off, sizeof buf - off,
-                            "LeanMPI memory report, rank %d (bytes)\n%-14s %12s %12s %12s\n",
-                            world_rank, "component", "current", "peak", "shared");
+                            "LeanMPI memory report, rank %d (bytes)\n%-14s %12s %12s %12s\n", world_rank, "component",
+                            "current", "peak", "shared");
     for (int c = 0; c < LM_MEM_COMPONENT_COUNT; c++) {
         if (!current[c] && !peak[c] && !shared[c]) continue;
-        off += (size_t)snprintf(buf + off, sizeof buf - off, "%-14s %12zu %12zu %12zu\n",
-                                names[c], current[c], peak[c], lm_mem_shared(c));
+        off += (size_t)snprintf(buf + off, sizeof buf - off, "%-14s %12zu %12zu %12zu\n", names[c], current[c], peak[c],
+                                lm_mem_shared(c));
         tot_cur += current[c];
         tot_peak += peak[c];
         tot_shared += lm_mem_shared(c);
     }
-    snprintf(buf + off, sizeof buf - off, "%-14s %12zu %12zu %12zu\n", "total", tot_cur, tot_peak,
-             tot_shared);
+    snprintf(buf + off, sizeof buf - off, "%-14s %12zu %12zu %12zu\n", "total", tot_cur, tot_peak, tot_shared);
     fputs(buf, stderr);
 }

@@ -11,7 +11,7 @@ enum lm_init_state { LM_STATE_NOT_INITIALIZED = 0, LM_STATE_INITIALIZED = 1, LM_
  * is open (MPI may be used); otherwise the world model's own state. */
 int lm_initialized_state(void);
 int lm_world_rank(void);
-int lm_world_size(void);   /* ranks that really run */
+int lm_world_size(void); /* ranks that really run */
 /* Non-zero in a job started with mpirun --simulate-world-size: MPI_COMM_WORLD
  * then has more ranks than run, and no message may go to the others. */
 extern int lm_world_simulated;

@@ -39,8 +39,7 @@ int main(int argc, char **argv)
         MPI_Abort(MPI_COMM_WORLD, 7);
     } else {
         /* Nobody sends this: only the abort can end this rank. */
-        MPI_Recv(&buf, 1, MPI_INT, rank == 0 ? size - 1 : 0, 99, MPI_COMM_WORLD,
-                 MPI_STATUS_IGNORE);
+        MPI_Recv(&buf, 1, MPI_INT, rank == 0 ? size - 1 : 0, 99, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
     }
     MPI_Finalize();
     return 0;

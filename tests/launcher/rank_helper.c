@@ -67,12 +67,9 @@ static void act(const char *a)
             DIR *d = opendir(g_dir);
             struct dirent *e;
             while (d && (e = readdir(d)))
-                if (strncmp(e->d_name, "pid.", 4) == 0 && !strstr(e->d_name, ".tmp"))
-                    have++;
-            if (d)
-                closedir(d);
-            if (have >= want)
-                return;
+                if (strncmp(e->d_name, "pid.", 4) == 0 && !strstr(e->d_name, ".tmp")) have++;
+            if (d) closedir(d);
+            if (have >= want) return;
             usleep(5000);
         }
         fprintf(stderr, "rank_helper: waitpids: gave up\n");
@@ -83,16 +80,14 @@ static void act(const char *a)
         snprintf(buf, sizeof buf, "%.6f\n", ts.tv_sec + ts.tv_nsec * 1e-9);
         write_file("time", buf);
     } else if (strcmp(a, "init") == 0) {
-        if (lm_boot_init(NULL) != 0)
-            exit(91);
+        if (lm_boot_init(NULL) != 0) exit(91);
     } else if (strcmp(a, "finalize") == 0) {
         lm_boot_finalize();
     } else if (strcmp(a, "identity") == 0) {
         const lm_boot_info *b = lm_boot();
-        if (!b)
-            exit(92);
-        printf("rank %d size %d reported %d local %d/%d singleton %d\n", b->world_rank,
-               b->world_size, b->reported_world_size, b->local_rank, b->local_size, b->singleton);
+        if (!b) exit(92);
+        printf("rank %d size %d reported %d local %d/%d singleton %d\n", b->world_rank, b->world_size,
+               b->reported_world_size, b->local_rank, b->local_size, b->singleton);
     } else if (strncmp(a, "abort:", 6) == 0) {
         char *end;
         long code = strtol(a + 6, &end, 10);
@@ -110,11 +105,9 @@ static void act(const char *a)
         double s = atof(a + 6);
         fflush(NULL);
         if (s < 0)
-            for (;;)
-                pause();
+            for (;;) pause();
         struct timespec ts = {(time_t)s, (long)((s - (time_t)s) * 1e9)};
-        while (nanosleep(&ts, &ts) != 0 && errno == EINTR) {
-        }
+        while (nanosleep(&ts, &ts) != 0 && errno == EINTR) {}
     } else if (strncmp(a, "echo:", 5) == 0) {
         printf("%s\n", a + 5);
     } else if (strncmp(a, "err:", 4) == 0) {
@@ -146,25 +139,21 @@ static void act(const char *a)
         signal(SIGUSR1, on_usr1);
         sigprocmask(SIG_BLOCK, &block, &old);
         write_file("ready", "1\n");
-        while (!g_usr1)
-            sigsuspend(&old);
+        while (!g_usr1) sigsuspend(&old);
         sigprocmask(SIG_SETMASK, &old, NULL);
         printf("rank %d got SIGUSR1\n", g_rank);
     } else if (strcmp(a, "kvs") == 0) {
         const lm_boot_info *b = lm_boot();
-        if (!b)
-            exit(92);
+        if (!b) exit(92);
         snprintf(buf, sizeof buf, "value-of-%d", b->world_rank);
-        if (lm_boot_put("k", buf, strlen(buf) + 1) != 0)
-            exit(93);
+        if (lm_boot_put("k", buf, strlen(buf) + 1) != 0) exit(93);
         for (int r = 0; r < b->world_size; r++) {
             char v[64];
             long n;
             while ((n = lm_boot_get(r, "k", v, sizeof v)) < 0)
                 usleep(1000); /* no barrier here: wait for the peer's put */
             snprintf(buf, sizeof buf, "value-of-%d", r);
-            if (strcmp(v, buf) != 0)
-                exit(94);
+            if (strcmp(v, buf) != 0) exit(94);
         }
         printf("rank %d kvs ok\n", b->world_rank);
     } else {
@@ -183,8 +172,7 @@ int main(int argc, char **argv)
             char *end;
             long only = strtol(a + 1, &end, 10);
             if (*end == ':') {
-                if (only != g_rank)
-                    continue;
+                if (only != g_rank) continue;
                 a = end + 1;
             }
         }

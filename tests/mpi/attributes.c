@@ -8,7 +8,11 @@
 #define MAXLOG 64
 
 /* every callback appends (what, keyval, value) to one log */
-typedef struct { char what; int keyval; long val; } entry;
+typedef struct {
+    char what;
+    int keyval;
+    long val;
+} entry;
 static entry cblog[MAXLOG];
 static int nlog;
 

@@ -31,8 +31,7 @@ static void flood_small(MPI_Comm comm)
             CHECK_MPI(MPI_Reduce(in, out, 2, MPI_INT64_T, MPI_SUM, root, comm));
             if (me == root) {
                 int64_t want = 0;
-                for (int q = 0; q < n; q++)
-                    want += value(i, q, 1);
+                for (int q = 0; q < n; q++) want += value(i, q, 1);
                 CHECK(out[0] == want && out[1] == (int64_t)n * (n - 1) / 2, "reduce %lld to %d: %lld %lld",
                       (long long)i, root, (long long)out[0], (long long)out[1]);
             }
@@ -56,8 +55,7 @@ static void flood_sizes(MPI_Comm comm)
     CHECK(buf != NULL, "malloc");
     for (int s = 0; s < 5; s++) {
         for (int i = 0; i < reps[s]; i++) {
-            for (size_t b = 0; b < sizes[s]; b++)
-                buf[b] = me == 0 ? (char)(b * 3 + (size_t)i + (size_t)s) : 0;
+            for (size_t b = 0; b < sizes[s]; b++) buf[b] = me == 0 ? (char)(b * 3 + (size_t)i + (size_t)s) : 0;
             CHECK_MPI(MPI_Bcast(buf, (int)sizes[s], MPI_CHAR, 0, comm));
             for (size_t b = 0; b < sizes[s]; b++)
                 CHECK(buf[b] == (char)(b * 3 + (size_t)i + (size_t)s), "bcast of %zu bytes, call %d: byte %zu",
@@ -82,10 +80,8 @@ static void mixed_with_pending(MPI_Comm comm)
         ired_in[k] = value(k, me, 4);
         ired_out[k] = -1;
     }
-    for (int k = 0; k < BIG; k++)
-        big[k] = me == n - 1 ? k ^ 0x5a5a : -1;
-    for (int k = 0; k < 4; k++)
-        pers[k] = me == 0 ? value(k, 0, 5) : -1;
+    for (int k = 0; k < BIG; k++) big[k] = me == n - 1 ? k ^ 0x5a5a : -1;
+    for (int k = 0; k < 4; k++) pers[k] = me == 0 ? value(k, 0, 5) : -1;
     MPI_Request req[5];
     MPI_Status st[5];
     CHECK_MPI(MPI_Bcast_init(pers, 4, MPI_INT64_T, 0, comm, MPI_INFO_NULL, &req[4]));
@@ -103,19 +99,16 @@ static void mixed_with_pending(MPI_Comm comm)
         if (me == 0)
             CHECK(out == (int64_t)n * (n - 1) / 2 + n * i, "reduce %lld among pending ones: %lld", (long long)i,
                   (long long)out);
-        if (i % 500 == 0)
-            CHECK_MPI(MPI_Barrier(comm));
+        if (i % 500 == 0) CHECK_MPI(MPI_Barrier(comm));
     }
     CHECK_MPI(MPI_Waitall(5, req, st));
     for (int k = 0; k < NB; k++) {
         int64_t want = 0;
-        for (int q = 0; q < n; q++)
-            want += value(k, q, 4);
+        for (int q = 0; q < n; q++) want += value(k, q, 4);
         CHECK(ib[k] == value(k, 0, 3), "ibcast element %d: %lld", k, (long long)ib[k]);
         CHECK(ired_out[k] == want, "iallreduce element %d: %lld", k, (long long)ired_out[k]);
     }
-    for (int k = 0; k < BIG; k++)
-        CHECK(big[k] == (k ^ 0x5a5a), "large ibcast element %d: %d", k, big[k]);
+    for (int k = 0; k < BIG; k++) CHECK(big[k] == (k ^ 0x5a5a), "large ibcast element %d: %d", k, big[k]);
     for (int k = 0; k < 4; k++)
         CHECK(pers[k] == value(k, 0, 5), "persistent bcast element %d: %lld", k, (long long)pers[k]);
     CHECK_MPI(MPI_Request_free(&req[4]));
@@ -132,8 +125,7 @@ static void flood_strided(MPI_Comm comm)
     CHECK_MPI(MPI_Type_commit(&every_other));
     for (int i = 0; i < 3000; i++) {
         int root = i % n, b[6];
-        for (int k = 0; k < 6; k++)
-            b[k] = me == root ? i * 10 + k : -7;
+        for (int k = 0; k < 6; k++) b[k] = me == root ? i * 10 + k : -7;
         CHECK_MPI(MPI_Bcast(b, 1, every_other, root, comm));
         for (int k = 0; k < 6; k++) {
             int want = k % 2 == 0 || me == root ? i * 10 + k : -7;

@@ -30,8 +30,8 @@ int main(int argc, char **argv)
     for (int i = 0; i < size; i++) CHECK_EQ(rb[i], i * 100 + rank);
     for (int i = 0; i < size; i++) rb[i] = -1;
     MPI_Request r;
-    CHECK_MPI(MPI_Ialltoallw(MPI_BOTTOM, counts, displs, stypes, MPI_BOTTOM, counts, displs, rtypes, MPI_COMM_WORLD,
-                             &r));
+    CHECK_MPI(
+        MPI_Ialltoallw(MPI_BOTTOM, counts, displs, stypes, MPI_BOTTOM, counts, displs, rtypes, MPI_COMM_WORLD, &r));
     CHECK_MPI(MPI_Wait(&r, MPI_STATUS_IGNORE));
     for (int i = 0; i < size; i++) CHECK_EQ(rb[i], i * 100 + rank);
     mt_pass("alltoallw, ialltoallw with MPI_BOTTOM");

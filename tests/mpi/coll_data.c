@@ -12,9 +12,9 @@
 
 typedef struct {
     MPI_Datatype t;
-    int ext;        /* extent in ints */
-    int nval;       /* ints of data per element */
-    int pos[3];     /* where they are */
+    int ext;    /* extent in ints */
+    int nval;   /* ints of data per element */
+    int pos[3]; /* where they are */
     const char *name;
 } ttype;
 
@@ -56,8 +56,9 @@ static void expect(const int *buf, const ttype *y, long count, int src, int dst,
             }
             int f = 0;
             while (y->pos[f] != j) f++;
-            CHECK(got == val(src, dst, e * y->nval + f), "%s: element %ld field %d from %d is %d, expected %d (type %s)",
-                  what, e, f, src, got, val(src, dst, e * y->nval + f), y->name);
+            CHECK(got == val(src, dst, e * y->nval + f),
+                  "%s: element %ld field %d from %d is %d, expected %d (type %s)", what, e, f, src, got,
+                  val(src, dst, e * y->nval + f), y->name);
         }
 }
 
@@ -136,8 +137,7 @@ static void test_gather(const ttype *y, long count, int root, int form, int in_p
              MPI_Gather_init(sb, (int)count, y->t, r, (int)count, y->t, root, MPI_COMM_WORLD, MPI_INFO_NULL, &req_));
     if (rank == root)
         for (int i = 0; i < size; i++) expect(r + blk * (size_t)i, y, count, i, root, "gather");
-    else
-        expect_guard(r, blk * (size_t)size, "gather (non-root receive buffer)");
+    else expect_guard(r, blk * (size_t)size, "gather (non-root receive buffer)");
     free(s);
     free(r);
 }

@@ -18,13 +18,13 @@ typedef struct rcase {
     const char *name;
     MPI_Datatype t;
     MPI_Op op;
-    int ext;                            /* bytes per element */
-    int nranges;                        /* data bytes of an element */
+    int ext;     /* bytes per element */
+    int nranges; /* data bytes of an element */
     int off[2], len[2];
-    int check_gaps;                     /* bytes outside the data must keep FILLER */
+    int check_gaps; /* bytes outside the data must keep FILLER */
     void (*gen)(void *el, int r, long g);
     void (*comb)(const void *a, void *b); /* b = a op b */
-    int big;                            /* may take the large count */
+    int big;                              /* may take the large count */
 } rcase;
 
 static int rank, size;
@@ -38,7 +38,10 @@ static void comb_max_int(const void *a, void *b)
 static void gen_double(void *el, int r, long g) { *(double *)el = (double)((r * 7 + g) % 50) - 20.0; }
 static void comb_sum_double(const void *a, void *b) { *(double *)b += *(const double *)a; }
 
-typedef struct { double v; int i; } dint;
+typedef struct {
+    double v;
+    int i;
+} dint;
 static void gen_dint(void *el, int r, long g)
 {
     dint d = {(double)((r * 13 + g * 7) % 10), r};
@@ -282,18 +285,36 @@ int main(int argc, char **argv)
 
     cases[ncases++] = (rcase){"MPI_SUM on MPI_INT", MPI_INT, MPI_SUM, 4, 1, {0}, {4}, 0, gen_int, comb_sum_int, 1};
     cases[ncases++] = (rcase){"MPI_SUM on MPI_DOUBLE", MPI_DOUBLE, MPI_SUM, 8, 1, {0}, {8}, 0, gen_double,
-                              comb_sum_double, 1};
+                              comb_sum_double,         1};
     cases[ncases++] = (rcase){"MPI_MAX on MPI_INT", MPI_INT, MPI_MAX, 4, 1, {0}, {4}, 0, gen_int, comb_max_int, 0};
-    cases[ncases++] = (rcase){"MPI_MINLOC on MPI_DOUBLE_INT", MPI_DOUBLE_INT, MPI_MINLOC, (int)sizeof(dint), 2,
-                              {0, (int)offsetof(dint, i)}, {8, 4}, 0, gen_dint, comb_minloc, 0};
-    cases[ncases++] = (rcase){"MPI_SUM on a vector with gaps", vec16, MPI_SUM, 16, 2, {0, 8}, {4, 4}, 1, gen_vec,
-                              comb_vec, 0};
-    cases[ncases++] = (rcase){"commutative user op on MPI_INT", MPI_INT, op_sum, 4, 1, {0}, {4}, 0, gen_int,
-                              comb_sum_int, 1};
-    cases[ncases++] = (rcase){"non-commutative user op on contiguous(4, MPI_UNSIGNED)", mat, op_mat, 16, 1, {0},
-                              {16}, 0, gen_mat, comb_mat, 1};
-    cases[ncases++] = (rcase){"non-commutative user op on a type with a gap", mat20, op_mat, 20, 1, {0}, {16}, 1,
-                              gen_mat, comb_mat, 1};
+    cases[ncases++] = (rcase){"MPI_MINLOC on MPI_DOUBLE_INT",
+                              MPI_DOUBLE_INT,
+                              MPI_MINLOC,
+                              (int)sizeof(dint),
+                              2,
+                              {0, (int)offsetof(dint, i)},
+                              {8, 4},
+                              0,
+                              gen_dint,
+                              comb_minloc,
+                              0};
+    cases[ncases++] = (rcase){
+        "MPI_SUM on a vector with gaps", vec16, MPI_SUM, 16, 2, {0, 8}, {4, 4}, 1, gen_vec, comb_vec, 0};
+    cases[ncases++] = (rcase){
+        "commutative user op on MPI_INT", MPI_INT, op_sum, 4, 1, {0}, {4}, 0, gen_int, comb_sum_int, 1};
+    cases[ncases++] = (rcase){"non-commutative user op on contiguous(4, MPI_UNSIGNED)",
+                              mat,
+                              op_mat,
+                              16,
+                              1,
+                              {0},
+                              {16},
+                              0,
+                              gen_mat,
+                              comb_mat,
+                              1};
+    cases[ncases++] = (rcase){
+        "non-commutative user op on a type with a gap", mat20, op_mat, 20, 1, {0}, {16}, 1, gen_mat, comb_mat, 1};
 
     const long counts[] = {0, 1, 5, 700, 40000};
     const int ncounts = sizeof counts / sizeof counts[0];

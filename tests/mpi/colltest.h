@@ -16,27 +16,27 @@
 enum { FORM_BLOCKING, FORM_NONBLOCKING, FORM_PERSISTENT, FORM_LARGE, FORM_COUNT };
 static const char *const form_names[FORM_COUNT] = {"blocking", "nonblocking", "persistent", "large-count"};
 
-#define RUN_FORM(form, twice, blocking, large, nonblocking, persistent)                       \
-    do {                                                                                      \
-        MPI_Request req_ = MPI_REQUEST_NULL;                                                  \
-        switch (form) {                                                                       \
-        case FORM_BLOCKING: CHECK_MPI(blocking); break;                                       \
-        case FORM_NONBLOCKING:                                                                \
-            CHECK_MPI(nonblocking);                                                           \
-            CHECK_MPI(MPI_Wait(&req_, MPI_STATUS_IGNORE));                                    \
-            CHECK(req_ == MPI_REQUEST_NULL, "request not freed by MPI_Wait");                 \
-            break;                                                                            \
-        case FORM_PERSISTENT:                                                                 \
-            CHECK_MPI(persistent);                                                            \
-            for (int s_ = 0; s_ < ((twice) ? 2 : 1); s_++) {                                  \
-                CHECK_MPI(MPI_Start(&req_));                                                  \
-                CHECK_MPI(MPI_Wait(&req_, MPI_STATUS_IGNORE));                                \
-                CHECK(req_ != MPI_REQUEST_NULL, "persistent request freed by MPI_Wait");      \
-            }                                                                                 \
-            CHECK_MPI(MPI_Request_free(&req_));                                               \
-            break;                                                                            \
-        default: CHECK_MPI(large); break;                                                     \
-        }                                                                                     \
+#define RUN_FORM(form, twice, blocking, large, nonblocking, persistent)                  \
+    do {                                                                                 \
+        MPI_Request req_ = MPI_REQUEST_NULL;                                             \
+        switch (form) {                                                                  \
+        case FORM_BLOCKING: CHECK_MPI(blocking); break;                                  \
+        case FORM_NONBLOCKING:                                                           \
+            CHECK_MPI(nonblocking);                                                      \
+            CHECK_MPI(MPI_Wait(&req_, MPI_STATUS_IGNORE));                               \
+            CHECK(req_ == MPI_REQUEST_NULL, "request not freed by MPI_Wait");            \
+            break;                                                                       \
+        case FORM_PERSISTENT:                                                            \
+            CHECK_MPI(persistent);                                                       \
+            for (int s_ = 0; s_ < ((twice) ? 2 : 1); s_++) {                             \
+                CHECK_MPI(MPI_Start(&req_));                                             \
+                CHECK_MPI(MPI_Wait(&req_, MPI_STATUS_IGNORE));                           \
+                CHECK(req_ != MPI_REQUEST_NULL, "persistent request freed by MPI_Wait"); \
+            }                                                                            \
+            CHECK_MPI(MPI_Request_free(&req_));                                          \
+            break;                                                                       \
+        default: CHECK_MPI(large); break;                                                \
+        }                                                                                \
     } while (0)
 
 /* MPICH 4.0 fails the second start of a persistent MPI_Scatter ("Invalid
@@ -68,9 +68,11 @@ static inline int ct_forced(const char *coll)
 static inline int ct_want(const char *coll)
 {
     if (!ct_focus_read) {
-        static const char *const all[] = {"barrier", "bcast", "reduce", "allreduce", "gather", "gatherv", "scatter",
-                                          "scatterv", "allgather", "allgatherv", "alltoall", "alltoallv",
-                                          "alltoallw", "reduce_scatter", "reduce_scatter_block", "scan", "exscan"};
+        static const char *const all[] = {
+            "barrier",  "bcast",     "reduce",    "allreduce",      "gather",
+            "gatherv",  "scatter",   "scatterv",  "allgather",      "allgatherv",
+            "alltoall", "alltoallv", "alltoallw", "reduce_scatter", "reduce_scatter_block",
+            "scan",     "exscan"};
         for (size_t i = 0; i < sizeof all / sizeof all[0]; i++) ct_focus_any |= ct_forced(all[i]);
         ct_focus_read = 1;
     }

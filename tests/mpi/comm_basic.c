@@ -74,8 +74,7 @@ int main(int argc, char **argv)
             CHECK_EQ(st.MPI_SOURCE, left);
             CHECK_EQ(st.MPI_TAG, 5);
             int wleft = c == 3 ? (rank + 1) % size : (rank + size - 1) % size;
-            CHECK(in[c] == 1000 * c + wleft, "communicator %d received %d, expected %d", c, in[c],
-                  1000 * c + wleft);
+            CHECK(in[c] == 1000 * c + wleft, "communicator %d received %d, expected %d", c, in[c], 1000 * c + wleft);
         }
         CHECK_MPI(MPI_Waitall(4, sreq, MPI_STATUSES_IGNORE));
         CHECK_MPI(MPI_Comm_free(&same));
@@ -107,8 +106,8 @@ int main(int argc, char **argv)
     CHECK_MPI(MPI_Comm_free(&dup));
     CHECK(dup == MPI_COMM_NULL, "Comm_free sets MPI_COMM_NULL");
     int x = rank, y = -1;
-    CHECK_MPI(MPI_Sendrecv(&x, 1, MPI_INT, (rank + 1) % size, 9, &y, 1, MPI_INT, (rank + size - 1) % size, 9,
-                           dd, MPI_STATUS_IGNORE));
+    CHECK_MPI(MPI_Sendrecv(&x, 1, MPI_INT, (rank + 1) % size, 9, &y, 1, MPI_INT, (rank + size - 1) % size, 9, dd,
+                           MPI_STATUS_IGNORE));
     CHECK_EQ(y, (rank + size - 1) % size);
     CHECK_MPI(MPI_Comm_free(&dd));
     CHECK_MPI(MPI_Comm_free(&split));

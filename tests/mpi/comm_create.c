@@ -11,7 +11,8 @@ static void exercise(MPI_Comm c, int n, const int *w, int line)
 {
     int r = mt_rank(c), s = mt_size(c), flag = -1;
     if (s != n) mt_fail(__FILE__, line, "size %d, expected %d", s, n);
-    if (w[r] != mt_rank(MPI_COMM_WORLD)) mt_fail(__FILE__, line, "rank %d is world %d, expected world %d", r, mt_rank(MPI_COMM_WORLD), w[r]);
+    if (w[r] != mt_rank(MPI_COMM_WORLD))
+        mt_fail(__FILE__, line, "rank %d is world %d, expected world %d", r, mt_rank(MPI_COMM_WORLD), w[r]);
     CHECK_MPI(MPI_Comm_test_inter(c, &flag));
     CHECK_EQ(flag, 0);
     int right = (r + 1) % s, left = (r - 1 + s) % s, out = w[r], in = -1;
@@ -125,8 +126,8 @@ int main(int argc, char **argv)
     for (n = 0; n < size; n++) w[n] = size - 1 - n;
     exercise(c, n, w, __LINE__);
     CHECK_MPI(MPI_Comm_free(&c));
-    CHECK_MPI(MPI_Comm_split_type(MPI_COMM_WORLD, rank % 2 ? MPI_UNDEFINED : MPI_COMM_TYPE_SHARED, 0,
-                                  MPI_INFO_NULL, &c));
+    CHECK_MPI(
+        MPI_Comm_split_type(MPI_COMM_WORLD, rank % 2 ? MPI_UNDEFINED : MPI_COMM_TYPE_SHARED, 0, MPI_INFO_NULL, &c));
     if (rank % 2) {
         CHECK(c == MPI_COMM_NULL, "MPI_UNDEFINED split_type gave a communicator");
     } else {

@@ -45,10 +45,12 @@ int main(int argc, char **argv)
     CHECK_MPI(MPI_Info_set(info, "mpi_assert_allow_overtaking", "true"));
     CHECK_MPI(MPI_Comm_set_info(base, info));
     CHECK_MPI(MPI_Info_free(&info));
-    CHECK(!strcmp(hint(base, "mpi_assert_no_any_tag"), "true"), "no_any_tag = '%s'", hint(base, "mpi_assert_no_any_tag"));
+    CHECK(!strcmp(hint(base, "mpi_assert_no_any_tag"), "true"), "no_any_tag = '%s'",
+          hint(base, "mpi_assert_no_any_tag"));
     CHECK(!strcmp(hint(base, "mpi_assert_allow_overtaking"), "true"), "allow_overtaking");
     /* a hint never set is absent, or reported at its default */
-    CHECK(!strcmp(hint(base, "mpi_assert_no_any_source"), "") || !strcmp(hint(base, "mpi_assert_no_any_source"), "false"),
+    CHECK(!strcmp(hint(base, "mpi_assert_no_any_source"), "") ||
+              !strcmp(hint(base, "mpi_assert_no_any_source"), "false"),
           "no_any_source was never set");
 
     /* a later call sets more hints and changes a value */

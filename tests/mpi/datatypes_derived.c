@@ -4,8 +4,7 @@
 #include "mpitest.h"
 #include <stddef.h>
 
-static void check_type(MPI_Datatype t, int size, MPI_Aint lb, MPI_Aint extent, MPI_Aint tlb, MPI_Aint textent,
-                       int line)
+static void check_type(MPI_Datatype t, int size, MPI_Aint lb, MPI_Aint extent, MPI_Aint tlb, MPI_Aint textent, int line)
 {
     int s;
     MPI_Aint l, e;
@@ -24,8 +23,8 @@ static void check_envelope(MPI_Datatype t, int ni, int na, int nt, int comb, int
 {
     int i, a, d, c;
     CHECK_MPI(MPI_Type_get_envelope(t, &i, &a, &d, &c));
-    CHECK(i == ni && a == na && d == nt && c == comb, "line %d: envelope %d/%d/%d/%d, expected %d/%d/%d/%d", line, i,
-          a, d, c, ni, na, nt, comb);
+    CHECK(i == ni && a == na && d == nt && c == comb, "line %d: envelope %d/%d/%d/%d, expected %d/%d/%d/%d", line, i, a,
+          d, c, ni, na, nt, comb);
 }
 #define CHECK_ENVELOPE(t, ni, na, nt, comb) check_envelope(t, ni, na, nt, comb, __LINE__)
 
@@ -42,7 +41,8 @@ static void check_contents(MPI_Datatype t, int ni, const int *ints, int na, cons
     return;
 #endif
     CHECK_MPI(MPI_Type_get_contents(t, 64, 64, 8, gi, ga, gt));
-    for (int k = 0; k < ni; k++) CHECK(gi[k] == ints[k], "line %d: integer %d is %d, expected %d", line, k, gi[k], ints[k]);
+    for (int k = 0; k < ni; k++)
+        CHECK(gi[k] == ints[k], "line %d: integer %d is %d, expected %d", line, k, gi[k], ints[k]);
     for (int k = 0; k < na; k++)
         CHECK(ga[k] == aints[k], "line %d: address %d is %ld, expected %ld", line, k, (long)ga[k], (long)aints[k]);
     for (int k = 0; k < nt; k++) {
@@ -65,7 +65,11 @@ static void check_contents(MPI_Datatype t, int ni, const int *ints, int na, cons
 }
 #define CHECK_CONTENTS(t, ni, ints, na, aints, nt, types) check_contents(t, ni, ints, na, aints, nt, types, __LINE__)
 
-struct cdi { char c; double d; int i; };
+struct cdi {
+    char c;
+    double d;
+    int i;
+};
 
 int main(int argc, char **argv)
 {
@@ -141,8 +145,8 @@ int main(int argc, char **argv)
         CHECK_CONTENTS(t, 4, ((int[]){3, 1, 1, 1}), 3, disp, 3, types);
         CHECK_MPI(MPI_Type_free(&t));
         /* a gap in the middle and at the end */
-        CHECK_MPI(MPI_Type_create_struct(2, (int[]){1, 1}, (MPI_Aint[]){0, 2 * ia}, (MPI_Datatype[]){MPI_INT, MPI_INT},
-                                         &t));
+        CHECK_MPI(
+            MPI_Type_create_struct(2, (int[]){1, 1}, (MPI_Aint[]){0, 2 * ia}, (MPI_Datatype[]){MPI_INT, MPI_INT}, &t));
         CHECK_TYPE(t, 2 * (int)ia, 0, 3 * ia, 0, 3 * ia);
         CHECK_MPI(MPI_Type_free(&t));
     }
@@ -184,8 +188,8 @@ int main(int argc, char **argv)
         CHECK_MPI(MPI_Type_free(&t));
         /* 3-d, C order, of a vector */
         CHECK_MPI(MPI_Type_vector(2, 1, 2, MPI_INT, &u));
-        CHECK_MPI(MPI_Type_create_subarray(3, (int[]){2, 3, 4}, (int[]){1, 2, 2}, (int[]){1, 1, 1}, MPI_ORDER_C, u,
-                                           &t));
+        CHECK_MPI(
+            MPI_Type_create_subarray(3, (int[]){2, 3, 4}, (int[]){1, 2, 2}, (int[]){1, 1, 1}, MPI_ORDER_C, u, &t));
         CHECK_TYPE(t, 4 * 2 * (int)ia, 0, 24 * 3 * ia, (12 + 4 + 1) * 3 * ia, (22 - 17) * 3 * ia + 3 * ia);
         CHECK_MPI(MPI_Type_free(&t));
         CHECK_MPI(MPI_Type_free(&u));
@@ -231,7 +235,8 @@ int main(int argc, char **argv)
                     CHECK_ENVELOPE(t, 12, 0, 1, MPI_COMBINER_DARRAY);
                     CHECK_MPI(MPI_Type_free(&t));
                 }
-                for (int i = 0; i < 24; i++) CHECK(seen[i] == 1, "order %d dist %d: element %d owned %d times", order, k, i, seen[i]);
+                for (int i = 0; i < 24; i++)
+                    CHECK(seen[i] == 1, "order %d dist %d: element %d owned %d times", order, k, i, seen[i]);
             }
     }
     mt_pass("darray");

@@ -6,40 +6,92 @@
 #include <stdint.h>
 #include <wchar.h>
 
-typedef struct { float v; int i; } float_int_t;
-typedef struct { double v; int i; } double_int_t;
-typedef struct { long v; int i; } long_int_t;
-typedef struct { int v; int i; } two_int_t;
-typedef struct { short v; int i; } short_int_t;
-typedef struct { long double v; int i; } long_double_int_t;
+typedef struct {
+    float v;
+    int i;
+} float_int_t;
+typedef struct {
+    double v;
+    int i;
+} double_int_t;
+typedef struct {
+    long v;
+    int i;
+} long_int_t;
+typedef struct {
+    int v;
+    int i;
+} two_int_t;
+typedef struct {
+    short v;
+    int i;
+} short_int_t;
+typedef struct {
+    long double v;
+    int i;
+} long_double_int_t;
 
 struct t {
     MPI_Datatype type;
     const char *name, *alt_name; /* alt: the other name of an alias */
     size_t size, extent, true_extent;
 };
-#define B(MT, CT) {MT, #MT, NULL, sizeof(CT), sizeof(CT), sizeof(CT)}
-#define A(MT, CT, ALT) {MT, #MT, ALT, sizeof(CT), sizeof(CT), sizeof(CT)}
-#define P(MT, ST, VT) {MT, #MT, NULL, sizeof(VT) + sizeof(int), sizeof(ST), offsetof(ST, i) + sizeof(int)}
+#define B(MT, CT)                                         \
+    {                                                     \
+        MT, #MT, NULL, sizeof(CT), sizeof(CT), sizeof(CT) \
+    }
+#define A(MT, CT, ALT)                                   \
+    {                                                    \
+        MT, #MT, ALT, sizeof(CT), sizeof(CT), sizeof(CT) \
+    }
+#define P(MT, ST, VT)                                                                      \
+    {                                                                                      \
+        MT, #MT, NULL, sizeof(VT) + sizeof(int), sizeof(ST), offsetof(ST, i) + sizeof(int) \
+    }
 
 int main(int argc, char **argv)
 {
     MPI_Init(&argc, &argv);
     const struct t types[] = {
-        B(MPI_CHAR, char), B(MPI_SHORT, short), B(MPI_INT, int), B(MPI_LONG, long),
-        A(MPI_LONG_LONG_INT, long long, "MPI_LONG_LONG"), A(MPI_LONG_LONG, long long, "MPI_LONG_LONG_INT"),
-        B(MPI_SIGNED_CHAR, signed char), B(MPI_UNSIGNED_CHAR, unsigned char),
-        B(MPI_UNSIGNED_SHORT, unsigned short), B(MPI_UNSIGNED, unsigned), B(MPI_UNSIGNED_LONG, unsigned long),
-        B(MPI_UNSIGNED_LONG_LONG, unsigned long long), B(MPI_FLOAT, float), B(MPI_DOUBLE, double),
-        B(MPI_LONG_DOUBLE, long double), B(MPI_WCHAR, wchar_t), B(MPI_C_BOOL, _Bool),
-        B(MPI_INT8_T, int8_t), B(MPI_INT16_T, int16_t), B(MPI_INT32_T, int32_t), B(MPI_INT64_T, int64_t),
-        B(MPI_UINT8_T, uint8_t), B(MPI_UINT16_T, uint16_t), B(MPI_UINT32_T, uint32_t),
-        B(MPI_UINT64_T, uint64_t), A(MPI_C_COMPLEX, float _Complex, "MPI_C_FLOAT_COMPLEX"),
-        A(MPI_C_FLOAT_COMPLEX, float _Complex, "MPI_C_COMPLEX"), B(MPI_C_DOUBLE_COMPLEX, double _Complex),
-        B(MPI_C_LONG_DOUBLE_COMPLEX, long double _Complex), B(MPI_BYTE, char), B(MPI_PACKED, char),
-        B(MPI_AINT, MPI_Aint), B(MPI_OFFSET, MPI_Offset), B(MPI_COUNT, MPI_Count),
-        P(MPI_FLOAT_INT, float_int_t, float), P(MPI_DOUBLE_INT, double_int_t, double),
-        P(MPI_LONG_INT, long_int_t, long), P(MPI_2INT, two_int_t, int), P(MPI_SHORT_INT, short_int_t, short),
+        B(MPI_CHAR, char),
+        B(MPI_SHORT, short),
+        B(MPI_INT, int),
+        B(MPI_LONG, long),
+        A(MPI_LONG_LONG_INT, long long, "MPI_LONG_LONG"),
+        A(MPI_LONG_LONG, long long, "MPI_LONG_LONG_INT"),
+        B(MPI_SIGNED_CHAR, signed char),
+        B(MPI_UNSIGNED_CHAR, unsigned char),
+        B(MPI_UNSIGNED_SHORT, unsigned short),
+        B(MPI_UNSIGNED, unsigned),
+        B(MPI_UNSIGNED_LONG, unsigned long),
+        B(MPI_UNSIGNED_LONG_LONG, unsigned long long),
+        B(MPI_FLOAT, float),
+        B(MPI_DOUBLE, double),
+        B(MPI_LONG_DOUBLE, long double),
+        B(MPI_WCHAR, wchar_t),
+        B(MPI_C_BOOL, _Bool),
+        B(MPI_INT8_T, int8_t),
+        B(MPI_INT16_T, int16_t),
+        B(MPI_INT32_T, int32_t),
+        B(MPI_INT64_T, int64_t),
+        B(MPI_UINT8_T, uint8_t),
+        B(MPI_UINT16_T, uint16_t),
+        B(MPI_UINT32_T, uint32_t),
+        B(MPI_UINT64_T, uint64_t),
+        A(MPI_C_COMPLEX, float _Complex, "MPI_C_FLOAT_COMPLEX"),
+        A(MPI_C_FLOAT_COMPLEX, float _Complex, "MPI_C_COMPLEX"),
+        B(MPI_C_DOUBLE_COMPLEX, double _Complex),
+        B(MPI_C_LONG_DOUBLE_COMPLEX, long double _Complex),
+        B(MPI_BYTE, char),
+        B(MPI_PACKED, char),
+        B(MPI_AINT, MPI_Aint),
+        B(MPI_OFFSET, MPI_Offset),
+        B(MPI_COUNT, MPI_Count),
+        P(MPI_FLOAT_INT, float_int_t, float),
+        P(MPI_DOUBLE_INT, double_int_t, double),
+        P(MPI_LONG_INT, long_int_t, long),
+        P(MPI_2INT, two_int_t, int),
+        P(MPI_SHORT_INT, short_int_t, short),
         P(MPI_LONG_DOUBLE_INT, long_double_int_t, long double),
     };
     const int n = (int)(sizeof types / sizeof types[0]);
@@ -121,9 +173,9 @@ int main(int argc, char **argv)
     CHECK(strcmp(name, "MPI_DATATYPE_NULL") == 0 && len == (int)strlen(name), "name of the null type '%s'", name);
     /* MPI-4.1: the predefined value-index pairs, and none for other pairs */
     const MPI_Datatype vi[][3] = {
-        {MPI_FLOAT, MPI_INT, MPI_FLOAT_INT}, {MPI_DOUBLE, MPI_INT, MPI_DOUBLE_INT},
-        {MPI_LONG, MPI_INT, MPI_LONG_INT}, {MPI_INT, MPI_INT, MPI_2INT},
-        {MPI_SHORT, MPI_INT, MPI_SHORT_INT}, {MPI_LONG_DOUBLE, MPI_INT, MPI_LONG_DOUBLE_INT},
+        {MPI_FLOAT, MPI_INT, MPI_FLOAT_INT},     {MPI_DOUBLE, MPI_INT, MPI_DOUBLE_INT},
+        {MPI_LONG, MPI_INT, MPI_LONG_INT},       {MPI_INT, MPI_INT, MPI_2INT},
+        {MPI_SHORT, MPI_INT, MPI_SHORT_INT},     {MPI_LONG_DOUBLE, MPI_INT, MPI_LONG_DOUBLE_INT},
         {MPI_INT, MPI_FLOAT, MPI_DATATYPE_NULL}, {MPI_DOUBLE, MPI_LONG, MPI_DATATYPE_NULL},
         {MPI_CHAR, MPI_INT, MPI_DATATYPE_NULL},
     };

@@ -9,7 +9,7 @@
 #include <stdlib.h>
 
 static int rank, size;
-static MPI_Comm cur;  /* the communicator checked after each error */
+static MPI_Comm cur; /* the communicator checked after each error */
 static int ncalls;
 
 /* A correct reduction on cur right after an error. */
@@ -49,8 +49,7 @@ static void expect_error(int rc, int cls, const char *what, int line)
     ncalls++;
     if (rc == MPI_SUCCESS) mt_fail(__FILE__, line, "%s: returned MPI_SUCCESS, expected class %d", what, cls);
     CHECK_MPI(MPI_Error_class(rc, &got));
-    if (got != cls)
-        mt_fail(__FILE__, line, "%s: error class %d (%s), expected %d", what, got, mt_errstr(rc), cls);
+    if (got != cls) mt_fail(__FILE__, line, "%s: error class %d (%s), expected %d", what, got, mt_errstr(rc), cls);
     CHECK_MPI(MPI_Error_string(rc, s, &len));
     CHECK(len > 0, "%s: empty error string", what);
     still_works(what, line);
@@ -63,43 +62,43 @@ static void expect_error(int rc, int cls, const char *what, int line)
  * collectives, and calls a bad reduction type an MPI_ERR_OP). */
 static int peer_checks(int cls) { return cls == MPI_ERR_COMM || cls == MPI_ERR_ROOT || cls == MPI_ERR_OP; }
 #endif
-#define EXPECT(call, cls)                                                          \
-    do {                                                                           \
-        int e_ = (cls);                                                            \
-        if (peer_checks(e_)) expect_error((call), e_, #call, __LINE__);            \
+#define EXPECT(call, cls)                                               \
+    do {                                                                \
+        int e_ = (cls);                                                 \
+        if (peer_checks(e_)) expect_error((call), e_, #call, __LINE__); \
     } while (0)
 
 static MPI_Request rq, *const RQ = &rq; /* RQ: the calls with a request; NULL: request NULL */
 #define INFO MPI_INFO_NULL
 /* A call of every form with the same arguments; R is RQ or NULL (then only
  * the forms taking a request are made, and they must fail with MPI_ERR_ARG). */
-#define FORMS(Name, IName, R, cls, ...)                                                          \
-    do {                                                                                         \
-        int c_ = (R) ? (cls) : MPI_ERR_ARG;                                                      \
-        if (R) {                                                                                 \
-            EXPECT(MPI_##Name(__VA_ARGS__), c_);                                                 \
-            EXPECT(MPI_##Name##_c(__VA_ARGS__), c_);                                             \
-        }                                                                                        \
-        EXPECT(MPI_##IName(__VA_ARGS__, R), c_);                                                 \
-        EXPECT(MPI_##IName##_c(__VA_ARGS__, R), c_);                                             \
-        EXPECT(MPI_##Name##_init(__VA_ARGS__, INFO, R), c_);                                     \
-        EXPECT(MPI_##Name##_init_c(__VA_ARGS__, INFO, R), c_);                                   \
+#define FORMS(Name, IName, R, cls, ...)                        \
+    do {                                                       \
+        int c_ = (R) ? (cls) : MPI_ERR_ARG;                    \
+        if (R) {                                               \
+            EXPECT(MPI_##Name(__VA_ARGS__), c_);               \
+            EXPECT(MPI_##Name##_c(__VA_ARGS__), c_);           \
+        }                                                      \
+        EXPECT(MPI_##IName(__VA_ARGS__, R), c_);               \
+        EXPECT(MPI_##IName##_c(__VA_ARGS__, R), c_);           \
+        EXPECT(MPI_##Name##_init(__VA_ARGS__, INFO, R), c_);   \
+        EXPECT(MPI_##Name##_init_c(__VA_ARGS__, INFO, R), c_); \
     } while (0)
 /* The same for functions whose _c form takes other array types: A are the
  * arguments of the int forms, C those of the _c forms, each in parentheses. */
 #define UNPAREN(...) __VA_ARGS__
 #define FORMS_V(...) FORMS_V_(__VA_ARGS__)
-#define FORMS_V_(Name, IName, R, cls, A, C)                                                       \
-    do {                                                                                         \
-        int c_ = (R) ? (cls) : MPI_ERR_ARG;                                                      \
-        if (R) {                                                                                 \
-            EXPECT(MPI_##Name(UNPAREN A), c_);                                                   \
-            EXPECT(MPI_##Name##_c(UNPAREN C), c_);                                               \
-        }                                                                                        \
-        EXPECT(MPI_##IName(UNPAREN A, R), c_);                                                   \
-        EXPECT(MPI_##IName##_c(UNPAREN C, R), c_);                                               \
-        EXPECT(MPI_##Name##_init(UNPAREN A, INFO, R), c_);                                       \
-        EXPECT(MPI_##Name##_init_c(UNPAREN C, INFO, R), c_);                                     \
+#define FORMS_V_(Name, IName, R, cls, A, C)                  \
+    do {                                                     \
+        int c_ = (R) ? (cls) : MPI_ERR_ARG;                  \
+        if (R) {                                             \
+            EXPECT(MPI_##Name(UNPAREN A), c_);               \
+            EXPECT(MPI_##Name##_c(UNPAREN C), c_);           \
+        }                                                    \
+        EXPECT(MPI_##IName(UNPAREN A, R), c_);               \
+        EXPECT(MPI_##IName##_c(UNPAREN C, R), c_);           \
+        EXPECT(MPI_##Name##_init(UNPAREN A, INFO, R), c_);   \
+        EXPECT(MPI_##Name##_init_c(UNPAREN C, INFO, R), c_); \
     } while (0)
 
 /* Arrays for the v/w forms: int and large-count versions, valid or with
@@ -139,7 +138,7 @@ static void free_arrays(void)
     free(ints), free(badtypes), free(unctypes);
 }
 
-static int Ldspw[64];      /* alltoallw: byte displacements */
+static int Ldspw[64]; /* alltoallw: byte displacements */
 static MPI_Aint Ldspwc[64];
 
 static void test_barrier_bcast(MPI_Comm comm, MPI_Datatype unc)
@@ -169,25 +168,25 @@ static void test_reductions(MPI_Comm comm, MPI_Datatype unc, MPI_Datatype mixed,
     int *s = ibuf, *r = ibuf2, root = size - 1, me_root = rank == root;
     double d[4] = {1, 2, 3, 4}, e[4];
     (void)freed_op;
-#define RED_ALL(Name, IName)                                                                          \
-    do {                                                                                              \
-        FORMS(Name, IName, RQ, MPI_ERR_COUNT, s, r, -1, MPI_INT, MPI_SUM, comm);                       \
-        FORMS(Name, IName, RQ, MPI_ERR_TYPE, s, r, 1, MPI_DATATYPE_NULL, MPI_SUM, comm);               \
-        FORMS(Name, IName, RQ, MPI_ERR_TYPE, s, r, 1, unc, MPI_SUM, comm);                             \
-        FORMS(Name, IName, RQ, MPI_ERR_OP, s, r, 1, MPI_INT, MPI_OP_NULL, comm);                       \
-        FORMS(Name, IName, RQ, MPI_ERR_OP, d, e, 4, MPI_DOUBLE, MPI_BAND, comm);                       \
-        FORMS(Name, IName, RQ, MPI_ERR_OP, s, r, 1, MPI_INT, MPI_MINLOC, comm);                        \
-        FORMS(Name, IName, RQ, MPI_ERR_OP, s, r, 1, mixed, MPI_SUM, comm);                             \
-        FORMS(Name, IName, RQ, MPI_ERR_OP, s, r, 1, MPI_INT, MPI_REPLACE, comm);                       \
-        FORMS(Name, IName, RQ, MPI_ERR_OP, s, r, 1, MPI_INT, MPI_NO_OP, comm);                         \
-        FORMS(Name, IName, RQ, MPI_ERR_OP, s, r, 1, MPI_INT, (MPI_Op)MPI_INT, comm);                   \
-        FORMS(Name, IName, RQ, MPI_ERR_BUFFER, s, MPI_IN_PLACE, 1, MPI_INT, MPI_SUM, comm);            \
-        FORMS(Name, IName, RQ, MPI_ERR_BUFFER, s, s, 4, MPI_INT, MPI_SUM, comm);                       \
-        FORMS(Name, IName, RQ, MPI_ERR_BUFFER, NULL, r, 1, MPI_INT, MPI_SUM, comm);                    \
-        FORMS(Name, IName, RQ, MPI_ERR_BUFFER, s, NULL, 1, MPI_INT, MPI_SUM, comm);                    \
-        FORMS(Name, IName, RQ, MPI_ERR_COMM, s, r, 1, MPI_INT, MPI_SUM, MPI_COMM_NULL);                \
-        FORMS(Name, IName, NULL, 0, s, r, 1, MPI_INT, MPI_SUM, comm);                                  \
-        FREED_OP(Name, IName);                                                                        \
+#define RED_ALL(Name, IName)                                                                \
+    do {                                                                                    \
+        FORMS(Name, IName, RQ, MPI_ERR_COUNT, s, r, -1, MPI_INT, MPI_SUM, comm);            \
+        FORMS(Name, IName, RQ, MPI_ERR_TYPE, s, r, 1, MPI_DATATYPE_NULL, MPI_SUM, comm);    \
+        FORMS(Name, IName, RQ, MPI_ERR_TYPE, s, r, 1, unc, MPI_SUM, comm);                  \
+        FORMS(Name, IName, RQ, MPI_ERR_OP, s, r, 1, MPI_INT, MPI_OP_NULL, comm);            \
+        FORMS(Name, IName, RQ, MPI_ERR_OP, d, e, 4, MPI_DOUBLE, MPI_BAND, comm);            \
+        FORMS(Name, IName, RQ, MPI_ERR_OP, s, r, 1, MPI_INT, MPI_MINLOC, comm);             \
+        FORMS(Name, IName, RQ, MPI_ERR_OP, s, r, 1, mixed, MPI_SUM, comm);                  \
+        FORMS(Name, IName, RQ, MPI_ERR_OP, s, r, 1, MPI_INT, MPI_REPLACE, comm);            \
+        FORMS(Name, IName, RQ, MPI_ERR_OP, s, r, 1, MPI_INT, MPI_NO_OP, comm);              \
+        FORMS(Name, IName, RQ, MPI_ERR_OP, s, r, 1, MPI_INT, (MPI_Op)MPI_INT, comm);        \
+        FORMS(Name, IName, RQ, MPI_ERR_BUFFER, s, MPI_IN_PLACE, 1, MPI_INT, MPI_SUM, comm); \
+        FORMS(Name, IName, RQ, MPI_ERR_BUFFER, s, s, 4, MPI_INT, MPI_SUM, comm);            \
+        FORMS(Name, IName, RQ, MPI_ERR_BUFFER, NULL, r, 1, MPI_INT, MPI_SUM, comm);         \
+        FORMS(Name, IName, RQ, MPI_ERR_BUFFER, s, NULL, 1, MPI_INT, MPI_SUM, comm);         \
+        FORMS(Name, IName, RQ, MPI_ERR_COMM, s, r, 1, MPI_INT, MPI_SUM, MPI_COMM_NULL);     \
+        FORMS(Name, IName, NULL, 0, s, r, 1, MPI_INT, MPI_SUM, comm);                       \
+        FREED_OP(Name, IName);                                                              \
     } while (0)
 #ifdef LEANMPI /* a freed operation's handle: MPICH may reuse or crash on it */
 #define FREED_OP(Name, IName) FORMS(Name, IName, RQ, MPI_ERR_OP, s, r, 1, MPI_INT, freed_op, comm)
@@ -215,8 +214,8 @@ static void test_reductions(MPI_Comm comm, MPI_Datatype unc, MPI_Datatype mixed,
     FORMS(Reduce, Ireduce, RQ, MPI_ERR_BUFFER, me_root ? s : MPI_IN_PLACE, me_root ? MPI_IN_PLACE : r, 1, MPI_INT,
           MPI_SUM, root, comm);
     /* the root aliases its buffers */
-    FORMS(Reduce, Ireduce, RQ, MPI_ERR_BUFFER, me_root ? s : MPI_IN_PLACE, me_root ? s : r, 4, MPI_INT, MPI_SUM,
-          root, comm);
+    FORMS(Reduce, Ireduce, RQ, MPI_ERR_BUFFER, me_root ? s : MPI_IN_PLACE, me_root ? s : r, 4, MPI_INT, MPI_SUM, root,
+          comm);
     FORMS(Reduce, Ireduce, RQ, MPI_ERR_COMM, s, r, 1, MPI_INT, MPI_SUM, root, MPI_COMM_NULL);
     FORMS(Reduce, Ireduce, RQ, MPI_ERR_BUFFER, NULL, r, 1, MPI_INT, MPI_SUM, root, comm);
     FORMS(Reduce, Ireduce, NULL, 0, s, r, 1, MPI_INT, MPI_SUM, root, comm);
@@ -275,8 +274,8 @@ static void test_gather_scatter(MPI_Comm comm, MPI_Datatype unc)
     FORMS(Gather, Igather, RQ, MPI_ERR_ROOT, s, 1, MPI_INT, r, 1, MPI_INT, size, comm);
     FORMS(Gather, Igather, RQ, MPI_ERR_ROOT, s, 1, MPI_INT, r, 1, MPI_INT, -3, comm);
     /* MPI_IN_PLACE: as the non-roots' sendbuf, as the root's recvbuf */
-    FORMS(Gather, Igather, RQ, MPI_ERR_BUFFER, MPI_IN_PLACE, 1, MPI_INT, me_root ? MPI_IN_PLACE : r, 1, MPI_INT,
-          root, comm);
+    FORMS(Gather, Igather, RQ, MPI_ERR_BUFFER, MPI_IN_PLACE, 1, MPI_INT, me_root ? MPI_IN_PLACE : r, 1, MPI_INT, root,
+          comm);
     FORMS(Gather, Igather, RQ, MPI_ERR_COMM, s, 1, MPI_INT, r, 1, MPI_INT, root, MPI_COMM_NULL);
     FORMS(Gather, Igather, RQ, MPI_ERR_BUFFER, NULL, 1, MPI_INT, r, 1, MPI_INT, root, comm);
     FORMS(Gather, Igather, NULL, 0, s, 1, MPI_INT, r, 1, MPI_INT, root, comm);
@@ -287,24 +286,24 @@ static void test_gather_scatter(MPI_Comm comm, MPI_Datatype unc)
     FORMS(Scatter, Iscatter, RQ, MPI_ERR_ROOT, s, 1, MPI_INT, r, 1, MPI_INT, size + 1, comm);
     FORMS(Scatter, Iscatter, RQ, MPI_ERR_ROOT, s, 1, MPI_INT, r, 1, MPI_INT, MPI_ROOT, comm);
     /* MPI_IN_PLACE: as the root's sendbuf, as the non-roots' recvbuf */
-    FORMS(Scatter, Iscatter, RQ, MPI_ERR_BUFFER, me_root ? MPI_IN_PLACE : s, 1, MPI_INT,
-          me_root ? r : MPI_IN_PLACE, 1, MPI_INT, root, comm);
+    FORMS(Scatter, Iscatter, RQ, MPI_ERR_BUFFER, me_root ? MPI_IN_PLACE : s, 1, MPI_INT, me_root ? r : MPI_IN_PLACE, 1,
+          MPI_INT, root, comm);
     FORMS(Scatter, Iscatter, RQ, MPI_ERR_COMM, s, 1, MPI_INT, r, 1, MPI_INT, root, MPI_COMM_NULL);
     FORMS(Scatter, Iscatter, RQ, MPI_ERR_BUFFER, s, 1, MPI_INT, NULL, 1, MPI_INT, root, comm);
     FORMS(Scatter, Iscatter, NULL, 0, s, 1, MPI_INT, r, 1, MPI_INT, root, comm);
     /* allgather, alltoall */
-#define DATA_ALL(Name, IName)                                                                          \
-    do {                                                                                               \
-        FORMS(Name, IName, RQ, MPI_ERR_COUNT, s, -1, MPI_INT, r, 1, MPI_INT, comm);                     \
-        FORMS(Name, IName, RQ, MPI_ERR_COUNT, s, 1, MPI_INT, r, -1, MPI_INT, comm);                     \
-        FORMS(Name, IName, RQ, MPI_ERR_TYPE, s, 1, MPI_DATATYPE_NULL, r, 1, MPI_INT, comm);             \
-        FORMS(Name, IName, RQ, MPI_ERR_TYPE, s, 1, MPI_INT, r, 1, unc, comm);                           \
-        FORMS(Name, IName, RQ, MPI_ERR_BUFFER, s, 1, MPI_INT, MPI_IN_PLACE, 1, MPI_INT, comm);          \
-        FORMS(Name, IName, RQ, MPI_ERR_BUFFER, s, 1, MPI_INT, s, 1, MPI_INT, comm);                     \
-        FORMS(Name, IName, RQ, MPI_ERR_BUFFER, NULL, 1, MPI_INT, r, 1, MPI_INT, comm);                  \
-        FORMS(Name, IName, RQ, MPI_ERR_BUFFER, s, 1, MPI_INT, NULL, 1, MPI_INT, comm);                  \
-        FORMS(Name, IName, RQ, MPI_ERR_COMM, s, 1, MPI_INT, r, 1, MPI_INT, MPI_COMM_NULL);              \
-        FORMS(Name, IName, NULL, 0, s, 1, MPI_INT, r, 1, MPI_INT, comm);                                \
+#define DATA_ALL(Name, IName)                                                                  \
+    do {                                                                                       \
+        FORMS(Name, IName, RQ, MPI_ERR_COUNT, s, -1, MPI_INT, r, 1, MPI_INT, comm);            \
+        FORMS(Name, IName, RQ, MPI_ERR_COUNT, s, 1, MPI_INT, r, -1, MPI_INT, comm);            \
+        FORMS(Name, IName, RQ, MPI_ERR_TYPE, s, 1, MPI_DATATYPE_NULL, r, 1, MPI_INT, comm);    \
+        FORMS(Name, IName, RQ, MPI_ERR_TYPE, s, 1, MPI_INT, r, 1, unc, comm);                  \
+        FORMS(Name, IName, RQ, MPI_ERR_BUFFER, s, 1, MPI_INT, MPI_IN_PLACE, 1, MPI_INT, comm); \
+        FORMS(Name, IName, RQ, MPI_ERR_BUFFER, s, 1, MPI_INT, s, 1, MPI_INT, comm);            \
+        FORMS(Name, IName, RQ, MPI_ERR_BUFFER, NULL, 1, MPI_INT, r, 1, MPI_INT, comm);         \
+        FORMS(Name, IName, RQ, MPI_ERR_BUFFER, s, 1, MPI_INT, NULL, 1, MPI_INT, comm);         \
+        FORMS(Name, IName, RQ, MPI_ERR_COMM, s, 1, MPI_INT, r, 1, MPI_INT, MPI_COMM_NULL);     \
+        FORMS(Name, IName, NULL, 0, s, 1, MPI_INT, r, 1, MPI_INT, comm);                       \
     } while (0)
     DATA_ALL(Allgather, Iallgather);
     DATA_ALL(Alltoall, Ialltoall);
@@ -315,7 +314,8 @@ static void test_v(MPI_Comm comm, MPI_Datatype unc)
 {
     int *s = ibuf, *r = ibuf2, root = size / 2, me_root = rank == root;
     /* gatherv: bad receive arrays at the root, a bad sendcount elsewhere */
-#define GV(sb, sc, st, rb, ci, cc, di, dc, rt, rt_, cm) (sb, sc, st, rb, ci, di, rt, rt_, cm), (sb, sc, st, rb, cc, dc, rt, rt_, cm)
+#define GV(sb, sc, st, rb, ci, cc, di, dc, rt, rt_, cm) \
+    (sb, sc, st, rb, ci, di, rt, rt_, cm), (sb, sc, st, rb, cc, dc, rt, rt_, cm)
     int sc = me_root ? 1 : -1;
     FORMS_V(Gatherv, Igatherv, RQ, me_root ? MPI_ERR_COUNT : MPI_ERR_COUNT,
             GV(s, sc, MPI_INT, r, negcnt, negcntc, dsp, dspc, MPI_INT, root, comm));
@@ -334,9 +334,11 @@ static void test_v(MPI_Comm comm, MPI_Datatype unc)
             GV(me_root ? s : NULL, 1, MPI_INT, NULL, cnt, cntc, dsp, dspc, MPI_INT, root, comm));
 #undef GV
     /* scatterv: bad send arrays at the root, a bad recvcount elsewhere */
-#define SV(sb, ci, cc, di, dc, st, rb, rc, rt, rt_, cm) (sb, ci, di, st, rb, rc, rt, rt_, cm), (sb, cc, dc, st, rb, rc, rt, rt_, cm)
+#define SV(sb, ci, cc, di, dc, st, rb, rc, rt, rt_, cm) \
+    (sb, ci, di, st, rb, rc, rt, rt_, cm), (sb, cc, dc, st, rb, rc, rt, rt_, cm)
     int rc = me_root ? 1 : -1;
-    FORMS_V(Scatterv, Iscatterv, RQ, MPI_ERR_COUNT, SV(s, negcnt, negcntc, dsp, dspc, MPI_INT, r, rc, MPI_INT, root, comm));
+    FORMS_V(Scatterv, Iscatterv, RQ, MPI_ERR_COUNT,
+            SV(s, negcnt, negcntc, dsp, dspc, MPI_INT, r, rc, MPI_INT, root, comm));
     FORMS_V(Scatterv, Iscatterv, RQ, me_root ? MPI_ERR_ARG : MPI_ERR_COUNT,
             SV(s, NULL, NULL, dsp, dspc, MPI_INT, r, rc, MPI_INT, root, comm));
     FORMS_V(Scatterv, Iscatterv, RQ, me_root ? MPI_ERR_ARG : MPI_ERR_COUNT,
@@ -353,7 +355,8 @@ static void test_v(MPI_Comm comm, MPI_Datatype unc)
 #undef SV
     /* allgatherv */
 #define AGV(sb, sc, st, rb, ci, cc, di, dc, rt, cm) (sb, sc, st, rb, ci, di, rt, cm), (sb, sc, st, rb, cc, dc, rt, cm)
-    FORMS_V(Allgatherv, Iallgatherv, RQ, MPI_ERR_COUNT, AGV(s, 1, MPI_INT, r, negcnt, negcntc, dsp, dspc, MPI_INT, comm));
+    FORMS_V(Allgatherv, Iallgatherv, RQ, MPI_ERR_COUNT,
+            AGV(s, 1, MPI_INT, r, negcnt, negcntc, dsp, dspc, MPI_INT, comm));
     FORMS_V(Allgatherv, Iallgatherv, RQ, MPI_ERR_COUNT, AGV(s, -1, MPI_INT, r, cnt, cntc, dsp, dspc, MPI_INT, comm));
     FORMS_V(Allgatherv, Iallgatherv, RQ, MPI_ERR_ARG, AGV(s, 1, MPI_INT, r, NULL, NULL, dsp, dspc, MPI_INT, comm));
     FORMS_V(Allgatherv, Iallgatherv, RQ, MPI_ERR_ARG, AGV(s, 1, MPI_INT, r, cnt, cntc, NULL, NULL, MPI_INT, comm));
@@ -410,7 +413,7 @@ static void test_v(MPI_Comm comm, MPI_Datatype unc)
     FORMS_V(Alltoallw, Ialltoallw, NULL, 0, A2W(s, cnt, cntc, ints, r, cnt, cntc, ints, comm));
     FORMS_V(Alltoallw, Ialltoallw, RQ, MPI_ERR_BUFFER, A2W(NULL, cnt, cntc, ints, r, cnt, cntc, ints, comm));
     FORMS_V(Alltoallw, Ialltoallw, RQ, MPI_ERR_BUFFER, A2W(s, cnt, cntc, ints, NULL, cnt, cntc, ints, comm));
-    {   /* the type of an empty block is not looked at */
+    { /* the type of an empty block is not looked at */
         int *sc_ = calloc((size_t)size, sizeof(int)), *sv = calloc((size_t)size, sizeof(int));
         int *rv = calloc((size_t)size, sizeof(int));
         MPI_Datatype *ty = calloc((size_t)size, sizeof(MPI_Datatype));
@@ -439,17 +442,17 @@ static void test_neighbor(MPI_Comm ring, MPI_Datatype unc)
     MPI_Aint nd[2] = {0, sizeof(int)};
     MPI_Comm saved = cur;
     cur = ring;
-#define NG_ALL(Name, IName)                                                                             \
-    do {                                                                                                \
-        FORMS(Name, IName, RQ, MPI_ERR_COUNT, s, -1, MPI_INT, r, 1, MPI_INT, ring);                      \
-        FORMS(Name, IName, RQ, MPI_ERR_COUNT, s, 1, MPI_INT, r, -1, MPI_INT, ring);                      \
-        FORMS(Name, IName, RQ, MPI_ERR_TYPE, s, 1, MPI_DATATYPE_NULL, r, 1, MPI_INT, ring);              \
-        FORMS(Name, IName, RQ, MPI_ERR_TYPE, s, 1, MPI_INT, r, 1, unc, ring);                            \
-        FORMS(Name, IName, RQ, MPI_ERR_COMM, s, 1, MPI_INT, r, 1, MPI_INT, MPI_COMM_NULL);               \
-        FORMS(Name, IName, NULL, 0, s, 1, MPI_INT, r, 1, MPI_INT, ring);                                 \
-        FORMS(Name, IName, RQ, MPI_ERR_BUFFER, NULL, 1, MPI_INT, r, 1, MPI_INT, ring);                   \
-        FORMS(Name, IName, RQ, MPI_ERR_BUFFER, s, 1, MPI_INT, NULL, 1, MPI_INT, ring);                   \
-        FORMS(Name, IName, RQ, MPI_ERR_TOPOLOGY, s, 1, MPI_INT, r, 1, MPI_INT, saved);                   \
+#define NG_ALL(Name, IName)                                                                 \
+    do {                                                                                    \
+        FORMS(Name, IName, RQ, MPI_ERR_COUNT, s, -1, MPI_INT, r, 1, MPI_INT, ring);         \
+        FORMS(Name, IName, RQ, MPI_ERR_COUNT, s, 1, MPI_INT, r, -1, MPI_INT, ring);         \
+        FORMS(Name, IName, RQ, MPI_ERR_TYPE, s, 1, MPI_DATATYPE_NULL, r, 1, MPI_INT, ring); \
+        FORMS(Name, IName, RQ, MPI_ERR_TYPE, s, 1, MPI_INT, r, 1, unc, ring);               \
+        FORMS(Name, IName, RQ, MPI_ERR_COMM, s, 1, MPI_INT, r, 1, MPI_INT, MPI_COMM_NULL);  \
+        FORMS(Name, IName, NULL, 0, s, 1, MPI_INT, r, 1, MPI_INT, ring);                    \
+        FORMS(Name, IName, RQ, MPI_ERR_BUFFER, NULL, 1, MPI_INT, r, 1, MPI_INT, ring);      \
+        FORMS(Name, IName, RQ, MPI_ERR_BUFFER, s, 1, MPI_INT, NULL, 1, MPI_INT, ring);      \
+        FORMS(Name, IName, RQ, MPI_ERR_TOPOLOGY, s, 1, MPI_INT, r, 1, MPI_INT, saved);      \
     } while (0)
     NG_ALL(Neighbor_allgather, Ineighbor_allgather);
     NG_ALL(Neighbor_alltoall, Ineighbor_alltoall);
@@ -520,8 +523,7 @@ static void test_neighbor(MPI_Comm ring, MPI_Datatype unc)
         int rzc[2] = {0, 1};
         MPI_Datatype rty[2] = {MPI_DATATYPE_NULL, MPI_INT};
         CHECK_MPI(MPI_Neighbor_alltoallw(sv, zc, nd, ty, rv, rzc, nd, rty, ring));
-        CHECK(rv[0] == -1 && rv[1] == (rank + 1) % size, "neighbor alltoallw with empty blocks: %d %d", rv[0],
-              rv[1]);
+        CHECK(rv[0] == -1 && rv[1] == (rank + 1) % size, "neighbor alltoallw with empty blocks: %d %d", rv[0], rv[1]);
     }
 #ifdef LEANMPI
     FORMS_V(Neighbor_alltoallw, Ineighbor_alltoallw, RQ, MPI_ERR_ARG,
@@ -531,8 +533,7 @@ static void test_neighbor(MPI_Comm ring, MPI_Datatype unc)
     FORMS_V(Neighbor_alltoallw, Ineighbor_alltoallw, RQ, MPI_ERR_ARG,
             NA2W(s, NULL, NULL, ints, r, cnt, cntc, ints, ring));
     /* neighbourhood collectives have no in-place form */
-    FORMS(Neighbor_allgather, Ineighbor_allgather, RQ, MPI_ERR_BUFFER, MPI_IN_PLACE, 1, MPI_INT, r, 1, MPI_INT,
-          ring);
+    FORMS(Neighbor_allgather, Ineighbor_allgather, RQ, MPI_ERR_BUFFER, MPI_IN_PLACE, 1, MPI_INT, r, 1, MPI_INT, ring);
     FORMS(Neighbor_alltoall, Ineighbor_alltoall, RQ, MPI_ERR_BUFFER, s, 1, MPI_INT, MPI_IN_PLACE, 1, MPI_INT, ring);
 #endif
 #undef NA2W
@@ -623,7 +624,7 @@ int main(int argc, char **argv)
     MPI_Op keep = freed_op;
     CHECK_MPI(MPI_Op_free(&keep));
 
-    {   /* MPI_BOTTOM with absolute addresses in the type is no NULL buffer */
+    { /* MPI_BOTTOM with absolute addresses in the type is no NULL buffer */
         int sv[2] = {rank, 2 * rank}, rv[2] = {-1, -1}, blen = 2;
         MPI_Aint sa, ra;
         MPI_Datatype st, rt;
@@ -666,7 +667,7 @@ int main(int argc, char **argv)
         if (size >= 2) mt_pass("errors_coll: neighbourhood collectives");
     }
 #ifdef LEANMPI
-    {   /* a freed communicator's old handle */
+    { /* a freed communicator's old handle */
         MPI_Comm d, old;
         CHECK_MPI(MPI_Comm_dup(comm, &d));
         old = d;

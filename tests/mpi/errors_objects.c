@@ -216,8 +216,7 @@ static void datatypes(void)
     int sizes[2] = {4, 4}, subs[2] = {2, 5}, starts[2] = {0, 0};
     CHECK_ERRCLASS(MPI_Type_create_subarray(2, sizes, subs, starts, MPI_ORDER_C, MPI_INT, &out), MPI_ERR_ARG);
     int subs_ok[2] = {2, 2}, starts_bad[2] = {3, 0};
-    CHECK_ERRCLASS(MPI_Type_create_subarray(2, sizes, subs_ok, starts_bad, MPI_ORDER_C, MPI_INT, &out),
-                   MPI_ERR_ARG);
+    CHECK_ERRCLASS(MPI_Type_create_subarray(2, sizes, subs_ok, starts_bad, MPI_ORDER_C, MPI_INT, &out), MPI_ERR_ARG);
     CHECK_ERRCLASS(MPI_Type_create_subarray(2, sizes, subs_ok, starts, 12345, MPI_INT, &out), MPI_ERR_ARG);
     CHECK_ERRCLASS(MPI_Type_create_subarray(0, sizes, subs_ok, starts, MPI_ORDER_C, MPI_INT, &out), MPI_ERR_ARG);
     CHECK_ERRCLASS(MPI_Type_create_hvector(-1, 1, 8, MPI_INT, &out), MPI_ERR_COUNT);

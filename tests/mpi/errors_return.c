@@ -11,15 +11,12 @@ static void expect_error(int rc, const int *classes, int nclasses, const char *w
 {
     int cls = -1, len = -1;
     char s[MPI_MAX_ERROR_STRING + 1];
-    if (rc == MPI_SUCCESS)
-        mt_fail(__FILE__, line, "%s: returned MPI_SUCCESS, expected an error", what);
+    if (rc == MPI_SUCCESS) mt_fail(__FILE__, line, "%s: returned MPI_SUCCESS, expected an error", what);
     CHECK_MPI(MPI_Error_class(rc, &cls));
     int ok = 0;
-    for (int i = 0; i < nclasses; i++)
-        ok |= cls == classes[i];
+    for (int i = 0; i < nclasses; i++) ok |= cls == classes[i];
     if (!ok)
-        mt_fail(__FILE__, line, "%s: error class %d (%s) is not the expected %d", what, cls, mt_errstr(rc),
-                classes[0]);
+        mt_fail(__FILE__, line, "%s: error class %d (%s) is not the expected %d", what, cls, mt_errstr(rc), classes[0]);
     CHECK_MPI(MPI_Error_string(rc, s, &len));
     CHECK(len > 0 && (int)strlen(s) == len, "%s: error string '%s' len %d", what, s, len);
     int x = 123 + line, y = -1;
@@ -29,8 +26,16 @@ static void expect_error(int rc, const int *classes, int nclasses, const char *w
     CHECK_MPI(MPI_Wait(&rq, MPI_STATUS_IGNORE));
     CHECK(y == x, "%s: exchange after the error got %d", what, y);
 }
-#define EXPECT1(call, cls) do { int c_[1] = {cls}; expect_error((call), c_, 1, #call, __LINE__); } while (0)
-#define EXPECT2(call, cls1, cls2) do { int c_[2] = {cls1, cls2}; expect_error((call), c_, 2, #call, __LINE__); } while (0)
+#define EXPECT1(call, cls)                            \
+    do {                                              \
+        int c_[1] = {cls};                            \
+        expect_error((call), c_, 1, #call, __LINE__); \
+    } while (0)
+#define EXPECT2(call, cls1, cls2)                     \
+    do {                                              \
+        int c_[2] = {cls1, cls2};                     \
+        expect_error((call), c_, 2, #call, __LINE__); \
+    } while (0)
 
 static int handler_calls;
 static MPI_Comm handler_comm_seen;
@@ -76,8 +81,7 @@ int main(int argc, char **argv)
         int flag;
         CHECK_MPI(MPI_Comm_get_attr(MPI_COMM_WORLD, MPI_TAG_UB, &v, &flag));
         int ub = *(int *)v;
-        if (ub < 2147483647)
-            EXPECT1(MPI_Send(buf, 1, MPI_INT, rank, ub + 1, MPI_COMM_WORLD), MPI_ERR_TAG);
+        if (ub < 2147483647) EXPECT1(MPI_Send(buf, 1, MPI_INT, rank, ub + 1, MPI_COMM_WORLD), MPI_ERR_TAG);
     }
     /* Buffer. */
     EXPECT2(MPI_Send(NULL, 4, MPI_INT, rank, 0, MPI_COMM_WORLD), MPI_ERR_BUFFER, MPI_ERR_ARG);
@@ -145,18 +149,68 @@ int main(int argc, char **argv)
 
     /* Every standard error class maps to itself and has a string. */
     const int classes[] = {
-        MPI_SUCCESS, MPI_ERR_BUFFER, MPI_ERR_COUNT, MPI_ERR_TYPE, MPI_ERR_TAG, MPI_ERR_COMM, MPI_ERR_RANK,
-        MPI_ERR_REQUEST, MPI_ERR_ROOT, MPI_ERR_GROUP, MPI_ERR_OP, MPI_ERR_TOPOLOGY, MPI_ERR_DIMS, MPI_ERR_ARG,
-        MPI_ERR_UNKNOWN, MPI_ERR_TRUNCATE, MPI_ERR_OTHER, MPI_ERR_INTERN, MPI_ERR_IN_STATUS, MPI_ERR_PENDING,
-        MPI_ERR_KEYVAL, MPI_ERR_NO_MEM, MPI_ERR_BASE, MPI_ERR_INFO_KEY, MPI_ERR_INFO_VALUE, MPI_ERR_INFO_NOKEY,
-        MPI_ERR_SPAWN, MPI_ERR_PORT, MPI_ERR_SERVICE, MPI_ERR_NAME, MPI_ERR_WIN, MPI_ERR_SIZE, MPI_ERR_DISP,
-        MPI_ERR_INFO, MPI_ERR_LOCKTYPE, MPI_ERR_ASSERT, MPI_ERR_RMA_CONFLICT, MPI_ERR_RMA_SYNC, MPI_ERR_RMA_RANGE,
-        MPI_ERR_RMA_ATTACH, MPI_ERR_RMA_SHARED, MPI_ERR_RMA_FLAVOR, MPI_ERR_FILE, MPI_ERR_NOT_SAME,
-        MPI_ERR_AMODE, MPI_ERR_UNSUPPORTED_DATAREP, MPI_ERR_UNSUPPORTED_OPERATION, MPI_ERR_NO_SUCH_FILE,
-        MPI_ERR_FILE_EXISTS, MPI_ERR_BAD_FILE, MPI_ERR_ACCESS, MPI_ERR_NO_SPACE, MPI_ERR_QUOTA,
-        MPI_ERR_READ_ONLY, MPI_ERR_FILE_IN_USE, MPI_ERR_DUP_DATAREP, MPI_ERR_CONVERSION, MPI_ERR_IO,
+        MPI_SUCCESS,
+        MPI_ERR_BUFFER,
+        MPI_ERR_COUNT,
+        MPI_ERR_TYPE,
+        MPI_ERR_TAG,
+        MPI_ERR_COMM,
+        MPI_ERR_RANK,
+        MPI_ERR_REQUEST,
+        MPI_ERR_ROOT,
+        MPI_ERR_GROUP,
+        MPI_ERR_OP,
+        MPI_ERR_TOPOLOGY,
+        MPI_ERR_DIMS,
+        MPI_ERR_ARG,
+        MPI_ERR_UNKNOWN,
+        MPI_ERR_TRUNCATE,
+        MPI_ERR_OTHER,
+        MPI_ERR_INTERN,
+        MPI_ERR_IN_STATUS,
+        MPI_ERR_PENDING,
+        MPI_ERR_KEYVAL,
+        MPI_ERR_NO_MEM,
+        MPI_ERR_BASE,
+        MPI_ERR_INFO_KEY,
+        MPI_ERR_INFO_VALUE,
+        MPI_ERR_INFO_NOKEY,
+        MPI_ERR_SPAWN,
+        MPI_ERR_PORT,
+        MPI_ERR_SERVICE,
+        MPI_ERR_NAME,
+        MPI_ERR_WIN,
+        MPI_ERR_SIZE,
+        MPI_ERR_DISP,
+        MPI_ERR_INFO,
+        MPI_ERR_LOCKTYPE,
+        MPI_ERR_ASSERT,
+        MPI_ERR_RMA_CONFLICT,
+        MPI_ERR_RMA_SYNC,
+        MPI_ERR_RMA_RANGE,
+        MPI_ERR_RMA_ATTACH,
+        MPI_ERR_RMA_SHARED,
+        MPI_ERR_RMA_FLAVOR,
+        MPI_ERR_FILE,
+        MPI_ERR_NOT_SAME,
+        MPI_ERR_AMODE,
+        MPI_ERR_UNSUPPORTED_DATAREP,
+        MPI_ERR_UNSUPPORTED_OPERATION,
+        MPI_ERR_NO_SUCH_FILE,
+        MPI_ERR_FILE_EXISTS,
+        MPI_ERR_BAD_FILE,
+        MPI_ERR_ACCESS,
+        MPI_ERR_NO_SPACE,
+        MPI_ERR_QUOTA,
+        MPI_ERR_READ_ONLY,
+        MPI_ERR_FILE_IN_USE,
+        MPI_ERR_DUP_DATAREP,
+        MPI_ERR_CONVERSION,
+        MPI_ERR_IO,
 #if MPI_VERSION >= 4
-        MPI_ERR_SESSION, MPI_ERR_PROC_ABORTED, MPI_ERR_VALUE_TOO_LARGE,
+        MPI_ERR_SESSION,
+        MPI_ERR_PROC_ABORTED,
+        MPI_ERR_VALUE_TOO_LARGE,
 #endif
     };
     const int nc = (int)(sizeof classes / sizeof classes[0]);

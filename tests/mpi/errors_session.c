@@ -62,10 +62,9 @@ int main(int argc, char **argv)
     CHECK_MPI(MPI_Group_from_session_pset(s, "mpi://SELF", &g));
     MPI_Group freed = g;
     CHECK_MPI(MPI_Group_free(&g));
-    CHECK_ERRCLASS(MPI_Comm_create_from_group(freed, "org.leanmpi.test.errors", MPI_INFO_NULL, MPI_ERRORS_RETURN,
-                                              &c), MPI_ERR_GROUP);
-    CHECK_ERRCLASS(MPI_Comm_create_from_group(wg, "org.leanmpi.test.errors", MPI_INFO_NULL, sess_eh, &c),
-                   MPI_ERR_ARG);
+    CHECK_ERRCLASS(MPI_Comm_create_from_group(freed, "org.leanmpi.test.errors", MPI_INFO_NULL, MPI_ERRORS_RETURN, &c),
+                   MPI_ERR_GROUP);
+    CHECK_ERRCLASS(MPI_Comm_create_from_group(wg, "org.leanmpi.test.errors", MPI_INFO_NULL, sess_eh, &c), MPI_ERR_ARG);
     char longtag[MPI_MAX_STRINGTAG_LEN + 8];
     memset(longtag, 't', sizeof longtag - 1);
     longtag[sizeof longtag - 1] = '\0';

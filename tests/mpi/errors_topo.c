@@ -17,8 +17,8 @@ static int *unw; /* MPI_UNWEIGHTED read through a volatile: compilers warn about
 static void still_works(MPI_Comm comm, int line)
 {
     int n = mt_size(comm), me = mt_rank(comm), x = me, y = -1, sum = -1;
-    CHECK_MPI(MPI_Sendrecv(&x, 1, MPI_INT, (me + 1) % n, 9, &y, 1, MPI_INT, (me + n - 1) % n, 9, comm,
-                           MPI_STATUS_IGNORE));
+    CHECK_MPI(
+        MPI_Sendrecv(&x, 1, MPI_INT, (me + 1) % n, 9, &y, 1, MPI_INT, (me + n - 1) % n, 9, comm, MPI_STATUS_IGNORE));
     CHECK(y == (me + n - 1) % n, "line %d: ring exchange got %d", line, y);
     CHECK_MPI(MPI_Allreduce(&x, &sum, 1, MPI_INT, MPI_SUM, comm));
     CHECK(sum == n * (n - 1) / 2, "line %d: allreduce got %d", line, sum);
@@ -127,8 +127,7 @@ static void cart_queries(void)
     CHECK_ERRCLASS(MPI_Graph_get(cart, 4, 4, nb, nb), MPI_ERR_TOPOLOGY);
     CHECK_ERRCLASS(MPI_Graph_neighbors(cart, 0, 4, nb), MPI_ERR_TOPOLOGY);
     CHECK_ERRCLASS(MPI_Dist_graph_neighbors_count(cart, &in, &outd, &w), MPI_ERR_TOPOLOGY);
-    CHECK_ERRCLASS(MPI_Dist_graph_neighbors(cart, 4, nb, unw, 4, nb, unw),
-                   MPI_ERR_TOPOLOGY);
+    CHECK_ERRCLASS(MPI_Dist_graph_neighbors(cart, 4, nb, unw, 4, nb, unw), MPI_ERR_TOPOLOGY);
     /* world has no topology at all */
     CHECK_ERRCLASS(MPI_Cartdim_get(MPI_COMM_WORLD, &nd), MPI_ERR_TOPOLOGY);
     CHECK_ERRCLASS(MPI_Cart_get(MPI_COMM_WORLD, 2, dims, periods, coords), MPI_ERR_TOPOLOGY);
@@ -217,39 +216,38 @@ static void dist_graph_errors(void)
     MPI_Comm d = MPI_COMM_NULL;
     int bad = size, neg = -2, negw = -5;
     /* adjacent: a source or destination that is no rank, a negative weight or degree */
-    CHECK_ERRCLASS(MPI_Dist_graph_create_adjacent(MPI_COMM_WORLD, 1, &bad, unw, 1, &next,
-                                                  unw, MPI_INFO_NULL, 0, &d), MPI_ERR_RANK);
-    CHECK_ERRCLASS(MPI_Dist_graph_create_adjacent(MPI_COMM_WORLD, 1, &prev, unw, 1, &neg,
-                                                  unw, MPI_INFO_NULL, 0, &d), MPI_ERR_RANK);
-    CHECK_ERRCLASS(MPI_Dist_graph_create_adjacent(MPI_COMM_WORLD, 1, &prev, &negw, 1, &next, &w1,
-                                                  MPI_INFO_NULL, 0, &d), MPI_ERR_ARG);
-    CHECK_ERRCLASS(MPI_Dist_graph_create_adjacent(MPI_COMM_WORLD, 1, &prev, &w1, 1, &next, &negw,
-                                                  MPI_INFO_NULL, 0, &d), MPI_ERR_ARG);
-    CHECK_ERRCLASS(MPI_Dist_graph_create_adjacent(MPI_COMM_WORLD, -1, &prev, unw, 1, &next,
-                                                  unw, MPI_INFO_NULL, 0, &d), MPI_ERR_ARG);
-    CHECK_ERRCLASS(MPI_Dist_graph_create_adjacent(MPI_COMM_WORLD, 1, NULL, unw, 1, &next,
-                                                  unw, MPI_INFO_NULL, 0, &d), MPI_ERR_ARG);
+    CHECK_ERRCLASS(MPI_Dist_graph_create_adjacent(MPI_COMM_WORLD, 1, &bad, unw, 1, &next, unw, MPI_INFO_NULL, 0, &d),
+                   MPI_ERR_RANK);
+    CHECK_ERRCLASS(MPI_Dist_graph_create_adjacent(MPI_COMM_WORLD, 1, &prev, unw, 1, &neg, unw, MPI_INFO_NULL, 0, &d),
+                   MPI_ERR_RANK);
+    CHECK_ERRCLASS(MPI_Dist_graph_create_adjacent(MPI_COMM_WORLD, 1, &prev, &negw, 1, &next, &w1, MPI_INFO_NULL, 0, &d),
+                   MPI_ERR_ARG);
+    CHECK_ERRCLASS(MPI_Dist_graph_create_adjacent(MPI_COMM_WORLD, 1, &prev, &w1, 1, &next, &negw, MPI_INFO_NULL, 0, &d),
+                   MPI_ERR_ARG);
+    CHECK_ERRCLASS(MPI_Dist_graph_create_adjacent(MPI_COMM_WORLD, -1, &prev, unw, 1, &next, unw, MPI_INFO_NULL, 0, &d),
+                   MPI_ERR_ARG);
+    CHECK_ERRCLASS(MPI_Dist_graph_create_adjacent(MPI_COMM_WORLD, 1, NULL, unw, 1, &next, unw, MPI_INFO_NULL, 0, &d),
+                   MPI_ERR_ARG);
     /* the general form: n, degrees, ranks and weights checked the same way */
     int deg1 = 1, negdeg = -1;
-    CHECK_ERRCLASS(MPI_Dist_graph_create(MPI_COMM_WORLD, -1, &rank, &deg1, &next, unw,
-                                         MPI_INFO_NULL, 0, &d), MPI_ERR_COUNT);
-    CHECK_ERRCLASS(MPI_Dist_graph_create(MPI_COMM_WORLD, 1, &rank, &negdeg, &next, unw,
-                                         MPI_INFO_NULL, 0, &d), MPI_ERR_ARG);
-    CHECK_ERRCLASS(MPI_Dist_graph_create(MPI_COMM_WORLD, 1, &bad, &deg1, &next, unw,
-                                         MPI_INFO_NULL, 0, &d), MPI_ERR_RANK);
-    CHECK_ERRCLASS(MPI_Dist_graph_create(MPI_COMM_WORLD, 1, &rank, &deg1, &bad, unw,
-                                         MPI_INFO_NULL, 0, &d), MPI_ERR_RANK);
-    CHECK_ERRCLASS(MPI_Dist_graph_create(MPI_COMM_WORLD, 1, &rank, &deg1, &next, &negw,
-                                         MPI_INFO_NULL, 0, &d), MPI_ERR_ARG);
-    CHECK_ERRCLASS(MPI_Dist_graph_create(MPI_COMM_WORLD, 1, &rank, &deg1, NULL, unw,
-                                         MPI_INFO_NULL, 0, &d), MPI_ERR_ARG);
-    CHECK_ERRCLASS(MPI_Dist_graph_create(MPI_COMM_WORLD, 1, &rank, &deg1, &next, NULL,
-                                         MPI_INFO_NULL, 0, &d), MPI_ERR_ARG);
+    CHECK_ERRCLASS(MPI_Dist_graph_create(MPI_COMM_WORLD, -1, &rank, &deg1, &next, unw, MPI_INFO_NULL, 0, &d),
+                   MPI_ERR_COUNT);
+    CHECK_ERRCLASS(MPI_Dist_graph_create(MPI_COMM_WORLD, 1, &rank, &negdeg, &next, unw, MPI_INFO_NULL, 0, &d),
+                   MPI_ERR_ARG);
+    CHECK_ERRCLASS(MPI_Dist_graph_create(MPI_COMM_WORLD, 1, &bad, &deg1, &next, unw, MPI_INFO_NULL, 0, &d),
+                   MPI_ERR_RANK);
+    CHECK_ERRCLASS(MPI_Dist_graph_create(MPI_COMM_WORLD, 1, &rank, &deg1, &bad, unw, MPI_INFO_NULL, 0, &d),
+                   MPI_ERR_RANK);
+    CHECK_ERRCLASS(MPI_Dist_graph_create(MPI_COMM_WORLD, 1, &rank, &deg1, &next, &negw, MPI_INFO_NULL, 0, &d),
+                   MPI_ERR_ARG);
+    CHECK_ERRCLASS(MPI_Dist_graph_create(MPI_COMM_WORLD, 1, &rank, &deg1, NULL, unw, MPI_INFO_NULL, 0, &d),
+                   MPI_ERR_ARG);
+    CHECK_ERRCLASS(MPI_Dist_graph_create(MPI_COMM_WORLD, 1, &rank, &deg1, &next, NULL, MPI_INFO_NULL, 0, &d),
+                   MPI_ERR_ARG);
     CHECK_NO_COMM(d);
     still_works(MPI_COMM_WORLD, __LINE__);
 
-    CHECK_MPI(MPI_Dist_graph_create_adjacent(MPI_COMM_WORLD, 1, &prev, &w1, 1, &next, &w1, MPI_INFO_NULL, 0,
-                                             &d));
+    CHECK_MPI(MPI_Dist_graph_create_adjacent(MPI_COMM_WORLD, 1, &prev, &w1, 1, &next, &w1, MPI_INFO_NULL, 0, &d));
     CHECK_MPI(MPI_Comm_set_errhandler(d, MPI_ERRORS_RETURN));
     int src[2], sw[2], dst[2], dw[2], cnt, nn, ne;
     /* output arrays shorter than the degrees */
@@ -286,10 +284,9 @@ static void neighbor_without_topology(void)
     CHECK_ERRCLASS(MPI_Ineighbor_allgather(s, 1, MPI_INT, r, 1, MPI_INT, w, &rq), MPI_ERR_TOPOLOGY);
     CHECK_ERRCLASS(MPI_Ineighbor_alltoall(s, 1, MPI_INT, r, 1, MPI_INT, w, &rq), MPI_ERR_TOPOLOGY);
     CHECK_ERRCLASS(MPI_Ineighbor_alltoallw(s, cnt, adisp, ty, r, cnt, adisp, ty, w, &rq), MPI_ERR_TOPOLOGY);
-    CHECK_ERRCLASS(MPI_Neighbor_allgather_init(s, 1, MPI_INT, r, 1, MPI_INT, w, MPI_INFO_NULL, &rq),
+    CHECK_ERRCLASS(MPI_Neighbor_allgather_init(s, 1, MPI_INT, r, 1, MPI_INT, w, MPI_INFO_NULL, &rq), MPI_ERR_TOPOLOGY);
+    CHECK_ERRCLASS(MPI_Neighbor_alltoallv_init(s, cnt, disp, MPI_INT, r, cnt, disp, MPI_INT, w, MPI_INFO_NULL, &rq),
                    MPI_ERR_TOPOLOGY);
-    CHECK_ERRCLASS(MPI_Neighbor_alltoallv_init(s, cnt, disp, MPI_INT, r, cnt, disp, MPI_INT, w, MPI_INFO_NULL,
-                                               &rq), MPI_ERR_TOPOLOGY);
     CHECK(rq == MPI_REQUEST_NULL, "a failed neighbourhood collective returned a request");
     /* and on a topology communicator used after free */
     MPI_Comm cart, stale;

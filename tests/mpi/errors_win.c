@@ -126,8 +126,7 @@ int main(int argc, char **argv)
         CHECK_ERRCLASS(MPI_Win_fence(0, win), MPI_ERR_UNSUPPORTED_OPERATION);
         CHECK_ERRCLASS(MPI_Put(&x, 1, MPI_INT, 0, 0, 1, MPI_INT, win), MPI_ERR_UNSUPPORTED_OPERATION);
         CHECK_ERRCLASS(MPI_Get(&x, 1, MPI_INT, 0, 0, 1, MPI_INT, win), MPI_ERR_UNSUPPORTED_OPERATION);
-        CHECK_ERRCLASS(MPI_Accumulate(&x, 1, MPI_INT, 0, 0, 1, MPI_INT, MPI_SUM, win),
-                       MPI_ERR_UNSUPPORTED_OPERATION);
+        CHECK_ERRCLASS(MPI_Accumulate(&x, 1, MPI_INT, 0, 0, 1, MPI_INT, MPI_SUM, win), MPI_ERR_UNSUPPORTED_OPERATION);
         CHECK_ERRCLASS(MPI_Win_lock(MPI_LOCK_SHARED, 0, 0, win), MPI_ERR_UNSUPPORTED_OPERATION);
         CHECK_ERRCLASS(MPI_Win_lock_all(0, win), MPI_ERR_UNSUPPORTED_OPERATION);
         CHECK_ERRCLASS(MPI_Win_flush(0, win), MPI_ERR_UNSUPPORTED_OPERATION);
@@ -149,18 +148,18 @@ int main(int argc, char **argv)
     CHECK_MPI(MPI_Win_set_errhandler(win, MPI_ERRORS_RETURN));
     CHECK_ERRCLASS(MPI_Win_shared_query(win, 0, &sz, &du, &base), MPI_ERR_RMA_FLAVOR);
     CHECK_MPI(MPI_Win_attach(win, buf + 16, 16));
-    CHECK_ERRCLASS(MPI_Win_attach(win, buf + 16, 16), MPI_ERR_RMA_ATTACH);  /* the same */
-    CHECK_ERRCLASS(MPI_Win_attach(win, buf + 8, 16), MPI_ERR_RMA_ATTACH);   /* overlaps its start */
-    CHECK_ERRCLASS(MPI_Win_attach(win, buf + 24, 16), MPI_ERR_RMA_ATTACH);  /* overlaps its end */
-    CHECK_ERRCLASS(MPI_Win_attach(win, buf, 64), MPI_ERR_RMA_ATTACH);       /* contains it */
-    CHECK_ERRCLASS(MPI_Win_attach(win, buf + 20, 4), MPI_ERR_RMA_ATTACH);   /* inside it */
+    CHECK_ERRCLASS(MPI_Win_attach(win, buf + 16, 16), MPI_ERR_RMA_ATTACH); /* the same */
+    CHECK_ERRCLASS(MPI_Win_attach(win, buf + 8, 16), MPI_ERR_RMA_ATTACH);  /* overlaps its start */
+    CHECK_ERRCLASS(MPI_Win_attach(win, buf + 24, 16), MPI_ERR_RMA_ATTACH); /* overlaps its end */
+    CHECK_ERRCLASS(MPI_Win_attach(win, buf, 64), MPI_ERR_RMA_ATTACH);      /* contains it */
+    CHECK_ERRCLASS(MPI_Win_attach(win, buf + 20, 4), MPI_ERR_RMA_ATTACH);  /* inside it */
     CHECK_ERRCLASS(MPI_Win_attach(win, buf, -1), MPI_ERR_SIZE);
-    CHECK_MPI(MPI_Win_attach(win, buf, 16));       /* right before: fine */
-    CHECK_MPI(MPI_Win_attach(win, buf + 32, 16));  /* right after: fine */
+    CHECK_MPI(MPI_Win_attach(win, buf, 16));      /* right before: fine */
+    CHECK_MPI(MPI_Win_attach(win, buf + 32, 16)); /* right after: fine */
     CHECK_ERRCLASS(MPI_Win_detach(win, buf + 1), MPI_ERR_BASE);
     CHECK_ERRCLASS(MPI_Win_detach(win, buf + 48), MPI_ERR_BASE);
     CHECK_MPI(MPI_Win_detach(win, buf + 16));
-    CHECK_ERRCLASS(MPI_Win_detach(win, buf + 16), MPI_ERR_BASE);  /* twice */
+    CHECK_ERRCLASS(MPI_Win_detach(win, buf + 16), MPI_ERR_BASE); /* twice */
     CHECK_MPI(MPI_Win_detach(win, buf));
     CHECK_MPI(MPI_Win_detach(win, buf + 32));
     CHECK_MPI(MPI_Win_free(&win));

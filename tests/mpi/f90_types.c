@@ -11,11 +11,11 @@ static int is_leanmpi(void)
 }
 
 /* No type fits: MPI_ERR_ARG here; MPICH 4.0 says MPI_ERR_OTHER. */
-#define CHECK_NO_TYPE(call)                                                   \
-    do {                                                                      \
-        int rc_ = (call);                                                     \
-        if (is_leanmpi()) CHECK_ERRCLASS(rc_, MPI_ERR_ARG);                   \
-        else CHECK(rc_ != MPI_SUCCESS, "%s fails", #call);                   \
+#define CHECK_NO_TYPE(call)                                 \
+    do {                                                    \
+        int rc_ = (call);                                   \
+        if (is_leanmpi()) CHECK_ERRCLASS(rc_, MPI_ERR_ARG); \
+        else CHECK(rc_ != MPI_SUCCESS, "%s fails", #call);  \
     } while (0)
 
 static int type_size(MPI_Datatype t)
@@ -90,9 +90,8 @@ int main(int argc, char **argv)
     if (is_leanmpi()) CHECK_ERRCLASS(MPI_Type_free(&t), MPI_ERR_TYPE); /* predefined */
 
     /* reals: precision p and range r, either MPI_UNDEFINED */
-    static const int reals[][3] = {{6, MPI_UNDEFINED, 4},  {MPI_UNDEFINED, 37, 4}, {3, 10, 4},
-                                   {7, MPI_UNDEFINED, 8},  {15, 307, 8},         {MPI_UNDEFINED, 38, 8},
-                                   {6, 300, 8}};
+    static const int reals[][3] = {{6, MPI_UNDEFINED, 4}, {MPI_UNDEFINED, 37, 4}, {3, 10, 4}, {7, MPI_UNDEFINED, 8},
+                                   {15, 307, 8},          {MPI_UNDEFINED, 38, 8}, {6, 300, 8}};
     for (int i = 0; i < 7; i++) {
         CHECK_MPI(MPI_Type_create_f90_real(reals[i][0], reals[i][1], &t));
         CHECK(type_size(t) == reals[i][2], "real(%d,%d): size %d", reals[i][0], reals[i][1], type_size(t));
@@ -106,9 +105,8 @@ int main(int argc, char **argv)
     CHECK_NO_TYPE(MPI_Type_create_f90_complex(1000, 10, &t));
 
     /* by size within a class */
-    static const int matches[][2] = {{MPI_TYPECLASS_INTEGER, 1}, {MPI_TYPECLASS_INTEGER, 2},
-                                     {MPI_TYPECLASS_INTEGER, 4}, {MPI_TYPECLASS_INTEGER, 8},
-                                     {MPI_TYPECLASS_REAL, 4},    {MPI_TYPECLASS_REAL, 8},
+    static const int matches[][2] = {{MPI_TYPECLASS_INTEGER, 1}, {MPI_TYPECLASS_INTEGER, 2}, {MPI_TYPECLASS_INTEGER, 4},
+                                     {MPI_TYPECLASS_INTEGER, 8}, {MPI_TYPECLASS_REAL, 4},    {MPI_TYPECLASS_REAL, 8},
                                      {MPI_TYPECLASS_COMPLEX, 8}, {MPI_TYPECLASS_COMPLEX, 16}};
     for (int i = 0; i < 8; i++) {
         CHECK_MPI(MPI_Type_match_size(matches[i][0], matches[i][1], &t));

@@ -3,8 +3,18 @@
  * MPI_GROUP_EMPTY, and the error classes of invalid arguments. */
 #include "mpitest.h"
 
-static int gsize(MPI_Group g) { int s = -1; CHECK_MPI(MPI_Group_size(g, &s)); return s; }
-static int grank(MPI_Group g) { int r = -2; CHECK_MPI(MPI_Group_rank(g, &r)); return r; }
+static int gsize(MPI_Group g)
+{
+    int s = -1;
+    CHECK_MPI(MPI_Group_size(g, &s));
+    return s;
+}
+static int grank(MPI_Group g)
+{
+    int r = -2;
+    CHECK_MPI(MPI_Group_rank(g, &r));
+    return r;
+}
 
 /* The world ranks of g's members, in order, must be exactly want[0..n). */
 /* Frees a group unless it is MPI_GROUP_EMPTY, which an empty result may be. */
@@ -24,10 +34,10 @@ static void check_members(MPI_Group g, MPI_Group world, int n, const int *want, 
         if (w != want[i]) mt_fail(__FILE__, line, "member %d is world rank %d, expected %d", i, w, want[i]);
     }
 }
-#define MEMBERS(g, n, ...)                                \
-    do {                                                  \
-        int want_[] = {-1, __VA_ARGS__};                  \
-        check_members(g, world, n, want_ + 1, __LINE__);  \
+#define MEMBERS(g, n, ...)                               \
+    do {                                                 \
+        int want_[] = {-1, __VA_ARGS__};                 \
+        check_members(g, world, n, want_ + 1, __LINE__); \
     } while (0)
 
 static int cmp(MPI_Group a, MPI_Group b)

@@ -23,8 +23,8 @@ int main(int argc, char **argv)
     CHECK(MPI_THREAD_SINGLE < MPI_THREAD_FUNNELED && MPI_THREAD_FUNNELED < MPI_THREAD_SERIALIZED &&
               MPI_THREAD_SERIALIZED < MPI_THREAD_MULTIPLE,
           "thread level constants must be monotonic");
-    CHECK(provided == MPI_THREAD_SINGLE || provided == MPI_THREAD_FUNNELED ||
-              provided == MPI_THREAD_SERIALIZED || provided == MPI_THREAD_MULTIPLE,
+    CHECK(provided == MPI_THREAD_SINGLE || provided == MPI_THREAD_FUNNELED || provided == MPI_THREAD_SERIALIZED ||
+              provided == MPI_THREAD_MULTIPLE,
           "provided thread level %d is not a valid level", provided);
     int q = -1;
     CHECK_MPI(MPI_Query_thread(&q));
@@ -90,8 +90,8 @@ int main(int argc, char **argv)
     CHECK(len > 0 && len < MPI_MAX_LIBRARY_VERSION_STRING, "library version length %d", len);
     /* The standard says resultlen excludes the terminating null; Open MPI 4.1
      * counts it, so one extra is tolerated. */
-    CHECK((int)strlen(lib) == len || (int)strlen(lib) == len - 1,
-          "library version strlen %d != len %d", (int)strlen(lib), len);
+    CHECK((int)strlen(lib) == len || (int)strlen(lib) == len - 1, "library version strlen %d != len %d",
+          (int)strlen(lib), len);
     mt_pass("init_basic: Get_processor_name, Get_version, Get_library_version");
 
     double tick = MPI_Wtick();
@@ -103,8 +103,7 @@ int main(int argc, char **argv)
         prev = t;
     }
     /* Time advances: spin (bounded) until it moves by at least 1 ms. */
-    for (long i = 0; i < 2000000000L && prev - t0 < 1e-3; i++)
-        prev = MPI_Wtime();
+    for (long i = 0; i < 2000000000L && prev - t0 < 1e-3; i++) prev = MPI_Wtime();
     CHECK(prev - t0 >= 1e-3, "MPI_Wtime did not advance");
     mt_pass("init_basic: Wtime monotonic, Wtick > 0");
 
@@ -125,8 +124,7 @@ int main(int argc, char **argv)
     CHECK_EQ(st.MPI_TAG, tag_ub);
     flag = 0;
     CHECK_MPI(MPI_Comm_get_attr(MPI_COMM_WORLD, MPI_WTIME_IS_GLOBAL, &val, &flag));
-    if (flag)
-        CHECK(*(int *)val == 0 || *(int *)val == 1, "MPI_WTIME_IS_GLOBAL %d", *(int *)val);
+    if (flag) CHECK(*(int *)val == 0 || *(int *)val == 1, "MPI_WTIME_IS_GLOBAL %d", *(int *)val);
     mt_pass("init_basic: MPI_TAG_UB attribute");
 
     CHECK_MPI(MPI_Finalize());
@@ -140,7 +138,6 @@ int main(int argc, char **argv)
         fprintf(stderr, "FAIL MPI_Initialized after finalize must stay true: flag %d\n", flag);
         return 1;
     }
-    if (rank == 0)
-        printf("PASS init_basic: Finalize, Finalized\n");
+    if (rank == 0) printf("PASS init_basic: Finalize, Finalized\n");
     return 0;
 }

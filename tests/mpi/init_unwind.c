@@ -32,8 +32,8 @@ int main(int argc, char **argv)
     MPI_Comm_size(MPI_COMM_WORLD, &size);
     /* point-to-point, a collective and a new communicator after the retry */
     int token = rank, got = -1;
-    CHECK_MPI(MPI_Sendrecv(&token, 1, MPI_INT, (rank + 1) % size, 3, &got, 1, MPI_INT, (rank + size - 1) % size,
-                                  3, MPI_COMM_WORLD, MPI_STATUS_IGNORE));
+    CHECK_MPI(MPI_Sendrecv(&token, 1, MPI_INT, (rank + 1) % size, 3, &got, 1, MPI_INT, (rank + size - 1) % size, 3,
+                           MPI_COMM_WORLD, MPI_STATUS_IGNORE));
     CHECK(got == (rank + size - 1) % size, "ring token %d", got);
     long sum = 0, mine = rank + 1;
     CHECK_MPI(MPI_Allreduce(&mine, &sum, 1, MPI_LONG, MPI_SUM, MPI_COMM_WORLD));

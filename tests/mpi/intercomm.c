@@ -308,7 +308,8 @@ static void collectives(MPI_Comm ic, int parity)
 
     /* allreduce: each side gets the remote side's sums */
     long in[2] = {wrank, (long)wrank * wrank}, out[2] = {-1, -1}, want[2] = {0, 0};
-    for (int i = 0; i < rs; i++) want[0] += world_of(other, i), want[1] += (long)world_of(other, i) * world_of(other, i);
+    for (int i = 0; i < rs; i++)
+        want[0] += world_of(other, i), want[1] += (long)world_of(other, i) * world_of(other, i);
     CHECK_MPI(MPI_Allreduce(in, out, 2, MPI_LONG, MPI_SUM, ic));
     CHECK_EQ(out[0], want[0]);
     CHECK_EQ(out[1], want[1]);
@@ -498,10 +499,10 @@ int main(int argc, char **argv)
 
     p2p(ic, parity);
     mt_pass("point-to-point");
-    check_merge(ic, parity, parity, 0);     /* evens low */
-    check_merge(ic, other, parity, 1);      /* odds low */
-    check_merge(ic, 0, parity, -1);         /* a tie, both low */
-    check_merge(ic, 1, parity, -1);         /* a tie, both high */
+    check_merge(ic, parity, parity, 0); /* evens low */
+    check_merge(ic, other, parity, 1);  /* odds low */
+    check_merge(ic, 0, parity, -1);     /* a tie, both low */
+    check_merge(ic, 1, parity, -1);     /* a tie, both high */
     mt_pass("MPI_Intercomm_merge");
     dup_compare_name(ic, parity);
     mt_pass("dup, attributes, compare, names");

@@ -55,8 +55,8 @@ static void check_pvars(void)
         int name_len = sizeof name, desc_len = sizeof desc, verb, cls, bind, ro, cont, atomic;
         MPI_Datatype dt;
         MPI_T_enum et;
-        int rc = MPI_T_pvar_get_info(i, name, &name_len, &verb, &cls, &dt, &et, desc, &desc_len, &bind,
-                                     &ro, &cont, &atomic);
+        int rc = MPI_T_pvar_get_info(i, name, &name_len, &verb, &cls, &dt, &et, desc, &desc_len, &bind, &ro, &cont,
+                                     &atomic);
         if (rc == MPI_T_ERR_INVALID_INDEX) continue;
 #ifndef LEANMPI /* Open MPI 4.1 says so of some variables after MPI_Init */
         if (rc == MPI_T_ERR_INVALID) continue;
@@ -113,8 +113,7 @@ static void check_errors(void)
     rc = MPI_T_category_get_info(ncat, name, &name_len, desc, &desc_len, &nc, &np, &nk);
     CHECK(rc == MPI_T_ERR_INVALID_INDEX || rc == MPI_T_ERR_INVALID, "category index %d past the end: %d", ncat, rc);
     CHECK_EQ(MPI_T_cvar_get_index("no_such_variable_xyzzy", &idx), MPI_T_ERR_INVALID_NAME);
-    CHECK_EQ(MPI_T_pvar_get_index("no_such_variable_xyzzy", MPI_T_PVAR_CLASS_COUNTER, &idx),
-             MPI_T_ERR_INVALID_NAME);
+    CHECK_EQ(MPI_T_pvar_get_index("no_such_variable_xyzzy", MPI_T_PVAR_CLASS_COUNTER, &idx), MPI_T_ERR_INVALID_NAME);
     CHECK_EQ(MPI_T_category_get_index("no_such_category_xyzzy", &idx), MPI_T_ERR_INVALID_NAME);
     MPI_T_cvar_handle ch;
     int count;
@@ -135,8 +134,9 @@ static void check_errors(void)
     /* A negative index (Open MPI: MPI_T_ERR_INVALID), NULL strings (MPICH
      * 4.0 crashes) and made-up handles are left open by other libraries. */
     /* MPICH 4.0 crashes on a pvar index past the end. */
-    CHECK_EQ(MPI_T_pvar_get_info(npvar, name, &name_len, &verb, &cls, &dt, &et, desc, &desc_len, &bind,
-                                 &ro, &cont, &atomic), MPI_T_ERR_INVALID_INDEX);
+    CHECK_EQ(
+        MPI_T_pvar_get_info(npvar, name, &name_len, &verb, &cls, &dt, &et, desc, &desc_len, &bind, &ro, &cont, &atomic),
+        MPI_T_ERR_INVALID_INDEX);
     CHECK_EQ(MPI_T_cvar_get_info(ncvar, name, &name_len, &verb, &dt, &et, desc, &desc_len, &bind, &scope),
              MPI_T_ERR_INVALID_INDEX);
     CHECK_EQ(MPI_T_cvar_get_index(NULL, &idx), MPI_T_ERR_INVALID_NAME);
@@ -249,8 +249,7 @@ static void check_leanmpi_counters(void)
      * sends only a header and the receiver may copy the data itself. */
     if (N_BYTES <= read_cvar("LEANMPI_EAGER_LIMIT"))
         CHECK(sent1 - sent0 >= N_BYTES, "sent grew by %llu", sent1 - sent0);
-    CHECK(recv1 - recv0 + rget1 - rget0 >= N_BYTES, "received grew by %llu + %llu", recv1 - recv0,
-          rget1 - rget0);
+    CHECK(recv1 - recv0 + rget1 - rget0 >= N_BYTES, "received grew by %llu + %llu", recv1 - recv0, rget1 - rget0);
     CHECK_EQ(MPI_T_pvar_read(s, hm, &peak), MPI_SUCCESS);
     CHECK(peak > 0, "peak core memory 0");
     CHECK_EQ(MPI_T_pvar_start(s, hs), MPI_T_ERR_PVAR_NO_STARTSTOP);

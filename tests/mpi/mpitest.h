@@ -18,8 +18,7 @@ static inline int mt_world_rank(void)
     int init = 0, fin = 0, r = -1;
     MPI_Initialized(&init);
     MPI_Finalized(&fin);
-    if (init && !fin)
-        MPI_Comm_rank(MPI_COMM_WORLD, &r);
+    if (init && !fin) MPI_Comm_rank(MPI_COMM_WORLD, &r);
     return r;
 }
 
@@ -36,28 +35,25 @@ static inline void mt_fail(const char *file, int line, const char *fmt, ...)
     int init = 0, fin = 0;
     MPI_Initialized(&init);
     MPI_Finalized(&fin);
-    if (init && !fin)
-        MPI_Abort(MPI_COMM_WORLD, 1);
+    if (init && !fin) MPI_Abort(MPI_COMM_WORLD, 1);
     exit(1);
 }
 
 /* CHECK(cond, "fmt", ...): fails with the condition text and the message. */
-#define CHECK(cond, ...)                                                      \
-    do {                                                                      \
-        if (!(cond)) {                                                        \
-            char mt_m_[768];                                                  \
-            snprintf(mt_m_, sizeof mt_m_, __VA_ARGS__);                       \
+#define CHECK(cond, ...)                                                        \
+    do {                                                                        \
+        if (!(cond)) {                                                          \
+            char mt_m_[768];                                                    \
+            snprintf(mt_m_, sizeof mt_m_, __VA_ARGS__);                         \
             mt_fail(__FILE__, __LINE__, "check '%s' failed: %s", #cond, mt_m_); \
-        }                                                                     \
+        }                                                                       \
     } while (0)
 
 /* CHECK_EQ(a, b): integer equality, both values printed. */
-#define CHECK_EQ(a, b)                                                        \
-    do {                                                                      \
-        long long mt_a_ = (long long)(a), mt_b_ = (long long)(b);             \
-        if (mt_a_ != mt_b_)                                                   \
-            mt_fail(__FILE__, __LINE__, "'%s' == %lld, expected '%s' == %lld", \
-                    #a, mt_a_, #b, mt_b_);                                    \
+#define CHECK_EQ(a, b)                                                                                                \
+    do {                                                                                                              \
+        long long mt_a_ = (long long)(a), mt_b_ = (long long)(b);                                                     \
+        if (mt_a_ != mt_b_) mt_fail(__FILE__, __LINE__, "'%s' == %lld, expected '%s' == %lld", #a, mt_a_, #b, mt_b_); \
     } while (0)
 
 static inline const char *mt_errstr(int code)
@@ -65,34 +61,41 @@ static inline const char *mt_errstr(int code)
     static char s[MPI_MAX_ERROR_STRING + 1];
     int len = 0;
     s[0] = '\0';
-    if (MPI_Error_string(code, s, &len) != MPI_SUCCESS)
-        snprintf(s, sizeof s, "(no error string)");
+    if (MPI_Error_string(code, s, &len) != MPI_SUCCESS) snprintf(s, sizeof s, "(no error string)");
     return s;
 }
 
 /* CHECK_MPI(call): the call must return MPI_SUCCESS. */
-#define CHECK_MPI(call)                                                       \
-    do {                                                                      \
-        int mt_rc_ = (call);                                                  \
-        if (mt_rc_ != MPI_SUCCESS)                                            \
-            mt_fail(__FILE__, __LINE__, "%s returned %d (%s)", #call, mt_rc_, \
-                    mt_errstr(mt_rc_));                                       \
+#define CHECK_MPI(call)                                                                           \
+    do {                                                                                          \
+        int mt_rc_ = (call);                                                                      \
+        if (mt_rc_ != MPI_SUCCESS)                                                                \
+            mt_fail(__FILE__, __LINE__, "%s returned %d (%s)", #call, mt_rc_, mt_errstr(mt_rc_)); \
     } while (0)
 
 /* CHECK_ERRCLASS(rc, cls): rc is an error code whose class is cls. */
-#define CHECK_ERRCLASS(rc, cls)                                               \
-    do {                                                                      \
-        int mt_rc_ = (rc), mt_cl_ = -1;                                       \
-        if (mt_rc_ == MPI_SUCCESS)                                            \
-            mt_fail(__FILE__, __LINE__, "expected error class %s, got MPI_SUCCESS", #cls); \
-        MPI_Error_class(mt_rc_, &mt_cl_);                                     \
-        if (mt_cl_ != (cls))                                                  \
-            mt_fail(__FILE__, __LINE__, "expected error class %s (%d), got class %d (%s)", \
-                    #cls, (int)(cls), mt_cl_, mt_errstr(mt_rc_));             \
+#define CHECK_ERRCLASS(rc, cls)                                                                                      \
+    do {                                                                                                             \
+        int mt_rc_ = (rc), mt_cl_ = -1;                                                                              \
+        if (mt_rc_ == MPI_SUCCESS) mt_fail(__FILE__, __LINE__, "expected error class %s, got MPI_SUCCESS", #cls);    \
+        MPI_Error_class(mt_rc_, &mt_cl_);                                                                            \
+        if (mt_cl_ != (cls))                                                                                         \
+            mt_fail(__FILE__, __LINE__, "expected error class %s (%d), got class %d (%s)", #cls, (int)(cls), mt_cl_, \
+                    mt_errstr(mt_rc_));                                                                              \
     } while (0)
 
-static inline int mt_rank(MPI_Comm c) { int r; MPI_Comm_rank(c, &r); return r; }
-static inline int mt_size(MPI_Comm c) { int s; MPI_Comm_size(c, &s); return s; }
+static inline int mt_rank(MPI_Comm c)
+{
+    int r;
+    MPI_Comm_rank(c, &r);
+    return r;
+}
+static inline int mt_size(MPI_Comm c)
+{
+    int s;
+    MPI_Comm_size(c, &s);
+    return s;
+}
 
 /* Errors return their class instead of ending the job: on MPI_COMM_WORLD,
  * and on MPI_COMM_SELF, where errors on an invalid or null handle (which have
@@ -116,8 +119,7 @@ static inline void mt_pass(const char *what)
 static inline int mt_skip_unless(int min_procs, const char *what)
 {
     int size = mt_size(MPI_COMM_WORLD);
-    if (size >= min_procs)
-        return 0;
+    if (size >= min_procs) return 0;
     if (mt_world_rank() == 0) {
         printf("SKIP %s (needs %d processes, have %d)\n", what, min_procs, size);
         fflush(stdout);

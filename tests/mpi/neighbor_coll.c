@@ -7,10 +7,9 @@
 
 /* the form the tests below run in (blocking, nonblocking, persistent) */
 static int form;
-#define NB_CALL(Name, ...)                                                                    \
-    RUN_FORM(form, 1, MPI_Neighbor_##Name(__VA_ARGS__), MPI_Neighbor_##Name(__VA_ARGS__),     \
-             MPI_Ineighbor_##Name(__VA_ARGS__, &req_),                                        \
-             MPI_Neighbor_##Name##_init(__VA_ARGS__, MPI_INFO_NULL, &req_))
+#define NB_CALL(Name, ...)                                                                \
+    RUN_FORM(form, 1, MPI_Neighbor_##Name(__VA_ARGS__), MPI_Neighbor_##Name(__VA_ARGS__), \
+             MPI_Ineighbor_##Name(__VA_ARGS__, &req_), MPI_Neighbor_##Name##_init(__VA_ARGS__, MPI_INFO_NULL, &req_))
 
 /* MPI_UNWEIGHTED and MPI_WEIGHTS_EMPTY are sentinel addresses: read through
  * a volatile so that compilers do not warn about reading arrays at them. */
@@ -57,8 +56,7 @@ static void test_cart(int periodic)
     for (int k = 0; k < 2 * MAXN; k++) rbuf[k] = -1;
     NB_CALL(alltoall, sbuf, 1, MPI_INT, rbuf, 1, MPI_INT, c);
     for (int k = 0; k < n; k++)
-        CHECK(rbuf[k] == (nb[k] == MPI_PROC_NULL ? -1 : 100 * nb[k] + (k ^ 1)), "alltoall block %d: %d", k,
-              rbuf[k]);
+        CHECK(rbuf[k] == (nb[k] == MPI_PROC_NULL ? -1 : 100 * nb[k] + (k ^ 1)), "alltoall block %d: %d", k, rbuf[k]);
 
     /* allgatherv: blocks placed in reverse order with gaps */
     int rc[4], rd[4];
@@ -168,8 +166,7 @@ static void test_dist_graph(void)
     int src[2] = {(me + size - 1) % size, (me + 2 * size - 2) % size}, dst[2] = {(me + 1) % size, (me + 2) % size};
     MPI_Comm d;
     int *unw = sentinel(MPI_UNWEIGHTED);
-    CHECK_MPI(MPI_Dist_graph_create_adjacent(MPI_COMM_WORLD, 2, src, unw, 2, dst, unw,
-                                             MPI_INFO_NULL, 0, &d));
+    CHECK_MPI(MPI_Dist_graph_create_adjacent(MPI_COMM_WORLD, 2, src, unw, 2, dst, unw, MPI_INFO_NULL, 0, &d));
     int r[4] = {-1, -1, -1, -1};
     NB_CALL(allgather, &me, 1, MPI_INT, r, 1, MPI_INT, d);
     CHECK_EQ(r[0], src[0]);
@@ -191,8 +188,7 @@ static void test_dist_graph(void)
     /* a process with no neighbours at all takes part too */
     int in = me % 2 == 1 ? 1 : 0, from = me - 1;
     int out = me % 2 == 0 && me + 1 < size ? 1 : 0, to2 = me + 1;
-    CHECK_MPI(MPI_Dist_graph_create_adjacent(MPI_COMM_WORLD, in, &from, unw, out, &to2, unw,
-                                             MPI_INFO_NULL, 0, &d));
+    CHECK_MPI(MPI_Dist_graph_create_adjacent(MPI_COMM_WORLD, in, &from, unw, out, &to2, unw, MPI_INFO_NULL, 0, &d));
     int got = -1;
     NB_CALL(allgather, &me, 1, MPI_INT, &got, 1, MPI_INT, d);
     CHECK_EQ(got, in ? me - 1 : -1);

@@ -8,7 +8,11 @@
 
 #define BIG 100000 /* doubles: a rendezvous-sized message */
 
-struct cdi { char c; double d; int i; };
+struct cdi {
+    char c;
+    double d;
+    int i;
+};
 
 static MPI_Datatype struct_type(void)
 {
@@ -57,7 +61,8 @@ static void vector_exchange(int me, int from, int to, int n, int tag)
             if (mode != 1) {
                 CHECK_MPI(MPI_Get_count(&st, vec, &cnt));
                 CHECK_EQ(cnt, 1);
-                for (int i = 0; i < 2 * n; i++) CHECK(rb[i] == (i % 2 ? -1 : i), "mode %d n %d: rb[%d] = %g", mode, n, i, rb[i]);
+                for (int i = 0; i < 2 * n; i++)
+                    CHECK(rb[i] == (i % 2 ? -1 : i), "mode %d n %d: rb[%d] = %g", mode, n, i, rb[i]);
             } else {
                 for (int i = 0; i < n; i++) CHECK(rb[i] == 2 * i, "mode %d n %d: rb[%d] = %g", mode, n, i, rb[i]);
             }
@@ -181,14 +186,22 @@ int main(int argc, char **argv)
     /* partial elements: 3 ints + 2 doubles... as (int, double) pairs */
     if (me <= peer) {
         MPI_Datatype id, did, c3;
-        struct id { int i; double d; } rbuf[4];
+        struct id {
+            int i;
+            double d;
+        } rbuf[4];
         MPI_Aint disp[2] = {offsetof(struct id, i), offsetof(struct id, d)};
         CHECK_MPI(MPI_Type_create_struct(2, (int[]){1, 1}, disp, (MPI_Datatype[]){MPI_INT, MPI_DOUBLE}, &id));
         CHECK_MPI(MPI_Type_commit(&id));
         /* the sender: int, double, int in a packed-looking struct */
-        struct { int a; double b; int c; } sbuf = {1, 2.5, 3};
+        struct {
+            int a;
+            double b;
+            int c;
+        } sbuf = {1, 2.5, 3};
         MPI_Aint sd[3] = {0, offsetof(__typeof__(sbuf), b), offsetof(__typeof__(sbuf), c)};
-        CHECK_MPI(MPI_Type_create_struct(3, (int[]){1, 1, 1}, sd, (MPI_Datatype[]){MPI_INT, MPI_DOUBLE, MPI_INT}, &did));
+        CHECK_MPI(
+            MPI_Type_create_struct(3, (int[]){1, 1, 1}, sd, (MPI_Datatype[]){MPI_INT, MPI_DOUBLE, MPI_INT}, &did));
         CHECK_MPI(MPI_Type_commit(&did));
         CHECK_MPI(MPI_Type_contiguous(3, MPI_INT, &c3));
         CHECK_MPI(MPI_Type_commit(&c3));

@@ -42,12 +42,10 @@ static void ring_exchange(int rank, int size, int n, int tag)
             CHECK(0, "Isendrecv n=%d: element %d is %d, expected %d", n, i, in[i], left * 13 + i);
 
     /* replace: the send half must go out as it was before the receive half lands */
-    for (int i = 0; i < n; i++)
-        in[i] = rank * 17 + i;
+    for (int i = 0; i < n; i++) in[i] = rank * 17 + i;
     CHECK_MPI(MPI_Isendrecv_replace(in, n, MPI_INT, right, tag + 1, left, tag + 1, MPI_COMM_WORLD, &rq));
     CHECK_MPI(MPI_Wait(&rq, &st));
-    if (!PEER_ISENDRECV_STATUS_QUIRK)
-        CHECK_EQ(st.MPI_SOURCE, left);
+    if (!PEER_ISENDRECV_STATUS_QUIRK) CHECK_EQ(st.MPI_SOURCE, left);
     for (int i = 0; i < n; i++)
         if (in[i] != left * 17 + i)
             CHECK(0, "Isendrecv_replace n=%d: element %d is %d, expected %d", n, i, in[i], left * 17 + i);
@@ -62,8 +60,7 @@ int main(int argc, char **argv)
 #if MPI_VERSION >= 4
     int rank = mt_rank(MPI_COMM_WORLD), size = mt_size(MPI_COMM_WORLD);
     const int ns[] = {0, 1, 3000, 200000};
-    for (int k = 0; k < 4; k++)
-        ring_exchange(rank, size, ns[k], 10 + 2 * k);
+    for (int k = 0; k < 4; k++) ring_exchange(rank, size, ns[k], 10 + 2 * k);
     mt_pass("p2p_isendrecv: Isendrecv and Isendrecv_replace around the ring, 0 to 200000 ints");
 
     /* Eight outstanding at once, completed together, each with its own tag. */
@@ -81,8 +78,7 @@ int main(int argc, char **argv)
         CHECK_MPI(MPI_Waitall(8, rq, st));
         for (int j = 0; j < 8; j++) {
             CHECK_EQ(in[j], left * 100 + j);
-            if (!PEER_ISENDRECV_STATUS_QUIRK)
-                CHECK_EQ(st[j].MPI_TAG, 30 + j);
+            if (!PEER_ISENDRECV_STATUS_QUIRK) CHECK_EQ(st[j].MPI_TAG, 30 + j);
         }
     }
     mt_pass("p2p_isendrecv: eight outstanding, completed by Waitall");
@@ -95,15 +91,13 @@ int main(int argc, char **argv)
         CHECK_MPI(MPI_Type_commit(&every_other));
         double *v = malloc(sizeof(double) * 2000);
         CHECK(v, "out of memory");
-        for (int i = 0; i < 2000; i++)
-            v[i] = i % 2 ? -7.0 : rank * 1000.0 + i / 2;
+        for (int i = 0; i < 2000; i++) v[i] = i % 2 ? -7.0 : rank * 1000.0 + i / 2;
         MPI_Request rq;
         CHECK_MPI(MPI_Isendrecv_replace(v, 1, every_other, right, 40, left, 40, MPI_COMM_WORLD, &rq));
         CHECK_MPI(MPI_Wait(&rq, MPI_STATUS_IGNORE));
         for (int i = 0; i < 2000; i++) {
             double want = i % 2 ? -7.0 : left * 1000.0 + i / 2;
-            if (v[i] != want)
-                CHECK(0, "strided replace: element %d is %g, expected %g", i, v[i], want);
+            if (v[i] != want) CHECK(0, "strided replace: element %d is %g, expected %g", i, v[i], want);
         }
         free(v);
         CHECK_MPI(MPI_Type_free(&every_other));
@@ -115,8 +109,8 @@ int main(int argc, char **argv)
         int x = 5, y = 9;
         MPI_Request rq;
         MPI_Status st;
-        CHECK_MPI(MPI_Isendrecv(&x, 1, MPI_INT, MPI_PROC_NULL, 1, &y, 1, MPI_INT, MPI_PROC_NULL, 1, MPI_COMM_WORLD,
-                                &rq));
+        CHECK_MPI(
+            MPI_Isendrecv(&x, 1, MPI_INT, MPI_PROC_NULL, 1, &y, 1, MPI_INT, MPI_PROC_NULL, 1, MPI_COMM_WORLD, &rq));
         CHECK_MPI(MPI_Wait(&rq, &st));
         CHECK_EQ(y, 9);
         if (!PEER_ISENDRECV_STATUS_QUIRK) {

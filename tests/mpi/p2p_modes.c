@@ -8,7 +8,10 @@
 
 static int rank, size;
 
-static void fill(int *b, int n, int seed) { for (int i = 0; i < n; i++) b[i] = seed * 100003 + i; }
+static void fill(int *b, int n, int seed)
+{
+    for (int i = 0; i < n; i++) b[i] = seed * 100003 + i;
+}
 static void check(const int *b, int n, int seed, const char *what)
 {
     for (int i = 0; i < n; i++)
@@ -20,8 +23,7 @@ static int test_for_a_while(MPI_Request *req, double seconds)
 {
     int flag = 0;
     double t0 = MPI_Wtime();
-    while (!flag && MPI_Wtime() - t0 < seconds)
-        CHECK_MPI(MPI_Test(req, &flag, MPI_STATUS_IGNORE));
+    while (!flag && MPI_Wtime() - t0 < seconds) CHECK_MPI(MPI_Test(req, &flag, MPI_STATUS_IGNORE));
     return flag;
 }
 
@@ -142,12 +144,10 @@ static void bsend_part(int peer, int sender, int receiver, MPI_Comm comm)
         CHECK_MPI(MPI_Ibsend(s, N, MPI_INT, peer, 20, comm, &breq[0]));
         CHECK_MPI(MPI_Wait(&breq[0], MPI_STATUS_IGNORE));
         memset(s, 0, N * sizeof(int));
-        if (peer != mt_rank(comm) || !receiver)
-            CHECK_MPI(MPI_Send(&go, 1, MPI_INT, peer, 21, comm));
+        if (peer != mt_rank(comm) || !receiver) CHECK_MPI(MPI_Send(&go, 1, MPI_INT, peer, 21, comm));
     }
     if (receiver) {
-        if (peer != mt_rank(comm) || !sender)
-            CHECK_MPI(MPI_Recv(&go, 1, MPI_INT, peer, 21, comm, MPI_STATUS_IGNORE));
+        if (peer != mt_rank(comm) || !sender) CHECK_MPI(MPI_Recv(&go, 1, MPI_INT, peer, 21, comm, MPI_STATUS_IGNORE));
         /* Receive in reverse order: buffered messages are selected by tag. */
         memset(r, 0, sizeof r);
         CHECK_MPI(MPI_Recv(r, N, MPI_INT, peer, 20, comm, MPI_STATUS_IGNORE));
@@ -259,19 +259,14 @@ static void persistent_part(int peer, int sender, int receiver, MPI_Comm comm)
     }
     for (int round = 0; round < ROUNDS; round++) {
         if (receiver) {
-            for (int i = 0; i < 5; i++)
-                memset(r[i], 0, sizeof r[i]);
+            for (int i = 0; i < 5; i++) memset(r[i], 0, sizeof r[i]);
             CHECK_MPI(MPI_Startall(5, rreq));
-            for (int i = 0; i < 5; i++)
-                CHECK(rreq[i] != MPI_REQUEST_NULL, "Startall must keep persistent handles");
-            if (!sender)
-                CHECK_MPI(MPI_Send(&ready, 1, MPI_INT, peer, 65, comm));
+            for (int i = 0; i < 5; i++) CHECK(rreq[i] != MPI_REQUEST_NULL, "Startall must keep persistent handles");
+            if (!sender) CHECK_MPI(MPI_Send(&ready, 1, MPI_INT, peer, 65, comm));
         }
         if (sender) {
-            for (int i = 0; i < 5; i++)
-                fill(s[i], i == 1 || i == 4 ? BIG : n, round * 10 + i);
-            if (!receiver)
-                CHECK_MPI(MPI_Recv(&ready, 1, MPI_INT, peer, 65, comm, MPI_STATUS_IGNORE));
+            for (int i = 0; i < 5; i++) fill(s[i], i == 1 || i == 4 ? BIG : n, round * 10 + i);
+            if (!receiver) CHECK_MPI(MPI_Recv(&ready, 1, MPI_INT, peer, 65, comm, MPI_STATUS_IGNORE));
             /* Sending to oneself, the buffered persistent request is made
              * afresh each round: Open MPI 4.1 delivers zeros when a persistent
              * Bsend to self is restarted.  Between two ranks it is reused. */
@@ -282,12 +277,10 @@ static void persistent_part(int peer, int sender, int receiver, MPI_Comm comm)
             if (round % 2) {
                 CHECK_MPI(MPI_Startall(5, sreq));
             } else {
-                for (int i = 4; i >= 0; i--)
-                    CHECK_MPI(MPI_Start(&sreq[i]));
+                for (int i = 4; i >= 0; i--) CHECK_MPI(MPI_Start(&sreq[i]));
             }
         }
-        if (sender)
-            CHECK_MPI(MPI_Waitall(5, sreq, MPI_STATUSES_IGNORE));
+        if (sender) CHECK_MPI(MPI_Waitall(5, sreq, MPI_STATUSES_IGNORE));
         if (receiver) {
             MPI_Status st[5];
             CHECK_MPI(MPI_Waitall(5, rreq, st));
@@ -340,8 +333,7 @@ static void nonblocking_part(int peer, int sender, int receiver, MPI_Comm comm)
             CHECK_MPI(MPI_Irecv(r[i], BIG, MPI_INT, peer, 70 + i, comm, &req[nr++]));
         }
     if (sender) {
-        for (int i = 0; i < 4; i++)
-            fill(s[i], (i % 2) ? BIG : N, 50 + i);
+        for (int i = 0; i < 4; i++) fill(s[i], (i % 2) ? BIG : N, 50 + i);
         CHECK_MPI(MPI_Isend(s[0], N, MPI_INT, peer, 70, comm, &req[nr++]));
         CHECK_MPI(MPI_Isend(s[1], BIG, MPI_INT, peer, 71, comm, &req[nr++]));
         CHECK_MPI(MPI_Issend(s[2], N, MPI_INT, peer, 72, comm, &req[nr++]));
@@ -349,8 +341,7 @@ static void nonblocking_part(int peer, int sender, int receiver, MPI_Comm comm)
     }
     CHECK_MPI(MPI_Waitall(nr, req, MPI_STATUSES_IGNORE));
     if (receiver)
-        for (int i = 0; i < 4; i++)
-            check(r[i], (i % 2) ? BIG : N, 50 + i, "nonblocking");
+        for (int i = 0; i < 4; i++) check(r[i], (i % 2) ? BIG : N, 50 + i, "nonblocking");
 }
 
 int main(int argc, char **argv)

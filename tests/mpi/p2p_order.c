@@ -18,11 +18,11 @@
 #define PEER_BSEND_SLACK 0
 #endif
 
-#define NMSG 40         /* messages per stream to oneself and to rank 0 */
-#define NMSG_PAIR 24    /* per stream between pairs: two rounds of the sizes */
-#define TAG_DATA 100    /* data tags are TAG_DATA + (seq % NTAGS) where tags vary */
+#define NMSG 40      /* messages per stream to oneself and to rank 0 */
+#define NMSG_PAIR 24 /* per stream between pairs: two rounds of the sizes */
+#define TAG_DATA 100 /* data tags are TAG_DATA + (seq % NTAGS) where tags vary */
 #define NTAGS 3
-#define TAG_TOKEN 90    /* zero-byte synchronisation between the two sides */
+#define TAG_TOKEN 90 /* zero-byte synchronisation between the two sides */
 
 /* Sizes in bytes, cycled by sequence number: zero, small eager, around the
  * default 16 KiB eager limit and well past it. */
@@ -41,10 +41,8 @@ static unsigned char pattern(int seq, int src, int k)
 static void fill(unsigned char *b, int seq, int src)
 {
     int n = msg_size(seq);
-    for (int k = 0; k < n; k++)
-        b[k] = pattern(seq, src, k);
-    if (n >= 4)
-        memcpy(b, &seq, sizeof seq);
+    for (int k = 0; k < n; k++) b[k] = pattern(seq, src, k);
+    if (n >= 4) memcpy(b, &seq, sizeof seq);
 }
 
 static void check_msg(const unsigned char *b, int count, int seq, int src, const char *what)
@@ -74,8 +72,7 @@ static int blocking_kind(int sk) { return sk == S_SEND || sk == S_SSEND || sk ==
 static size_t offset_of(int seq)
 {
     size_t off = 0;
-    for (int i = 0; i < seq; i++)
-        off += (size_t)msg_size(i);
+    for (int i = 0; i < seq; i++) off += (size_t)msg_size(i);
     return off;
 }
 
@@ -87,8 +84,7 @@ static size_t bsend_entry(int bytes) { return (size_t)bytes + MPI_BSEND_OVERHEAD
 static size_t bsend_space(int nmsg)
 {
     size_t total = 0;
-    for (int i = 0; i < nmsg; i++)
-        total += bsend_entry(msg_size(i));
+    for (int i = 0; i < nmsg; i++) total += bsend_entry(msg_size(i));
     return total;
 }
 
@@ -104,8 +100,7 @@ static void send_one(int sk, int seq, const unsigned char *buf, int dst, int tag
 {
     int n = msg_size(seq);
     *req = MPI_REQUEST_NULL;
-    if (sk == S_MIXED)
-        sk = (int[]){S_SEND, S_ISEND, S_SSEND, S_BSEND, S_ISSEND, S_IBSEND}[seq % 6];
+    if (sk == S_MIXED) sk = (int[]){S_SEND, S_ISEND, S_SSEND, S_BSEND, S_ISSEND, S_IBSEND}[seq % 6];
     switch (sk) {
     case S_SEND: CHECK_MPI(MPI_Send(buf, n, MPI_BYTE, dst, tag, comm)); break;
     case S_ISEND: CHECK_MPI(MPI_Isend(buf, n, MPI_BYTE, dst, tag, comm, req)); break;
@@ -133,17 +128,12 @@ static void sender(int sk, int nmsg, int dst, int vary, int go, int sent, MPI_Co
         CHECK(bbuf, "out of memory");
         CHECK_MPI(MPI_Buffer_attach(bbuf, bsize));
     }
-    for (int i = 0; i < nmsg; i++)
-        fill(buf + offset_of(i), i, me_world);
-    if (go)
-        CHECK_MPI(MPI_Recv(NULL, 0, MPI_BYTE, dst, TAG_TOKEN, comm, MPI_STATUS_IGNORE));
-    for (int i = 0; i < nmsg; i++)
-        send_one(sk, i, buf + offset_of(i), dst, tag_of(i, vary), comm, &reqs[i]);
-    if (sent)
-        CHECK_MPI(MPI_Send(NULL, 0, MPI_BYTE, dst, TAG_TOKEN, comm));
+    for (int i = 0; i < nmsg; i++) fill(buf + offset_of(i), i, me_world);
+    if (go) CHECK_MPI(MPI_Recv(NULL, 0, MPI_BYTE, dst, TAG_TOKEN, comm, MPI_STATUS_IGNORE));
+    for (int i = 0; i < nmsg; i++) send_one(sk, i, buf + offset_of(i), dst, tag_of(i, vary), comm, &reqs[i]);
+    if (sent) CHECK_MPI(MPI_Send(NULL, 0, MPI_BYTE, dst, TAG_TOKEN, comm));
     CHECK_MPI(MPI_Waitall(nmsg, reqs, MPI_STATUSES_IGNORE));
-    for (int i = 0; i < nmsg; i++)
-        CHECK(reqs[i] == MPI_REQUEST_NULL, "Waitall left request %d allocated", i);
+    for (int i = 0; i < nmsg; i++) CHECK(reqs[i] == MPI_REQUEST_NULL, "Waitall left request %d allocated", i);
     if (buffered) {
         void *d;
         int ds;
@@ -165,26 +155,22 @@ static void receiver(int rk, int nmsg, int src, int vary, int go, int sent, MPI_
     CHECK(buf && reqs && st, "out of memory");
     /* Each receive gets a buffer of the largest size, so a wrong match is
      * not hidden by truncation. */
-#define RBUF(i) (buf + (size_t)(i) * MAXSZ)
+#define RBUF(i) (buf + (size_t)(i)*MAXSZ)
     int posted = 0;
     if (rk == R_IRECV_BEFORE || rk == R_IRECV_HALF) {
         int upto = rk == R_IRECV_BEFORE ? nmsg : nmsg / 2;
         for (; posted < upto; posted++)
             CHECK_MPI(MPI_Irecv(RBUF(posted), MAXSZ, MPI_BYTE, src, tag_of(posted, vary), comm, &reqs[posted]));
     }
-    if (go)
-        CHECK_MPI(MPI_Send(NULL, 0, MPI_BYTE, src, TAG_TOKEN, comm));
-    if (sent)
-        CHECK_MPI(MPI_Recv(NULL, 0, MPI_BYTE, src, TAG_TOKEN, comm, MPI_STATUS_IGNORE));
+    if (go) CHECK_MPI(MPI_Send(NULL, 0, MPI_BYTE, src, TAG_TOKEN, comm));
+    if (sent) CHECK_MPI(MPI_Recv(NULL, 0, MPI_BYTE, src, TAG_TOKEN, comm, MPI_STATUS_IGNORE));
     if (rk == R_RECV || rk == R_ANY) {
         for (int i = 0; i < nmsg; i++) {
             MPI_Status s;
             int cnt = -1;
             memset(RBUF(0), 0xA5, MAXSZ);
-            if (rk == R_ANY)
-                CHECK_MPI(MPI_Recv(RBUF(0), MAXSZ, MPI_BYTE, MPI_ANY_SOURCE, MPI_ANY_TAG, comm, &s));
-            else
-                CHECK_MPI(MPI_Recv(RBUF(0), MAXSZ, MPI_BYTE, src, tag_of(i, vary), comm, &s));
+            if (rk == R_ANY) CHECK_MPI(MPI_Recv(RBUF(0), MAXSZ, MPI_BYTE, MPI_ANY_SOURCE, MPI_ANY_TAG, comm, &s));
+            else CHECK_MPI(MPI_Recv(RBUF(0), MAXSZ, MPI_BYTE, src, tag_of(i, vary), comm, &s));
             CHECK_MPI(MPI_Get_count(&s, MPI_BYTE, &cnt));
             CHECK(s.MPI_SOURCE == src, "%s: message %d source %d, expected %d", what, i, s.MPI_SOURCE, src);
             CHECK(s.MPI_TAG == tag_of(i, vary), "%s: message %d tag %d, expected %d", what, i, s.MPI_TAG,
@@ -220,10 +206,8 @@ static void stream(int sk, int rk, int src, int dst, MPI_Comm comm, int src_worl
     int vary = rk == R_ANY || sk % 2 == 1;
     int go = rk == R_IRECV_BEFORE || rk == R_IRECV_HALF;
     int sent = rk == R_IRECV_AFTER;
-    if (me == src)
-        sender(sk, nmsg, dst, vary, go, sent, comm, src_world);
-    else if (me == dst)
-        receiver(rk, nmsg, src, vary, go, sent, comm, src_world, what);
+    if (me == src) sender(sk, nmsg, dst, vary, go, sent, comm, src_world);
+    else if (me == dst) receiver(rk, nmsg, src, vary, go, sent, comm, src_world, what);
 }
 
 /* To oneself: nonblocking or buffered sends started, then received. */
@@ -259,8 +243,7 @@ static void self_streams(int world_rank)
                     int cnt;
                     if (rk == R_ANY)
                         CHECK_MPI(MPI_Recv(rbuf, MAXSZ, MPI_BYTE, MPI_ANY_SOURCE, MPI_ANY_TAG, MPI_COMM_SELF, &st[0]));
-                    else
-                        CHECK_MPI(MPI_Recv(rbuf, MAXSZ, MPI_BYTE, 0, tag_of(i, vary), MPI_COMM_SELF, &st[0]));
+                    else CHECK_MPI(MPI_Recv(rbuf, MAXSZ, MPI_BYTE, 0, tag_of(i, vary), MPI_COMM_SELF, &st[0]));
                     CHECK_MPI(MPI_Get_count(&st[0], MPI_BYTE, &cnt));
                     CHECK(st[0].MPI_SOURCE == 0 && st[0].MPI_TAG == tag_of(i, vary), "self: source %d tag %d",
                           st[0].MPI_SOURCE, st[0].MPI_TAG);
@@ -303,8 +286,7 @@ static void bsend_full_buffer(int world_rank)
     CHECK(bbuf && s && r, "out of memory");
     CHECK_MPI(MPI_Buffer_attach(bbuf, bsize));
     for (int i = 0; i < K; i++) {
-        for (int k = 0; k < BN; k++)
-            s[k] = pattern(i, world_rank, k);
+        for (int k = 0; k < BN; k++) s[k] = pattern(i, world_rank, k);
         memcpy(s, &i, sizeof i);
         CHECK_MPI(MPI_Bsend(s, BN, MPI_BYTE, 0, TAG_DATA, MPI_COMM_SELF));
     }
@@ -386,8 +368,7 @@ static void all_to_one(int rank, int size)
             check_msg(buf, cnt, next[src], src, "all to one, ANY_SOURCE/ANY_TAG");
             next[src]++;
         }
-        for (int r = 0; r < size; r++)
-            CHECK_EQ(next[r], m);
+        for (int r = 0; r < size; r++) CHECK_EQ(next[r], m);
         CHECK_MPI(MPI_Waitall(m, oreq, MPI_STATUSES_IGNORE));
         free(next);
         free(buf);
@@ -472,8 +453,7 @@ int main(int argc, char **argv)
                 for (int rk = 0; rk < R_NKINDS; rk++) {
                     /* A blocking sender cannot wait for receives that are
                      * posted only after all its sends. */
-                    if (rk == R_IRECV_AFTER && blocking_kind(sk))
-                        continue;
+                    if (rk == R_IRECV_AFTER && blocking_kind(sk)) continue;
                     stream(sk, rk, src, dst, pair, src_world, NMSG_PAIR);
                 }
             interleaved_tags(1 - prank, prank == src, pair, rank, peer_world);

@@ -33,8 +33,7 @@ int main(int argc, char **argv)
      * rank 0 discovers them with Probe(ANY_SOURCE, ANY_TAG). */
     int msg[16];
     MPI_Request sreq;
-    for (int i = 0; i < 16; i++)
-        msg[i] = rank * 1000 + i;
+    for (int i = 0; i < 16; i++) msg[i] = rank * 1000 + i;
     int n = rank % 16 + 1;
     CHECK_MPI(MPI_Isend(msg, n, MPI_INT, 0, rank + 10, MPI_COMM_WORLD, &sreq));
     if (rank == 0) {
@@ -53,8 +52,7 @@ int main(int argc, char **argv)
             CHECK_MPI(MPI_Probe(src, st.MPI_TAG, MPI_COMM_WORLD, &st2));
             CHECK_EQ(st2.MPI_SOURCE, src);
             CHECK_MPI(MPI_Recv(in, cnt, MPI_INT, src, st.MPI_TAG, MPI_COMM_WORLD, &st2));
-            for (int i = 0; i < cnt; i++)
-                CHECK_EQ(in[i], src * 1000 + i);
+            for (int i = 0; i < cnt; i++) CHECK_EQ(in[i], src * 1000 + i);
         }
         free(seen);
     }
@@ -121,8 +119,7 @@ int main(int argc, char **argv)
         MPI_Count elx = 0;
         CHECK_MPI(MPI_Get_elements_x(&st, two, &elx));
         CHECK_EQ(elx, 5);
-        for (int i = 0; i < 5; i++)
-            CHECK_EQ(r[i], i + 1);
+        for (int i = 0; i < 5; i++) CHECK_EQ(r[i], i + 1);
         CHECK_EQ(r[5], 0);
         CHECK_MPI(MPI_Type_free(&two));
     }
@@ -169,8 +166,7 @@ int main(int argc, char **argv)
         enum { BIGN = 300000 };
         int *buf = malloc(BIGN * sizeof(int));
         if (rank == 1) {
-            for (int i = 0; i < BIGN; i++)
-                buf[i] = i ^ 0x5555;
+            for (int i = 0; i < BIGN; i++) buf[i] = i ^ 0x5555;
             CHECK_MPI(MPI_Send(buf, BIGN, MPI_INT, 0, 42, MPI_COMM_WORLD));
         } else {
             MPI_Message m;
@@ -182,8 +178,7 @@ int main(int argc, char **argv)
             CHECK_EQ(cnt, BIGN);
             memset(buf, 0, BIGN * sizeof(int));
             CHECK_MPI(MPI_Mrecv(buf, cnt, MPI_INT, &m, &st));
-            for (int i = 0; i < BIGN; i++)
-                CHECK_EQ(buf[i], i ^ 0x5555);
+            for (int i = 0; i < BIGN; i++) CHECK_EQ(buf[i], i ^ 0x5555);
         }
         free(buf);
     }
@@ -226,8 +221,8 @@ int main(int argc, char **argv)
         CHECK_MPI(MPI_Imrecv(&x, 1, MPI_INT, &m, &rq));
         CHECK_MPI(MPI_Wait(&rq, &st));
         check_proc_null_status_x(&st, "Imrecv of MPI_MESSAGE_NO_PROC", 1);
-        CHECK_MPI(MPI_Sendrecv(&x, 1, MPI_INT, MPI_PROC_NULL, 1, &x, 1, MPI_INT, MPI_PROC_NULL, 1,
-                               MPI_COMM_WORLD, &st));
+        CHECK_MPI(
+            MPI_Sendrecv(&x, 1, MPI_INT, MPI_PROC_NULL, 1, &x, 1, MPI_INT, MPI_PROC_NULL, 1, MPI_COMM_WORLD, &st));
         check_proc_null_status(&st, "Sendrecv with PROC_NULL");
     }
     mt_pass("p2p_probe: MPI_PROC_NULL sends, receives, probes");

@@ -26,7 +26,9 @@
 #define GUARD_BYTE 0xCD
 
 /* message length m and receive capacity c, in ints */
-static const struct { int m, c; } cases[] = {
+static const struct {
+    int m, c;
+} cases[] = {
     {1000, 100},    /* eager into a small buffer */
     {1, 0},         /* eager into a zero-size buffer */
     {4097, 4096},   /* one int past 16 KiB: rendezvous into a buffer of exactly 16 KiB */
@@ -49,8 +51,7 @@ static int *sendbuf(int n, int tag, int src)
 {
     int *b = malloc(sizeof(int) * (size_t)(n ? n : 1));
     CHECK(b, "out of memory");
-    for (int i = 0; i < n; i++)
-        b[i] = value(tag, src, i);
+    for (int i = 0; i < n; i++) b[i] = value(tag, src, i);
     return b;
 }
 
@@ -102,8 +103,10 @@ static void check_mark(const MPI_Status *st, const int *buf, int src_world, int 
 {
     int cnt = -1;
     CHECK_MPI(MPI_Get_count(st, MPI_INT, &cnt));
-    CHECK(cnt == MARK_N, "%s: the message after the truncated one has %d ints, expected %d (the truncated message "
-                         "was not consumed?)", what, cnt, MARK_N);
+    CHECK(cnt == MARK_N,
+          "%s: the message after the truncated one has %d ints, expected %d (the truncated message "
+          "was not consumed?)",
+          what, cnt, MARK_N);
     for (int i = 0; i < MARK_N; i++)
         CHECK(buf[i] == value(tag + 1000, src_world, i), "%s: next message element %d is %d", what, i, buf[i]);
     check_guard(buf, MAXM, what);
@@ -164,8 +167,7 @@ static void recv_case(MPI_Comm comm, int src, int src_world, int tag, int mode, 
             /* The other one either completed, or (allowed, MPICH does it)
              * is left pending with MPI_ERR_PENDING and still active. */
             int cls = -1;
-            if (sts[1].MPI_ERROR != MPI_SUCCESS)
-                MPI_Error_class(sts[1].MPI_ERROR, &cls);
+            if (sts[1].MPI_ERROR != MPI_SUCCESS) MPI_Error_class(sts[1].MPI_ERROR, &cls);
             if (cls == MPI_ERR_PENDING) {
                 CHECK(r[1] != MPI_REQUEST_NULL, "%s: a pending request was freed", what);
                 CHECK_MPI(MPI_Wait(&r[1], &sts[1]));
@@ -198,10 +200,8 @@ static void recv_case(MPI_Comm comm, int src, int src_world, int tag, int mode, 
                         check_mark(&sts[k], mark, src_world, tag, what);
                     }
                 }
-                if (failed)
-                    CHECK_ERRCLASS(rc, MPI_ERR_IN_STATUS);
-                else
-                    CHECK_MPI(rc);
+                if (failed) CHECK_ERRCLASS(rc, MPI_ERR_IN_STATUS);
+                else CHECK_MPI(rc);
             }
         }
         break;
@@ -291,8 +291,7 @@ static void run(MPI_Comm comm, int peer, int peer_world, int sender, int receive
             MPI_Request sreq[2];
             int *sb[2] = {NULL, NULL};
             int self = sender && receiver;
-            if (sender)
-                send_pair(comm, peer, tag, cases[k].m, world_rank, self, sreq, sb);
+            if (sender) send_pair(comm, peer, tag, cases[k].m, world_rank, self, sreq, sb);
             if (receiver) {
                 recv_case(comm, peer, peer_world, tag, mode, cases[k].m, cases[k].c);
                 check_nothing_left(comm, peer, tag);
@@ -309,10 +308,8 @@ static void run(MPI_Comm comm, int peer, int peer_world, int sender, int receive
     MPI_Request q[2];
     MPI_Status st;
     q[0] = q[1] = MPI_REQUEST_NULL;
-    if (receiver)
-        CHECK_MPI(MPI_Irecv(r, MAXM, MPI_INT, peer, 999, comm, &q[0]));
-    if (sender)
-        CHECK_MPI(MPI_Isend(b, MAXM, MPI_INT, peer, 999, comm, &q[1]));
+    if (receiver) CHECK_MPI(MPI_Irecv(r, MAXM, MPI_INT, peer, 999, comm, &q[0]));
+    if (sender) CHECK_MPI(MPI_Isend(b, MAXM, MPI_INT, peer, 999, comm, &q[1]));
     CHECK_MPI(MPI_Wait(&q[0], &st));
     CHECK_MPI(MPI_Wait(&q[1], MPI_STATUS_IGNORE));
     if (receiver) {
@@ -326,8 +323,10 @@ static void run(MPI_Comm comm, int peer, int peer_world, int sender, int receive
     free(b);
     free(r);
     char msg[200];
-    snprintf(msg, sizeof msg, "p2p_truncate %s: MPI_ERR_TRUNCATE eager/rendezvous with Recv, Wait, Test, Waitall, "
-                              "Waitsome, Waitany, Probe, Mprobe; guards intact, message consumed", where);
+    snprintf(msg, sizeof msg,
+             "p2p_truncate %s: MPI_ERR_TRUNCATE eager/rendezvous with Recv, Wait, Test, Waitall, "
+             "Waitsome, Waitany, Probe, Mprobe; guards intact, message consumed",
+             where);
     mt_pass(msg);
 }
 
@@ -339,8 +338,7 @@ int main(int argc, char **argv)
     world_rank = mt_rank(MPI_COMM_WORLD);
     int size = mt_size(MPI_COMM_WORLD);
 
-    if (!PEER_SELF_TRUNCATE_OVERRUNS)
-        run(MPI_COMM_SELF, 0, world_rank, 1, 1, "self");
+    if (!PEER_SELF_TRUNCATE_OVERRUNS) run(MPI_COMM_SELF, 0, world_rank, 1, 1, "self");
 
     int peer = world_rank ^ 1;
     if (peer < size) {

@@ -36,7 +36,10 @@
 
 static int msg_size(int seq) { return seq % NBUF == NBUF - 1 ? LARGE : SMALL; }
 
-static unsigned char pattern(int src, int which, int k) { return (unsigned char)(src * 37 + which * 11 + k * 3 + (k >> 8)); }
+static unsigned char pattern(int src, int which, int k)
+{
+    return (unsigned char)(src * 37 + which * 11 + k * 3 + (k >> 8));
+}
 
 /* Resident anonymous memory in bytes (VmRSS where RssAnon is missing). */
 static long long resident_bytes(void)
@@ -44,14 +47,11 @@ static long long resident_bytes(void)
     FILE *f = fopen("/proc/self/status", "r");
     char line[256];
     long long anon = -1, rss = -1;
-    if (!f)
-        return -1;
+    if (!f) return -1;
     while (fgets(line, sizeof line, f)) {
         long long v;
-        if (sscanf(line, "RssAnon: %lld kB", &v) == 1)
-            anon = v * 1024;
-        else if (sscanf(line, "VmRSS: %lld kB", &v) == 1)
-            rss = v * 1024;
+        if (sscanf(line, "RssAnon: %lld kB", &v) == 1) anon = v * 1024;
+        else if (sscanf(line, "VmRSS: %lld kB", &v) == 1) rss = v * 1024;
     }
     fclose(f);
     return anon >= 0 ? anon : rss;
@@ -63,8 +63,7 @@ static void make_buffers(unsigned char *bufs[NBUF], int src)
         int n = msg_size(w);
         bufs[w] = malloc((size_t)n);
         CHECK(bufs[w], "out of memory");
-        for (int k = 0; k < n; k++)
-            bufs[w][k] = pattern(src, w, k);
+        for (int k = 0; k < n; k++) bufs[w][k] = pattern(src, w, k);
     }
 }
 
@@ -74,8 +73,7 @@ static void check_msg(const unsigned char *b, const MPI_Status *st, int src, int
     CHECK(st->MPI_SOURCE == src, "%s: source %d, expected %d", what, st->MPI_SOURCE, src);
     CHECK(st->MPI_TAG == seq, "%s: from %d got message %d, expected %d (out of order)", what, src, st->MPI_TAG, seq);
     CHECK_MPI(MPI_Get_count(st, MPI_BYTE, &cnt));
-    CHECK(cnt == msg_size(seq), "%s: from %d message %d has %d bytes, expected %d", what, src, seq, cnt,
-          msg_size(seq));
+    CHECK(cnt == msg_size(seq), "%s: from %d message %d has %d bytes, expected %d", what, src, seq, cnt, msg_size(seq));
     for (int k = 0; k < cnt; k++)
         CHECK(b[k] == pattern(src, seq % NBUF, k), "%s: from %d message %d byte %d is %d, expected %d", what, src, seq,
               k, b[k], pattern(src, seq % NBUF, k));
@@ -89,12 +87,10 @@ static void flood_sender(int dst, int nmsg, int me, MPI_Comm comm)
     int done = nmsg;
     CHECK(reqs, "out of memory");
     make_buffers(bufs, me);
-    for (int i = 0; i < nmsg; i++)
-        CHECK_MPI(MPI_Isend(bufs[i % NBUF], msg_size(i), MPI_BYTE, dst, i, comm, &reqs[i]));
+    for (int i = 0; i < nmsg; i++) CHECK_MPI(MPI_Isend(bufs[i % NBUF], msg_size(i), MPI_BYTE, dst, i, comm, &reqs[i]));
     CHECK_MPI(MPI_Isend(&done, 1, MPI_INT, dst, TAG_DONE, comm, &reqs[nmsg]));
     CHECK_MPI(MPI_Waitall(nmsg + 1, reqs, MPI_STATUSES_IGNORE));
-    for (int w = 0; w < NBUF; w++)
-        free(bufs[w]);
+    for (int w = 0; w < NBUF; w++) free(bufs[w]);
     free(reqs);
 }
 
@@ -110,23 +106,22 @@ static void flood_receiver(int size, int nmsg, MPI_Comm comm)
         MPI_Status st;
         CHECK_MPI(MPI_Recv(buf, LARGE, MPI_BYTE, MPI_ANY_SOURCE, MPI_ANY_TAG, comm, &st));
         int src = st.MPI_SOURCE;
-        CHECK(src > 0 && src < size && next[src] < nmsg, "message from %d (already %d from it)", src,
-              src > 0 && src < size ? next[src] : -1);
+        CHECK(src > 0 && src < size && next[src]<nmsg, "message from %d (already %d from it)", src, src> 0 && src < size
+                  ? next[src]
+                  : -1);
         check_msg(buf, &st, src, next[src], "ANY_SOURCE/ANY_TAG");
         next[src]++;
     }
     while (got < total)
         for (int src = 1; src < size; src++) {
-            if (next[src] == nmsg)
-                continue;
+            if (next[src] == nmsg) continue;
             MPI_Status st;
             CHECK_MPI(MPI_Recv(buf, LARGE, MPI_BYTE, src, MPI_ANY_TAG, comm, &st));
             check_msg(buf, &st, src, next[src], "by source");
             next[src]++;
             got++;
         }
-    for (int src = 1; src < size; src++)
-        CHECK_EQ(next[src], nmsg);
+    for (int src = 1; src < size; src++) CHECK_EQ(next[src], nmsg);
     /* Nothing more is there. */
     int flag = 1;
     CHECK_MPI(MPI_Iprobe(MPI_ANY_SOURCE, MPI_ANY_TAG, comm, &flag, MPI_STATUS_IGNORE));
@@ -143,14 +138,10 @@ static long long unexpected_limit(void)
     if (s && *s) {
         char *end;
         long long x = strtoll(s, &end, 0);
-        if (*end == 'k' || *end == 'K')
-            x <<= 10;
-        else if (*end == 'm' || *end == 'M')
-            x <<= 20;
-        else if (*end == 'g' || *end == 'G')
-            x <<= 30;
-        if (x >= 0)
-            v = x;
+        if (*end == 'k' || *end == 'K') x <<= 10;
+        else if (*end == 'm' || *end == 'M') x <<= 20;
+        else if (*end == 'g' || *end == 'G') x <<= 30;
+        if (x >= 0) v = x;
     }
     return v;
 }
@@ -188,8 +179,7 @@ static void self_flood(int nmsg)
 #endif
     }
     CHECK_MPI(MPI_Waitall(nmsg, reqs, MPI_STATUSES_IGNORE));
-    for (int w = 0; w < NBUF; w++)
-        free(bufs[w]);
+    for (int w = 0; w < NBUF; w++) free(bufs[w]);
     free(reqs);
     free(buf);
 }
@@ -208,8 +198,7 @@ int main(int argc, char **argv)
 
     int nmsg = TOTAL_MSGS / (size - 1);
     long long flood_bytes = 0;
-    for (int i = 0; i < nmsg; i++)
-        flood_bytes += msg_size(i);
+    for (int i = 0; i < nmsg; i++) flood_bytes += msg_size(i);
     flood_bytes *= size - 1;
 
     /* A first exchange sets up whatever a connection needs, so that it is
@@ -235,8 +224,7 @@ int main(int argc, char **argv)
         for (int src = 1; src < size; src++)
             CHECK_MPI(MPI_Irecv(&dv[src], 1, MPI_INT, src, TAG_DONE, MPI_COMM_WORLD, &done[src]));
         CHECK_MPI(MPI_Waitall(size - 1, done + 1, MPI_STATUSES_IGNORE));
-        for (int src = 1; src < size; src++)
-            CHECK_EQ(dv[src], nmsg);
+        for (int src = 1; src < size; src++) CHECK_EQ(dv[src], nmsg);
         long long after = resident_bytes();
         char msg[256];
 #ifdef CHECK_MEMORY_BOUND

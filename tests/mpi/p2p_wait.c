@@ -35,8 +35,7 @@ static int value(int tag, int src_world, int round, int i) { return tag * 100000
 
 static void fill(int *b, int n, int tag, int src_world, int round)
 {
-    for (int i = 0; i < n; i++)
-        b[i] = value(tag, src_world, round, i);
+    for (int i = 0; i < n; i++) b[i] = value(tag, src_world, round, i);
 }
 
 typedef struct {
@@ -51,8 +50,8 @@ static int rbuf[NSLOT][BIGN + 1], sbuf[NSLOT][BIGN + 1];
 static void check_empty(const MPI_Status *st, const char *what)
 {
     int cnt = -1, canc = -1;
-    CHECK(st->MPI_SOURCE == MPI_ANY_SOURCE && st->MPI_TAG == MPI_ANY_TAG, "%s: empty status has source %d tag %d",
-          what, st->MPI_SOURCE, st->MPI_TAG);
+    CHECK(st->MPI_SOURCE == MPI_ANY_SOURCE && st->MPI_TAG == MPI_ANY_TAG, "%s: empty status has source %d tag %d", what,
+          st->MPI_SOURCE, st->MPI_TAG);
     CHECK_MPI(MPI_Get_count(st, MPI_INT, &cnt));
     CHECK_MPI(MPI_Test_cancelled(st, &canc));
     CHECK(cnt == 0 && !canc, "%s: empty status has count %d cancelled %d", what, cnt, canc);
@@ -79,8 +78,7 @@ static void post_recvs(const pairing *p, MPI_Request reqs[NSLOT])
 {
     for (int s = 0; s < NSLOT; s++) {
         reqs[s] = MPI_REQUEST_NULL;
-        if (!slot_tag[s])
-            continue;
+        if (!slot_tag[s]) continue;
         memset(rbuf[s], 0xff, sizeof rbuf[s]);
         int src = s == 3 ? MPI_ANY_SOURCE : p->peer;
         CHECK_MPI(MPI_Irecv(rbuf[s], slot_n[s] ? BIGN : 0, MPI_INT, src, slot_tag[s], p->comm, &reqs[s]));
@@ -94,8 +92,7 @@ static void send_all(const pairing *p, int round, MPI_Request sreq[NSLOT])
     int dst = p->peer; /* pairs are symmetric: I send to whoever sends to me */
     for (int s = NSLOT - 1; s >= 0; s--) {
         sreq[s] = MPI_REQUEST_NULL;
-        if (!slot_tag[s])
-            continue;
+        if (!slot_tag[s]) continue;
         fill(sbuf[s], slot_n[s], slot_tag[s], p->me_world, round);
         CHECK_MPI(MPI_Isend(sbuf[s], slot_n[s], MPI_INT, dst, slot_tag[s], p->comm, &sreq[s]));
     }
@@ -141,10 +138,8 @@ static void complete_array(const pairing *p, MPI_Request reqs[NSLOT], int use, i
         for (;;) {
             int index = -2, flag = 1;
             MPI_Status st;
-            if (use == USE_WAITANY)
-                CHECK_MPI(MPI_Waitany(NSLOT, reqs, &index, &st));
-            else
-                CHECK_MPI(MPI_Testany(NSLOT, reqs, &index, &flag, &st));
+            if (use == USE_WAITANY) CHECK_MPI(MPI_Waitany(NSLOT, reqs, &index, &st));
+            else CHECK_MPI(MPI_Testany(NSLOT, reqs, &index, &flag, &st));
             if (!flag) {
                 CHECK(index == MPI_UNDEFINED, "Testany: flag false with index %d", index);
                 CHECK(MPI_Wtime() - t0 < MT_POLL_LIMIT_S, "Testany never completed");
@@ -152,8 +147,7 @@ static void complete_array(const pairing *p, MPI_Request reqs[NSLOT], int use, i
             }
             if (index == MPI_UNDEFINED) {
                 CHECK(nseen == NACTIVE, "%s: MPI_UNDEFINED after %d of %d completions", what, nseen, NACTIVE);
-                if (!(use == USE_TESTANY && PEER_TESTANY_EMPTY_QUIRK))
-                    check_empty(&st, what);
+                if (!(use == USE_TESTANY && PEER_TESTANY_EMPTY_QUIRK)) check_empty(&st, what);
                 break;
             }
             CHECK(index >= 0 && index < NSLOT && !seen[index], "%s: index %d returned twice or out of range", what,
@@ -168,12 +162,9 @@ static void complete_array(const pairing *p, MPI_Request reqs[NSLOT], int use, i
     case USE_TESTSOME:
         for (;;) {
             int outcount = -2, indices[NSLOT];
-            for (int k = 0; k < NSLOT; k++)
-                indices[k] = -5;
-            if (use == USE_WAITSOME)
-                CHECK_MPI(MPI_Waitsome(NSLOT, reqs, &outcount, indices, sts));
-            else
-                CHECK_MPI(MPI_Testsome(NSLOT, reqs, &outcount, indices, sts));
+            for (int k = 0; k < NSLOT; k++) indices[k] = -5;
+            if (use == USE_WAITSOME) CHECK_MPI(MPI_Waitsome(NSLOT, reqs, &outcount, indices, sts));
+            else CHECK_MPI(MPI_Testsome(NSLOT, reqs, &outcount, indices, sts));
             if (outcount == MPI_UNDEFINED) {
                 CHECK(nseen == NACTIVE, "%s: MPI_UNDEFINED after %d of %d completions", what, nseen, NACTIVE);
                 break;
@@ -194,8 +185,7 @@ static void complete_array(const pairing *p, MPI_Request reqs[NSLOT], int use, i
     case USE_WAITALL:
     case USE_TESTALL: {
         int flag = 0;
-        for (int s = 0; s < NSLOT; s++)
-            sts[s].MPI_SOURCE = sts[s].MPI_TAG = 4321;
+        for (int s = 0; s < NSLOT; s++) sts[s].MPI_SOURCE = sts[s].MPI_TAG = 4321;
         if (use == USE_WAITALL) {
             CHECK_MPI(MPI_Waitall(NSLOT, reqs, sts));
         } else {
@@ -209,10 +199,8 @@ static void complete_array(const pairing *p, MPI_Request reqs[NSLOT], int use, i
             }
         }
         for (int s = 0; s < NSLOT; s++) {
-            if (slot_tag[s])
-                check_slot(p, s, &sts[s], round, what);
-            else
-                check_empty(&sts[s], what);
+            if (slot_tag[s]) check_slot(p, s, &sts[s], round, what);
+            else check_empty(&sts[s], what);
             CHECK((reqs[s] == MPI_REQUEST_NULL) == (!persistent || !slot_tag[s]), "%s: handle of slot %d", what, s);
         }
         nseen = NACTIVE;
@@ -243,8 +231,7 @@ static void complete_array(const pairing *p, MPI_Request reqs[NSLOT], int use, i
         break;
     }
     CHECK_EQ(nseen, NACTIVE);
-    if (!persistent)
-        all_null(reqs, what);
+    if (!persistent) all_null(reqs, what);
 }
 
 /* Null and inactive entries only: every call answers "nothing to do". */
@@ -263,11 +250,9 @@ static void check_all_empty(MPI_Request reqs[NSLOT], const char *what)
     outcount = -2;
     CHECK_MPI(MPI_Testsome(NSLOT, reqs, &outcount, indices, sts));
     CHECK(outcount == MPI_UNDEFINED, "%s: Testsome outcount %d", what, outcount);
-    for (int s = 0; s < NSLOT; s++)
-        sts[s].MPI_SOURCE = 99;
+    for (int s = 0; s < NSLOT; s++) sts[s].MPI_SOURCE = 99;
     CHECK_MPI(MPI_Waitall(NSLOT, reqs, sts));
-    for (int s = 0; s < NSLOT; s++)
-        check_empty(&sts[s], what);
+    for (int s = 0; s < NSLOT; s++) check_empty(&sts[s], what);
     flag = 0;
     CHECK_MPI(MPI_Testall(NSLOT, reqs, &flag, sts));
     CHECK(flag, "%s: Testall on empty entries", what);
@@ -299,8 +284,7 @@ static void check_all_empty(MPI_Request reqs[NSLOT], const char *what)
 static void arrays_part(const pairing *p)
 {
     MPI_Request none[NSLOT];
-    for (int s = 0; s < NSLOT; s++)
-        none[s] = MPI_REQUEST_NULL;
+    for (int s = 0; s < NSLOT; s++) none[s] = MPI_REQUEST_NULL;
     check_all_empty(none, "all MPI_REQUEST_NULL");
 
     for (int use = 0; use < NUSES; use++) {
@@ -324,33 +308,28 @@ static void persistent_part(const pairing *p)
     MPI_Request rreq[NSLOT], sreq[NSLOT];
     for (int s = 0; s < NSLOT; s++) {
         rreq[s] = sreq[s] = MPI_REQUEST_NULL;
-        if (!slot_tag[s])
-            continue;
-        CHECK_MPI(MPI_Recv_init(rbuf[s], slot_n[s] ? BIGN : 0, MPI_INT, s == 3 ? MPI_ANY_SOURCE : p->peer,
-                                slot_tag[s], p->comm, &rreq[s]));
+        if (!slot_tag[s]) continue;
+        CHECK_MPI(MPI_Recv_init(rbuf[s], slot_n[s] ? BIGN : 0, MPI_INT, s == 3 ? MPI_ANY_SOURCE : p->peer, slot_tag[s],
+                                p->comm, &rreq[s]));
         CHECK_MPI(MPI_Send_init(sbuf[s], slot_n[s], MPI_INT, p->peer, slot_tag[s], p->comm, &sreq[s]));
     }
     /* Never started: inactive. */
     check_all_empty(rreq, "persistent, never started");
     for (int round = 0; round < NUSES; round++) {
-        for (int s = 0; s < NSLOT; s++)
-            memset(rbuf[s], 0xff, sizeof rbuf[s]);
+        for (int s = 0; s < NSLOT; s++) memset(rbuf[s], 0xff, sizeof rbuf[s]);
         if (round % 2) {
             /* Startall takes persistent requests only: no null entries. */
             MPI_Request compact[NACTIVE];
             int k = 0;
             for (int s = 0; s < NSLOT; s++)
-                if (slot_tag[s])
-                    compact[k++] = rreq[s];
+                if (slot_tag[s]) compact[k++] = rreq[s];
             CHECK_MPI(MPI_Startall(NACTIVE, compact));
             k = 0;
             for (int s = 0; s < NSLOT; s++)
-                if (slot_tag[s])
-                    CHECK(rreq[s] == compact[k++], "Startall changed a handle");
+                if (slot_tag[s]) CHECK(rreq[s] == compact[k++], "Startall changed a handle");
         } else {
             for (int s = 0; s < NSLOT; s++)
-                if (rreq[s] != MPI_REQUEST_NULL)
-                    CHECK_MPI(MPI_Start(&rreq[s]));
+                if (rreq[s] != MPI_REQUEST_NULL) CHECK_MPI(MPI_Start(&rreq[s]));
         }
         check_nothing_done(rreq, "persistent");
         CHECK_MPI(MPI_Barrier(p->comm));
@@ -511,7 +490,8 @@ static void run_all(const pairing *p, const char *where)
 {
     char msg[160];
     arrays_part(p);
-    snprintf(msg, sizeof msg, "p2p_wait %s: Wait/Test/any/all/some with null entries, all-null arrays, statuses", where);
+    snprintf(msg, sizeof msg, "p2p_wait %s: Wait/Test/any/all/some with null entries, all-null arrays, statuses",
+             where);
     mt_pass(msg);
     persistent_part(p);
     snprintf(msg, sizeof msg, "p2p_wait %s: persistent Start/Startall, inactive after completion, Request_free", where);

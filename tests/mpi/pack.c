@@ -63,7 +63,11 @@ int main(int argc, char **argv)
     mt_pass("pack: indexed, two elements");
 
     /* struct with gaps: char, double, int */
-    struct s { char c; double d; int i; } in[3], out[3];
+    struct s {
+        char c;
+        double d;
+        int i;
+    } in[3], out[3];
     MPI_Aint disp[3] = {offsetof(struct s, c), offsetof(struct s, d), offsetof(struct s, i)};
     CHECK_MPI(MPI_Type_create_struct(3, (int[]){1, 1, 1}, disp, (MPI_Datatype[]){MPI_CHAR, MPI_DOUBLE, MPI_INT}, &st));
     CHECK_MPI(MPI_Type_commit(&st));
@@ -127,7 +131,8 @@ int main(int argc, char **argv)
 #else
         CHECK_EQ(epos, 4 + 8);
 #endif
-        const unsigned char want_ext[20] = {1, 2, 3, 4, 0x3f, 0xf0, 0, 0, 0, 0, 0, 0, 0xff, 0xff, 0xff, 0xfe, 0, 0, 0, 7};
+        const unsigned char want_ext[20] = {1, 2, 3,    4,    0x3f, 0xf0, 0, 0, 0, 0,
+                                            0, 0, 0xff, 0xff, 0xff, 0xfe, 0, 0, 0, 7};
         CHECK(memcmp(ext, want_ext, (size_t)epos) == 0, "external32 bytes");
         int iv2;
         double dv2;

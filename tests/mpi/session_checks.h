@@ -151,8 +151,8 @@ static void sc_check_split_groups(MPI_Session s)
     for (int r = parity; r < size; r += 2) members[n++] = r;
     CHECK_MPI(MPI_Group_incl(world, n, members, &half));
     MPI_Comm c;
-    CHECK_MPI(MPI_Comm_create_from_group(half, parity ? "org.leanmpi.test.odd" : "org.leanmpi.test.even",
-                                         MPI_INFO_NULL, MPI_ERRORS_RETURN, &c));
+    CHECK_MPI(MPI_Comm_create_from_group(half, parity ? "org.leanmpi.test.odd" : "org.leanmpi.test.even", MPI_INFO_NULL,
+                                         MPI_ERRORS_RETURN, &c));
     CHECK_EQ(mt_size(c), n);
     CHECK_EQ(mt_rank(c), rank / 2);
     int sum = -1;

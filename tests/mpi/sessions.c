@@ -38,8 +38,8 @@ int main(int argc, char **argv)
     MPI_Group wg;
     MPI_Comm from_world;
     CHECK_MPI(MPI_Comm_group(MPI_COMM_WORLD, &wg));
-    CHECK_MPI(MPI_Comm_create_from_group(wg, "org.leanmpi.test.worldgroup", MPI_INFO_NULL, MPI_ERRORS_RETURN,
-                                         &from_world));
+    CHECK_MPI(
+        MPI_Comm_create_from_group(wg, "org.leanmpi.test.worldgroup", MPI_INFO_NULL, MPI_ERRORS_RETURN, &from_world));
     sc_check_traffic(from_world);
     CHECK_MPI(MPI_Comm_free(&from_world));
 
@@ -51,8 +51,8 @@ int main(int argc, char **argv)
         MPI_Errhandler comm_handler;
         CHECK_ERRCLASS(MPI_Session_get_info(MPI_SESSION_NULL, &info), MPI_ERR_SESSION);
         CHECK_MPI(MPI_Comm_get_errhandler(MPI_COMM_WORLD, &comm_handler));
-        CHECK_MPI(MPI_Comm_create_errhandler((MPI_Comm_errhandler_function *)(void (*)(void))sc_handler,
-                                             &comm_handler));
+        CHECK_MPI(
+            MPI_Comm_create_errhandler((MPI_Comm_errhandler_function *)(void (*)(void))sc_handler, &comm_handler));
         CHECK_ERRCLASS(MPI_Session_set_errhandler(s, comm_handler), MPI_ERR_ARG);
         CHECK_MPI(MPI_Errhandler_free(&comm_handler));
         /* a process outside the group cannot take part */

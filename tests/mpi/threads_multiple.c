@@ -47,8 +47,8 @@ static void verify(const int *b, int n, int src, int t, int it, int k, const cha
 {
     for (int i = 0; i < n; i++)
         if (b[i] != value(src, t, it, k, i))
-            mt_fail(__FILE__, __LINE__, "%s: thread %d iteration %d from rank %d: element %d is %d, expected %d",
-                    what, t, it, src, i, b[i], value(src, t, it, k, i));
+            mt_fail(__FILE__, __LINE__, "%s: thread %d iteration %d from rank %d: element %d is %d, expected %d", what,
+                    t, it, src, i, b[i], value(src, t, it, k, i));
 }
 
 static void check_status(const MPI_Status *st, int src, int tag, int count, const char *what)
@@ -62,8 +62,8 @@ static void check_status(const MPI_Status *st, int src, int tag, int count, cons
 struct worker {
     int t;
     MPI_Comm comm; /* this thread's own duplicate of MPI_COMM_WORLD */
-    int *sbuf; /* nranks * MAXLEN */
-    int *rbuf; /* nranks * MAXLEN */
+    int *sbuf;     /* nranks * MAXLEN */
+    int *rbuf;     /* nranks * MAXLEN */
     MPI_Request *reqs;
 };
 
@@ -195,8 +195,7 @@ static void phase_blocking(struct worker *w, int it, int tag)
         if ((step == 0) == (me % 2 == 0))
             CHECK_MPI(sync ? MPI_Ssend(w->sbuf, ns, MPI_INT, right, tag, MPI_COMM_WORLD)
                            : MPI_Send(w->sbuf, ns, MPI_INT, right, tag, MPI_COMM_WORLD));
-        else
-            CHECK_MPI(MPI_Recv(w->rbuf, MAXLEN, MPI_INT, left, tag, MPI_COMM_WORLD, &st));
+        else CHECK_MPI(MPI_Recv(w->rbuf, MAXLEN, MPI_INT, left, tag, MPI_COMM_WORLD, &st));
     }
     check_status(&st, left, tag, nr, "Send/Recv");
     verify(w->rbuf, nr, left, w->t, it, me, "Send/Recv");

@@ -15,13 +15,14 @@ static void dims_case(int nnodes, int ndims, const int *in, const int *want)
 
 static void test_dims_create(void)
 {
-    static const struct { int n, nd, want[4]; } t[] = {
-        {1, 1, {1}},          {1, 3, {1, 1, 1}},    {2, 2, {2, 1}},       {4, 2, {2, 2}},
-        {6, 2, {3, 2}},       {7, 2, {7, 1}},       {8, 2, {4, 2}},       {8, 3, {2, 2, 2}},
-        {12, 2, {4, 3}},      {12, 3, {3, 2, 2}},   {16, 2, {4, 4}},      {16, 3, {4, 2, 2}},
-        {16, 4, {2, 2, 2, 2}}, {24, 2, {6, 4}},     {24, 3, {4, 3, 2}},   {30, 3, {5, 3, 2}},
-        {36, 2, {6, 6}},      {60, 2, {10, 6}},     {64, 3, {4, 4, 4}},   {100, 2, {10, 10}},
-        {6, 4, {3, 2, 1, 1}}, {49, 3, {7, 7, 1}},   {1024, 2, {32, 32}},  {210, 4, {7, 5, 3, 2}},
+    static const struct {
+        int n, nd, want[4];
+    } t[] = {
+        {1, 1, {1}},          {1, 3, {1, 1, 1}},  {2, 2, {2, 1}},        {4, 2, {2, 2}},         {6, 2, {3, 2}},
+        {7, 2, {7, 1}},       {8, 2, {4, 2}},     {8, 3, {2, 2, 2}},     {12, 2, {4, 3}},        {12, 3, {3, 2, 2}},
+        {16, 2, {4, 4}},      {16, 3, {4, 2, 2}}, {16, 4, {2, 2, 2, 2}}, {24, 2, {6, 4}},        {24, 3, {4, 3, 2}},
+        {30, 3, {5, 3, 2}},   {36, 2, {6, 6}},    {60, 2, {10, 6}},      {64, 3, {4, 4, 4}},     {100, 2, {10, 10}},
+        {6, 4, {3, 2, 1, 1}}, {49, 3, {7, 7, 1}}, {1024, 2, {32, 32}},   {210, 4, {7, 5, 3, 2}},
     };
     for (size_t i = 0; i < sizeof t / sizeof t[0]; i++) dims_case(t[i].n, t[i].nd, NULL, t[i].want);
     /* fixed entries are kept, the rest balanced among themselves */
@@ -128,8 +129,8 @@ static void test_grid(void)
     CHECK_EQ(status, MPI_CART);
     int dd2[2], dp2[2], dc2[2];
     CHECK_MPI(MPI_Cart_get(dup, 2, dd2, dp2, dc2));
-    CHECK(dd2[0] == dims[0] && dd2[1] == dims[1] && dp2[0] == 1 && dp2[1] == 0 && dc2[0] == gc[0] &&
-              dc2[1] == gc[1], "dup's grid");
+    CHECK(dd2[0] == dims[0] && dd2[1] == dims[1] && dp2[0] == 1 && dp2[1] == 0 && dc2[0] == gc[0] && dc2[1] == gc[1],
+          "dup's grid");
     CHECK_MPI(MPI_Comm_free(&dup));
 
     /* sub-grids: keeping dimension 1 gives the rows, dimension 0 the columns */

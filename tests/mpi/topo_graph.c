@@ -161,8 +161,7 @@ static void test_dist_adjacent(void)
     int none = me == 0, n_in = none ? 0 : 1, n_out = none ? 0 : 1;
     int from = 0, to = 0;
     int *unw = sentinel(MPI_UNWEIGHTED);
-    CHECK_MPI(MPI_Dist_graph_create_adjacent(MPI_COMM_WORLD, n_in, &from, unw, n_out, &to, unw, MPI_INFO_NULL, 1,
-                                             &d));
+    CHECK_MPI(MPI_Dist_graph_create_adjacent(MPI_COMM_WORLD, n_in, &from, unw, n_out, &to, unw, MPI_INFO_NULL, 1, &d));
     CHECK_MPI(MPI_Dist_graph_neighbors_count(d, &in, &out, &weighted));
     CHECK_EQ(in, n_in);
     CHECK_EQ(out, n_out);
@@ -188,8 +187,7 @@ static void test_dist_create(void)
     }
     MPI_Comm d;
     CHECK_MPI(MPI_Dist_graph_create(MPI_COMM_WORLD, n, sources, degrees, dests,
-                                    n ? weights : sentinel(MPI_WEIGHTS_EMPTY),
-                                    MPI_INFO_NULL, 0, &d));
+                                    n ? weights : sentinel(MPI_WEIGHTS_EMPTY), MPI_INFO_NULL, 0, &d));
     int in, out, weighted;
     CHECK_MPI(MPI_Dist_graph_neighbors_count(d, &in, &out, &weighted));
     CHECK_EQ(in, 2);
@@ -205,8 +203,7 @@ static void test_dist_create(void)
 
     /* each process gives the edge into itself: (i+1) -> i, unweighted */
     int s = mod(me + 1, size), deg = 1;
-    CHECK_MPI(MPI_Dist_graph_create(MPI_COMM_WORLD, 1, &s, &deg, &me, sentinel(MPI_UNWEIGHTED), MPI_INFO_NULL, 0,
-                                    &d));
+    CHECK_MPI(MPI_Dist_graph_create(MPI_COMM_WORLD, 1, &s, &deg, &me, sentinel(MPI_UNWEIGHTED), MPI_INFO_NULL, 0, &d));
     CHECK_MPI(MPI_Dist_graph_neighbors_count(d, &in, &out, &weighted));
     CHECK_EQ(in, 1);
     CHECK_EQ(out, 1);
@@ -221,7 +218,8 @@ static void test_dist_create(void)
     MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN);
     int bad = size;
     CHECK_ERRCLASS(MPI_Dist_graph_create_adjacent(MPI_COMM_WORLD, 1, &bad, sentinel(MPI_UNWEIGHTED), 0, &bad,
-                                                  sentinel(MPI_UNWEIGHTED), MPI_INFO_NULL, 0, &d), MPI_ERR_RANK);
+                                                  sentinel(MPI_UNWEIGHTED), MPI_INFO_NULL, 0, &d),
+                   MPI_ERR_RANK);
     MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_ARE_FATAL);
 #endif
     free(sources);

@@ -153,8 +153,7 @@ int main(int argc, char **argv)
         if (rc != MPI_SUCCESS) CHECK_ERRCLASS(rc, MPI_ERR_RMA_FLAVOR);
         sz = 0;
         p = NULL;
-    } else
-        CHECK_MPI(rc);
+    } else CHECK_MPI(rc);
     if (sz > 0) CHECK(p != NULL, "a non-empty shared part has an address");
     else CHECK(p == NULL, "an empty part has no address");
     CHECK_MPI(MPI_Win_free(&win));

@@ -10,21 +10,21 @@
 #include <string.h>
 
 static int failures;
-#define EXPECT(cond, ...)                                                    \
-    do {                                                                     \
-        if (!(cond)) {                                                       \
-            failures++;                                                      \
-            fprintf(stderr, "FAIL %s:%d: ", __FILE__, __LINE__);             \
-            fprintf(stderr, __VA_ARGS__);                                    \
-            fprintf(stderr, "\n");                                           \
-        }                                                                    \
+#define EXPECT(cond, ...)                                        \
+    do {                                                         \
+        if (!(cond)) {                                           \
+            failures++;                                          \
+            fprintf(stderr, "FAIL %s:%d: ", __FILE__, __LINE__); \
+            fprintf(stderr, __VA_ARGS__);                        \
+            fprintf(stderr, "\n");                               \
+        }                                                        \
     } while (0)
 
 #define MAXNP 16
 #define MAXMSG 4096
 
 typedef struct {
-    size_t sent[MAXNP][MAXNP];              /* bytes row -> column */
+    size_t sent[MAXNP][MAXNP]; /* bytes row -> column */
     int nmsg;
     /* per (from, to): the sequence of sizes as sent and as received */
     size_t sseq[MAXNP][MAXNP][64], rseq[MAXNP][MAXNP][64];
@@ -173,8 +173,7 @@ static void hand_derived_vectors(void)
         char err[256];
         const char *used = NULL;
         static record sink;
-        EXPECT(lm_coll_decompose(&q, on_message, &sink, &used, err, sizeof err) == 0 && used &&
-                   !strcmp(used, "shm"),
+        EXPECT(lm_coll_decompose(&q, on_message, &sink, &used, err, sizeof err) == 0 && used && !strcmp(used, "shm"),
                "node-local allreduce of 8 bytes: %s, expected shm", used ? used : err);
         q.node_local = 0;
         EXPECT(lm_coll_decompose(&q, on_message, &sink, &used, err, sizeof err) == 0 && used && strcmp(used, "shm"),
@@ -219,13 +218,13 @@ static void schedules_match(void)
                         for (int i = 0; i < np; i++)
                             for (int j = 0; j < np; j++) {
                                 EXPECT(r->ns[i][j] == r->nr[i][j],
-                                       "%s %s np %d bytes %zu root %d: %d sends %d -> %d, %d receives", coll, name,
-                                       np, sizes[b], root, r->ns[i][j], i, j, r->nr[i][j]);
+                                       "%s %s np %d bytes %zu root %d: %d sends %d -> %d, %d receives", coll, name, np,
+                                       sizes[b], root, r->ns[i][j], i, j, r->nr[i][j]);
                                 int n = r->ns[i][j] < 64 ? r->ns[i][j] : 64;
                                 for (int k = 0; k < n && r->ns[i][j] == r->nr[i][j]; k++)
                                     EXPECT(r->sseq[i][j][k] == r->rseq[i][j][k],
-                                           "%s %s np %d: message %d from %d to %d: %zu sent, %zu expected", coll,
-                                           name, np, k, i, j, r->sseq[i][j][k], r->rseq[i][j][k]);
+                                           "%s %s np %d: message %d from %d to %d: %zu sent, %zu expected", coll, name,
+                                           np, k, i, j, r->sseq[i][j][k], r->rseq[i][j][k]);
                             }
                         checked++;
                     }

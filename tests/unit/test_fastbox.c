@@ -24,10 +24,10 @@ static size_t size_of(uint32_t seq)
     size_t fit = sizeof(((lm_fastbox_entry *)0)->data) - lm_fastbox_payload_at(sizeof(hdr));
     uint32_t x = seq * 2654435761u;
     switch ((seq / 7) % 5) {
-    case 0: return seq % 2 ? 8 : 4000;                      /* strict alternation */
-    case 1: return x % 3 ? x % 64 : 3000 + x % 9000;        /* mostly small */
-    case 2: return x % 3 ? 3000 + x % 9000 : x % 64;        /* mostly large */
-    case 3: return fit + (seq % 2);                         /* boundary: fits / one over */
+    case 0: return seq % 2 ? 8 : 4000;               /* strict alternation */
+    case 1: return x % 3 ? x % 64 : 3000 + x % 9000; /* mostly small */
+    case 2: return x % 3 ? 3000 + x % 9000 : x % 64; /* mostly large */
+    case 3: return fit + (seq % 2);                  /* boundary: fits / one over */
     default: return x % 16000;
     }
 }
@@ -41,8 +41,7 @@ static void data_handler(int src, const void *h, size_t hl, const void *p, size_
     }
     CHECK(pl == size_of(m->seq));
     const unsigned char *b = p;
-    if (pl)
-        CHECK(b[0] == (unsigned char)m->seq && b[pl - 1] == (unsigned char)(m->seq + pl - 1));
+    if (pl) CHECK(b[0] == (unsigned char)m->seq && b[pl - 1] == (unsigned char)(m->seq + pl - 1));
     next_seq[src]++;
     received++;
 }
@@ -51,9 +50,8 @@ static void send_numbered(int dst, uint32_t seq)
 {
     static unsigned char buf[16384];
     size_t len = size_of(seq);
-    for (size_t i = 0; i < len; i++)
-        buf[i] = (unsigned char)(seq + i);
-    hdr m = { AM_DATA, { 0 }, seq };
+    for (size_t i = 0; i < len; i++) buf[i] = (unsigned char)(seq + i);
+    hdr m = {AM_DATA, {0}, seq};
     h_send(dst, &m, sizeof m, buf, len);
 }
 
@@ -63,17 +61,15 @@ static int one_way(int r)
     lm_transport_register_am(AM_DATA, data_handler);
     h_barrier();
     if (r == 1) {
-        for (uint32_t s = 0; s < STREAM; s++)
-            send_numbered(0, s);
+        for (uint32_t s = 0; s < STREAM; s++) send_numbered(0, s);
         lm_transport_counters c;
         lm_transport_get_counters("shm", &c);
-        printf("one way: %llu via fast box, %llu via cells\n",
-               (unsigned long long)c.fastbox_sent, (unsigned long long)c.queue_sent);
+        printf("one way: %llu via fast box, %llu via cells\n", (unsigned long long)c.fastbox_sent,
+               (unsigned long long)c.queue_sent);
         CHECK(c.fastbox_sent > STREAM / 10 && c.queue_sent > STREAM / 10);
     } else {
         while (received < STREAM)
-            if (lm_transport_progress() == 0)
-                sched_yield();
+            if (lm_transport_progress() == 0) sched_yield();
         CHECK(next_seq[1] == STREAM);
     }
     h_barrier();
@@ -89,12 +85,10 @@ static int both_ways(int r)
     h_barrier();
     for (uint32_t s = 0; s < STREAM; s++) {
         send_numbered(1 - r, s);
-        if (s % 3 == 0)
-            lm_transport_progress();
+        if (s % 3 == 0) lm_transport_progress();
     }
     while (received < STREAM)
-        if (lm_transport_progress() == 0)
-            sched_yield();
+        if (lm_transport_progress() == 0) sched_yield();
     CHECK(next_seq[1 - r] == STREAM);
     h_barrier();
     lm_transport_finalize();
@@ -119,18 +113,15 @@ static int ping_pong(int r)
     lm_transport_register_am(AM_PING, ping_handler);
     h_barrier();
     uint64_t payload = 42;
-    hdr m = { AM_PING, { 0 }, 0 };
+    hdr m = {AM_PING, {0}, 0};
     double t0 = 0;
     for (int i = 0; i < WARMUP + ITERS; i++) {
-        if (i == WARMUP)
-            t0 = now();
+        if (i == WARMUP) t0 = now();
         if (r == 0) {
             h_send(1, &m, sizeof m, &payload, 8);
-            while (pongs <= i)
-                lm_transport_progress();
+            while (pongs <= i) lm_transport_progress();
         } else {
-            while (pongs <= i)
-                lm_transport_progress();
+            while (pongs <= i) lm_transport_progress();
             h_send(0, &m, sizeof m, &payload, 8);
         }
     }
@@ -156,7 +147,7 @@ static void ring(void)
     CHECK(lm_fastbox_claim(a, 0, 1, 2) == 1);
     CHECK(lm_fastbox_claim(a, 0, 1, 2) == -1); /* bounded */
     lm_fastbox_slot *s = lm_fastbox_slot_at(a, 0, 0);
-    hdr h = { AM_DATA, { 0 }, 0 };
+    hdr h = {AM_DATA, {0}, 0};
     CHECK(lm_fastbox_fits(sizeof h, 2032 - 8) && !lm_fastbox_fits(sizeof h, 2032 - 7));
     uint32_t head = 0, tail = 0;
     for (; head < LM_SHM_FB_ENTRIES; head++) {
@@ -171,8 +162,7 @@ static void ring(void)
         lm_fastbox_release(e);
     }
     CHECK(lm_fastbox_put(s, head++, 7, &h, sizeof h, NULL, 0, NULL, 0) == 0);
-    while (lm_fastbox_peek(s, tail))
-        lm_fastbox_release(lm_fastbox_peek(s, tail++));
+    while (lm_fastbox_peek(s, tail)) lm_fastbox_release(lm_fastbox_peek(s, tail++));
     CHECK(tail == head);
 }
 

@@ -4,7 +4,13 @@
 #include <stdlib.h>
 #include "util/lm_hashmap.h"
 
-#define CHECK(c) do { if (!(c)) { fprintf(stderr, "%s:%d: check failed: %s\n", __FILE__, __LINE__, #c); exit(1); } } while (0)
+#define CHECK(c)                                                                  \
+    do {                                                                          \
+        if (!(c)) {                                                               \
+            fprintf(stderr, "%s:%d: check failed: %s\n", __FILE__, __LINE__, #c); \
+            exit(1);                                                              \
+        }                                                                         \
+    } while (0)
 
 static void *val(int k) { return (void *)(intptr_t)(k * 2 + 1); }
 
@@ -23,12 +29,10 @@ int main(void)
     CHECK(m.capacity == 0); /* nothing allocated until used (R1) */
 
     const int N = 20000;
-    for (int k = 0; k < N; k++)
-        CHECK(lm_hashmap_put(&m, k * 7 - 3000, val(k * 7 - 3000)) == 0);
+    for (int k = 0; k < N; k++) CHECK(lm_hashmap_put(&m, k * 7 - 3000, val(k * 7 - 3000)) == 0);
     CHECK(lm_hashmap_count(&m) == (size_t)N);
     CHECK(m.capacity >= (size_t)N * 4 / 3);
-    for (int k = 0; k < N; k++)
-        CHECK(lm_hashmap_get(&m, k * 7 - 3000) == val(k * 7 - 3000));
+    for (int k = 0; k < N; k++) CHECK(lm_hashmap_get(&m, k * 7 - 3000) == val(k * 7 - 3000));
     CHECK(lm_hashmap_get(&m, 1) == NULL);
 
     /* Replace keeps the count. */
@@ -38,16 +42,14 @@ int main(void)
     CHECK(lm_hashmap_put(&m, 3, val(3)) == 0);
 
     /* Remove every other key; the rest must stay reachable (backward shift). */
-    for (int k = 0; k < N; k += 2)
-        CHECK(lm_hashmap_remove(&m, k * 7 - 3000) == val(k * 7 - 3000));
+    for (int k = 0; k < N; k += 2) CHECK(lm_hashmap_remove(&m, k * 7 - 3000) == val(k * 7 - 3000));
     CHECK(lm_hashmap_count(&m) == (size_t)N / 2);
     for (int k = 0; k < N; k++) {
         void *v = lm_hashmap_get(&m, k * 7 - 3000);
         CHECK(k % 2 ? v == val(k * 7 - 3000) : v == NULL);
     }
     long sum = 0, expect = 0;
-    for (int k = 1; k < N; k += 2)
-        expect += k * 7 - 3000;
+    for (int k = 1; k < N; k += 2) expect += k * 7 - 3000;
     lm_hashmap_foreach(&m, sum_fn, &sum);
     CHECK(sum == expect);
 
@@ -56,10 +58,8 @@ int main(void)
     lm_hashmap_init(&s, LM_MEM_PEER_TABLE);
     for (int round = 0; round < 100000; round++) {
         int k = (round * 37) % 50;
-        if (lm_hashmap_get(&s, k))
-            CHECK(lm_hashmap_remove(&s, k) == val(k));
-        else
-            CHECK(lm_hashmap_put(&s, k, val(k)) == 0);
+        if (lm_hashmap_get(&s, k)) CHECK(lm_hashmap_remove(&s, k) == val(k));
+        else CHECK(lm_hashmap_put(&s, k, val(k)) == 0);
     }
     CHECK(s.capacity <= 128);
     CHECK(lm_hashmap_put(&s, LM_HASHMAP_EMPTY, val(0)) == -1);

@@ -10,12 +10,12 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#define CHECK(c)                                                                    \
-    do {                                                                            \
-        if (!(c)) {                                                                 \
-            fprintf(stderr, "FAIL %s:%d: %s\n", __FILE__, __LINE__, #c);           \
-            exit(1);                                                                \
-        }                                                                           \
+#define CHECK(c)                                                         \
+    do {                                                                 \
+        if (!(c)) {                                                      \
+            fprintf(stderr, "FAIL %s:%d: %s\n", __FILE__, __LINE__, #c); \
+            exit(1);                                                     \
+        }                                                                \
     } while (0)
 
 static lm_kvs *fresh(unsigned nslots, size_t *len)
@@ -46,8 +46,7 @@ static void test_basic(void)
     CHECK(lm_kvs_put(k, "empty", NULL, 0) == 0);
     CHECK(lm_kvs_get(k, "empty", v, sizeof v) == 0);
     unsigned char bin[LM_KVS_VALUE_MAX];
-    for (size_t i = 0; i < sizeof bin; i++)
-        bin[i] = (unsigned char)i;
+    for (size_t i = 0; i < sizeof bin; i++) bin[i] = (unsigned char)i;
     CHECK(lm_kvs_put(k, "bin", bin, sizeof bin) == 0);
     CHECK(lm_kvs_get(k, "bin", v, sizeof v) == LM_KVS_VALUE_MAX && memcmp(v, bin, sizeof bin) == 0);
     /* Limits. */

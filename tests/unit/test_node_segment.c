@@ -18,12 +18,12 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#define CHECK(c)                                                                    \
-    do {                                                                            \
-        if (!(c)) {                                                                 \
-            fprintf(stderr, "FAIL %s:%d: %s\n", __FILE__, __LINE__, #c);           \
-            exit(1);                                                                \
-        }                                                                           \
+#define CHECK(c)                                                         \
+    do {                                                                 \
+        if (!(c)) {                                                      \
+            fprintf(stderr, "FAIL %s:%d: %s\n", __FILE__, __LINE__, #c); \
+            exit(1);                                                     \
+        }                                                                \
     } while (0)
 
 static int count_shm_entries(const char *needle)
@@ -31,19 +31,22 @@ static int count_shm_entries(const char *needle)
     int n = 0;
     DIR *d = opendir("/dev/shm");
     struct dirent *e;
-    if (!d)
-        return 0;
+    if (!d) return 0;
     while ((e = readdir(d)))
-        if (strstr(e->d_name, needle))
-            n++;
+        if (strstr(e->d_name, needle)) n++;
     closedir(d);
     return n;
 }
 
 static void test_create_attach(void)
 {
-    lm_layout l = {.world_size = 5, .reported_world_size = 64, .node_count = 1, .node_id = 0,
-                   .local_size = 5, .kind = LM_LAYOUT_BLOCK, .ranks_per_node = 5};
+    lm_layout l = {.world_size = 5,
+                   .reported_world_size = 64,
+                   .node_count = 1,
+                   .node_id = 0,
+                   .local_size = 5,
+                   .kind = LM_LAYOUT_BLOCK,
+                   .ranks_per_node = 5};
     lm_node_segment *seg;
     int fd = lm_node_segment_create("unit-test", &l, &seg);
     CHECK(fd >= 0);
@@ -56,8 +59,7 @@ static void test_create_attach(void)
     CHECK(seg->launcher_pid == getpid());
     CHECK(seg->layout.reported_world_size == 64);
     /* Areas are page aligned, in order, and inside the segment. */
-    CHECK(seg->ranks_offset % 4096 == 0 && seg->kvs_offset % 4096 == 0 &&
-          seg->transport_offset % 4096 == 0);
+    CHECK(seg->ranks_offset % 4096 == 0 && seg->kvs_offset % 4096 == 0 && seg->transport_offset % 4096 == 0);
     CHECK(seg->ranks_offset >= sizeof *seg);
     CHECK(seg->kvs_offset >= seg->ranks_offset + 5 * sizeof(lm_rank_block));
     CHECK(seg->transport_offset >= seg->kvs_offset + seg->kvs_size);
@@ -77,12 +79,10 @@ static void test_create_attach(void)
     CHECK(pid >= 0);
     if (pid == 0) {
         lm_node_segment *s2;
-        if (lm_node_segment_attach(fd, &s2) != 0)
-            _exit(2);
+        if (lm_node_segment_attach(fd, &s2) != 0) _exit(2);
         atomic_store(&lm_node_segment_rank(s2, 3)->state, LM_RANK_FINALIZED);
         lm_kvs *k = lm_kvs_from(lm_node_segment_at(s2, s2->kvs_offset));
-        if (!k || lm_kvs_put(k, "from-child", "42", 3) != 0)
-            _exit(3);
+        if (!k || lm_kvs_put(k, "from-child", "42", 3) != 0) _exit(3);
         lm_node_segment_detach(s2);
         _exit(0);
     }
@@ -90,8 +90,8 @@ static void test_create_attach(void)
     CHECK(waitpid(pid, &status, 0) == pid && WIFEXITED(status) && WEXITSTATUS(status) == 0);
     CHECK(lm_node_segment_rank(seg, 3)->state == LM_RANK_FINALIZED);
     char v[8];
-    CHECK(lm_kvs_get(lm_kvs_from(lm_node_segment_at(seg, seg->kvs_offset)), "from-child", v,
-                     sizeof v) == 3 && strcmp(v, "42") == 0);
+    CHECK(lm_kvs_get(lm_kvs_from(lm_node_segment_at(seg, seg->kvs_offset)), "from-child", v, sizeof v) == 3 &&
+          strcmp(v, "42") == 0);
 
     /* Something that is not a segment is refused. */
     int bogus = memfd_create("bogus", 0);
@@ -110,8 +110,12 @@ static void test_bad_layout(void)
     lm_layout l = {.world_size = 0, .reported_world_size = 0, .node_count = 1, .local_size = 0};
     errno = 0;
     CHECK(lm_node_segment_create("x", &l, &seg) < 0 && errno == EINVAL);
-    lm_layout l2 = {.world_size = 4, .reported_world_size = 2, .node_count = 1, .local_size = 4,
-                    .kind = LM_LAYOUT_BLOCK, .ranks_per_node = 4};
+    lm_layout l2 = {.world_size = 4,
+                    .reported_world_size = 2,
+                    .node_count = 1,
+                    .local_size = 4,
+                    .kind = LM_LAYOUT_BLOCK,
+                    .ranks_per_node = 4};
     CHECK(lm_node_segment_create("x", &l2, &seg) < 0); /* reported < real */
 }
 
@@ -129,8 +133,7 @@ static void test_layout(void)
 {
     /* 10 ranks, BLOCK of 4 per node: nodes hold 0-3, 4-7, 8-9. */
     lm_layout b = {.world_size = 10, .node_count = 3, .kind = LM_LAYOUT_BLOCK, .ranks_per_node = 4};
-    CHECK(lm_layout_node_of(&b, 0) == 0 && lm_layout_node_of(&b, 5) == 1 &&
-          lm_layout_node_of(&b, 9) == 2);
+    CHECK(lm_layout_node_of(&b, 0) == 0 && lm_layout_node_of(&b, 5) == 1 && lm_layout_node_of(&b, 9) == 2);
     CHECK(lm_layout_local_rank_of(&b, 5) == 1 && lm_layout_local_rank_of(&b, 9) == 1);
     /* CYCLIC over 3 nodes: node 1 holds 1, 4, 7. */
     lm_layout c = {.world_size = 10, .node_count = 3, .kind = LM_LAYOUT_CYCLIC};

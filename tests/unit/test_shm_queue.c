@@ -15,7 +15,7 @@ static lm_shm_area *A(void) { return H.area; }
 
 static int consumer(void)
 {
-    uint32_t next[PRODUCERS + 1] = { 0 };
+    uint32_t next[PRODUCERS + 1] = {0};
     long total = 0;
     lm_shm_queue *q = &lm_shm_area_ctl(A(), 0)->recv;
     while (total < (long)PRODUCERS * PER_PRODUCER) {

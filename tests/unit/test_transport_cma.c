@@ -25,8 +25,7 @@ static int rank_main(int r)
     h_barrier();
     if (!lm_cma_available()) {
         if (r == 0)
-            printf("SKIP: process_vm_readv is not permitted here; rget reports %s\n",
-                   lm_transport_rget_mechanism(1));
+            printf("SKIP: process_vm_readv is not permitted here; rget reports %s\n", lm_transport_rget_mechanism(1));
         CHECK(strcmp(lm_transport_rget_mechanism(1 - r), "none") == 0);
         return H_SKIP;
     }
@@ -35,19 +34,16 @@ static int rank_main(int r)
     if (r == 1) {
         unsigned char *buf = malloc(LEN);
         CHECK(buf);
-        for (size_t i = 0; i < LEN; i++)
-            buf[i] = (unsigned char)(i * 31 + (i >> 12));
+        for (size_t i = 0; i < LEN; i++) buf[i] = (unsigned char)(i * 31 + (i >> 12));
         uint64_t a = (uint64_t)(uintptr_t)buf;
         id = AM_ADDR;
         h_send(0, &id, 1, &a, 8);
         while (!done)
-            if (lm_transport_progress() == 0)
-                sched_yield();
+            if (lm_transport_progress() == 0) sched_yield();
         free(buf);
     } else {
         while (!remote_addr)
-            if (lm_transport_progress() == 0)
-                sched_yield();
+            if (lm_transport_progress() == 0) sched_yield();
         unsigned char *dst = malloc(LEN);
         CHECK(dst);
         int rc = lm_transport_rget(1, dst, remote_addr, LEN);
@@ -96,7 +92,6 @@ int main(void)
     CHECK(h_run(2, disabled, 30) == 0);
     int rc = h_run(2, rank_main, 60);
     CHECK(rc == 0 || rc == H_SKIP);
-    if (rc == 0)
-        printf("cma: ok\n");
+    if (rc == 0) printf("cma: ok\n");
     return rc;
 }

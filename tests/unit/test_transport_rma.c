@@ -21,7 +21,7 @@ typedef struct shared {
     uint64_t counter64;
     uint32_t counter32, pad;
     uint64_t lock;
-    uint64_t plain;          /* protected by lock, updated non-atomically */
+    uint64_t plain; /* protected by lock, updated non-atomically */
     uint64_t swapped[NPROC];
     char bytes[256];
 } shared;
@@ -39,12 +39,10 @@ static int rank_main(int r)
         memset(s, 0, sizeof *s);
         uint8_t id = AM_KEY;
         for (int d = 0; d < NPROC; d++)
-            if (d != home)
-                h_send(d, &id, 1, &key, sizeof key);
+            if (d != home) h_send(d, &id, 1, &key, sizeof key);
     } else {
         while (!have_key)
-            if (lm_transport_progress() == 0)
-                sched_yield();
+            if (lm_transport_progress() == 0) sched_yield();
     }
     h_barrier();
 
@@ -57,10 +55,8 @@ static int rank_main(int r)
         int spins = 0;
         for (;;) {
             CHECK(lm_transport_atomic_cas64(home, key, OFF(lock), 0, (uint64_t)r + 1, &old) == LM_OK);
-            if (old == 0)
-                break;
-            if (++spins % 64 == 0)
-                sched_yield();
+            if (old == 0) break;
+            if (++spins % 64 == 0) sched_yield();
         }
         uint64_t v;
         CHECK(lm_transport_get(home, key, OFF(plain), &v, 8) == LM_OK);
@@ -122,8 +118,7 @@ static int arena(int r)
     size_t size = ((lm_shm_area *)H.area)->arena_size;
     CHECK(lm_transport_shared_alloc(size, &k4) == NULL);
     int n = 0;
-    while (lm_transport_shared_alloc(4096 - 64, &k4))
-        n++;
+    while (lm_transport_shared_alloc(4096 - 64, &k4)) n++;
     CHECK(n > 0 && (size_t)n * 4096 <= size);
     lm_transport_shared_free(c);
     lm_transport_finalize();

@@ -21,21 +21,18 @@ static void data_handler(int src, const void *h, size_t hl, const void *p, size_
     const hdr *m = h;
     CHECK(hl == sizeof(hdr));
     CHECK(src >= 0 && src < H.n);
-    if (m->seq != next_seq[src])
-        fprintf(stderr, "from %d: got %u, expected %u\n", src, m->seq, next_seq[src]);
+    if (m->seq != next_seq[src]) fprintf(stderr, "from %d: got %u, expected %u\n", src, m->seq, next_seq[src]);
     CHECK(m->seq == next_seq[src]);
     CHECK(pl == size_of(m->seq));
     const unsigned char *b = p;
-    for (size_t i = 0; i < pl; i += 97)
-        CHECK(b[i] == (unsigned char)(m->seq + i));
+    for (size_t i = 0; i < pl; i += 97) CHECK(b[i] == (unsigned char)(m->seq + i));
     next_seq[src]++;
     received++;
 }
 
 static void fill(unsigned char *buf, uint32_t seq, size_t len)
 {
-    for (size_t i = 0; i < len; i++)
-        buf[i] = (unsigned char)(seq + i);
+    for (size_t i = 0; i < len; i++) buf[i] = (unsigned char)(seq + i);
 }
 
 /* --- several senders, one receiver --------------------------------------- */
@@ -49,25 +46,22 @@ static int many_to_one(int r)
     h_barrier();
     if (r == 0) {
         while (received < (long)SENDERS * PER_SENDER)
-            if (lm_transport_progress() == 0)
-                sched_yield();
-        for (int s = 1; s <= SENDERS; s++)
-            CHECK(next_seq[s] == PER_SENDER);
+            if (lm_transport_progress() == 0) sched_yield();
+        for (int s = 1; s <= SENDERS; s++) CHECK(next_seq[s] == PER_SENDER);
         lm_transport_counters c;
         lm_transport_get_counters("shm", &c);
         CHECK(c.am_received == (uint64_t)SENDERS * PER_SENDER);
     } else {
         static unsigned char buf[8192];
         for (uint32_t seq = 0; seq < PER_SENDER; seq++) {
-            hdr m = { AM_DATA, { 0 }, seq };
+            hdr m = {AM_DATA, {0}, seq};
             fill(buf, seq, size_of(seq));
             h_send(0, &m, sizeof m, buf, size_of(seq));
         }
         lm_transport_counters c;
         lm_transport_get_counters("shm", &c);
-        printf("sender %d: %llu via fast box, %llu via cells, %llu EAGAIN\n", r,
-               (unsigned long long)c.fastbox_sent, (unsigned long long)c.queue_sent,
-               (unsigned long long)c.send_eagain);
+        printf("sender %d: %llu via fast box, %llu via cells, %llu EAGAIN\n", r, (unsigned long long)c.fastbox_sent,
+               (unsigned long long)c.queue_sent, (unsigned long long)c.send_eagain);
         CHECK(c.am_sent == PER_SENDER);
     }
     h_barrier();
@@ -87,11 +81,11 @@ static int exhaustion(int r)
         unsigned char buf[8192];
         uint32_t seq = 0;
         for (; seq < cells; seq++) {
-            hdr m = { AM_DATA, { 0 }, seq };
+            hdr m = {AM_DATA, {0}, seq};
             fill(buf, seq, size_of(seq));
             CHECK(lm_transport_am_send(0, &m, sizeof m, buf, size_of(seq)) == LM_OK);
         }
-        hdr m = { AM_DATA, { 0 }, seq };
+        hdr m = {AM_DATA, {0}, seq};
         fill(buf, seq, size_of(seq));
         CHECK(lm_transport_am_send(0, &m, sizeof m, buf, size_of(seq)) == LM_EAGAIN);
         CHECK(lm_transport_am_send(0, &m, sizeof m, buf, size_of(seq)) == LM_EAGAIN);
@@ -101,16 +95,14 @@ static int exhaustion(int r)
         atomic_store(&gate[0], 1); /* let the receiver drain */
         h_send(0, &m, sizeof m, buf, size_of(seq));
         for (seq++; seq < 10 * cells; seq++) {
-            hdr m2 = { AM_DATA, { 0 }, seq };
+            hdr m2 = {AM_DATA, {0}, seq};
             fill(buf, seq, size_of(seq));
             h_send(0, &m2, sizeof m2, buf, size_of(seq));
         }
     } else {
-        while (atomic_load(&gate[0]) == 0)
-            sched_yield(); /* deliberately not progressing */
+        while (atomic_load(&gate[0]) == 0) sched_yield(); /* deliberately not progressing */
         while (received < 10 * (long)cells)
-            if (lm_transport_progress() == 0)
-                sched_yield();
+            if (lm_transport_progress() == 0) sched_yield();
         CHECK(next_seq[1] == 10 * cells);
     }
     h_barrier();
@@ -130,7 +122,7 @@ static void self_handler(int src, const void *h, size_t hl, const void *p, size_
     CHECK(pl == 5 && memcmp(p, "hello", 5) == 0);
     self_count++;
     if (m->seq < 9) {
-        hdr n = { AM_SELF, { 0 }, m->seq + 1 };
+        hdr n = {AM_SELF, {0}, m->seq + 1};
         /* Queued, delivered by a later progress call. */
         CHECK(lm_transport_am_send(0, &n, sizeof n, "hello", 5) == LM_OK);
         CHECK(self_count == (int)m->seq + 1);
@@ -142,7 +134,7 @@ static int loopback(int r)
 {
     h_init_rank(r, 8, 8, 0);
     lm_transport_register_am(AM_SELF, self_handler);
-    hdr m = { AM_SELF, { 0 }, 0 };
+    hdr m = {AM_SELF, {0}, 0};
     CHECK(lm_transport_am_send(0, &m, sizeof m, "hello", 5) == LM_OK);
     CHECK(self_count == 0);
     for (int i = 1; i <= 10; i++) {
@@ -158,7 +150,7 @@ static int loopback(int r)
     size_t max = lm_transport_max_payload(0);
     CHECK(max >= 16000);
     static unsigned char big[LM_SHM_CELL_SIZE * 2];
-    hdr d = { AM_DATA, { 0 }, 0 };
+    hdr d = {AM_DATA, {0}, 0};
     CHECK(lm_transport_am_send(0, &d, sizeof d, big, max + 1) == LM_EINVAL);
     CHECK(strcmp(lm_transport_rget_mechanism(5), "none") == 0);
     lm_transport_counters c;
@@ -193,7 +185,7 @@ static int fastbox_budget(int r)
     if (r == 0) {
         for (int dst = 1; dst <= 2; dst++)
             for (uint32_t seq = 0; seq < PER_RECEIVER; seq++) {
-                hdr m = { AM_DATA, { 0 }, seq };
+                hdr m = {AM_DATA, {0}, seq};
                 uint32_t v = seq * 3u; /* small: fits a fast-box entry */
                 h_send(dst, &m, sizeof m, &v, sizeof v);
             }
@@ -205,8 +197,7 @@ static int fastbox_budget(int r)
         CHECK(c.queue_sent > PER_RECEIVER);
     } else {
         while (received < PER_RECEIVER)
-            if (lm_transport_progress() == 0)
-                sched_yield();
+            if (lm_transport_progress() == 0) sched_yield();
     }
     h_barrier();
     lm_transport_finalize();

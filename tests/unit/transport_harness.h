@@ -36,21 +36,19 @@ static struct {
     void *area;
 } H;
 
-#define CHECK(cond)                                                                          \
-    do {                                                                                     \
-        if (!(cond)) {                                                                       \
-            fprintf(stderr, "%s:%d: check failed: %s (pid %d)\n", __FILE__, __LINE__, #cond, \
-                    (int)getpid());                                                          \
-            exit(1);                                                                         \
-        }                                                                                    \
+#define CHECK(cond)                                                                                          \
+    do {                                                                                                     \
+        if (!(cond)) {                                                                                       \
+            fprintf(stderr, "%s:%d: check failed: %s (pid %d)\n", __FILE__, __LINE__, #cond, (int)getpid()); \
+            exit(1);                                                                                         \
+        }                                                                                                    \
     } while (0)
 
 /* A fresh, zero-filled node of nranks ranks (the area must start zeroed). */
 static inline void h_setup(int nranks)
 {
     static size_t mapped;
-    if (H.ctl)
-        munmap(H.ctl, mapped);
+    if (H.ctl) munmap(H.ctl, mapped);
     size_t size = 4096 + lm_shm_area_size(nranks);
     mapped = size;
     char *m = mmap(NULL, size, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS, -1, 0);
@@ -69,10 +67,16 @@ static inline pid_t h_pid_of(int w) { return w >= 0 && w < H.n ? atomic_load(&H.
 static inline void h_init_rank_peers(int r, int fastbox_threshold, int fastbox_max, int fastbox_peers, int cma_enable)
 {
     lm_transport_env env = {
-        .world_rank = r, .local_rank = r, .local_size = H.n, .shm_area = H.area,
-        .local_rank_of = h_local_rank_of, .pid_of = h_pid_of,
-        .fastbox_threshold = fastbox_threshold, .fastbox_max = fastbox_max,
-        .fastbox_peers = fastbox_peers, .cma_enable = cma_enable,
+        .world_rank = r,
+        .local_rank = r,
+        .local_size = H.n,
+        .shm_area = H.area,
+        .local_rank_of = h_local_rank_of,
+        .pid_of = h_pid_of,
+        .fastbox_threshold = fastbox_threshold,
+        .fastbox_max = fastbox_max,
+        .fastbox_peers = fastbox_peers,
+        .cma_enable = cma_enable,
     };
     CHECK(lm_transport_init_env(&env) == LM_OK);
     atomic_store(&H.ctl->pid[r], (int)getpid());
@@ -93,8 +97,7 @@ static inline void h_barrier(void)
         return;
     }
     while (atomic_load(&H.ctl->barrier_gen) == gen) {
-        if (lm_transport_progress() == 0)
-            sched_yield();
+        if (lm_transport_progress() == 0) sched_yield();
     }
 }
 
@@ -103,8 +106,7 @@ static inline void h_send(int dst, const void *hdr, size_t hl, const void *p, si
 {
     int rc;
     while ((rc = lm_transport_am_send(dst, hdr, hl, p, pl)) == LM_EAGAIN) {
-        if (lm_transport_progress() == 0)
-            sched_yield();
+        if (lm_transport_progress() == 0) sched_yield();
     }
     CHECK(rc == LM_OK);
 }
@@ -128,8 +130,7 @@ static inline int h_run(int n, int (*fn)(int rank), unsigned alarm_s)
         int st;
         CHECK(waitpid(pids[r], &st, 0) == pids[r]);
         int code = WIFEXITED(st) ? WEXITSTATUS(st) : 128 + WTERMSIG(st);
-        if (code == H_SKIP && result == 0)
-            result = H_SKIP;
+        if (code == H_SKIP && result == 0) result = H_SKIP;
         else if (code != 0 && code != H_SKIP) {
             fprintf(stderr, "rank %d failed (status %d)\n", r, code);
             result = 1;

@@ -38,8 +38,8 @@ static void params(void)
  * since the values mean little in a process that ran no MPI program. */
 static void pvars(void)
 {
-    static const char *const classes[] = {"state", "level", "size", "percentage", "highwatermark",
-                                          "lowwatermark", "counter", "aggregate", "timer", "generic"};
+    static const char *const classes[] = {"state",        "level",   "size",      "percentage", "highwatermark",
+                                          "lowwatermark", "counter", "aggregate", "timer",      "generic"};
     int provided, num;
     if (MPI_T_init_thread(MPI_THREAD_SINGLE, &provided) != MPI_SUCCESS) return;
     if (MPI_T_pvar_get_num(&num) == MPI_SUCCESS)
@@ -48,8 +48,8 @@ static void pvars(void)
             int name_len = sizeof name, desc_len = sizeof desc, verb, cls, bind, ro, cont, atomic;
             MPI_Datatype dt;
             MPI_T_enum et;
-            if (MPI_T_pvar_get_info(i, name, &name_len, &verb, &cls, &dt, &et, desc, &desc_len, &bind, &ro,
-                                    &cont, &atomic) != MPI_SUCCESS)
+            if (MPI_T_pvar_get_info(i, name, &name_len, &verb, &cls, &dt, &et, desc, &desc_len, &bind, &ro, &cont,
+                                    &atomic) != MPI_SUCCESS)
                 continue;
             printf("%-36s %-13s %s\n", name, cls >= 0 && cls < 10 ? classes[cls] : "?", desc);
         }
