@@ -105,8 +105,10 @@ static void stop_handles(void) { lm_object_finalize(); }
 
 /* The runtime's parts, bottom layer first. Each step that succeeds pushes
  * its stop on the finalizer list: finalize undoes them newest first, and a
- * step that fails unwinds exactly the ones before it. Layers above these
- * push their own finalizers when they first create state. */
+ * step that fails unwinds exactly the ones before it. A step's start also
+ * registers what its layer hooks into the layers below (progress hooks,
+ * communicator hooks, attribute kinds); state a layer creates lazily later
+ * is freed by that layer's stop. */
 static const struct start_step {
     const char *name;
     int (*start)(void);
