@@ -25,18 +25,10 @@ import sys
 import tempfile
 from pathlib import Path
 
-REPO = Path(__file__).resolve().parent.parent
-SRC = REPO / "bench" / "src"
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+import leanmpi_bench as lb  # noqa: E402  (output parsing, environment)
 
-
-def parse_records(text):
-    """`key=value` records of a benchmark's output (other lines ignored)."""
-    out = []
-    for line in text.splitlines():
-        toks = line.split()
-        if toks and all("=" in t for t in toks):
-            out.append(dict(t.split("=", 1) for t in toks))
-    return out
+SRC = lb.SRC
 
 
 def summarize(samples):
@@ -60,16 +52,16 @@ def build(prefix, program, out):
 
 def run(prefix, np, exe, args):
     cmd = [str(Path(prefix) / "bin" / "mpirun"), "-n", str(np), str(exe)] + args
-    p = subprocess.run(cmd, capture_output=True, text=True, timeout=300)
+    p = subprocess.run(cmd, capture_output=True, text=True, timeout=300, env=lb.clean_env())
     if p.returncode != 0:
         raise RuntimeError(f"{' '.join(cmd)} failed: {p.stdout}{p.stderr}")
-    return parse_records(p.stdout)
+    return lb.parse_output(p.stdout)[0]
 
 
 def main():
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--base", required=True, help="build directory of the build before the change")
-    ap.add_argument("--new", default=str(REPO / "build"), help="build directory of the change (default: build)")
+    ap.add_argument("--new", default=str(lb.REPO / "build"), help="build directory of the change (default: build)")
     ap.add_argument("--reps", type=int, default=10, help="alternations (default 10)")
     ap.add_argument("--np", default="2,4", help="process counts of the collectives (default 2,4)")
     ap.add_argument("--sizes", default="8,1048576", help="message sizes in bytes (default 8,1048576)")

@@ -196,10 +196,10 @@ int lm_context_id_take(const uint32_t *m, uint16_t *id)
 }
 
 /* A destroyed communicator's id is free for reuse only now, after the last
- * message that could match it; the predefined ones keep theirs. */
+ * message that could match it (the predefined ids are never released:
+ * lm_context_id_release ignores them). */
 static void comm_destroyed(lm_comm *c)
 {
-    if (c->obj.handle == MPI_COMM_WORLD || c->obj.handle == MPI_COMM_SELF) return;
     lm_context_id_release(c->context_id);
     if (c->local_comm) lm_intercomm_release(c);
 }

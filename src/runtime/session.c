@@ -64,12 +64,6 @@ void lm_sessions_finalize(void)
     agreement = NULL;
 }
 
-/* Errors of calls that create an object go to the handler given for it. */
-static int raise_with(MPI_Errhandler e, int target, int cls, const char *fname, const char *what)
-{
-    return lm_err_handler(e, target, cls, fname, "%s", what);
-}
-
 static const char *level_name(int level)
 {
     switch (level) {
@@ -101,8 +95,8 @@ int impl_MPI_Session_init(MPI_Info info, MPI_Errhandler errhandler, MPI_Session 
     int ok, provided;
     int level = requested_level(info, &ok);
     if (!ok)
-        return raise_with(errhandler, LM_ERRH_SESSION, MPI_ERR_INFO_VALUE, fname,
-                          "the thread_level hint names no thread support level");
+        return lm_err_handler(errhandler, LM_ERRH_SESSION, MPI_ERR_INFO_VALUE, fname,
+                              "the thread_level hint names no thread support level");
     int rc = lm_runtime_acquire(fname, level, &provided);
     if (rc) return rc;
     lm_session *s = lm_object_alloc(LM_KIND_SESSION, sizeof *s);
@@ -112,7 +106,7 @@ int impl_MPI_Session_init(MPI_Info info, MPI_Errhandler errhandler, MPI_Session 
         if (used != MPI_INFO_NULL) impl_MPI_Info_free(&used);
         if (s) lm_object_free(s);
         lm_runtime_release();
-        return raise_with(errhandler, LM_ERRH_SESSION, MPI_ERR_NO_MEM, fname, "out of memory");
+        return lm_err_handler(errhandler, LM_ERRH_SESSION, MPI_ERR_NO_MEM, fname, "out of memory");
     }
     s->info = used;
     s->errhandler = errhandler;
@@ -273,24 +267,24 @@ int impl_MPI_Comm_create_from_group(MPI_Group group, const char *stringtag, MPI_
     if (!lm_errhandler_fits(errhandler, LM_ERRH_COMM))
         return lm_err_noobj(MPI_ERR_ARG, fname, "errhandler is not a communicator error handler");
     if (strlen(stringtag) >= MPI_MAX_STRINGTAG_LEN)
-        return raise_with(errhandler, LM_ERRH_COMM, MPI_ERR_ARG, fname,
-                          "stringtag is longer than MPI_MAX_STRINGTAG_LEN - 1");
+        return lm_err_handler(errhandler, LM_ERRH_COMM, MPI_ERR_ARG, fname,
+                              "stringtag is longer than MPI_MAX_STRINGTAG_LEN - 1");
     lm_group *g = lm_group_get(group);
-    if (!g) return raise_with(errhandler, LM_ERRH_COMM, MPI_ERR_GROUP, fname, "invalid group");
+    if (!g) return lm_err_handler(errhandler, LM_ERRH_COMM, MPI_ERR_GROUP, fname, "invalid group");
     if (g->my_rank == MPI_UNDEFINED)
-        return raise_with(errhandler, LM_ERRH_COMM, MPI_ERR_GROUP, fname,
-                          "the calling process is not a member of group");
+        return lm_err_handler(errhandler, LM_ERRH_COMM, MPI_ERR_GROUP, fname,
+                              "the calling process is not a member of group");
     lm_comm *a = agreement_comm();
-    if (!a) return raise_with(errhandler, LM_ERRH_COMM, MPI_ERR_NO_MEM, fname, "out of memory");
+    if (!a) return lm_err_handler(errhandler, LM_ERRH_COMM, MPI_ERR_NO_MEM, fname, "out of memory");
     uint16_t id;
     int rc = lm_context_id_allocate_group(a, g, stringtag_tag(stringtag), &id);
-    if (rc) return raise_with(errhandler, LM_ERRH_COMM, rc, fname, "context id agreement failed");
+    if (rc) return lm_err_handler(errhandler, LM_ERRH_COMM, rc, fname, "context id agreement failed");
     lm_group_retain(g);
     lm_comm *c = lm_comm_new_intra(g, id, a);
     if (!c) {
         lm_group_release(g);
         lm_context_id_release(id);
-        return raise_with(errhandler, LM_ERRH_COMM, MPI_ERR_NO_MEM, fname, "out of memory");
+        return lm_err_handler(errhandler, LM_ERRH_COMM, MPI_ERR_NO_MEM, fname, "out of memory");
     }
     lm_errhandler_release(c->errhandler);
     c->errhandler = errhandler;
@@ -298,7 +292,7 @@ int impl_MPI_Comm_create_from_group(MPI_Group group, const char *stringtag, MPI_
     *newcomm = c->obj.handle;
     if (info != MPI_INFO_NULL && lm_comm_info_set(c, info)) {
         impl_MPI_Comm_free(newcomm);
-        return raise_with(errhandler, LM_ERRH_COMM, MPI_ERR_NO_MEM, fname, "out of memory");
+        return lm_err_handler(errhandler, LM_ERRH_COMM, MPI_ERR_NO_MEM, fname, "out of memory");
     }
     return MPI_SUCCESS;
 }
