@@ -9,6 +9,7 @@ typedef struct lm_boot_info {
     int world_rank;
     int world_size;          /* ranks that really run */
     int reported_world_size; /* MPI_COMM_WORLD size (simulated jobs report more) */
+    int universe_size;       /* MPI_UNIVERSE_SIZE: processes the launcher has room for */
     int local_rank;
     int local_size;
     int singleton; /* started without a launcher */
@@ -20,6 +21,9 @@ int lm_boot_init(lm_boot_info *info);
 void lm_boot_set_state(int state); /* enum lm_rank_state of this rank */
 void lm_boot_finalize(void);
 const lm_boot_info *lm_boot(void);
+/* MPI_COMM_WORLD's size, also before lm_boot_init (from what the launcher
+ * exported; 1 without a launcher). */
+int lm_boot_world_size_hint(void);
 
 int lm_boot_put(const char *key, const void *value, size_t len);
 long lm_boot_get(int world_rank, const char *key, void *value, size_t cap);

@@ -61,6 +61,7 @@ static int init_native(int fd, int rank)
     g_info.world_rank = rank;
     g_info.world_size = l->world_size;
     g_info.reported_world_size = l->reported_world_size;
+    g_info.universe_size = l->universe_size;
     g_info.local_rank = lm_layout_local_rank_of(l, rank);
     g_info.local_size = l->local_size;
     g_info.singleton = 0;
@@ -77,6 +78,7 @@ static int init_singleton(void)
     g_info = (lm_boot_info){.world_rank = 0,
                             .world_size = 1,
                             .reported_world_size = 1,
+                            .universe_size = 1,
                             .local_rank = 0,
                             .local_size = 1,
                             .singleton = 1,
@@ -123,6 +125,13 @@ void lm_boot_set_state(int state)
 void lm_boot_finalize(void) { lm_boot_set_state(LM_RANK_FINALIZED); }
 
 const lm_boot_info *lm_boot(void) { return g_ready ? &g_info : NULL; }
+
+int lm_boot_world_size_hint(void)
+{
+    if (g_ready) return g_info.reported_world_size;
+    int n = 1;
+    return env_int("LEANMPI_SIZE", &n) == 1 && n > 0 ? n : 1;
+}
 
 /* Keys are stored as "<world rank>:<key>" so get(rank, key) names exactly the
  * entry that rank put. */

@@ -105,6 +105,7 @@ static int valid_layout(const lm_layout *l)
 {
     return l && l->world_size > 0 && l->local_size > 0 && l->node_count > 0 && l->node_id >= 0 &&
            l->node_id < l->node_count && l->local_size <= l->world_size && l->reported_world_size >= l->world_size &&
+           l->universe_size >= l->reported_world_size &&
            (l->kind == LM_LAYOUT_CYCLIC || (l->kind == LM_LAYOUT_BLOCK && l->ranks_per_node > 0));
 }
 
@@ -165,6 +166,7 @@ int lm_node_segment_create_private(lm_node_segment **out)
 {
     lm_layout l = {.world_size = 1,
                    .reported_world_size = 1,
+                   .universe_size = 1,
                    .node_count = 1,
                    .node_id = 0,
                    .local_size = 1,

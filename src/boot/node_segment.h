@@ -32,6 +32,7 @@ typedef struct lm_layout {
     int32_t kind;           /* enum lm_layout_kind */
     int32_t ranks_per_node; /* BLOCK: ranks per node (last node may hold fewer) */
     int32_t appnum;
+    int32_t universe_size; /* MPI_UNIVERSE_SIZE: the slots the launcher has (>= reported_world_size) */
 } lm_layout;
 
 enum lm_rank_state { LM_RANK_NOT_STARTED = 0, LM_RANK_INITIALIZED = 1, LM_RANK_FINALIZED = 2, LM_RANK_ABORTED = 3 };

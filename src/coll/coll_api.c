@@ -511,7 +511,9 @@ static int run(call *k)
         /* every member makes the same blocking call here: the one place
          * mailboxes can be set up for all of them at once */
         if (k->mode == RUN_BLOCKING) lm_coll_shm_setup(c);
-        b.a.shm = lm_coll_shm_ready(c);
+        /* not for persistent ones: mailbox entries go round in the order
+         * collectives start, which persistent ones need not keep */
+        b.a.shm = k->mode != RUN_PERSISTENT && lm_coll_shm_ready(c);
     }
     if (rc == MPI_SUCCESS && !lm_sched_cache_get(&b.a, &b.x->sched)) {
         size_t staged = b.x->sched.scratch_bytes;

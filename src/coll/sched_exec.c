@@ -201,8 +201,10 @@ static int prepare(lm_coll_exec *x)
     }
     for (int i = 0; i < x->nstages; i++)
         if (x->stages[i].copy_in) stage_copy(x, &x->stages[i], 1);
-    x->call = x->comm->coll_seq++;
-    x->tag = (int)(x->call & TAG_MASK);
+    if (!x->fixed_call) {
+        x->call = x->comm->coll_seq++;
+        x->tag = (int)(x->call & TAG_MASK);
+    }
     x->round = 0;
     x->next_step = x->round_stop = 0;
     x->nreqs = 0;
@@ -433,6 +435,10 @@ int lm_coll_exec_start_request(lm_coll_exec *x, int persistent, lm_request **out
     r->ext_free = free_request_state;
     x->req = r;
     if (persistent) {
+        /* its number in the order of initialization, the same on every rank */
+        x->call = x->comm->coll_seq++;
+        x->tag = (int)(x->call & TAG_MASK);
+        x->fixed_call = 1;
         r->persistent = 1;
         r->complete = 1; /* inactive until MPI_Start */
         r->ext_start = start_persistent;

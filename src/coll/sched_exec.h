@@ -56,6 +56,10 @@ struct lm_coll_exec {
     int error;
     int round_error; /* blocking runs: a step of this round done without a request failed */
     int running;
+    /* persistent: call number and tag were taken at initialization, so that
+     * its messages match in the order of initialization whatever order the
+     * ranks start it in (MPI-4.1 section 6.13) */
+    uint8_t fixed_call;
     lm_request *req; /* nonblocking/persistent: the user's request */
     lm_coll_exec *next_active;
     /* blocking runs: requests in lm_coll_exec_run's frame, one per step of

@@ -61,11 +61,13 @@ int impl_MPI_Graph_get(MPI_Comm comm, int maxindex, int maxedges, int index[], i
     int rc;
     lm_topo *t = lm_topo_of(comm, MPI_GRAPH, fname, NULL, &rc);
     if (!t) return rc;
-    if (maxindex < 0 || maxedges < 0)
-        return lm_err_comm(comm, MPI_ERR_ARG, fname, "maxindex %d / maxedges %d is negative", maxindex, maxedges);
-    /* as much as fits: the standard lets callers ask for a prefix */
-    for (int i = 0; i < t->a && i < maxindex; i++) index[i] = INDEX(t)[i];
-    for (int e = 0; e < t->b && e < maxedges; e++) edges[e] = EDGES(t)[e];
+    /* arrays shorter than the graph are an error, as for MPI_Cart_get:
+     * filling a prefix would hand back a graph that is not this one */
+    if (maxindex < t->a || maxedges < t->b)
+        return lm_err_comm(comm, MPI_ERR_ARG, fname, "maxindex %d / maxedges %d below the graph's %d nodes / %d edges",
+                           maxindex, maxedges, t->a, t->b);
+    for (int i = 0; i < t->a; i++) index[i] = INDEX(t)[i];
+    for (int e = 0; e < t->b; e++) edges[e] = EDGES(t)[e];
     return MPI_SUCCESS;
 }
 
@@ -94,9 +96,11 @@ int impl_MPI_Graph_neighbors(MPI_Comm comm, int rank, int maxneighbors, int neig
     int rc;
     lm_topo *t = node(comm, rank, fname, &rc);
     if (!t) return rc;
-    if (maxneighbors < 0) return lm_err_comm(comm, MPI_ERR_ARG, fname, "maxneighbors %d is negative", maxneighbors);
     int lo = rank ? INDEX(t)[rank - 1] : 0, n = INDEX(t)[rank] - lo;
-    for (int k = 0; k < n && k < maxneighbors; k++) neighbors[k] = EDGES(t)[lo + k];
+    if (maxneighbors < n)
+        return lm_err_comm(comm, MPI_ERR_ARG, fname, "maxneighbors %d below rank %d's %d neighbours", maxneighbors,
+                           rank, n);
+    for (int k = 0; k < n; k++) neighbors[k] = EDGES(t)[lo + k];
     return MPI_SUCCESS;
 }
 

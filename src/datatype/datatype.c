@@ -250,6 +250,7 @@ int impl_MPI_Type_dup(MPI_Datatype oldtype, MPI_Datatype *newtype)
     rc = lm_attr_copy(LM_KIND_DATATYPE, oldtype, o->attrs, t->obj.handle, &t->attrs);
     if (rc) {
         lm_datatype_release(t);
+        *newtype = MPI_DATATYPE_NULL; /* no type: not a handle that dangles */
         return lm_err_noobj(rc, "MPI_Type_dup", "an attribute copy callback failed");
     }
     *newtype = t->obj.handle;

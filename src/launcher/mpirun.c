@@ -25,6 +25,7 @@
 #include <fcntl.h>
 #include <limits.h>
 #include <poll.h>
+#include <sched.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -261,6 +262,18 @@ static void report(void)
         fprintf(stderr, "%s: the other ranks were ended\n", g_prog);
 }
 
+/* MPI_UNIVERSE_SIZE: what --universe-size says, else the slots this node
+ * offers (the CPUs mpirun may run on, as Open MPI counts them), and never
+ * less than MPI_COMM_WORLD. */
+static int universe_size(const lm_options *o)
+{
+    if (o->universe_size) return o->universe_size;
+    int slots = 1;
+    cpu_set_t set;
+    if (sched_getaffinity(0, sizeof set, &set) == 0) slots = CPU_COUNT(&set);
+    return slots > o->reported_world_size ? slots : o->reported_world_size;
+}
+
 static void raise_fd_limit(int n)
 {
     struct rlimit rl;
@@ -485,7 +498,8 @@ int main(int argc, char **argv)
                         .local_size = o.nranks,
                         .kind = LM_LAYOUT_BLOCK,
                         .ranks_per_node = o.nranks,
-                        .appnum = 0};
+                        .appnum = 0,
+                        .universe_size = universe_size(&o)};
     lm_node_segment_set_transport_area(lm_shm_area_size, lm_shm_area_format);
     J.seg_fd = lm_node_segment_create(job_id, &layout, &J.seg);
     if (J.seg_fd < 0) {

@@ -29,6 +29,8 @@ static void usage(const char *prog, FILE *f)
             "                            [1,RANK]<stderr>:\n"
             "  --timeout SECONDS         end the job (exit status 124) if it runs longer\n"
             "  --simulate-world-size N   make MPI_COMM_WORLD report N ranks (N >= -n)\n"
+            "  --universe-size N         MPI_UNIVERSE_SIZE (default: the CPUs mpirun may use,\n"
+            "                            at least the size of MPI_COMM_WORLD); also -usize\n"
             "  -h, --help                show this help\n"
             "  --version                 show the version\n\n"
             "Exit status: 0 when every rank exits 0; a failing rank's exit status;\n"
@@ -140,6 +142,10 @@ int lm_options_parse(const char *prog, int argc, char **argv, lm_options *o)
             const char *v = NEXT_VALUE();
             NEED(v);
             if (parse_count(prog, opt, v, &o->reported_world_size)) goto error;
+        } else if (is(opt, "--universe-size", "-usize")) {
+            const char *v = NEXT_VALUE();
+            NEED(v);
+            if (parse_count(prog, opt, v, &o->universe_size)) goto error;
         } else if (is(opt, "--timeout", "-timeout")) {
             const char *v = NEXT_VALUE();
             NEED(v);
@@ -199,6 +205,11 @@ int lm_options_parse(const char *prog, int argc, char **argv, lm_options *o)
         goto error;
     }
     if (!o->reported_world_size) o->reported_world_size = o->nranks;
+    if (o->universe_size && o->universe_size < o->reported_world_size) {
+        fprintf(stderr, "%s: --universe-size (%d) must be at least the size of MPI_COMM_WORLD (%d)\n", prog,
+                o->universe_size, o->reported_world_size);
+        goto error;
+    }
     o->argv = argv + i;
     return LM_OPTS_RUN;
 error:

@@ -5,6 +5,7 @@
 typedef struct lm_options {
     int nranks;              /* -n/-np; 1 when absent */
     int reported_world_size; /* --simulate-world-size; 0 = nranks */
+    int universe_size;       /* --universe-size; 0 = the CPUs mpirun may use (at least the world) */
     int tag_output;          /* --tag-output */
     double timeout_s;        /* --timeout; 0 = none */
     int nenv;                /* -x / --env settings, each "VAR=value" */

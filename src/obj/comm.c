@@ -60,7 +60,7 @@ int lm_comm_init_builtin(void)
                      .group = self_group,
                      .errhandler = MPI_ERRORS_ARE_FATAL};
     strcpy(self.name, "MPI_COMM_SELF");
-    attr_universe = b->reported_world_size;
+    attr_universe = b->universe_size;
     attr_io = MPI_ANY_SOURCE; /* every rank can do I/O */
     const char *app = getenv("LEANMPI_APPNUM");
     attr_appnum = app ? atoi(app) : 0;

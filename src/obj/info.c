@@ -1,8 +1,9 @@
 /* MPI_Info: a small array of (key, value) pairs kept in insertion order,
  * which is the order MPI_Info_get_nthkey reports. MPI_INFO_ENV is built on
- * first use and built again once MPI is initialized (maxprocs and
- * thread_level are only known then); it cannot be modified. */
+ * first use and built again once MPI is initialized (thread_level is then
+ * the level granted); it cannot be modified. */
 #include "obj/info.h"
+#include "boot/boot.h"
 #include "util/lm_error.h"
 #include "util/lm_handle.h"
 #include "util/lm_mem.h"
@@ -104,15 +105,15 @@ static void build_env(void)
             if (len) put(&env, "argv", args);
         }
     }
-    if (lm_initialized_state() == LM_STATE_INITIALIZED) {
-        snprintf(buf, sizeof buf, "%d", lm_world_size());
-        put(&env, "maxprocs", buf);
-        static const char *levels[] = {"MPI_THREAD_SINGLE", "MPI_THREAD_FUNNELED", "MPI_THREAD_SERIALIZED",
-                                       "MPI_THREAD_MULTIPLE"};
-        int t = lm_thread_level();
-        if (t >= MPI_THREAD_SINGLE && t <= MPI_THREAD_MULTIPLE)
-            put(&env, "thread_level", levels[t - MPI_THREAD_SINGLE]);
-    }
+    /* the same keys before MPI is initialized (MPI_Info_create_env may be
+     * called then): the size the launcher started, and the level MPI_Init
+     * would give */
+    snprintf(buf, sizeof buf, "%d", lm_boot_world_size_hint());
+    put(&env, "maxprocs", buf);
+    static const char *levels[] = {"MPI_THREAD_SINGLE", "MPI_THREAD_FUNNELED", "MPI_THREAD_SERIALIZED",
+                                   "MPI_THREAD_MULTIPLE"};
+    int t = lm_initialized_state() == LM_STATE_INITIALIZED ? lm_thread_level() : MPI_THREAD_SINGLE;
+    if (t >= MPI_THREAD_SINGLE && t <= MPI_THREAD_MULTIPLE) put(&env, "thread_level", levels[t - MPI_THREAD_SINGLE]);
     if (gethostname(buf, sizeof buf) == 0) {
         buf[sizeof buf - 1] = '\0';
         put(&env, "host", buf);

@@ -1,8 +1,11 @@
 /* User-defined error classes, codes and strings.
  *
- * One table indexed by (code - MPI_ERR_LASTCODE - 1).  Codes are never reused
- * after removal, so a stale code held by the application keeps failing
- * cleanly instead of silently naming a newer class. */
+ * One table indexed by (code - MPI_ERR_LASTCODE - 1). Removed entries go on
+ * a free list and their numbers are handed out again, so a program that
+ * adds and removes classes for ever keeps a table as large as what it has
+ * live at once, and every add and remove is O(1): a class counts its codes
+ * instead of searching for them. (Using a removed code is erroneous; it may
+ * name a newer entry.) */
 #include "obj/user_errors.h"
 #include "util/lm_error.h"
 #include "util/lm_mem.h"
@@ -14,11 +17,14 @@ struct user_error {
     int cls; /* own code for a class, the parent class for a code */
     bool live;
     bool is_class;
-    char *text; /* NULL until MPI_Add_error_string */
+    int codes;     /* a class: its live codes */
+    int next_free; /* removed: the index of the next free entry, -1 at the end */
+    char *text;    /* NULL until MPI_Add_error_string */
 };
 
 static struct user_error *table;
-static int count, capacity;
+static int count, capacity; /* entries ever used (the high-water mark), allocated */
+static int free_head = -1;
 
 static struct user_error *lookup(int code)
 {
@@ -47,19 +53,27 @@ void lm_user_errors_release(void)
     lm_free(LM_MEM_CORE, table);
     table = NULL;
     count = capacity = 0;
+    free_head = -1;
 }
 
 static int add(const char *fname, int cls, bool is_class, int *out)
 {
-    if (count == capacity) {
-        int n = capacity ? 2 * capacity : 16;
-        struct user_error *t = lm_realloc(LM_MEM_CORE, table, (size_t)n * sizeof *t);
-        if (!t) return lm_err_noobj(MPI_ERR_NO_MEM, fname, "out of memory");
-        table = t;
-        capacity = n;
+    int i = free_head;
+    if (i >= 0) {
+        free_head = table[i].next_free;
+    } else {
+        if (count == capacity) {
+            int n = capacity ? 2 * capacity : 16;
+            struct user_error *t = lm_realloc(LM_MEM_CORE, table, (size_t)n * sizeof *t);
+            if (!t) return lm_err_noobj(MPI_ERR_NO_MEM, fname, "out of memory");
+            table = t;
+            capacity = n;
+        }
+        i = count++;
     }
-    int code = MPI_ERR_LASTCODE + 1 + count;
-    table[count++] = (struct user_error){.cls = is_class ? code : cls, .live = true, .is_class = is_class};
+    int code = MPI_ERR_LASTCODE + 1 + i;
+    table[i] = (struct user_error){.cls = is_class ? code : cls, .live = true, .is_class = is_class, .next_free = -1};
+    if (!is_class && cls > MPI_ERR_LASTCODE) lookup(cls)->codes++;
     *out = code;
     return MPI_SUCCESS;
 }
@@ -100,15 +114,16 @@ static int remove_entry(const char *fname, int code, bool want_class)
     if (!e || e->is_class != want_class)
         return lm_err_noobj(MPI_ERR_ARG, fname, "%d is not a user-defined error %s", code,
                             want_class ? "class" : "code");
-    if (want_class)
-        for (int i = 0; i < count; i++)
-            if (table[i].live && !table[i].is_class && table[i].cls == code)
-                return lm_err_noobj(MPI_ERR_ARG, fname, "error class %d still has code %d", code,
-                                    MPI_ERR_LASTCODE + 1 + i);
+    if (want_class && e->codes)
+        return lm_err_noobj(MPI_ERR_ARG, fname, "error class %d still has %d code%s", code, e->codes,
+                            e->codes == 1 ? "" : "s");
     if (e->text)
         return lm_err_noobj(MPI_ERR_ARG, fname, "error %s %d still has a string (MPI_Remove_error_string first)",
                             want_class ? "class" : "code", code);
+    if (!want_class && e->cls > MPI_ERR_LASTCODE) lookup(e->cls)->codes--;
     e->live = false;
+    e->next_free = free_head;
+    free_head = (int)(e - table);
     return MPI_SUCCESS;
 }
 

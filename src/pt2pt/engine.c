@@ -750,12 +750,19 @@ static void handle_packet(int src_world, const void *hdr, size_t hdr_len, const 
 
 /* ---- probe -------------------------------------------------------------- */
 
+/* A probe's status: source, tag and size; MPI_ERROR is left as the caller
+ * had it (MPI-4.1 section 3.2.5: single-completion calls do not set it). */
+static void probed_status(MPI_Status *st, const lm_unexpected *u)
+{
+    if (st != MPI_STATUS_IGNORE) lm_status_set(st, u->src_rank, u->tag, st->MPI_ERROR, (MPI_Count)u->size, 0);
+}
+
 int lm_iprobe(int src, int tag, lm_comm *c, int ctx, int *flag, MPI_Status *st)
 {
     (void)c;
     lm_unexpected *u = find_unexpected(ctx, src, tag);
     *flag = u != NULL;
-    if (u) lm_status_set(st, u->src_rank, u->tag, MPI_SUCCESS, (MPI_Count)u->size, 0);
+    if (u) probed_status(st, u);
     return MPI_SUCCESS;
 }
 
@@ -765,7 +772,7 @@ lm_unexpected *lm_mprobe_take(int src, int tag, lm_comm *c, int ctx, MPI_Status 
     lm_unexpected *u = find_unexpected(ctx, src, tag);
     if (!u) return NULL;
     unlink_unexpected(u);
-    lm_status_set(st, u->src_rank, u->tag, MPI_SUCCESS, (MPI_Count)u->size, 0);
+    probed_status(st, u);
     return u;
 }
 

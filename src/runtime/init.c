@@ -233,6 +233,12 @@ int impl_MPI_Init(int *argc, char ***argv)
 int impl_MPI_Init_thread(int *argc, char ***argv, int required, int *provided)
 {
     (void)argc, (void)argv;
+    /* a level outside the four is a wrong argument, not a wish for the
+     * highest one: nothing starts */
+    if (required < MPI_THREAD_SINGLE || required > MPI_THREAD_MULTIPLE)
+        return lm_err_noobj(MPI_ERR_ARG, "MPI_Init_thread",
+                            "required thread level %d is none of MPI_THREAD_SINGLE (%d) .. MPI_THREAD_MULTIPLE (%d)",
+                            required, MPI_THREAD_SINGLE, MPI_THREAD_MULTIPLE);
     return init("MPI_Init_thread", required, provided);
 }
 

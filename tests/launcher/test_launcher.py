@@ -263,6 +263,10 @@ def case_simulate_world_size():
     job.finish()
     bad_command_line(lambda j: ["-n", "4", "--simulate-world-size", "2"] + helper(j),
                      r"at least")
+    bad_command_line(lambda j: ["-n", "4", "--universe-size", "3"] + helper(j),
+                     r"--universe-size \(3\) must be at least")
+    bad_command_line(lambda j: ["-n", "2", "--simulate-world-size", "8", "-usize", "4"] + helper(j),
+                     r"must be at least the size of MPI_COMM_WORLD \(8\)")
 
 
 def case_singleton():

@@ -197,6 +197,14 @@ static void graph_errors(void)
     CHECK_ERRCLASS(MPI_Graph_neighbors(g, size, 4, nb), MPI_ERR_RANK);
     CHECK_ERRCLASS(MPI_Graph_neighbors(g, 0, -1, nb), MPI_ERR_ARG);
     CHECK_ERRCLASS(MPI_Graph_get(g, -1, 4, nb, nb), MPI_ERR_ARG);
+    /* arrays shorter than the graph or the neighbour list are rejected, not
+     * filled in part (each rank has 2 neighbours, the graph 2 * size edges) */
+    int gi[64], ge[128];
+    for (int i = 0; i < 128; i++) ge[i] = -7;
+    CHECK_ERRCLASS(MPI_Graph_neighbors(g, rank, 1, ge), MPI_ERR_ARG);
+    CHECK_ERRCLASS(MPI_Graph_get(g, size - 1, 2 * size, gi, ge), MPI_ERR_ARG);
+    CHECK_ERRCLASS(MPI_Graph_get(g, size, 2 * size - 1, gi, ge), MPI_ERR_ARG);
+    CHECK(ge[0] == -7, "a rejected call wrote into edges");
     /* a graph is not Cartesian */
     CHECK_ERRCLASS(MPI_Cartdim_get(g, &nd), MPI_ERR_TOPOLOGY);
     CHECK_ERRCLASS(MPI_Cart_get(g, 1, dims, periods, coords), MPI_ERR_TOPOLOGY);

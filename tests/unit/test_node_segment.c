@@ -42,6 +42,7 @@ static void test_create_attach(void)
 {
     lm_layout l = {.world_size = 5,
                    .reported_world_size = 64,
+                   .universe_size = 100,
                    .node_count = 1,
                    .node_id = 0,
                    .local_size = 5,
@@ -57,7 +58,7 @@ static void test_create_attach(void)
     CHECK(!(fcntl(fd, F_GETFD) & FD_CLOEXEC)); /* ranks inherit it */
     CHECK(seg->magic == LM_NODE_SEGMENT_MAGIC && strcmp(seg->job_id, "unit-test") == 0);
     CHECK(seg->launcher_pid == getpid());
-    CHECK(seg->layout.reported_world_size == 64);
+    CHECK(seg->layout.reported_world_size == 64 && seg->layout.universe_size == 100);
     /* Areas are page aligned, in order, and inside the segment. */
     CHECK(seg->ranks_offset % 4096 == 0 && seg->kvs_offset % 4096 == 0 && seg->transport_offset % 4096 == 0);
     CHECK(seg->ranks_offset >= sizeof *seg);
@@ -117,6 +118,14 @@ static void test_bad_layout(void)
                     .kind = LM_LAYOUT_BLOCK,
                     .ranks_per_node = 4};
     CHECK(lm_node_segment_create("x", &l2, &seg) < 0); /* reported < real */
+    lm_layout l3 = {.world_size = 4,
+                    .reported_world_size = 4,
+                    .universe_size = 3,
+                    .node_count = 1,
+                    .local_size = 4,
+                    .kind = LM_LAYOUT_BLOCK,
+                    .ranks_per_node = 4};
+    CHECK(lm_node_segment_create("x", &l3, &seg) < 0); /* universe < world */
 }
 
 static void test_private(void)
