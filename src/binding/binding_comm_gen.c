@@ -91,10 +91,10 @@ static int body_MPI_Cart_create(MPI_Comm comm_old, int ndims, const int dims[], 
     LM_CHECK(lm_check_init(&lm_ctx));
     LM_CHECK(lm_check_comm(&lm_ctx, comm_old, "comm_old", &lm_c));
     lm_errctx_bind(&lm_ctx, LM_KIND_COMM, comm_old);
-    LM_CHECK(lm_check_count(&lm_ctx, ndims, "ndims", MPI_ERR_DIMS, 0));
-    LM_CHECK(lm_check_array(&lm_ctx, dims, ndims, "dims", "ndims"));
-    LM_CHECK(lm_check_array(&lm_ctx, periods, ndims, "periods", "ndims"));
-    LM_CHECK(lm_check_ptr(&lm_ctx, comm_cart, "comm_cart"));
+    LM_CHECK_OR_ABSTAIN(lm_topo_abstain, lm_check_count(&lm_ctx, ndims, "ndims", MPI_ERR_DIMS, 0));
+    LM_CHECK_OR_ABSTAIN(lm_topo_abstain, lm_check_array(&lm_ctx, dims, ndims, "dims", "ndims"));
+    LM_CHECK_OR_ABSTAIN(lm_topo_abstain, lm_check_array(&lm_ctx, periods, ndims, "periods", "ndims"));
+    LM_CHECK_OR_ABSTAIN(lm_topo_abstain, lm_check_ptr(&lm_ctx, comm_cart, "comm_cart"));
     return impl_MPI_Cart_create(comm_old, ndims, dims, periods, reorder, comm_cart);
 }
 int PMPI_Cart_create(MPI_Comm comm_old, int ndims, const int dims[], const int periods[], int reorder, MPI_Comm* comm_cart)
@@ -200,7 +200,7 @@ static int body_MPI_Cart_sub(MPI_Comm comm, const int remain_dims[], MPI_Comm* n
     LM_CHECK(lm_check_init(&lm_ctx));
     LM_CHECK(lm_check_comm(&lm_ctx, comm, "comm", &lm_c));
     lm_errctx_bind(&lm_ctx, LM_KIND_COMM, comm);
-    LM_CHECK(lm_check_ptr(&lm_ctx, newcomm, "newcomm"));
+    LM_CHECK_OR_ABSTAIN(lm_topo_abstain, lm_check_ptr(&lm_ctx, newcomm, "newcomm"));
     return impl_MPI_Cart_sub(comm, remain_dims, newcomm);
 }
 int PMPI_Cart_sub(MPI_Comm comm, const int remain_dims[], MPI_Comm* newcomm)
@@ -343,8 +343,8 @@ static int body_MPI_Comm_create(MPI_Comm comm, MPI_Group group, MPI_Comm* newcom
     LM_CHECK(lm_check_init(&lm_ctx));
     LM_CHECK(lm_check_comm(&lm_ctx, comm, "comm", &lm_c));
     lm_errctx_bind(&lm_ctx, LM_KIND_COMM, comm);
-    LM_CHECK(lm_check_group(&lm_ctx, group, "group", 0));
-    LM_CHECK(lm_check_ptr(&lm_ctx, newcomm, "newcomm"));
+    LM_CHECK_OR_ABSTAIN(lm_context_id_abstain, lm_check_group(&lm_ctx, group, "group", 0));
+    LM_CHECK_OR_ABSTAIN(lm_context_id_abstain, lm_check_ptr(&lm_ctx, newcomm, "newcomm"));
     return impl_MPI_Comm_create(comm, group, newcomm);
 }
 int PMPI_Comm_create(MPI_Comm comm, MPI_Group group, MPI_Comm* newcomm)
@@ -479,7 +479,7 @@ static int body_MPI_Comm_dup(MPI_Comm comm, MPI_Comm* newcomm)
     LM_CHECK(lm_check_init(&lm_ctx));
     LM_CHECK(lm_check_comm(&lm_ctx, comm, "comm", &lm_c));
     lm_errctx_bind(&lm_ctx, LM_KIND_COMM, comm);
-    LM_CHECK(lm_check_ptr(&lm_ctx, newcomm, "newcomm"));
+    LM_CHECK_OR_ABSTAIN(lm_context_id_abstain, lm_check_ptr(&lm_ctx, newcomm, "newcomm"));
     return impl_MPI_Comm_dup(comm, newcomm);
 }
 int PMPI_Comm_dup(MPI_Comm comm, MPI_Comm* newcomm)
@@ -499,8 +499,8 @@ static int body_MPI_Comm_dup_with_info(MPI_Comm comm, MPI_Info info, MPI_Comm* n
     LM_CHECK(lm_check_init(&lm_ctx));
     LM_CHECK(lm_check_comm(&lm_ctx, comm, "comm", &lm_c));
     lm_errctx_bind(&lm_ctx, LM_KIND_COMM, comm);
-    LM_CHECK(lm_check_info(&lm_ctx, info, "info", 1));
-    LM_CHECK(lm_check_ptr(&lm_ctx, newcomm, "newcomm"));
+    LM_CHECK_OR_ABSTAIN(lm_context_id_abstain, lm_check_info(&lm_ctx, info, "info", 1));
+    LM_CHECK_OR_ABSTAIN(lm_context_id_abstain, lm_check_ptr(&lm_ctx, newcomm, "newcomm"));
     return impl_MPI_Comm_dup_with_info(comm, info, newcomm);
 }
 int PMPI_Comm_dup_with_info(MPI_Comm comm, MPI_Info info, MPI_Comm* newcomm)
@@ -676,8 +676,8 @@ static int body_MPI_Comm_idup(MPI_Comm comm, MPI_Comm* newcomm, MPI_Request* req
     LM_CHECK(lm_check_init(&lm_ctx));
     LM_CHECK(lm_check_comm(&lm_ctx, comm, "comm", &lm_c));
     lm_errctx_bind(&lm_ctx, LM_KIND_COMM, comm);
-    LM_CHECK(lm_check_ptr(&lm_ctx, newcomm, "newcomm"));
-    LM_CHECK(lm_check_ptr(&lm_ctx, request, "request"));
+    LM_CHECK_OR_ABSTAIN(lm_context_id_abstain, lm_check_ptr(&lm_ctx, newcomm, "newcomm"));
+    LM_CHECK_OR_ABSTAIN(lm_context_id_abstain, lm_check_ptr(&lm_ctx, request, "request"));
     return impl_MPI_Comm_idup(comm, newcomm, request);
 }
 int PMPI_Comm_idup(MPI_Comm comm, MPI_Comm* newcomm, MPI_Request* request)
@@ -697,9 +697,9 @@ static int body_MPI_Comm_idup_with_info(MPI_Comm comm, MPI_Info info, MPI_Comm* 
     LM_CHECK(lm_check_init(&lm_ctx));
     LM_CHECK(lm_check_comm(&lm_ctx, comm, "comm", &lm_c));
     lm_errctx_bind(&lm_ctx, LM_KIND_COMM, comm);
-    LM_CHECK(lm_check_info(&lm_ctx, info, "info", 1));
-    LM_CHECK(lm_check_ptr(&lm_ctx, newcomm, "newcomm"));
-    LM_CHECK(lm_check_ptr(&lm_ctx, request, "request"));
+    LM_CHECK_OR_ABSTAIN(lm_context_id_abstain, lm_check_info(&lm_ctx, info, "info", 1));
+    LM_CHECK_OR_ABSTAIN(lm_context_id_abstain, lm_check_ptr(&lm_ctx, newcomm, "newcomm"));
+    LM_CHECK_OR_ABSTAIN(lm_context_id_abstain, lm_check_ptr(&lm_ctx, request, "request"));
     return impl_MPI_Comm_idup_with_info(comm, info, newcomm, request);
 }
 int PMPI_Comm_idup_with_info(MPI_Comm comm, MPI_Info info, MPI_Comm* newcomm, MPI_Request* request)
@@ -943,8 +943,8 @@ static int body_MPI_Comm_split(MPI_Comm comm, int color, int key, MPI_Comm* newc
     LM_CHECK(lm_check_init(&lm_ctx));
     LM_CHECK(lm_check_comm(&lm_ctx, comm, "comm", &lm_c));
     lm_errctx_bind(&lm_ctx, LM_KIND_COMM, comm);
-    LM_CHECK(lm_check_color(&lm_ctx, color, "color"));
-    LM_CHECK(lm_check_ptr(&lm_ctx, newcomm, "newcomm"));
+    LM_CHECK_OR_ABSTAIN(lm_context_id_abstain, lm_check_color(&lm_ctx, color, "color"));
+    LM_CHECK_OR_ABSTAIN(lm_context_id_abstain, lm_check_ptr(&lm_ctx, newcomm, "newcomm"));
     return impl_MPI_Comm_split(comm, color, key, newcomm);
 }
 int PMPI_Comm_split(MPI_Comm comm, int color, int key, MPI_Comm* newcomm)
@@ -964,8 +964,8 @@ static int body_MPI_Comm_split_type(MPI_Comm comm, int split_type, int key, MPI_
     LM_CHECK(lm_check_init(&lm_ctx));
     LM_CHECK(lm_check_comm(&lm_ctx, comm, "comm", &lm_c));
     lm_errctx_bind(&lm_ctx, LM_KIND_COMM, comm);
-    LM_CHECK(lm_check_info(&lm_ctx, info, "info", 1));
-    LM_CHECK(lm_check_ptr(&lm_ctx, newcomm, "newcomm"));
+    LM_CHECK_OR_ABSTAIN(lm_context_id_abstain, lm_check_info(&lm_ctx, info, "info", 1));
+    LM_CHECK_OR_ABSTAIN(lm_context_id_abstain, lm_check_ptr(&lm_ctx, newcomm, "newcomm"));
     return impl_MPI_Comm_split_type(comm, split_type, key, info, newcomm);
 }
 int PMPI_Comm_split_type(MPI_Comm comm, int split_type, int key, MPI_Info info, MPI_Comm* newcomm)
@@ -1023,11 +1023,11 @@ static int body_MPI_Dist_graph_create(MPI_Comm comm_old, int n, const int source
     LM_CHECK(lm_check_init(&lm_ctx));
     LM_CHECK(lm_check_comm(&lm_ctx, comm_old, "comm_old", &lm_c));
     lm_errctx_bind(&lm_ctx, LM_KIND_COMM, comm_old);
-    LM_CHECK(lm_check_count(&lm_ctx, n, "n", MPI_ERR_COUNT, 0));
-    LM_CHECK(lm_check_array(&lm_ctx, sources, n, "sources", "n"));
-    LM_CHECK(lm_check_array(&lm_ctx, degrees, n, "degrees", "n"));
-    LM_CHECK(lm_check_info(&lm_ctx, info, "info", 1));
-    LM_CHECK(lm_check_ptr(&lm_ctx, comm_dist_graph, "comm_dist_graph"));
+    LM_CHECK_OR_ABSTAIN(lm_topo_abstain, lm_check_count(&lm_ctx, n, "n", MPI_ERR_COUNT, 0));
+    LM_CHECK_OR_ABSTAIN(lm_topo_abstain, lm_check_array(&lm_ctx, sources, n, "sources", "n"));
+    LM_CHECK_OR_ABSTAIN(lm_topo_abstain, lm_check_array(&lm_ctx, degrees, n, "degrees", "n"));
+    LM_CHECK_OR_ABSTAIN(lm_topo_abstain, lm_check_info(&lm_ctx, info, "info", 1));
+    LM_CHECK_OR_ABSTAIN(lm_topo_abstain, lm_check_ptr(&lm_ctx, comm_dist_graph, "comm_dist_graph"));
     return impl_MPI_Dist_graph_create(comm_old, n, sources, degrees, destinations, weights, info, reorder, comm_dist_graph);
 }
 int PMPI_Dist_graph_create(MPI_Comm comm_old, int n, const int sources[], const int degrees[], const int destinations[], const int weights[], MPI_Info info, int reorder, MPI_Comm* comm_dist_graph)
@@ -1047,10 +1047,10 @@ static int body_MPI_Dist_graph_create_adjacent(MPI_Comm comm_old, int indegree, 
     LM_CHECK(lm_check_init(&lm_ctx));
     LM_CHECK(lm_check_comm(&lm_ctx, comm_old, "comm_old", &lm_c));
     lm_errctx_bind(&lm_ctx, LM_KIND_COMM, comm_old);
-    LM_CHECK(lm_check_array(&lm_ctx, sources, indegree, "sources", "indegree"));
-    LM_CHECK(lm_check_array(&lm_ctx, destinations, outdegree, "destinations", "outdegree"));
-    LM_CHECK(lm_check_info(&lm_ctx, info, "info", 1));
-    LM_CHECK(lm_check_ptr(&lm_ctx, comm_dist_graph, "comm_dist_graph"));
+    LM_CHECK_OR_ABSTAIN(lm_topo_abstain, lm_check_array(&lm_ctx, sources, indegree, "sources", "indegree"));
+    LM_CHECK_OR_ABSTAIN(lm_topo_abstain, lm_check_array(&lm_ctx, destinations, outdegree, "destinations", "outdegree"));
+    LM_CHECK_OR_ABSTAIN(lm_topo_abstain, lm_check_info(&lm_ctx, info, "info", 1));
+    LM_CHECK_OR_ABSTAIN(lm_topo_abstain, lm_check_ptr(&lm_ctx, comm_dist_graph, "comm_dist_graph"));
     return impl_MPI_Dist_graph_create_adjacent(comm_old, indegree, sources, sourceweights, outdegree, destinations, destweights, info, reorder, comm_dist_graph);
 }
 int PMPI_Dist_graph_create_adjacent(MPI_Comm comm_old, int indegree, const int sources[], const int sourceweights[], int outdegree, const int destinations[], const int destweights[], MPI_Info info, int reorder, MPI_Comm* comm_dist_graph)
@@ -1115,8 +1115,8 @@ static int body_MPI_Graph_create(MPI_Comm comm_old, int nnodes, const int index[
     LM_CHECK(lm_check_init(&lm_ctx));
     LM_CHECK(lm_check_comm(&lm_ctx, comm_old, "comm_old", &lm_c));
     lm_errctx_bind(&lm_ctx, LM_KIND_COMM, comm_old);
-    LM_CHECK(lm_check_array(&lm_ctx, index, nnodes, "index", "nnodes"));
-    LM_CHECK(lm_check_ptr(&lm_ctx, comm_graph, "comm_graph"));
+    LM_CHECK_OR_ABSTAIN(lm_topo_abstain, lm_check_array(&lm_ctx, index, nnodes, "index", "nnodes"));
+    LM_CHECK_OR_ABSTAIN(lm_topo_abstain, lm_check_ptr(&lm_ctx, comm_graph, "comm_graph"));
     return impl_MPI_Graph_create(comm_old, nnodes, index, edges, reorder, comm_graph);
 }
 int PMPI_Graph_create(MPI_Comm comm_old, int nnodes, const int index[], const int edges[], int reorder, MPI_Comm* comm_graph)

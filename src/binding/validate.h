@@ -11,6 +11,8 @@
 #include "obj/group.h"
 #include "datatype/datatype.h"
 #include "binding/predefined_gen.h"
+#include "comm/context_id.h"
+#include "comm/topo_create.h"
 
 /* Largest tag; the value of the MPI_TAG_UB attribute. */
 #define LM_TAG_UB 1073741823
@@ -32,6 +34,17 @@ typedef struct lm_errctx {
     do {                                          \
         int lm_rc_ = (expr);                      \
         if (lm_rc_ != MPI_SUCCESS) return lm_rc_; \
+    } while (0)
+
+/* A collective constructor's check once its communicator is known (lm_c):
+ * when it fails, this process still takes part in the constructor's first
+ * collective step with its error (abstain, from comm/context_id.h or
+ * comm/topo_create.h), so that the other processes fail too instead of
+ * waiting for it. */
+#define LM_CHECK_OR_ABSTAIN(abstain, expr)                       \
+    do {                                                         \
+        int lm_rc_ = (expr);                                     \
+        if (lm_rc_ != MPI_SUCCESS) return abstain(lm_c, lm_rc_); \
     } while (0)
 
 static inline void lm_errctx_bind(lm_errctx *ctx, int kind, int handle)

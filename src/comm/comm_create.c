@@ -42,9 +42,12 @@ int impl_MPI_Comm_create(MPI_Comm comm, MPI_Group group, MPI_Comm *newcomm)
     const char *fname = "MPI_Comm_create";
     lm_comm *p = lm_comm_get(comm);
     if (!p) return lm_err_comm(comm, MPI_ERR_COMM, fname, "invalid communicator");
+    /* an invalid group here still takes part in the agreement, so that the
+     * other processes fail too instead of waiting */
     lm_group *g = lm_group_get(group);
-    if (!g) return lm_err_comm(comm, MPI_ERR_GROUP, fname, "invalid group");
-    if (!is_subgroup(g, p)) return lm_err_comm(comm, MPI_ERR_GROUP, fname, "group is not a subgroup of comm's");
+    if (!g) return lm_context_id_abstain(p, lm_err_comm(comm, MPI_ERR_GROUP, fname, "invalid group"));
+    if (!is_subgroup(g, p))
+        return lm_context_id_abstain(p, lm_err_comm(comm, MPI_ERR_GROUP, fname, "group is not a subgroup of comm's"));
     if (p->is_inter) {
         /* each side passes a subgroup of its own group: the split by
          * membership, ordered by rank in the group */
@@ -58,8 +61,9 @@ int impl_MPI_Comm_create(MPI_Comm comm, MPI_Group group, MPI_Comm *newcomm)
     /* One id for every caller: processes passing different (disjoint)
      * groups, as MPI allows, can share it since their traffic never meets. */
     uint16_t id;
-    int rc = lm_context_id_allocate(p, &id);
+    int bad, rc = lm_context_id_allocate_checked(p, MPI_SUCCESS, &id, &bad);
     if (rc) return lm_err_comm(comm, rc, fname, "context id agreement failed");
+    if (bad) return lm_context_id_peer_invalid(comm, bad, fname);
     if (g->my_rank == MPI_UNDEFINED) {
         lm_context_id_release(id);
         *newcomm = MPI_COMM_NULL;
@@ -146,7 +150,7 @@ int impl_MPI_Comm_split_type(MPI_Comm comm, int split_type, int key, MPI_Info in
         }
         return impl_MPI_Comm_free(newcomm);
     } else {
-        return lm_err_comm(comm, MPI_ERR_ARG, fname, "invalid split_type %d", split_type);
+        return lm_context_id_abstain(p, lm_err_comm(comm, MPI_ERR_ARG, fname, "invalid split_type %d", split_type));
     }
     return impl_MPI_Comm_split(comm, color, key, newcomm);
 }

@@ -3,6 +3,7 @@
 #include "obj/attr.h"
 #include "obj/topo.h"
 #include "obj/comm_info.h"
+#include "comm/comm_dup.h"
 #include "comm/context_id.h"
 #include "comm/intercomm.h"
 #include "coll/coll_basic.h"
@@ -11,57 +12,63 @@
 #include "api/impl_gen.h"
 #include <stdlib.h>
 
-int impl_MPI_Comm_dup(MPI_Comm comm, MPI_Comm *newcomm)
+/* What a duplicate takes from its parent at the call (MPI-4.1 section
+ * 7.4.2): the topology, the attributes (through their copy callbacks) and
+ * the hints, or info's hints instead when given. On failure c is freed and
+ * the error class returned, with what failed in *what. */
+int lm_comm_dup_contents(lm_comm *p, lm_comm *c, MPI_Info info, int use_info, const char **what)
+{
+    int rc = MPI_SUCCESS;
+    *what = "out of memory";
+    if (p->topo && !(c->topo = lm_topo_copy(p->topo))) rc = MPI_ERR_NO_MEM;
+    if (!rc && (rc = lm_attr_copy(LM_KIND_COMM, p->obj.handle, p->attrs, c->obj.handle, &c->attrs)))
+        *what = "an attribute copy callback failed";
+    if (!rc && lm_comm_info_set(c, use_info ? info : p->info ? p->info : MPI_INFO_NULL)) rc = MPI_ERR_NO_MEM;
+    if (rc) {
+        MPI_Comm h = c->obj.handle;
+        impl_MPI_Comm_free(&h);
+    }
+    return rc;
+}
+
+static int dup(const char *fname, MPI_Comm comm, MPI_Info info, int use_info, MPI_Comm *newcomm)
 {
     int rc;
-    lm_comm *p = lm_comm_checked(comm, "MPI_Comm_dup", &rc);
+    lm_comm *p = lm_comm_checked(comm, fname, &rc);
     if (!p) return rc;
     lm_comm *c;
     if (p->is_inter) {
         rc = lm_intercomm_dup(p, &c);
-        if (rc) return lm_err_comm(comm, rc, "MPI_Comm_dup", "intercommunicator duplication failed");
+        if (rc) return lm_err_comm(comm, rc, fname, "intercommunicator duplication failed");
     } else {
         uint16_t id;
-        rc = lm_context_id_allocate(p, &id);
-        if (rc) return lm_err_comm(comm, rc, "MPI_Comm_dup", "the agreement on a context id failed");
+        int bad;
+        rc = lm_context_id_allocate_checked(p, MPI_SUCCESS, &id, &bad);
+        if (rc) return lm_err_comm(comm, rc, fname, "the agreement on a context id failed");
+        if (bad) return lm_context_id_peer_invalid(comm, bad, fname);
         lm_group_retain(p->group);
         c = lm_comm_new_intra(p->group, id, p);
-        if (!c) return lm_err_comm(comm, MPI_ERR_NO_MEM, "MPI_Comm_dup", "out of memory");
+        if (!c) {
+            lm_group_release(p->group);
+            lm_context_id_release(id);
+            return lm_err_comm(comm, MPI_ERR_NO_MEM, fname, "out of memory");
+        }
     }
-    /* a duplicate keeps the topology (MPI-4.1 section 7.4.2) */
-    if (p->topo && !(c->topo = lm_topo_copy(p->topo))) {
-        MPI_Comm h = c->obj.handle;
-        impl_MPI_Comm_free(&h);
-        return lm_err_comm(comm, MPI_ERR_NO_MEM, "MPI_Comm_dup", "out of memory");
-    }
-    rc = lm_attr_copy(LM_KIND_COMM, comm, p->attrs, c->obj.handle, &c->attrs);
+    const char *what;
+    rc = lm_comm_dup_contents(p, c, info, use_info, &what);
     if (rc) {
-        MPI_Comm h = c->obj.handle;
-        impl_MPI_Comm_free(&h);
-        return lm_err_comm(comm, rc, "MPI_Comm_dup", "an attribute copy callback failed");
-    }
-    /* and the hints (MPI-4.1 section 7.4.2) */
-    if (lm_comm_info_set(c, p->info ? p->info : MPI_INFO_NULL)) {
-        MPI_Comm h = c->obj.handle;
-        impl_MPI_Comm_free(&h);
-        return lm_err_comm(comm, MPI_ERR_NO_MEM, "MPI_Comm_dup", "out of memory");
+        *newcomm = MPI_COMM_NULL;
+        return lm_err_comm(comm, rc, fname, "%s", what);
     }
     *newcomm = c->obj.handle;
     return MPI_SUCCESS;
 }
 
+int impl_MPI_Comm_dup(MPI_Comm comm, MPI_Comm *newcomm) { return dup("MPI_Comm_dup", comm, MPI_INFO_NULL, 0, newcomm); }
+
 int impl_MPI_Comm_dup_with_info(MPI_Comm comm, MPI_Info info, MPI_Comm *newcomm)
 {
-    int rc = impl_MPI_Comm_dup(comm, newcomm);
-    if (rc) return rc;
-    /* the given hints replace the copied ones */
-    lm_comm *c = lm_comm_get(*newcomm);
-    lm_comm_info_free(c);
-    if (lm_comm_info_set(c, info)) {
-        impl_MPI_Comm_free(newcomm);
-        return lm_err_comm(comm, MPI_ERR_NO_MEM, "MPI_Comm_dup_with_info", "out of memory");
-    }
-    return MPI_SUCCESS;
+    return dup("MPI_Comm_dup_with_info", comm, info, 1, newcomm);
 }
 
 typedef struct {
@@ -77,33 +84,41 @@ static int by_key(const void *a, const void *b)
 
 int impl_MPI_Comm_split(MPI_Comm comm, int color, int key, MPI_Comm *newcomm)
 {
+    const char *fname = "MPI_Comm_split";
     int rc;
-    lm_comm *p = lm_comm_checked(comm, "MPI_Comm_split", &rc);
+    lm_comm *p = lm_comm_checked(comm, fname, &rc);
     if (!p) return rc;
+    int local_err = MPI_SUCCESS;
     if (color < 0 && color != MPI_UNDEFINED)
-        return lm_err_comm(comm, MPI_ERR_ARG, "MPI_Comm_split", "invalid color %d", color);
+        local_err = lm_err_comm(comm, MPI_ERR_ARG, fname, "invalid color %d", color);
     if (p->is_inter) {
+        if (local_err) return local_err;
         lm_comm *c;
         rc = lm_intercomm_split(p, color, key, &c);
-        if (rc) return lm_err_comm(comm, rc, "MPI_Comm_split", "intercommunicator split failed");
+        if (rc) return lm_err_comm(comm, rc, fname, "intercommunicator split failed");
         *newcomm = c ? c->obj.handle : MPI_COMM_NULL;
         return MPI_SUCCESS;
     }
     /* the table is temporary and proportional to the parent's size, as any
      * split must be; it is freed before returning */
     split_entry *all = lm_malloc(LM_MEM_COMM, (size_t)p->size * sizeof *all);
-    if (!all) return lm_err_comm(comm, MPI_ERR_NO_MEM, "MPI_Comm_split", "out of memory");
+    if (!all && !local_err) local_err = lm_err_comm(comm, MPI_ERR_NO_MEM, fname, "out of memory");
+    /* the agreement first: it also tells every process whether all of them
+     * can go on */
+    uint16_t id = 0;
+    int bad;
+    rc = lm_context_id_allocate_checked(p, local_err, &id, &bad);
+    if (rc || bad) {
+        lm_free(LM_MEM_COMM, all);
+        if (rc) return lm_err_comm(comm, rc, fname, "the agreement on a context id failed");
+        return local_err ? local_err : lm_context_id_peer_invalid(comm, bad, fname);
+    }
     split_entry mine = {color, key, p->rank, lm_comm_world_rank(p, p->rank)};
     rc = lm_coll_allgather(&mine, sizeof mine, all, p);
-    uint16_t id = 0;
-    if (!rc) rc = lm_context_id_allocate(p, &id);
-    if (rc) {
-        lm_free(LM_MEM_COMM, all);
-        return lm_err_comm(comm, rc, "MPI_Comm_split", "communication failed");
-    }
-    if (color == MPI_UNDEFINED) {
+    if (rc || color == MPI_UNDEFINED) {
         lm_context_id_release(id);
         lm_free(LM_MEM_COMM, all);
+        if (rc) return lm_err_comm(comm, rc, fname, "communication failed");
         *newcomm = MPI_COMM_NULL;
         return MPI_SUCCESS;
     }
@@ -116,7 +131,11 @@ int impl_MPI_Comm_split(MPI_Comm comm, int color, int key, MPI_Comm *newcomm)
     lm_group *g = lm_group_new_list(w, n);
     lm_free(LM_MEM_COMM, all);
     lm_comm *c = g ? lm_comm_new_intra(g, id, p) : NULL;
-    if (!c) return lm_err_comm(comm, MPI_ERR_NO_MEM, "MPI_Comm_split", "out of memory");
+    if (!c) {
+        if (g) lm_group_release(g);
+        lm_context_id_release(id);
+        return lm_err_comm(comm, MPI_ERR_NO_MEM, fname, "out of memory");
+    }
     *newcomm = c->obj.handle;
     return MPI_SUCCESS;
 }

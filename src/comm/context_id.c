@@ -1,13 +1,31 @@
+/* Context-id agreements (see context_id.h).
+ *
+ * An agreement is a small state machine of point-to-point messages on the
+ * parent's collective context: a binomial tree up to the first member and
+ * back down, once for the free masks (combined by AND) and once for the
+ * vote on the candidate, repeated until a vote passes. Blocking agreements
+ * drive it in their own loop; nonblocking ones (MPI_Comm_idup) are driven
+ * by a progress hook, so that a process waiting anywhere in MPI moves its
+ * pending agreements forward. No agreement ever waits for another one:
+ * the candidate is reserved at once where it is still free, and a vote
+ * that fails anywhere gives it back everywhere and starts over. */
 #include "comm/context_id.h"
 #include "comm/intercomm.h"
-#include "coll/coll_basic.h"
+#include "util/lm_error.h"
+#include "util/lm_mem.h"
 #include "pt2pt/pt2pt.h"
 
 #define MASK_WORDS LM_CONTEXT_MASK_WORDS /* 2048 pairs of context ids */
-/* An agreement exchanges the free mask and one more word: 1 where the member
- * offered its free ids, 0 where it offered none (see struct agreement). */
-#define OFFER_WORD MASK_WORDS
-#define AGREE_WORDS (MASK_WORDS + 1)
+/* The mask phase carries one more word: the largest error class a member
+ * brought to the agreement (0 when none did), so that every member learns
+ * that one of them cannot go on. */
+#define ERR_WORD MASK_WORDS
+#define MASK_MSG_WORDS (MASK_WORDS + 1)
+/* Tags: whole-parent agreements take the parent's next collective number,
+ * as a collective does (below bit 30); group agreements set bit 30 above
+ * the user's tag (coll/sched_exec.c keeps schedules below it). */
+#define SEQ_TAG_MASK 0x3fffffff
+#define GROUP_TAG_BIT (1 << 30)
 
 static uint32_t free_mask[MASK_WORDS];
 static int mask_ready;
@@ -19,53 +37,10 @@ static void init_mask(void)
     mask_ready = 1;
 }
 
-/* At MPI_THREAD_MULTIPLE, threads of one process may agree on ids for
- * different communicators at once (their exchanges wait with the critical
- * section handed over): two agreements offering the same free ids could both
- * take the same one.  So only one agreement at a time offers this process's
- * free ids, the one with the lowest key among those in flight here; the
- * others offer none, and an agreement that some member offered nothing to
- * is repeated by all of its members (they see the same result).  The key
- * (parent's context id, then the tag) is the same on every member, so the
- * agreement with the lowest key in the job is offered everything on its
- * next round: agreements finish one after another instead of spinning.
- * With one thread there is only ever one agreement: one round, as before. */
-struct agreement {
-    uint64_t key;
-    struct agreement *next;
-};
-static struct agreement *in_flight;
-static struct agreement *offering;
-
-static void agreement_begin(struct agreement *a, const lm_comm *parent, int group_tag)
+void lm_context_id_free_mask(uint32_t *m)
 {
     if (!mask_ready) init_mask();
-    a->key = ((uint64_t)parent->context_id << 32) | (group_tag < 0 ? 0u : (uint32_t)group_tag + 1u);
-    a->next = in_flight;
-    in_flight = a;
-}
-
-static void agreement_end(struct agreement *a)
-{
-    struct agreement **link = &in_flight;
-    while (*link != a) link = &(*link)->next;
-    *link = a->next;
-    if (offering == a) offering = NULL;
-}
-
-/* This process's contribution to a round of agreement a. */
-static void offer(struct agreement *a, uint32_t *m)
-{
-    int lowest = 1;
-    for (const struct agreement *o = in_flight; o; o = o->next)
-        if (o != a && o->key < a->key) lowest = 0;
-    if (!offering && lowest) {
-        offering = a;
-        for (int i = 0; i < MASK_WORDS; i++) m[i] = free_mask[i];
-        m[OFFER_WORD] = 1;
-    } else {
-        for (int i = 0; i < AGREE_WORDS; i++) m[i] = 0;
-    }
+    for (int i = 0; i < MASK_WORDS; i++) m[i] = free_mask[i];
 }
 
 static void band(const void *in, void *inout, size_t n, void *arg)
@@ -76,124 +51,286 @@ static void band(const void *in, void *inout, size_t n, void *arg)
     for (size_t i = 0; i < n; i++) b[i] &= a[i];
 }
 
-/* After a round: 1 with *id set when every member offered (or an error in
- * *rc), 0 when the round must be repeated.  Takes the lowest id free in the
- * agreed mask m. */
-/* Takes the lowest id free in the agreed mask m. */
-static int take_lowest(const uint32_t *m, uint16_t *id)
+void lm_context_id_mask_and(const void *in, void *inout, size_t count, void *arg) { band(in, inout, count, arg); }
+
+int lm_context_id_candidate(const uint32_t *m)
 {
-    for (int i = 0; i < MASK_WORDS; i++) {
-        if (!m[i]) continue;
-        int bit = __builtin_ctz(m[i]);
-        free_mask[i] &= ~(1u << bit);
-        *id = (uint16_t)(2 * (i * 32 + bit));
-        return MPI_SUCCESS;
-    }
-    return MPI_ERR_INTERN; /* every id in use: too many live communicators */
+    for (int i = 0; i < MASK_WORDS; i++)
+        if (m[i]) return 2 * (i * 32 + __builtin_ctz(m[i]));
+    return -1;
 }
 
-static int conclude(struct agreement *a, const uint32_t *m, int *rc, uint16_t *id)
+int lm_context_id_reserve(uint16_t id)
 {
-    if (offering == a) offering = NULL;
-    if (*rc) return 1;
-    if (!m[OFFER_WORD]) return 0;
-    *rc = take_lowest(m, id);
+    if (!mask_ready) init_mask();
+    int pair = id / 2;
+    uint32_t bit = 1u << (pair % 32);
+    if (!(free_mask[pair / 32] & bit)) return 0;
+    free_mask[pair / 32] &= ~bit;
     return 1;
-}
-
-int lm_context_id_allocate(lm_comm *parent, uint16_t *id)
-{
-    struct agreement a;
-    agreement_begin(&a, parent, -1);
-    uint32_t m[AGREE_WORDS];
-    int rc;
-    /* between rounds, let the agreement that has the offer go on: with a
-     * parent of one process, a round waits for nothing */
-    for (unsigned idle = 0;; lm_progress_wait(&idle)) {
-        offer(&a, m);
-        rc = lm_coll_allreduce(m, AGREE_WORDS, sizeof(uint32_t), band, NULL, parent);
-        if (conclude(&a, m, &rc, id)) break;
-    }
-    agreement_end(&a);
-    return rc;
-}
-
-/* Point-to-point on the parent's collective context, addressed by parent
- * rank: source ranks then mean the same thing to every caller, whichever
- * subgroup it is agreeing in. */
-static int xfer(uint32_t *m, int to_send, int group_peer, const lm_group *g, int tag, lm_comm *parent)
-{
-    int peer = lm_group_rank_of(parent->group, lm_group_world_rank(g, group_peer));
-    lm_request *r;
-    int rc = to_send ? lm_isend_bytes(m, sizeof(uint32_t) * AGREE_WORDS, peer, tag, parent, parent->context_id + 1, &r)
-                     : lm_irecv_bytes(m, sizeof(uint32_t) * AGREE_WORDS, peer, tag, parent, parent->context_id + 1, &r);
-    return rc ? rc : lm_wait_release(r, MPI_STATUS_IGNORE);
-}
-
-static int group_round(uint32_t *m, lm_comm *parent, const lm_group *g, int t)
-{
-    uint32_t in[AGREE_WORDS];
-    int n = g->size, me = g->my_rank, rc = MPI_SUCCESS, mask;
-    /* binomial reduce to group rank 0 ... */
-    for (mask = 1; mask < n && !rc; mask <<= 1) {
-        if (me & mask) {
-            rc = xfer(m, 1, me - mask, g, t, parent);
-            break;
-        }
-        if (me + mask < n) {
-            rc = xfer(in, 0, me + mask, g, t, parent);
-            band(in, m, AGREE_WORDS, NULL);
-        }
-    }
-    /* ... and the same tree back down */
-    for (mask = 1; mask < n && !rc; mask <<= 1)
-        if (me & mask) {
-            rc = xfer(m, 0, me - mask, g, t, parent);
-            break;
-        }
-    for (mask >>= 1; mask > 0 && !rc; mask >>= 1)
-        if (me + mask < n) rc = xfer(m, 1, me + mask, g, t, parent);
-    return rc;
-}
-
-int lm_context_id_allocate_group(lm_comm *parent, const lm_group *g, int tag, uint16_t *id)
-{
-    /* above every internal collective tag; the user's tag keeps concurrent
-     * agreements over overlapping groups apart */
-    int t = (1 << 30) | tag;
-    struct agreement a;
-    agreement_begin(&a, parent, tag);
-    uint32_t m[AGREE_WORDS];
-    int rc;
-    for (unsigned idle = 0;; lm_progress_wait(&idle)) {
-        offer(&a, m);
-        rc = group_round(m, parent, g, t);
-        if (conclude(&a, m, &rc, id)) break;
-    }
-    agreement_end(&a);
-    return rc;
 }
 
 void lm_context_id_release(uint16_t id)
 {
     int pair = id / 2;
-    if (pair < 2) return;
+    /* the reserved pairs (world, self, group agreement) and ids outside
+     * the mask (LM_CONTEXT_PENDING) are never handed out */
+    if (pair < 3 || pair >= MASK_WORDS * 32) return;
     free_mask[pair / 32] |= 1u << (pair % 32);
 }
 
-void lm_context_id_free_mask(uint32_t *m)
+/* ---- the state machine -------------------------------------------------- */
+
+enum { PHASE_MASK, PHASE_VOTE, PHASE_DONE };
+
+/* One message of a phase: to or from a member (as a parent rank); a
+ * message from below is combined into what this member has, one from
+ * above replaces it. */
+typedef struct hop {
+    uint8_t send, combine;
+    int peer;
+} hop;
+#define MAX_HOPS 64 /* up and down a binomial tree of at most 2^31 members */
+
+struct lm_cid_agreement {
+    lm_comm *parent; /* held while the agreement lives */
+    int tag;
+    int local_err;
+    uint8_t phase, nhops, next_hop, reserved;
+    hop hops[MAX_HOPS];
+    lm_request *msg; /* the message in flight, NULL between hops */
+    int cand;
+    int rc;
+    uint8_t bad; /* rc is the error class a member brought */
+    uint16_t id;
+    uint32_t m[MASK_MSG_WORDS], in[MASK_MSG_WORDS];
+    lm_context_id_done done; /* nonblocking: called once it ends */
+    void *arg;
+    lm_cid_agreement *next_active;
+};
+
+/* The parent rank of member r of g. */
+static int parent_rank(const lm_comm *parent, const lm_group *g, int r)
 {
-    if (!mask_ready) init_mask();
-    for (int i = 0; i < MASK_WORDS; i++) m[i] = free_mask[i];
+    return g == parent->group ? r : lm_group_rank_of(parent->group, lm_group_world_rank(g, r));
 }
 
-void lm_context_id_mask_and(const void *in, void *inout, size_t count, void *arg) { band(in, inout, count, arg); }
-
-int lm_context_id_take(const uint32_t *m, uint16_t *id)
+/* Binomial reduce to member 0, then the same tree back down. */
+static void build_hops(lm_cid_agreement *a, const lm_group *g)
 {
-    if (!mask_ready) init_mask();
-    return take_lowest(m, id);
+    int n = g->size, me = g->my_rank, k = 0, mask;
+    for (mask = 1; mask < n; mask <<= 1) {
+        if (me & mask) {
+            a->hops[k++] = (hop){1, 0, parent_rank(a->parent, g, me - mask)};
+            break;
+        }
+        if (me + mask < n) a->hops[k++] = (hop){0, 1, parent_rank(a->parent, g, me + mask)};
+    }
+    for (mask = 1; mask < n; mask <<= 1)
+        if (me & mask) {
+            a->hops[k++] = (hop){0, 0, parent_rank(a->parent, g, me - mask)};
+            break;
+        }
+    for (mask >>= 1; mask > 0; mask >>= 1)
+        if (me + mask < n) a->hops[k++] = (hop){1, 0, parent_rank(a->parent, g, me + mask)};
+    a->nhops = (uint8_t)k;
 }
+
+static void begin_mask(lm_cid_agreement *a)
+{
+    lm_context_id_free_mask(a->m);
+    a->m[ERR_WORD] = (uint32_t)a->local_err;
+    a->phase = PHASE_MASK;
+    a->next_hop = 0;
+}
+
+static void finish(lm_cid_agreement *a, int rc)
+{
+    if (rc != MPI_SUCCESS && a->reserved) lm_context_id_release((uint16_t)a->cand);
+    a->reserved = 0;
+    a->rc = rc;
+    a->phase = PHASE_DONE;
+}
+
+/* Every member ends a phase with the same words in m. */
+static void end_phase(lm_cid_agreement *a)
+{
+    if (a->phase == PHASE_MASK) {
+        if (a->m[ERR_WORD]) {
+            a->bad = 1;
+            return finish(a, (int)a->m[ERR_WORD]);
+        }
+        a->cand = lm_context_id_candidate(a->m);
+        if (a->cand < 0) return finish(a, MPI_ERR_INTERN); /* every id in use somewhere: too many communicators */
+        a->reserved = (uint8_t)lm_context_id_reserve((uint16_t)a->cand);
+        a->m[0] = a->reserved;
+        a->phase = PHASE_VOTE;
+        a->next_hop = 0;
+        return;
+    }
+    if (a->m[0]) {
+        a->id = (uint16_t)a->cand;
+        a->reserved = 0; /* taken */
+        return finish(a, MPI_SUCCESS);
+    }
+    /* taken meanwhile by another agreement on some member: give it back
+     * here and try again with fresh masks */
+    if (a->reserved) lm_context_id_release((uint16_t)a->cand);
+    a->reserved = 0;
+    begin_mask(a);
+}
+
+/* Move a forward as far as it goes without waiting; 1 once it has ended. */
+static int advance(lm_cid_agreement *a)
+{
+    size_t words = a->phase == PHASE_MASK ? MASK_MSG_WORDS : 1;
+    while (a->phase != PHASE_DONE) {
+        if (a->msg) {
+            if (!a->msg->complete) return 0;
+            int err = a->msg->error;
+            lm_request_release(a->msg);
+            a->msg = NULL;
+            if (err != MPI_SUCCESS) {
+                finish(a, err);
+                break;
+            }
+            const hop *h = &a->hops[a->next_hop++];
+            if (h->combine) {
+                band(a->in, a->m, words == 1 ? 1 : MASK_WORDS, NULL);
+                if (words > 1 && a->in[ERR_WORD] > a->m[ERR_WORD]) a->m[ERR_WORD] = a->in[ERR_WORD];
+            }
+        }
+        if (a->next_hop == a->nhops) {
+            end_phase(a);
+            words = a->phase == PHASE_MASK ? MASK_MSG_WORDS : 1;
+            continue;
+        }
+        const hop *h = &a->hops[a->next_hop];
+        size_t len = words * sizeof(uint32_t);
+        int ctx = a->parent->context_id + 1;
+        int rc = h->send ? lm_isend_bytes(a->m, len, h->peer, a->tag, a->parent, ctx, &a->msg)
+                         : lm_irecv_bytes(h->combine ? a->in : a->m, len, h->peer, a->tag, a->parent, ctx, &a->msg);
+        if (rc != MPI_SUCCESS) {
+            if (a->msg) lm_request_release(a->msg);
+            a->msg = NULL;
+            finish(a, rc);
+        }
+    }
+    return 1;
+}
+
+static lm_cid_agreement *agreement_new(lm_comm *parent, const lm_group *g, int tag, int local_err)
+{
+    lm_cid_agreement *a = lm_calloc(LM_MEM_COMM, 1, sizeof *a);
+    if (!a) return NULL;
+    a->parent = parent;
+    lm_comm_hold(parent);
+    a->tag = tag;
+    a->local_err = local_err;
+    build_hops(a, g);
+    begin_mask(a);
+    return a;
+}
+
+static void agreement_free(lm_cid_agreement *a)
+{
+    lm_comm_drop(a->parent);
+    lm_free(LM_MEM_COMM, a);
+}
+
+static int whole_parent_tag(lm_comm *parent) { return (int)(parent->coll_seq++ & SEQ_TAG_MASK); }
+
+/* Blocking: drive a to its end here (the progress calls in between move
+ * the nonblocking agreements of this process too). */
+static int run(lm_cid_agreement *a, uint16_t *id, int *bad)
+{
+    unsigned idle = 0;
+    while (!advance(a)) lm_progress_wait(&idle);
+    int rc = a->rc;
+    *bad = 0;
+    if (rc == MPI_SUCCESS) *id = a->id;
+    else if (a->bad) *bad = rc, rc = MPI_SUCCESS;
+    agreement_free(a);
+    return rc;
+}
+
+int lm_context_id_allocate_checked(lm_comm *parent, int local_err, uint16_t *id, int *bad)
+{
+    int tag = whole_parent_tag(parent);
+    lm_cid_agreement *a = agreement_new(parent, parent->group, tag, local_err);
+    return a ? run(a, id, bad) : MPI_ERR_NO_MEM;
+}
+
+int lm_context_id_allocate(lm_comm *parent, uint16_t *id)
+{
+    int bad, rc = lm_context_id_allocate_checked(parent, MPI_SUCCESS, id, &bad);
+    return rc ? rc : bad; /* a member that abstained (lm_context_id_abstain) */
+}
+
+int lm_context_id_allocate_group(lm_comm *parent, const lm_group *g, int tag, uint16_t *id)
+{
+    lm_cid_agreement *a = agreement_new(parent, g, GROUP_TAG_BIT | tag, 0);
+    if (!a) return MPI_ERR_NO_MEM;
+    int bad, rc = run(a, id, &bad);
+    return rc ? rc : bad;
+}
+
+int lm_context_id_abstain(lm_comm *parent, int err)
+{
+    if (parent && !parent->is_inter) {
+        uint16_t id;
+        int bad;
+        lm_context_id_allocate_checked(parent, err, &id, &bad); /* ends with bad set: no id */
+    }
+    return err;
+}
+
+int lm_context_id_peer_invalid(MPI_Comm comm, int bad, const char *fname)
+{
+    return lm_err_comm(comm, bad, fname, "another process of the communicator passed invalid arguments");
+}
+
+/* ---- nonblocking -------------------------------------------------------- */
+
+static lm_cid_agreement *active;
+static int progress_slot = -1; /* on while a nonblocking agreement is active */
+
+static int progress_active(void)
+{
+    static int busy; /* posting a message may progress, which comes back here */
+    if (busy) return 0;
+    busy = 1;
+    int n = 0;
+    for (lm_cid_agreement **p = &active; *p;) {
+        lm_cid_agreement *a = *p;
+        if (!advance(a)) {
+            p = &a->next_active;
+            continue;
+        }
+        *p = a->next_active;
+        n++;
+        a->done(a->arg, a->rc, a->id);
+        agreement_free(a);
+    }
+    if (!active) lm_progress_hook_set_active(progress_slot, 0);
+    busy = 0;
+    return n;
+}
+
+int lm_context_id_iallocate(lm_comm *parent, lm_context_id_done done, void *arg)
+{
+    int tag = whole_parent_tag(parent);
+    lm_cid_agreement *a = agreement_new(parent, parent->group, tag, 0);
+    if (!a) return MPI_ERR_NO_MEM;
+    a->done = done;
+    a->arg = arg;
+    a->next_active = active;
+    active = a;
+    lm_progress_hook_set_active(progress_slot, 1);
+    return MPI_SUCCESS;
+}
+
+/* ---- lifetime ------------------------------------------------------------ */
 
 /* A destroyed communicator's id is free for reuse only now, after the last
  * message that could match it (the predefined ids are never released:
@@ -204,4 +341,9 @@ static void comm_destroyed(lm_comm *c)
     if (c->local_comm) lm_intercomm_release(c);
 }
 
-int lm_comm_layer_init(void) { return lm_comm_on_destroy(comm_destroyed); }
+int lm_comm_layer_init(void)
+{
+    progress_slot = lm_progress_hook_register(progress_active);
+    if (progress_slot < 0) return MPI_ERR_INTERN;
+    return lm_comm_on_destroy(comm_destroyed);
+}

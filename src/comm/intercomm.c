@@ -85,6 +85,49 @@ static int agree(lm_comm *H, int leader, const channel *ch, xhdr *h, const void 
     return MPI_SUCCESS;
 }
 
+/* The new communicator's id from the mask both sides agreed on (agree()):
+ * the candidate-and-vote protocol of comm/context_id.h, each side voting
+ * over H and the leaders combining the two sides' votes; when the vote
+ * fails, fresh masks are agreed the same way and it starts over. Every
+ * member of both sides runs the same rounds. */
+static int take_agreed(lm_comm *H, int leader, const channel *ch, uint32_t *mask, uint16_t *id)
+{
+    for (;;) {
+        int cand = lm_context_id_candidate(mask);
+        if (cand < 0) return MPI_ERR_INTERN; /* every id in use somewhere */
+        int reserved = lm_context_id_reserve((uint16_t)cand);
+        uint32_t v[2] = {(uint32_t)reserved, MPI_SUCCESS}; /* the vote, an error the leader met */
+        int rc = lm_coll_allreduce(v, 1, sizeof(uint32_t), lm_context_id_mask_and, NULL, H);
+        if (!rc && H->rank == leader) {
+            uint32_t rv = 0;
+            int e = swap(ch, v, sizeof v[0], &rv, sizeof rv);
+            v[0] &= rv;
+            v[1] = (uint32_t)e;
+        }
+        if (!rc) rc = lm_coll_bcast(v, sizeof v, leader, H);
+        if (!rc) rc = (int)v[1];
+        if (!rc && v[0]) {
+            *id = (uint16_t)cand;
+            return MPI_SUCCESS;
+        }
+        if (reserved) lm_context_id_release((uint16_t)cand);
+        if (rc) return rc;
+        /* taken meanwhile on some member of either side: fresh masks */
+        xhdr h = {0};
+        lm_context_id_free_mask(h.mask);
+        rc = lm_coll_allreduce(h.mask, LM_CONTEXT_MASK_WORDS, sizeof(uint32_t), lm_context_id_mask_and, NULL, H);
+        if (!rc && H->rank == leader) {
+            uint32_t rm[LM_CONTEXT_MASK_WORDS];
+            h.err = swap(ch, h.mask, sizeof h.mask, rm, sizeof rm);
+            lm_context_id_mask_and(rm, h.mask, LM_CONTEXT_MASK_WORDS, NULL);
+        }
+        if (!rc) rc = lm_coll_bcast(&h, sizeof h, leader, H);
+        if (!rc) rc = h.err;
+        if (rc) return rc;
+        memcpy(mask, h.mask, sizeof h.mask);
+    }
+}
+
 static void drop_comm(lm_comm *c)
 {
     if (!c) return;
@@ -215,7 +258,7 @@ int impl_MPI_Intercomm_create(MPI_Comm local_comm, int local_leader, MPI_Comm pe
     }
     lm_group *rg = lm_group_new_list(rpay, rh.n);
     lm_free(LM_MEM_COMM, rpay);
-    rc = lm_context_id_take(rh.mask, &id);
+    rc = take_agreed(H, local_leader, &ch, rh.mask, &id);
     if (rc) {
         if (rg) lm_group_release(rg);
         drop_comm(H);
@@ -275,7 +318,7 @@ int impl_MPI_Intercomm_create_from_groups(MPI_Group local_group, int local_leade
     lm_free(LM_MEM_COMM, rpay);
     /* each side must see the other's group as the other sees itself */
     if (!rc && (rh.info[0] != r->size || rh.info[1] != g->size)) rc = MPI_ERR_GROUP;
-    if (!rc) rc = lm_context_id_take(rh.mask, &id);
+    if (!rc) rc = take_agreed(H, local_leader, &ch, rh.mask, &id);
     if (rc) {
         drop_comm(H);
         return lm_err_noobj(rc, fname,
@@ -307,7 +350,7 @@ int lm_intercomm_dup(lm_comm *p, lm_comm **out)
     void *rpay;
     rc = agree(H, 0, &ch, &h, NULL, 0, &rh, &rpay);
     lm_free(LM_MEM_COMM, rpay);
-    if (!rc) rc = lm_context_id_take(rh.mask, &id);
+    if (!rc) rc = take_agreed(H, 0, &ch, rh.mask, &id);
     if (rc) {
         drop_comm(H);
         return rc;
@@ -372,7 +415,7 @@ int lm_intercomm_split(lm_comm *p, int color, int key, lm_comm **out)
     void *rpay;
     rc = agree(L, 0, &ch, &h, tab, sizeof mine, &rh, &rpay);
     if (!rc && rh.n != p->remote_group->size) rc = MPI_ERR_INTERN;
-    if (!rc) rc = lm_context_id_take(rh.mask, &id);
+    if (!rc) rc = take_agreed(L, 0, &ch, rh.mask, &id);
     if (rc) {
         lm_free(LM_MEM_COMM, tab);
         lm_free(LM_MEM_COMM, rpay);
@@ -419,7 +462,7 @@ int impl_MPI_Intercomm_merge(MPI_Comm intercomm, int high, MPI_Comm *newintracom
     uint16_t id;
     int rc = agree(p->local_comm, 0, &ch, &h, NULL, 0, &rh, &rpay);
     lm_free(LM_MEM_COMM, rpay);
-    if (!rc) rc = lm_context_id_take(rh.mask, &id);
+    if (!rc) rc = take_agreed(p->local_comm, 0, &ch, rh.mask, &id);
     if (rc) return lm_err_comm(intercomm, rc, fname, "the leaders' agreement failed");
     /* the side that passed high = false comes first; when both passed the
      * same, the side whose leader has the lower world rank */

@@ -36,13 +36,14 @@ int impl_MPI_Cart_create(MPI_Comm comm_old, int ndims, const int dims[], const i
     (void)reorder;
     lm_comm *p = lm_comm_get(comm_old);
     if (p->is_inter) return lm_err_comm(comm_old, MPI_ERR_COMM, fname, "topologies need an intracommunicator");
-    int rc;
+    int rc, local_err = MPI_SUCCESS;
     long long n = grid_size(comm_old, ndims, dims, fname, &rc);
-    if (n < 0) return rc;
-    if (n > p->size)
-        return lm_err_comm(comm_old, MPI_ERR_ARG, fname, "the grid has %lld points, the communicator %d processes", n,
-                           p->size);
-    rc = lm_topo_same_everywhere(p, comm_old, lm_topo_hash(lm_topo_hash(0, dims, ndims, 0), periods, ndims, 1), fname);
+    if (n < 0) local_err = rc;
+    else if (n > p->size)
+        local_err = lm_err_comm(comm_old, MPI_ERR_ARG, fname, "the grid has %lld points, the communicator %d processes",
+                                n, p->size);
+    uint64_t h = local_err ? 0 : lm_topo_hash(lm_topo_hash(0, dims, ndims, 0), periods, ndims, 1);
+    rc = lm_topo_same_everywhere(p, comm_old, h, local_err, fname);
     if (rc) return rc;
     lm_topo *t = lm_topo_new(MPI_CART, ndims, 0, 2 * ndims);
     if (t)
@@ -133,8 +134,8 @@ int impl_MPI_Cart_sub(MPI_Comm comm, const int remain_dims[], MPI_Comm *newcomm)
     lm_comm *c;
     lm_topo *t = lm_topo_of(comm, MPI_CART, fname, &c, &rc);
     if (!t) return rc;
-    rc = lm_topo_check_array(comm, remain_dims, t->a, "remain_dims", fname);
-    if (!rc) rc = lm_topo_same_everywhere(c, comm, lm_topo_hash(0, remain_dims, t->a, 1), fname);
+    int local_err = lm_topo_check_array(comm, remain_dims, t->a, "remain_dims", fname);
+    rc = lm_topo_same_everywhere(c, comm, local_err ? 0 : lm_topo_hash(0, remain_dims, t->a, 1), local_err, fname);
     if (rc) return rc;
     int coords[t->a > 0 ? t->a : 1];
     if (t->a) lm_cart_coords(t, c->rank, coords);

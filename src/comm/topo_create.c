@@ -5,6 +5,7 @@
 #include "util/lm_error.h"
 #include "util/lm_mem.h"
 #include "coll/coll_basic.h"
+#include "comm/context_id.h"
 #include "api/impl_gen.h"
 #include <string.h>
 
@@ -56,12 +57,22 @@ static void min_fn(const void *in, void *inout, size_t count, void *arg)
         if (a[i] < b[i]) b[i] = a[i];
 }
 
-int lm_topo_same_everywhere(lm_comm *p, MPI_Comm comm, uint64_t h, const char *fname)
+int lm_topo_same_everywhere(lm_comm *p, MPI_Comm comm, uint64_t h, int local_err, const char *fname)
 {
-    uint64_t m[2] = {h, ~h};
-    int rc = lm_coll_allreduce(m, 2, sizeof m[0], min_fn, NULL, p);
+    /* the third word is the complement of the largest error class */
+    uint64_t m[3] = {h, ~h, ~(uint64_t)(uint32_t)local_err};
+    int rc = lm_coll_allreduce(m, 3, sizeof m[0], min_fn, NULL, p);
+    if (local_err) return local_err;
     if (rc) return lm_err_comm(comm, rc, fname, "the argument check among the processes failed");
+    int bad = (int)(uint32_t)~m[2];
+    if (bad) return lm_context_id_peer_invalid(comm, bad, fname);
     if (m[0] != ~m[1])
         return lm_err_comm(comm, MPI_ERR_NOT_SAME, fname, "the processes passed different topology arguments");
     return MPI_SUCCESS;
+}
+
+int lm_topo_abstain(lm_comm *p, int err)
+{
+    if (p && !p->is_inter) lm_topo_same_everywhere(p, p->obj.handle, 0, err, NULL);
+    return err;
 }

@@ -19,8 +19,16 @@ int lm_topo_check_array(MPI_Comm comm, const void *p, long long len, const char 
  * flags is set), and lm_topo_same_everywhere compares the hashes over p in
  * one allreduce: MPI_ERR_NOT_SAME through comm's handler on every process
  * when they differ, so no process builds a topology the others disagree
- * with. Collective over p. */
+ * with. The same allreduce carries each process's verdict on its own
+ * arguments (local_err: MPI_SUCCESS or the class it recorded): when any
+ * process found its arguments invalid, all of them fail (each with its own
+ * error, or the largest class brought). It is every topology constructor's
+ * first collective step. Collective over p. */
 uint64_t lm_topo_hash(uint64_t h, const int *v, int n, int flags);
-int lm_topo_same_everywhere(lm_comm *p, MPI_Comm comm, uint64_t h, const char *fname);
+int lm_topo_same_everywhere(lm_comm *p, MPI_Comm comm, uint64_t h, int local_err, const char *fname);
+/* For a topology constructor that found its arguments invalid (err,
+ * recorded) before that first step: take part in it so that the others
+ * fail too; returns err. */
+int lm_topo_abstain(lm_comm *p, int err);
 
 #endif

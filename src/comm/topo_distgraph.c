@@ -49,12 +49,15 @@ int impl_MPI_Dist_graph_create_adjacent(MPI_Comm comm_old, int indegree, const i
     (void)info, (void)reorder;
     lm_comm *p = lm_comm_get(comm_old);
     if (p->is_inter) return lm_err_comm(comm_old, MPI_ERR_COMM, fname, "topologies need an intracommunicator");
+    int rc = MPI_SUCCESS;
     if (indegree < 0 || outdegree < 0)
-        return lm_err_comm(comm_old, MPI_ERR_ARG, fname, "negative degree (%d in, %d out)", indegree, outdegree);
-    int rc = check_ranks(comm_old, p->size, indegree, sources, "sources", fname);
+        rc = lm_err_comm(comm_old, MPI_ERR_ARG, fname, "negative degree (%d in, %d out)", indegree, outdegree);
+    if (!rc) rc = check_ranks(comm_old, p->size, indegree, sources, "sources", fname);
     if (!rc) rc = check_ranks(comm_old, p->size, outdegree, destinations, "destinations", fname);
     if (!rc) rc = check_weights(comm_old, indegree, sourceweights, "sourceweights", fname);
     if (!rc) rc = check_weights(comm_old, outdegree, destweights, "destweights", fname);
+    /* each process brings its own graph: only the verdicts are compared */
+    rc = lm_topo_same_everywhere(p, comm_old, 0, rc, fname);
     if (rc) return rc;
     int weighted = sourceweights != MPI_UNWEIGHTED && destweights != MPI_UNWEIGHTED;
     lm_topo *t = new_dist(indegree, outdegree, weighted);
@@ -183,17 +186,18 @@ int impl_MPI_Dist_graph_create(MPI_Comm comm_old, int n, const int sources[], co
     lm_comm *p = lm_comm_get(comm_old);
     if (p->is_inter) return lm_err_comm(comm_old, MPI_ERR_COMM, fname, "topologies need an intracommunicator");
     int rc = check_ranks(comm_old, p->size, n, sources, "sources", fname);
-    if (rc) return rc;
     long long total = 0;
-    for (int i = 0; i < n; i++) {
+    for (int i = 0; i < n && !rc; i++) {
         if (degrees[i] < 0)
-            return lm_err_comm(comm_old, MPI_ERR_ARG, fname, "degrees[%d] = %d is negative", i, degrees[i]);
+            rc = lm_err_comm(comm_old, MPI_ERR_ARG, fname, "degrees[%d] = %d is negative", i, degrees[i]);
         total += degrees[i];
     }
-    if (total > INT_MAX)
-        return lm_err_comm(comm_old, MPI_ERR_ARG, fname, "the degrees add up to more than INT_MAX edges");
-    rc = check_ranks(comm_old, p->size, total, destinations, "destinations", fname);
+    if (!rc && total > INT_MAX)
+        rc = lm_err_comm(comm_old, MPI_ERR_ARG, fname, "the degrees add up to more than INT_MAX edges");
+    if (!rc) rc = check_ranks(comm_old, p->size, total, destinations, "destinations", fname);
     if (!rc) rc = check_weights(comm_old, total, weights, "weights", fname);
+    /* each process brings its own edges: only the verdicts are compared */
+    rc = lm_topo_same_everywhere(p, comm_old, 0, rc, fname);
     if (rc) return rc;
     /* weighted unless MPI_UNWEIGHTED was given, which the standard requires
      * of all processes or none: agreed so that processes with no edges of

@@ -32,10 +32,10 @@ int impl_MPI_Graph_create(MPI_Comm comm_old, int nnodes, const int index[], cons
     (void)reorder;
     lm_comm *p = lm_comm_get(comm_old);
     if (p->is_inter) return lm_err_comm(comm_old, MPI_ERR_COMM, fname, "topologies need an intracommunicator");
-    int rc = check_graph(comm_old, p->size, nnodes, index, edges, fname);
-    if (rc) return rc;
-    int nedges = nnodes ? index[nnodes - 1] : 0;
-    rc = lm_topo_same_everywhere(p, comm_old, lm_topo_hash(lm_topo_hash(0, index, nnodes, 0), edges, nedges, 0), fname);
+    int local_err = check_graph(comm_old, p->size, nnodes, index, edges, fname);
+    int nedges = !local_err && nnodes ? index[nnodes - 1] : 0;
+    uint64_t h = local_err ? 0 : lm_topo_hash(lm_topo_hash(0, index, nnodes, 0), edges, nedges, 0);
+    int rc = lm_topo_same_everywhere(p, comm_old, h, local_err, fname);
     if (rc) return rc;
     lm_topo *t = lm_topo_new(MPI_GRAPH, nnodes, nedges, nnodes + nedges);
     if (t) {

@@ -14,6 +14,9 @@
 /* Over the world ranks, for agreements that have no parent communicator
  * (MPI_Comm_create_from_group). */
 #define LM_CONTEXT_GROUP_AGREEMENT 4
+/* A communicator whose id is still being agreed (MPI_Comm_idup): outside
+ * every mask, so nothing can match it and nothing is released for it. */
+#define LM_CONTEXT_PENDING 0xfffe
 
 typedef struct lm_comm {
     lm_object obj;

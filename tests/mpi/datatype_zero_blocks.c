@@ -85,9 +85,9 @@ int main(int argc, char **argv)
     CHECK_EQ(MPI_Type_contiguous(0, idx0, &t), MPI_SUCCESS);
     round_trip(committed(t), "contiguous 0", 0);
     /* an empty type inside others */
-    CHECK_EQ(MPI_Type_create_struct(3, (int[]){1, 1, 2}, (MPI_Aint[]){0, 4, 8}, (MPI_Datatype[]){MPI_INT, t, MPI_INT},
-                                    &u),
-             MPI_SUCCESS);
+    CHECK_EQ(
+        MPI_Type_create_struct(3, (int[]){1, 1, 2}, (MPI_Aint[]){0, 4, 8}, (MPI_Datatype[]){MPI_INT, t, MPI_INT}, &u),
+        MPI_SUCCESS);
     round_trip(committed(u), "struct {int, empty, 2 int}", 12);
     MPI_Type_free(&u);
     CHECK_EQ(MPI_Type_vector(2, 1, 4, idx0, &u), MPI_SUCCESS);

@@ -45,8 +45,7 @@ int main(int argc, char **argv)
     take(info, &after);
     CHECK_MPI(MPI_Info_free(&info));
     CHECK(before.n == after.n, "%d keys before MPI_Init, %d after", before.n, after.n);
-    for (int i = 0; i < after.n; i++)
-        CHECK(value(&before, after.key[i]), "key %s only after MPI_Init", after.key[i]);
+    for (int i = 0; i < after.n; i++) CHECK(value(&before, after.key[i]), "key %s only after MPI_Init", after.key[i]);
     static const char *steady[] = {"command", "maxprocs", "host", "arch", "wdir"};
     for (int i = 0; i < 5; i++) {
         const char *b = value(&before, steady[i]), *a = value(&after, steady[i]);

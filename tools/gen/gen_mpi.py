@@ -340,6 +340,12 @@ def gen_wrapper(f):
         out.append("    lm_comm *lm_c = NULL;")
     if init:
         out.append("    LM_CHECK(lm_check_init(&lm_ctx));")
+    abstain = R.ABSTAIN.get(f.name)
+    if abstain:
+        # checks after the communicator is bound abstain instead of returning
+        bound = next(i for i, line in enumerate(body) if line.startswith("lm_errctx_bind("))
+        body = body[:bound + 1] + [line.replace("LM_CHECK(", f"LM_CHECK_OR_ABSTAIN({abstain}, ")
+                                   for line in body[bound + 1:]]
     out += ["    " + line for line in body]
     out.append(f"    return impl_{f.name}({f.call_args});")
     out.append("}")

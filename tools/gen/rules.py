@@ -146,6 +146,27 @@ NULL_HANDLE_OK = {
 }
 
 # Freeing these predefined objects is an error.
+# Collective communicator constructors over an intracommunicator: a check
+# that fails after the communicator is known still takes part in the
+# constructor's first collective step (the context-id agreement, or the
+# topology constructors' argument comparison), so that the other processes
+# fail with it instead of waiting for it (src/comm/context_id.h,
+# src/comm/topo_create.h).
+ABSTAIN = {
+    "MPI_Comm_dup": "lm_context_id_abstain",
+    "MPI_Comm_dup_with_info": "lm_context_id_abstain",
+    "MPI_Comm_idup": "lm_context_id_abstain",
+    "MPI_Comm_idup_with_info": "lm_context_id_abstain",
+    "MPI_Comm_split": "lm_context_id_abstain",
+    "MPI_Comm_split_type": "lm_context_id_abstain",
+    "MPI_Comm_create": "lm_context_id_abstain",
+    "MPI_Cart_create": "lm_topo_abstain",
+    "MPI_Cart_sub": "lm_topo_abstain",
+    "MPI_Graph_create": "lm_topo_abstain",
+    "MPI_Dist_graph_create": "lm_topo_abstain",
+    "MPI_Dist_graph_create_adjacent": "lm_topo_abstain",
+}
+
 FREE_REJECTS_PREDEFINED = {"MPI_Comm_free", "MPI_Type_free", "MPI_Op_free", "MPI_Info_free"}
 
 # Scalar count-like kinds: kind -> (error class, minimum value).
