@@ -3,6 +3,7 @@
  * index. */
 #include "coll/op.h"
 #include "datatype/builtin_types_gen.h"
+#include "datatype/typemap.h"
 #include <complex.h>
 #include <stdbool.h>
 #include <stdint.h>
@@ -208,22 +209,33 @@ static int apply_builtin(int op, int basic, const void *in, void *inout, size_t 
 }
 
 /* A derived type made of one basic type throughout (MPI 6.9.2: predefined
- * ops apply to such types element by element): the op runs over each
- * block of each element. Pair types appear as their two members in a
- * derived layout, so only the predefined pair itself takes MINLOC/MAXLOC. */
+ * ops apply to such types element by element): the op runs over each run
+ * of each element. Pair types appear as their two members in a derived
+ * layout, so only the predefined pair itself takes MINLOC/MAXLOC. */
+typedef struct derived_apply {
+    int op;
+    const char *in;
+    char *inout;
+    size_t bsize;
+} derived_apply;
+
+static void apply_leaf(void *arg, MPI_Aint disp, MPI_Count size, int basic, MPI_Count reps, MPI_Aint stride)
+{
+    derived_apply *d = arg;
+    for (MPI_Count k = 0; k < reps; k++) {
+        MPI_Aint at = disp + (MPI_Aint)k * stride;
+        apply_builtin(d->op, basic, d->in + at, d->inout + at, (size_t)size / d->bsize, 0);
+    }
+}
+
 static int apply_derived(int op, const char *in, char *inout, size_t count, const lm_datatype *t, int dry)
 {
-    if (!t->nruns) return 1;
-    int basic = t->runs[0].basic;
-    for (MPI_Count k = 1; k < t->nruns; k++)
-        if (t->runs[k].basic != basic) return 0;
+    if (t->size == 0) return 1;
+    int basic = t->layout->basic;
+    if (basic < 0) return 0;
     if (dry || !apply_builtin(op, basic, NULL, NULL, 0, 1)) return apply_builtin(op, basic, NULL, NULL, 0, 1);
-    size_t bsize = (size_t)lm_builtin_types[basic].size;
-    for (size_t e = 0; e < count; e++)
-        for (MPI_Count k = 0; k < t->nblocks; k++) {
-            size_t at = e * (size_t)t->extent + (size_t)t->blocks[k].disp;
-            apply_builtin(op, basic, in + at, inout + at, (size_t)t->blocks[k].len / bsize, 0);
-        }
+    derived_apply d = {op, in, inout, (size_t)lm_builtin_types[basic].size};
+    lm_typemap_walk(t, (MPI_Count)count, apply_leaf, &d);
     return 1;
 }
 

@@ -1,11 +1,13 @@
 /* Derived datatype constructors, MPI_Type_get_envelope/get_contents and
  * MPI_Get_address. Each constructor lays out copies of its old types
- * through the typemap builder (typemap.c), which flattens them, so a type
- * built on derived types needs nothing special. The arguments are kept as
+ * through the typemap builder (typemap.h): regular repetitions (vector,
+ * contiguous, subarray and darray dimensions) as one repeated piece each,
+ * so that a type's layout stays as small as the calls that made it. The arguments are kept as
  * given, in the standard's order, for get_contents; the old types they name
  * are held by reference so that freeing them early changes nothing. */
 #include "datatype/datatype.h"
 #include "datatype/typemap.h"
+#include "datatype/builtin_types_gen.h"
 #include "util/lm_error.h"
 #include "util/lm_mem.h"
 #include "api/impl_gen.h"
@@ -16,8 +18,7 @@ void lm_datatype_release(lm_datatype *t)
 {
     if (!t || t->predefined) return;
     if (--t->obj.refcount > 0) return;
-    lm_free(LM_MEM_DATATYPE, t->blocks);
-    lm_free(LM_MEM_DATATYPE, t->runs);
+    lm_layout_release(t->layout);
     lm_free(LM_MEM_DATATYPE, t->args);
     for (MPI_Count i = 0; i < t->ntypes; i++) lm_datatype_release(lm_datatype_get(t->types[i]));
     lm_free(LM_MEM_DATATYPE, t->types);
@@ -52,15 +53,8 @@ int lm_datatype_dup_layout(lm_datatype *t, lm_datatype *o)
     t->types = NULL;
     t->nargs = t->ntypes = 0;
     t->large_args = false;
-    t->blocks = lm_malloc(LM_MEM_DATATYPE, (size_t)(o->nblocks ? o->nblocks : 1) * sizeof *t->blocks);
-    t->runs = lm_malloc(LM_MEM_DATATYPE, (size_t)(o->nruns ? o->nruns : 1) * sizeof *t->runs);
-    if (!t->blocks || !t->runs) {
-        lm_free(LM_MEM_DATATYPE, t->blocks);
-        lm_free(LM_MEM_DATATYPE, t->runs);
-        return MPI_ERR_NO_MEM;
-    }
-    memcpy(t->blocks, o->blocks, (size_t)o->nblocks * sizeof *t->blocks);
-    memcpy(t->runs, o->runs, (size_t)o->nruns * sizeof *t->runs);
+    t->layout = o->layout; /* shared: layouts never change once made */
+    lm_layout_retain(t->layout);
     t->basic_id = -1;
     MPI_Datatype h = o->obj.handle;
     return set_contents(t, false, 0, NULL, 1, &h);
@@ -95,8 +89,8 @@ static int make(const char *fname, int combiner, lm_tm_builder *b, bool large, M
         t->extent += t->align - t->extent % t->align;
     t->combiner = combiner;
     t->basic_id = -1;
-    t->basic_size = t->nruns == 1 ? (int)t->runs[0].size : 0;
-    t->contiguous = t->size == t->extent && (t->size == 0 || (t->nblocks == 1 && t->blocks[0].len == t->size));
+    t->basic_size = t->layout->basic >= 0 ? (int)lm_builtin_types[t->layout->basic].size : 0;
+    t->contiguous = t->size == t->extent && (t->size == 0 || t->layout->dense);
     t->committed = false;
     *newtype = t->obj.handle;
     return MPI_SUCCESS;
@@ -105,11 +99,25 @@ static int make(const char *fname, int combiner, lm_tm_builder *b, bool large, M
 /* ---- the layouts -------------------------------------------------------- */
 
 /* count blocks of old: block i has bl[i] (or bl0) copies at byte
- * displacement disp[i] (or i * stride). */
+ * displacement disp[i] (or i * stride). Equal blocks at equal distances
+ * are one block repeated, however many there are. */
 static void lay_blocks(lm_tm_builder *b, const lm_datatype *old, MPI_Count count, const MPI_Count *bl, MPI_Count bl0,
                        const MPI_Aint *disp, MPI_Aint stride)
 {
-    for (MPI_Count i = 0; i < count; i++) lm_tm_add(b, old, disp ? disp[i] : (MPI_Aint)i * stride, bl ? bl[i] : bl0);
+    if (disp || bl) {
+        for (MPI_Count i = 0; i < count && !b->failed; i++)
+            lm_tm_add(b, old, disp ? disp[i] : (MPI_Aint)i * stride, bl ? bl[i] : bl0);
+        return;
+    }
+    lm_tm_builder one = {0};
+    lm_tm_add(&one, old, 0, bl0);
+    lm_tm_piece block;
+    if (lm_tm_seal(&one, &block)) {
+        b->failed = true;
+        return;
+    }
+    lm_tm_add_piece(b, &block, 0, count, stride);
+    lm_tm_piece_release(&block);
 }
 
 static int check_counts(const char *fname, MPI_Count n, const MPI_Count *v)
@@ -300,17 +308,21 @@ STRUCT(Type_create_struct_c, true, MPI_Count, MPI_Count, MPI_Count)
 
 /* ---- subarray ----------------------------------------------------------- */
 
-/* Dimension d onwards of the subarray, d's first element at shift; dims are
- * given slowest first. */
-static void lay_subarray(lm_tm_builder *b, const lm_datatype *old, int nd, const MPI_Count *sub, const MPI_Count *start,
-                         const MPI_Aint *stride, int d, MPI_Aint shift)
+/* The subarray from dimension d on (slowest first), as a piece: sub[d]
+ * copies of dimension d + 1's piece, stride[d] apart from start[d]. */
+static int subarray_piece(const lm_datatype *old, int nd, const MPI_Count *sub, const MPI_Count *start,
+                          const MPI_Aint *stride, int d, lm_tm_piece *out)
 {
-    if (d == nd - 1) {
-        lm_tm_add(b, old, shift + (MPI_Aint)start[d] * old->extent, sub[d]);
-        return;
+    lm_tm_piece inner = lm_tm_piece_of(old), owned = {0};
+    if (d < nd - 1) {
+        int rc = subarray_piece(old, nd, sub, start, stride, d + 1, &owned);
+        if (rc) return rc;
+        inner = owned;
     }
-    for (MPI_Count i = 0; i < sub[d] && !b->failed; i++)
-        lay_subarray(b, old, nd, sub, start, stride, d + 1, shift + (MPI_Aint)(start[d] + i) * stride[d]);
+    lm_tm_builder b = {0};
+    lm_tm_add_piece(&b, &inner, (MPI_Aint)start[d] * stride[d], sub[d], stride[d]);
+    lm_tm_piece_release(&owned);
+    return lm_tm_seal(&b, out);
 }
 
 static int subarray(const char *fname, bool large, arglist *a, int nd, int order, MPI_Datatype oldtype,
@@ -342,8 +354,14 @@ static int subarray(const char *fname, bool large, arglist *a, int nd, int order
         stride[i] = full;
         full *= (MPI_Aint)sizes[i];
     }
+    lm_tm_piece whole;
+    if ((rc = subarray_piece(old, nd, sub, start, stride, 0, &whole)) != MPI_SUCCESS) {
+        rc = lm_err_noobj(rc, fname, "out of memory");
+        goto out;
+    }
     lm_tm_builder b = {0};
-    lay_subarray(&b, old, nd, sub, start, stride, 0, 0);
+    lm_tm_add_piece(&b, &whole, 0, 1, 0);
+    lm_tm_piece_release(&whole);
     /* the type spans the whole array, as MPI_Type_create_resized(0, full) would */
     b.any = true;
     b.lb = 0;
@@ -374,46 +392,76 @@ SUBARRAY(Type_create_subarray_c, true, MPI_Count)
 
 /* ---- darray ------------------------------------------------------------- */
 
-/* The global indices of one dimension that process coordinate `coord` of
- * `p` owns, in increasing order; -1 on an invalid distribution. */
-static MPI_Count owned(MPI_Count g, int distrib, MPI_Count darg, int p, int coord, MPI_Count *idx)
+/* One dimension of a distributed array as this process owns it. */
+typedef struct dim_share {
+    int distrib;
+    MPI_Count g;    /* global size */
+    MPI_Count darg; /* block (BLOCK) or cycle block (CYCLIC) length */
+    int p, coord;   /* processes in the dimension, this one's coordinate */
+} dim_share;
+
+/* Check a dimension's distribution, settling the default argument. */
+static int share_valid(dim_share *s)
 {
-    MPI_Count n = 0;
-    if (distrib == MPI_DISTRIBUTE_NONE) {
-        if (p != 1) return -1;
-        for (MPI_Count i = 0; i < g; i++) idx[n++] = i;
-    } else if (distrib == MPI_DISTRIBUTE_BLOCK) {
-        if (darg == MPI_DISTRIBUTE_DFLT_DARG) darg = (g + p - 1) / p;
-        if (darg <= 0 || darg * p < g) return -1;
-        for (MPI_Count i = coord * darg; i < g && i < (coord + 1) * darg; i++) idx[n++] = i;
-    } else if (distrib == MPI_DISTRIBUTE_CYCLIC) {
-        if (darg == MPI_DISTRIBUTE_DFLT_DARG) darg = 1;
-        if (darg <= 0) return -1;
-        for (MPI_Count b = coord * darg; b < g; b += darg * p)
-            for (MPI_Count i = b; i < g && i < b + darg; i++) idx[n++] = i;
-    } else {
-        return -1;
+    if (s->g <= 0) return 0;
+    if (s->distrib == MPI_DISTRIBUTE_NONE) return s->p == 1;
+    if (s->distrib == MPI_DISTRIBUTE_BLOCK) {
+        if (s->darg == MPI_DISTRIBUTE_DFLT_DARG) s->darg = (s->g + s->p - 1) / s->p;
+        return s->darg > 0 && s->darg * s->p >= s->g;
     }
-    return n;
+    if (s->distrib == MPI_DISTRIBUTE_CYCLIC) {
+        if (s->darg == MPI_DISTRIBUTE_DFLT_DARG) s->darg = 1;
+        return s->darg > 0;
+    }
+    return 0;
 }
 
-/* Level `lv` (slowest first) of the local block; perm maps level to dim. */
-static void lay_darray(lm_tm_builder *b, const lm_datatype *old, int nd, const int *perm, MPI_Count *const *idx,
-                       const MPI_Count *nidx, const MPI_Aint *stride, int lv, MPI_Aint shift)
+/* The indices s owns of copies of `inner` (stride apart, index i at
+ * i * stride): one run for NONE and BLOCK; for CYCLIC the full blocks as
+ * one block repeated every darg * p indices, then the last, shorter one. */
+static void lay_share(lm_tm_builder *b, const dim_share *s, const lm_tm_piece *inner, MPI_Aint stride)
 {
-    int d = perm[lv];
-    if (lv == nd - 1) {
-        /* consecutive indices of the fastest dimension are one run of copies */
-        for (MPI_Count i = 0; i < nidx[d] && !b->failed;) {
-            MPI_Count j = i + 1;
-            while (j < nidx[d] && idx[d][j] == idx[d][j - 1] + 1) j++;
-            lm_tm_add(b, old, shift + (MPI_Aint)idx[d][i] * stride[d], j - i);
-            i = j;
-        }
+    if (s->distrib == MPI_DISTRIBUTE_NONE) {
+        lm_tm_add_piece(b, inner, 0, s->g, stride);
         return;
     }
-    for (MPI_Count i = 0; i < nidx[d] && !b->failed; i++)
-        lay_darray(b, old, nd, perm, idx, nidx, stride, lv + 1, shift + (MPI_Aint)idx[d][i] * stride[d]);
+    MPI_Count first = s->coord * s->darg;
+    if (s->distrib == MPI_DISTRIBUTE_BLOCK) {
+        MPI_Count end = first + s->darg < s->g ? first + s->darg : s->g;
+        if (first < end) lm_tm_add_piece(b, inner, (MPI_Aint)first * stride, end - first, stride);
+        return;
+    }
+    MPI_Count cycle = s->darg * s->p, full = first + s->darg <= s->g ? (s->g - first - s->darg) / cycle + 1 : 0;
+    if (full) {
+        lm_tm_builder one = {0};
+        lm_tm_add_piece(&one, inner, 0, s->darg, stride);
+        lm_tm_piece block;
+        if (lm_tm_seal(&one, &block)) {
+            b->failed = true;
+            return;
+        }
+        lm_tm_add_piece(b, &block, (MPI_Aint)first * stride, full, (MPI_Aint)cycle * stride);
+        lm_tm_piece_release(&block);
+    }
+    MPI_Count last = first + full * cycle;
+    if (last < s->g) lm_tm_add_piece(b, inner, (MPI_Aint)last * stride, s->g - last, stride);
+}
+
+/* Level lv (slowest first) onwards of the local block, as a piece; perm
+ * maps levels to dimensions. */
+static int darray_piece(const lm_datatype *old, int nd, const int *perm, const dim_share *sh, const MPI_Aint *stride,
+                        int lv, lm_tm_piece *out)
+{
+    lm_tm_piece inner = lm_tm_piece_of(old), owned = {0};
+    if (lv < nd - 1) {
+        int rc = darray_piece(old, nd, perm, sh, stride, lv + 1, &owned);
+        if (rc) return rc;
+        inner = owned;
+    }
+    lm_tm_builder b = {0};
+    lay_share(&b, &sh[perm[lv]], &inner, stride[perm[lv]]);
+    lm_tm_piece_release(&owned);
+    return lm_tm_seal(&b, out);
 }
 
 static int darray(const char *fname, bool large, arglist *a, int size, int rank, int nd, int order,
@@ -422,10 +470,9 @@ static int darray(const char *fname, bool large, arglist *a, int size, int rank,
     int rc;
     lm_datatype *old = old_type(oldtype, fname, &rc);
     int n1 = nd > 0 ? nd : 1;
-    int perm[n1], coord[n1];
-    MPI_Count *idx[n1], nidx[n1];
+    int perm[n1];
+    dim_share sh[n1];
     MPI_Aint stride[n1];
-    for (int i = 0; i < n1; i++) idx[i] = NULL;
     if (!old) goto out;
     if (nd <= 0 || size <= 0 || rank < 0 || rank >= size || (order != MPI_ORDER_C && order != MPI_ORDER_FORTRAN)) {
         rc = lm_err_noobj(MPI_ERR_ARG, fname, "invalid ndims, size, rank or order");
@@ -440,8 +487,12 @@ static int darray(const char *fname, bool large, arglist *a, int size, int rank,
     }
     /* the process grid is row-major whatever the array order */
     for (int d = nd - 1, r = rank; d >= 0; d--) {
-        coord[d] = r % (int)ps[d];
+        sh[d] = (dim_share){(int)dist[d], gs[d], darg[d], (int)ps[d], r % (int)ps[d]};
         r /= (int)ps[d];
+        if (!share_valid(&sh[d])) {
+            rc = lm_err_noobj(MPI_ERR_ARG, fname, "dimension %d: invalid size, distribution or argument", d);
+            goto out;
+        }
     }
     MPI_Aint full = old->extent;
     for (int l = nd - 1; l >= 0; l--) {
@@ -450,27 +501,20 @@ static int darray(const char *fname, bool large, arglist *a, int size, int rank,
         stride[d] = full;
         full *= (MPI_Aint)gs[d];
     }
-    for (int d = 0; d < nd; d++) {
-        idx[d] = lm_malloc(LM_MEM_DATATYPE, (size_t)(gs[d] > 0 ? gs[d] : 1) * sizeof **idx);
-        if (!idx[d]) {
-            rc = lm_err_noobj(MPI_ERR_NO_MEM, fname, "out of memory");
-            goto out;
-        }
-        nidx[d] = gs[d] > 0 ? owned(gs[d], (int)dist[d], darg[d], (int)ps[d], coord[d], idx[d]) : -1;
-        if (nidx[d] < 0) {
-            rc = lm_err_noobj(MPI_ERR_ARG, fname, "dimension %d: invalid size, distribution or argument", d);
-            goto out;
-        }
+    lm_tm_piece local;
+    if ((rc = darray_piece(old, nd, perm, sh, stride, 0, &local)) != MPI_SUCCESS) {
+        rc = lm_err_noobj(rc, fname, "out of memory");
+        goto out;
     }
     lm_tm_builder b = {0};
-    lay_darray(&b, old, nd, perm, idx, nidx, stride, 0, 0);
+    lm_tm_add_piece(&b, &local, 0, 1, 0);
+    lm_tm_piece_release(&local);
     b.any = true;
     b.lb = 0;
     b.ub = full;
     b.explicit_bounds = true;
     rc = make(fname, MPI_COMBINER_DARRAY, &b, large, a->n, a->v, 1, &oldtype, false, newtype);
 out:
-    for (int i = 0; i < n1; i++) lm_free(LM_MEM_DATATYPE, idx[i]);
     lm_free(LM_MEM_DATATYPE, a->v);
     return rc;
 }

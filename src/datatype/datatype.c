@@ -3,6 +3,7 @@
  * constructors.c. */
 #include "datatype/datatype.h"
 #include "datatype/builtin_types_gen.h"
+#include "datatype/typemap.h"
 #include "obj/attr.h"
 #include "util/lm_error.h"
 #include "util/lm_mem.h"
@@ -11,45 +12,21 @@
 #include <string.h>
 
 static lm_datatype *builtin;
-/* two blocks and two runs per predefined type (pair types have two members) */
-static lm_block *builtin_blocks;
-static lm_run *builtin_runs;
+/* a layout and two segments per predefined type (pair types have two members) */
+static lm_layout *builtin_layouts;
+static lm_seg *builtin_segs;
 
-/* A predefined type's layout: one block, or a pair's two members (the
+/* A predefined type's layout: one leaf, or a pair's two members (the
  * padding between or after them is not data). */
 static void builtin_layout(lm_datatype *t, const struct lm_builtin_type *b, int i)
 {
-    lm_block *bl = &builtin_blocks[2 * i];
-    lm_run *ru = &builtin_runs[2 * i];
-    t->blocks = bl;
-    t->runs = ru;
+    lm_layout *l = &builtin_layouts[i];
+    int pair = b->kind == LM_TK_PAIR && b->pair_first >= 0 && b->pair_second >= 0;
+    lm_layout_builtin(l, &builtin_segs[2 * i], i, b->size, pair ? b->pair_first : -1, pair ? b->pair_second : -1,
+                      pair ? b->pair_offset : 0);
+    t->layout = l;
     t->align = b->align;
-    if (b->kind == LM_TK_PAIR && b->pair_first >= 0 && b->pair_second >= 0) {
-        MPI_Count s1 = lm_builtin_types[b->pair_first].size, s2 = lm_builtin_types[b->pair_second].size;
-        bl[0] = (lm_block){0, (MPI_Aint)s1, 0};
-        if (b->pair_offset == (MPI_Aint)s1) {
-            bl[0].len += (MPI_Aint)s2;
-            t->nblocks = 1;
-        } else {
-            bl[1] = (lm_block){b->pair_offset, (MPI_Aint)s2, s1};
-            t->nblocks = 2;
-        }
-        ru[0] = (lm_run){1, s1, b->pair_first};
-        if (b->pair_first == b->pair_second) {
-            ru[0].n = 2;
-            t->nruns = 1;
-        } else {
-            ru[1] = (lm_run){1, s2, b->pair_second};
-            t->nruns = 2;
-        }
-        t->nelems = 2;
-        return;
-    }
-    bl[0] = (lm_block){0, (MPI_Aint)b->size, 0};
-    t->nblocks = b->size ? 1 : 0;
-    ru[0] = (lm_run){1, b->size, i};
-    t->nruns = b->size ? 1 : 0;
-    t->nelems = b->size ? 1 : 0;
+    t->nelems = l->nelems;
 }
 
 static struct lm_attr_list **attr_list_of(int handle)
@@ -63,9 +40,9 @@ int lm_datatype_init_builtin(void)
     if (builtin) return MPI_SUCCESS;
     lm_attr_register_kind(LM_KIND_DATATYPE, attr_list_of);
     builtin = lm_calloc(LM_MEM_DATATYPE, (size_t)lm_builtin_type_count, sizeof *builtin);
-    builtin_blocks = lm_calloc(LM_MEM_DATATYPE, 2 * (size_t)lm_builtin_type_count, sizeof *builtin_blocks);
-    builtin_runs = lm_calloc(LM_MEM_DATATYPE, 2 * (size_t)lm_builtin_type_count, sizeof *builtin_runs);
-    if (!builtin || !builtin_blocks || !builtin_runs) return MPI_ERR_NO_MEM;
+    builtin_layouts = lm_calloc(LM_MEM_DATATYPE, (size_t)lm_builtin_type_count, sizeof *builtin_layouts);
+    builtin_segs = lm_calloc(LM_MEM_DATATYPE, 2 * (size_t)lm_builtin_type_count, sizeof *builtin_segs);
+    if (!builtin || !builtin_layouts || !builtin_segs) return MPI_ERR_NO_MEM;
     for (int i = 0; i < lm_builtin_type_count; i++) {
         const struct lm_builtin_type *b = &lm_builtin_types[i];
         lm_datatype *t = &builtin[i];
@@ -103,11 +80,11 @@ void lm_datatype_finalize(void)
         lm_free(LM_MEM_DATATYPE, builtin[i].set_name);
     }
     lm_free(LM_MEM_DATATYPE, builtin);
-    lm_free(LM_MEM_DATATYPE, builtin_blocks);
-    lm_free(LM_MEM_DATATYPE, builtin_runs);
+    lm_free(LM_MEM_DATATYPE, builtin_layouts);
+    lm_free(LM_MEM_DATATYPE, builtin_segs);
     builtin = NULL;
-    builtin_blocks = NULL;
-    builtin_runs = NULL;
+    builtin_layouts = NULL;
+    builtin_segs = NULL;
 }
 
 lm_datatype *lm_datatype_get(MPI_Datatype h)

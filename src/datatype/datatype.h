@@ -1,27 +1,11 @@
 /* Datatypes. Predefined types come from the generated table
  * (builtin_types_gen.c); derived types are dynamic objects built by
- * constructors.c, their layout flattened by typemap.c. */
+ * constructors.c, their layout kept as loops by typemap.c. */
 #ifndef LM_DATATYPE_H
 #define LM_DATATYPE_H
 #include <stdbool.h>
 #include "mpi.h"
 #include "util/lm_handle.h"
-
-/* One run of bytes of an element: displacement from the element's origin,
- * length, and where it starts in the element's packed stream. */
-typedef struct lm_block {
-    MPI_Aint disp, len;
-    MPI_Count pos;
-} lm_block;
-
-/* n consecutive basic elements of predefined type `basic` (its index), of
- * `size` bytes each, in the packed stream: what MPI_Get_elements counts and
- * what external32 converts. */
-typedef struct lm_run {
-    MPI_Count n;
-    MPI_Count size;
-    int basic;
-} lm_run;
 
 typedef struct lm_datatype {
     lm_object obj;
@@ -36,11 +20,9 @@ typedef struct lm_datatype {
     int combiner;               /* MPI_COMBINER_* that made it */
     const char *name;           /* predefined: its MPI name; NULL otherwise */
     struct lm_attr_list *attrs; /* cached attributes, NULL when none */
-    /* one element's layout, in typemap order, adjacent blocks merged */
-    lm_block *blocks;
-    MPI_Count nblocks;
-    lm_run *runs;
-    MPI_Count nruns;
+    /* one element's data as segments of loops (typemap.h), shared by
+     * reference with the types built on it */
+    struct lm_layout *layout;
     MPI_Count nelems;     /* basic elements in one element */
     int align;            /* largest alignment of the basic types inside */
     bool explicit_bounds; /* lb/ub set by MPI_Type_create_resized (here or inside) */

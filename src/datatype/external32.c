@@ -1,12 +1,13 @@
 /* MPI_Pack_external, MPI_Unpack_external, MPI_Pack_external_size for the
  * "external32" representation: big-endian, IEEE floats, fixed sizes. The
  * data is first packed natively (typemap.c), then each basic element of the
- * type's runs is converted in place order; the only size that differs from
+ * type's leaves is converted in stream order; the only size that differs from
  * this machine's is MPI_LONG / MPI_UNSIGNED_LONG (4 bytes in external32).
  * Types with x87 long doubles inside have no conversion here and are
  * refused. */
 #include "datatype/datatype.h"
 #include "datatype/builtin_types_gen.h"
+#include "datatype/typemap.h"
 #include "util/lm_error.h"
 #include "util/lm_mem.h"
 #include "api/impl_gen.h"
@@ -35,50 +36,71 @@ static void swap_copy(unsigned char *dst, const unsigned char *src, size_t size,
         for (size_t i = 0; i < unit; i++) dst[o + i] = src[o + unit - 1 - i];
 }
 
+static MPI_Count leaf_ext_bytes(int basic, MPI_Count elems, void *arg)
+{
+    MPI_Count s = ext_size(basic);
+    if (!s) {
+        *(int *)arg = basic;
+        return -1;
+    }
+    return s * elems;
+}
+
 static int check(const char *fname, const char *datarep, lm_datatype *t, MPI_Count *per_elem)
 {
     if (strcmp(datarep, "external32") != 0)
         return lm_err_noobj(MPI_ERR_ARG, fname, "data representation \"%s\" is not known (only external32)", datarep);
-    MPI_Count n = 0;
-    for (MPI_Count i = 0; i < t->nruns; i++) {
-        MPI_Count s = ext_size(t->runs[i].basic);
-        if (!s)
-            return lm_err_noobj(MPI_ERR_UNSUPPORTED_OPERATION, fname, "%s has no external32 conversion in this version",
-                                lm_builtin_types[t->runs[i].basic].name);
-        n += s * t->runs[i].n;
-    }
+    int refused = -1;
+    MPI_Count n = lm_typemap_fold(t, leaf_ext_bytes, &refused);
+    if (n < 0)
+        return lm_err_noobj(MPI_ERR_UNSUPPORTED_OPERATION, fname, "%s has no external32 conversion in this version",
+                            lm_builtin_types[refused].name);
     *per_elem = n;
     return MPI_SUCCESS;
+}
+
+/* Where a conversion has got to in the two streams. */
+typedef struct conversion {
+    unsigned char *native, *ext;
+    int to_ext;
+} conversion;
+
+/* One leaf's runs, in stream order: where they lie in memory does not
+ * matter here, only their type and length. */
+static void convert_leaf(void *arg, MPI_Aint disp, MPI_Count size, int basic, MPI_Count reps, MPI_Aint stride)
+{
+    (void)disp, (void)stride;
+    conversion *cv = arg;
+    size_t ns = (size_t)lm_builtin_types[basic].size, es = (size_t)ext_size(basic);
+    MPI_Count n = size / (MPI_Count)ns * reps;
+    for (MPI_Count k = 0; k < n; k++, cv->native += ns, cv->ext += es) {
+        if (ns == es) {
+            if (cv->to_ext) swap_copy(cv->ext, cv->native, ns, swap_unit(basic));
+            else swap_copy(cv->native, cv->ext, ns, swap_unit(basic));
+            continue;
+        }
+        /* a 64-bit long as 32 bits: truncated out, extended back in */
+        if (cv->to_ext) {
+            int64_t v;
+            memcpy(&v, cv->native, 8);
+            uint32_t w = (uint32_t)v;
+            unsigned char be[4] = {(unsigned char)(w >> 24), (unsigned char)(w >> 16), (unsigned char)(w >> 8),
+                                   (unsigned char)w};
+            memcpy(cv->ext, be, 4);
+        } else {
+            const unsigned char *e = cv->ext;
+            uint32_t w = (uint32_t)e[0] << 24 | (uint32_t)e[1] << 16 | (uint32_t)e[2] << 8 | e[3];
+            int64_t v = basic == LM_BT_LONG ? (int64_t)(int32_t)w : (int64_t)w;
+            memcpy(cv->native, &v, 8);
+        }
+    }
 }
 
 /* Convert count elements between the native packed stream and external32. */
 static void convert(const lm_datatype *t, MPI_Count count, unsigned char *native, unsigned char *ext, int to_ext)
 {
-    for (MPI_Count e = 0; e < count; e++)
-        for (MPI_Count r = 0; r < t->nruns; r++) {
-            const lm_run *run = &t->runs[r];
-            size_t ns = (size_t)run->size, es = (size_t)ext_size(run->basic);
-            for (MPI_Count k = 0; k < run->n; k++, native += ns, ext += es) {
-                if (ns == es) {
-                    if (to_ext) swap_copy(ext, native, ns, swap_unit(run->basic));
-                    else swap_copy(native, ext, ns, swap_unit(run->basic));
-                    continue;
-                }
-                /* a 64-bit long as 32 bits: truncated out, extended back in */
-                if (to_ext) {
-                    int64_t v;
-                    memcpy(&v, native, 8);
-                    uint32_t w = (uint32_t)v;
-                    unsigned char be[4] = {(unsigned char)(w >> 24), (unsigned char)(w >> 16), (unsigned char)(w >> 8),
-                                           (unsigned char)w};
-                    memcpy(ext, be, 4);
-                } else {
-                    uint32_t w = (uint32_t)ext[0] << 24 | (uint32_t)ext[1] << 16 | (uint32_t)ext[2] << 8 | ext[3];
-                    int64_t v = run->basic == LM_BT_LONG ? (int64_t)(int32_t)w : (int64_t)w;
-                    memcpy(native, &v, 8);
-                }
-            }
-        }
+    conversion cv = {native, ext, to_ext};
+    lm_typemap_walk(t, count, convert_leaf, &cv);
 }
 
 static int pack_external(const char *fname, const char *datarep, const void *inbuf, MPI_Count incount, MPI_Datatype dt,

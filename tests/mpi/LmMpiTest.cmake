@@ -1,7 +1,7 @@
 # lm_add_mpi_test(NAME name SOURCES src... | PROGRAM other_name  [NPROCS 1 2 3 4 8]
 #                 [EXPECT_FAIL_REGEX regex] [EXPECT_EXIT_CODE n]
 #                 [TIMEOUT seconds] [LABELS label...] [ENV VAR=value...]
-#                 [MPIRUN_ARGS arg...])
+#                 [MPIRUN_ARGS arg...] [MEMORY_LIMIT_MB n] [RESOURCE_LOCK name])
 #
 # Builds one MPI program against the `leanmpi` library and registers it with
 # CTest once per process count as mpi.<name>.np<N>, launched by LeanMPI's
@@ -14,6 +14,10 @@
 # rank); a second registration of one source with other settings needs its
 # own NAME, and PROGRAM reuses that other test's executable instead of
 # building the sources again. MPIRUN_ARGS go to mpirun before -n.
+# MEMORY_LIMIT_MB caps the address space of mpirun and of every rank, so
+# that a program whose memory grows where it must not fails instead of
+# swapping; RESOURCE_LOCK keeps tests that share a resource (much memory)
+# from running at the same time.
 set(LM_MPI_TEST_DIR ${CMAKE_CURRENT_LIST_DIR})
 if(NOT DEFINED LM_MPIRUN)
   set(LM_MPIRUN ${CMAKE_BINARY_DIR}/bin/mpirun CACHE FILEPATH "Launcher used by the MPI program tests")
@@ -21,7 +25,8 @@ endif()
 find_package(Python3 COMPONENTS Interpreter QUIET)
 
 function(lm_add_mpi_test)
-  cmake_parse_arguments(T "NO_SHM_LEFTOVERS" "NAME;PROGRAM;EXPECT_FAIL_REGEX;EXPECT_EXIT_CODE;TIMEOUT"
+  cmake_parse_arguments(T "NO_SHM_LEFTOVERS"
+                        "NAME;PROGRAM;EXPECT_FAIL_REGEX;EXPECT_EXIT_CODE;TIMEOUT;MEMORY_LIMIT_MB;RESOURCE_LOCK"
                         "SOURCES;NPROCS;LABELS;ENV;MPIRUN_ARGS" ${ARGN})
   if(NOT T_NAME OR (NOT T_SOURCES AND NOT T_PROGRAM))
     message(FATAL_ERROR "lm_add_mpi_test: NAME and SOURCES (or PROGRAM) are required")
@@ -56,6 +61,9 @@ function(lm_add_mpi_test)
   if(T_NO_SHM_LEFTOVERS)
     list(APPEND expect --no-shm-leftovers)
   endif()
+  if(T_MEMORY_LIMIT_MB)
+    list(APPEND expect --memory-limit-mb ${T_MEMORY_LIMIT_MB})
+  endif()
   foreach(np IN LISTS T_NPROCS)
     if(T_TIMEOUT)
       set(to ${T_TIMEOUT})
@@ -75,6 +83,9 @@ function(lm_add_mpi_test)
                          LABELS "mpi;${T_LABELS}" PROCESSORS ${np})
     if(T_ENV)
       set_tests_properties(${tname} PROPERTIES ENVIRONMENT "${T_ENV}")
+    endif()
+    if(T_RESOURCE_LOCK)
+      set_tests_properties(${tname} PROPERTIES RESOURCE_LOCK ${T_RESOURCE_LOCK})
     endif()
   endforeach()
 endfunction()

@@ -42,9 +42,9 @@ int main(int argc, char **argv)
     int index[1] = {1}, edges[1] = {bad ? 7 : 0};
     failed_everywhere(MPI_Graph_create(MPI_COMM_WORLD, 1, index, edges, 0, &c), "Graph_create, an edge to no node");
     int none[1] = {0}, w[1] = {1};
-    failed_everywhere(MPI_Dist_graph_create_adjacent(MPI_COMM_WORLD, bad ? -1 : 0, none, w, 0, none, w, MPI_INFO_NULL,
-                                                     0, &c),
-                      "Dist_graph_create_adjacent, a negative degree");
+    failed_everywhere(
+        MPI_Dist_graph_create_adjacent(MPI_COMM_WORLD, bad ? -1 : 0, none, w, 0, none, w, MPI_INFO_NULL, 0, &c),
+        "Dist_graph_create_adjacent, a negative degree");
     /* a nonblocking duplicate: the others' requests fail */
     MPI_Request req = MPI_REQUEST_NULL;
     int rc = MPI_Comm_idup(MPI_COMM_WORLD, &c, bad ? NULL : &req);

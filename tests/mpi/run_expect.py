@@ -16,6 +16,7 @@ import argparse
 import os
 import re
 import signal
+import resource
 import subprocess
 import sys
 
@@ -40,6 +41,8 @@ def main():
     ap.add_argument("--forbid", action="append", default=[],
                     help="must not match the combined output (multiline)")
     ap.add_argument("--no-shm-leftovers", action="store_true")
+    ap.add_argument("--memory-limit-mb", type=int, default=0,
+                    help="address-space limit of the launcher and every rank (RLIMIT_AS)")
     ap.add_argument("cmd", nargs=argparse.REMAINDER)
     a = ap.parse_args()
     cmd = a.cmd[1:] if a.cmd and a.cmd[0] == "--" else a.cmd
@@ -47,8 +50,14 @@ def main():
         ap.error("no command given")
 
     shm_before = shm_entries()
+    limit = None
+    if a.memory_limit_mb:
+        n = a.memory_limit_mb << 20
+
+        def limit():
+            resource.setrlimit(resource.RLIMIT_AS, (n, n))
     p = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
-                         stdin=subprocess.DEVNULL, start_new_session=True)
+                         stdin=subprocess.DEVNULL, start_new_session=True, preexec_fn=limit)
     timed_out = False
     try:
         out, _ = p.communicate(timeout=a.timeout)
