@@ -33,6 +33,7 @@ void lm_layout_release(lm_layout *l)
     if (!l || l->refs < 0 || --l->refs > 0) return;
     for (int i = 0; i < l->nseg; i++) lm_layout_release(l->seg[i].child);
     lm_free(LM_MEM_DATATYPE, l->seg);
+    lm_free(LM_MEM_DATATYPE, l->runs);
     lm_free(LM_MEM_DATATYPE, l);
 }
 
@@ -89,6 +90,24 @@ static int append(lm_layout *l, lm_seg s)
     return 1;
 }
 
+/* The runs of a flat layout of several segments (none where the layout is
+ * dense, nested, or built in: they move otherwise). */
+static void flat_runs(lm_layout *l)
+{
+    if (l->refs < 0 || l->dense || l->nseg < 2 || l->runs) return;
+    for (int i = 0; i < l->nseg; i++)
+        if (l->seg[i].child || l->seg[i].count != 1) return;
+    l->runs = lm_malloc(LM_MEM_DATATYPE, (size_t)l->nseg * sizeof *l->runs);
+    if (!l->runs) return; /* the segments still move the data, more slowly */
+    int n = 0;
+    for (int i = 0; i < l->nseg; i++) {
+        const lm_seg *s = &l->seg[i];
+        if (n && l->runs[n - 1].disp + (MPI_Aint)l->runs[n - 1].len == s->disp) l->runs[n - 1].len += s->size;
+        else l->runs[n++] = (struct lm_run_span){s->disp, s->size};
+    }
+    l->nruns = n;
+}
+
 /* Totals, positions and the dense run of a finished layout. */
 static void seal(lm_layout *l)
 {
@@ -126,6 +145,7 @@ static void seal(lm_layout *l)
     l->basic = basic == -2 ? -1 : basic;
     l->dense = dense;
     if (!l->nseg) l->dense_lb = 0;
+    flat_runs(l);
 }
 
 void lm_layout_builtin(lm_layout *l, lm_seg *segs, int basic, MPI_Count size, int first, int second,
@@ -281,6 +301,22 @@ static inline void copy_bytes(char *mem, char *flat, size_t n, int unpack)
     else memcpy(flat, mem, n);
 }
 
+/* One run of a flat type's element: the sizes of predefined types as
+ * plain loads and stores (a call to memcpy costs more than the copy). */
+static inline void copy_run(char *mem, char *flat, size_t n, int unpack)
+{
+    char *dst = unpack ? mem : flat, *src = unpack ? flat : mem;
+    switch (n) {
+    case 1: *dst = *src; return;
+    case 2: memcpy(dst, src, 2); return;
+    case 4: memcpy(dst, src, 4); return;
+    case 8: memcpy(dst, src, 8); return;
+    case 12: memcpy(dst, src, 12); return;
+    case 16: memcpy(dst, src, 16); return;
+    default: memcpy(dst, src, n);
+    }
+}
+
 typedef struct {
     uint64_t a, b;
 } pair16;
@@ -289,7 +325,7 @@ typedef struct {
 static size_t move_leaf(char *base, MPI_Count count, MPI_Aint stride, MPI_Count size, MPI_Count off, char *flat,
                         size_t len, int unpack)
 {
-    MPI_Count k = off / size, in = off % size;
+    MPI_Count k = off ? off / size : 0, in = off ? off % size : 0;
     size_t moved = 0;
     if (in) {
         size_t c = (size_t)(size - in) < len ? (size_t)(size - in) : len;
@@ -351,9 +387,15 @@ static size_t move_one(const lm_layout *L, char *base, MPI_Count in, char *flat,
         return c;
     }
     size_t moved = 0;
-    for (int i = seg_at(L, in); i < L->nseg && moved < len; i++) {
+    for (int i = in ? seg_at(L, in) : 0; i < L->nseg && moved < len; i++) {
         const lm_seg *s = &L->seg[i];
         MPI_Count rel = in > s->pos ? in - s->pos : 0;
+        if (!rel && !s->child && s->count == 1 && (size_t)s->size <= len - moved) {
+            /* a whole single run, the usual segment of struct and indexed types */
+            copy_run(base + s->disp, flat + moved, (size_t)s->size, unpack);
+            moved += (size_t)s->size;
+            continue;
+        }
         moved += s->child
                      ? move_rep(s->child, base + s->disp, s->count, s->stride, rel, flat + moved, len - moved, unpack)
                      : move_leaf(base + s->disp, s->count, s->stride, s->size, rel, flat + moved, len - moved, unpack);
@@ -372,10 +414,25 @@ static size_t move_rep(const lm_layout *L, char *base, MPI_Count count, MPI_Aint
         copy_bytes(base + L->dense_lb + off, flat, c, unpack);
         return c;
     }
-    MPI_Count e = off / L->size, in = off % L->size;
+    MPI_Count e = off ? off / L->size : 0, in = off ? off % L->size : 0;
     size_t moved = 0;
-    for (; e < count && moved < len; e++, in = 0)
-        moved += move_one(L, base + (MPI_Aint)e * stride, in, flat + moved, len - moved, unpack);
+    if (in) {
+        moved = move_one(L, base + (MPI_Aint)e * stride, in, flat, len, unpack);
+        e++;
+    }
+    if (L->runs) {
+        /* whole elements of a flat layout: its runs, element after element */
+        size_t esize = (size_t)L->size;
+        for (; e < count && len - moved >= esize; e++) {
+            char *b = base + (MPI_Aint)e * stride;
+            for (int i = 0; i < L->nruns; i++) {
+                copy_run(b + L->runs[i].disp, flat + moved, (size_t)L->runs[i].len, unpack);
+                moved += (size_t)L->runs[i].len;
+            }
+        }
+    }
+    for (; e < count && moved < len; e++)
+        moved += move_one(L, base + (MPI_Aint)e * stride, 0, flat + moved, len - moved, unpack);
     return moved;
 }
 

@@ -42,6 +42,14 @@ struct lm_layout {
     int basic;         /* the one predefined type throughout; -1 when mixed */
     bool dense;        /* the stream is memory [dense_lb, dense_lb + size) */
     MPI_Aint dense_lb;
+    /* a flat layout (every segment one run: struct and indexed types of
+     * predefined types) also has its runs with neighbours merged whatever
+     * their types, for moving whole elements in one tight loop */
+    int nruns;
+    struct lm_run_span {
+        MPI_Aint disp;
+        MPI_Count len;
+    } * runs;
 };
 
 void lm_layout_retain(lm_layout *l);

@@ -55,7 +55,8 @@ static void build_huge(void)
         CHECK_MPI(MPI_Type_vector_c((MPI_Count)1 << 32, 3, 4, MPI_INT, &n));
         CHECK_MPI(MPI_Type_create_hvector_c(1 << 10, 1, (MPI_Count)1 << 36, n, &s));
         CHECK_MPI(MPI_Type_commit(&s));
-        expect_size(s, ((MPI_Count)12 << 32) << 10, (((MPI_Count)1 << 10) - 1) * ((MPI_Count)1 << 36) + (((MPI_Count)1 << 32) - 1) * 16 + 12,
+        expect_size(s, ((MPI_Count)12 << 32) << 10,
+                    (((MPI_Count)1 << 10) - 1) * ((MPI_Count)1 << 36) + (((MPI_Count)1 << 32) - 1) * 16 + 12,
                     "hvector_c of vector_c");
         MPI_Count elements;
         MPI_Status status;
