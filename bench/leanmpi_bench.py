@@ -73,6 +73,12 @@ BENCHES = [
           "Streaming bandwidth (window of nonblocking sends)"),
     Bench("bibw", "bandwidth", ("-b",), "series", "mb_s", "MB/s", "higher",
           "Bidirectional bandwidth"),
+    Bench("strided", "noncontig", (), "series", "gb_s", "GB/s", "higher",
+          "Strided ping-pong: MPI_Type_vector(n, 15, 16, MPI_INT) out, plain ints back; "
+          "data bytes per half round trip"),
+    Bench("pack", "noncontig", ("-p",), "series", "gb_s", "GB/s", "higher",
+          "MPI_Pack + MPI_Unpack of the same strided layout (one process); "
+          "data bytes per copy"),
     Bench("init", "init", (), "wall", "wall_ms", "ms", "lower",
           "Wall time of `mpirun -n 2` running MPI_Init + MPI_Finalize"),
     Bench("memory", "memory", (), "memory", "rss_kb", "kB", "lower",
@@ -532,10 +538,15 @@ def render_markdown(result) -> str:
     for line in meta["method"]:
         w.write(f"- {line}\n")
 
-    sections = [("pingpong", "Latency", "latency.png"),
-                ("bw", "Streaming bandwidth", "bandwidth.png"),
-                ("bibw", "Bidirectional bandwidth", None)]
-    for bench, title, img in sections:
+    # (bench, title, plot, shown without results)
+    sections = [("pingpong", "Latency", "latency.png", True),
+                ("bw", "Streaming bandwidth", "bandwidth.png", True),
+                ("bibw", "Bidirectional bandwidth", None, True),
+                ("strided", "Non-contiguous messages", None, False),
+                ("pack", "Packing non-contiguous data", None, False)]
+    for bench, title, img, always in sections:
+        if not always and bench not in summary:
+            continue
         b = BENCH_BY_KEY[bench]
         w.write(f"\n## {title}\n\n{b.title}; median over repetitions "
                 f"(min–max in parentheses), {b.unit}, "

@@ -386,3 +386,14 @@ def test_result_from_json_round_trip(hb):
     s = hb.summarize({**synthetic_samples(), **coll_samples()})
     back = hb.result_from_json(json.loads(json.dumps(hb._jsonable({"summary": s}))))
     assert back["summary"] == s
+
+
+def test_noncontig_sections(hb):
+    """The non-contiguous benchmarks run bench/src/noncontig.c and get their
+    own sections only when they were measured."""
+    assert hb.BENCH_BY_KEY["strided"].program == "noncontig"
+    assert hb.BENCH_BY_KEY["pack"].args == ("-p",)
+    assert (hb.REPO / "bench" / "src" / "noncontig.c").exists()
+    summary = hb.summarize({"strided": {"leanmpi": [{61440: 4.0}], "mpich": [{61440: 2.0}]}})
+    table = hb.series_table(summary, "strided", ["leanmpi", "mpich"], {"leanmpi": "LeanMPI", "mpich": "MPICH"})
+    assert "60 KiB" in table and "2.00×" in table
