@@ -301,6 +301,23 @@ static inline void copy_bytes(char *mem, char *flat, size_t n, int unpack)
     else memcpy(flat, mem, n);
 }
 
+/* n bytes, 16 <= n <= 128, without a call: the first and the last 16, 32
+ * or 64 bytes (overlapping where n is not a multiple), as the library's
+ * memcpy does for small sizes, but inline. */
+static inline void copy_mid(char *dst, const char *src, size_t n)
+{
+    if (n <= 32) {
+        memcpy(dst, src, 16);
+        memcpy(dst + n - 16, src + n - 16, 16);
+    } else if (n <= 64) {
+        memcpy(dst, src, 32);
+        memcpy(dst + n - 32, src + n - 32, 32);
+    } else {
+        memcpy(dst, src, 64);
+        memcpy(dst + n - 64, src + n - 64, 64);
+    }
+}
+
 /* One run of a flat type's element: the sizes of predefined types as
  * plain loads and stores (a call to memcpy costs more than the copy). */
 static inline void copy_run(char *mem, char *flat, size_t n, int unpack)
@@ -352,6 +369,14 @@ static size_t move_leaf(char *base, MPI_Count count, MPI_Aint stride, MPI_Count 
     case 8: RUNS(uint64_t); break;
     case 16: RUNS(pair16); break;
     default:
+        if (size >= 16 && size <= 128) {
+            /* halo rows and small blocks: inline copies, no call per run */
+            if (unpack)
+                for (MPI_Count i = 0; i < whole; i++, m += stride, f += size) copy_mid(m, f, (size_t)size);
+            else
+                for (MPI_Count i = 0; i < whole; i++, m += stride, f += size) copy_mid(f, m, (size_t)size);
+            break;
+        }
         for (MPI_Count i = 0; i < whole; i++, m += stride, f += size) copy_bytes(m, f, (size_t)size, unpack);
     }
 #undef RUNS
