@@ -40,6 +40,13 @@ static void pack_unpack(int *strided, int *plain, MPI_Datatype t, int n, int mem
     MPI_Unpack(plain, bytes, &pos, strided, 1, t, MPI_COMM_SELF);
 }
 
+/* One iteration of the measured operation (rank 0 alone packs). */
+static void step(int *strided, int *plain, MPI_Datatype t, int n, int rank, int pack, int copy)
+{
+    if (!pack) round_trip(strided, plain, t, n, rank);
+    else if (rank == 0) pack_unpack(strided, plain, t, n, copy);
+}
+
 int main(int argc, char **argv)
 {
     struct bench_opts o;
@@ -70,23 +77,11 @@ int main(int argc, char **argv)
         long iters = bench_iters(data, 1024.0 * (1 << 20), 5, 20000, o.quick);
         long warm = iters / 10 < 2 ? 2 : (iters / 10 > 50 ? 50 : iters / 10);
         double tw = MPI_Wtime();
-        for (long i = 0; i < warm; i++) {
-            if (pack) {
-                if (rank == 0) pack_unpack(strided, plain, t, n, copy);
-            } else {
-                round_trip(strided, plain, t, n, rank);
-            }
-        }
+        for (long i = 0; i < warm; i++) step(strided, plain, t, n, rank, pack, copy);
         iters = bench_fit(iters, warm, MPI_Wtime() - tw, o.budget_s, 3, rank);
         MPI_Barrier(MPI_COMM_WORLD);
         double t0 = MPI_Wtime();
-        for (long i = 0; i < iters; i++) {
-            if (pack) {
-                if (rank == 0) pack_unpack(strided, plain, t, n, copy);
-            } else {
-                round_trip(strided, plain, t, n, rank);
-            }
-        }
+        for (long i = 0; i < iters; i++) step(strided, plain, t, n, rank, pack, copy);
         double dt = MPI_Wtime() - t0;
         if (rank == 0) {
             printf("size=%zu iters=%ld gb_s=%.3f\n", data, iters, (double)data * 2 * iters / dt / 1e9);

@@ -39,6 +39,11 @@ static void build_huge(void)
 {
     long before = rss_kb();
     const MPI_Count half = INT32_MAX / 2;
+    /* the darray below: rank 1 of 4 owns blocks of 3 rows from row 3 on,
+     * every 12 rows, of 2^31 rows (counted once, the slow way) */
+    MPI_Count rows = 0;
+    for (MPI_Count b = 3; b < ((MPI_Count)1 << 31); b += 12)
+        rows += b + 3 <= ((MPI_Count)1 << 31) ? 3 : ((MPI_Count)1 << 31) - b;
     for (int round = 0; round < 3; round++) {
         MPI_Datatype v, c, n, s, sub, d, st, ix;
         /* the reported case */
@@ -74,9 +79,6 @@ static void build_huge(void)
             ps[2] = {4, 1};
         CHECK_MPI(MPI_Type_create_darray_c(4, 1, 2, gs, dist, dargs, ps, MPI_ORDER_C, MPI_INT, &d));
         CHECK_MPI(MPI_Type_commit(&d));
-        /* rank 1 of 4 owns blocks of 3 rows from row 3 on, every 12 rows */
-        MPI_Count rows = 0;
-        for (MPI_Count b = 3; b < gs[0]; b += 12) rows += b + 3 <= gs[0] ? 3 : gs[0] - b;
         expect_size(d, rows * (1 << 10) * 4, gs[0] * (1 << 10) * 4, "darray_c cyclic(3)");
         /* a struct of them, and an indexed type of equal blocks at equal
          * distances (a loop in disguise) */
