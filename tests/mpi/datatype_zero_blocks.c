@@ -3,6 +3,8 @@
  * a type that another constructor then uses. Each type is checked by size,
  * extent and a pack/unpack round trip, and sent point-to-point. */
 #include "mpitest.h"
+#include <limits.h>
+#include <stdint.h>
 
 static void round_trip(MPI_Datatype t, const char *what, int expect_size)
 {
@@ -95,6 +97,35 @@ int main(int argc, char **argv)
     MPI_Type_free(&u);
     MPI_Type_free(&t);
     MPI_Type_free(&idx0);
+
+    /* empty blocks at the far ends of the address range: they neither move the
+     * bounds nor overflow anything computed from their displacements */
+    MPI_Aint lb, extent;
+    CHECK_EQ(MPI_Type_indexed(3, (int[]){0, 4, 0}, (int[]){INT_MAX, 2, INT_MIN}, MPI_INT, &t), MPI_SUCCESS);
+    t = committed(t);
+    CHECK_EQ(MPI_Type_get_extent(t, &lb, &extent), MPI_SUCCESS);
+    CHECK(lb == 8 && extent == 16, "indexed {0@INT_MAX,4,0@INT_MIN}: lb %ld extent %ld", (long)lb, (long)extent);
+    round_trip(t, "indexed {0@INT_MAX,4,0@INT_MIN}", 16);
+    CHECK_EQ(MPI_Type_create_struct(2, (int[]){1, 1}, (MPI_Aint[]){0, 32}, (MPI_Datatype[]){t, MPI_INT}, &u),
+             MPI_SUCCESS);
+    u = committed(u);
+    CHECK_EQ(MPI_Type_get_extent(u, &lb, &extent), MPI_SUCCESS);
+    CHECK(lb == 8 && extent == 28, "struct of it: lb %ld extent %ld", (long)lb, (long)extent);
+    round_trip(u, "struct {indexed {0@INT_MAX,4,0@INT_MIN}, int}", 20);
+    MPI_Type_free(&u);
+    MPI_Type_free(&t);
+    CHECK_EQ(MPI_Type_create_hindexed(3, (int[]){0, 4, 0}, (MPI_Aint[]){(MPI_Aint)INTPTR_MAX, 8, (MPI_Aint)INTPTR_MIN}, MPI_INT, &t),
+             MPI_SUCCESS);
+    t = committed(t);
+    CHECK_EQ(MPI_Type_get_extent(t, &lb, &extent), MPI_SUCCESS);
+    CHECK(lb == 8 && extent == 16, "hindexed {0@AINT_MAX,4,0@AINT_MIN}: lb %ld extent %ld", (long)lb, (long)extent);
+    round_trip(t, "hindexed {0@AINT_MAX,4,0@AINT_MIN}", 16);
+    CHECK_EQ(MPI_Type_create_struct(3, (int[]){0, 1, 0}, (MPI_Aint[]){(MPI_Aint)INTPTR_MAX, 0, (MPI_Aint)INTPTR_MIN},
+                                    (MPI_Datatype[]){MPI_DOUBLE, t, MPI_INT}, &u),
+             MPI_SUCCESS);
+    round_trip(committed(u), "struct {0@AINT_MAX, hindexed, 0@AINT_MIN}", 16);
+    MPI_Type_free(&u);
+    MPI_Type_free(&t);
 
     MPI_Barrier(MPI_COMM_WORLD);
     if (rank == 0) printf("PASS datatype_zero_blocks\n");
