@@ -114,7 +114,8 @@ int main(int argc, char **argv)
     round_trip(u, "struct {indexed {0@INT_MAX,4,0@INT_MIN}, int}", 20);
     MPI_Type_free(&u);
     MPI_Type_free(&t);
-    CHECK_EQ(MPI_Type_create_hindexed(3, (int[]){0, 4, 0}, (MPI_Aint[]){(MPI_Aint)INTPTR_MAX, 8, (MPI_Aint)INTPTR_MIN}, MPI_INT, &t),
+    CHECK_EQ(MPI_Type_create_hindexed(3, (int[]){0, 4, 0}, (MPI_Aint[]){(MPI_Aint)INTPTR_MAX, 8, (MPI_Aint)INTPTR_MIN},
+                                      MPI_INT, &t),
              MPI_SUCCESS);
     t = committed(t);
     CHECK_EQ(MPI_Type_get_extent(t, &lb, &extent), MPI_SUCCESS);
