@@ -1483,9 +1483,9 @@ static int body_MPI_Intercomm_create(MPI_Comm local_comm, int local_leader, MPI_
     LM_CHECK(lm_check_init(&lm_ctx));
     LM_CHECK(lm_check_comm(&lm_ctx, local_comm, "local_comm", &lm_c));
     lm_errctx_bind(&lm_ctx, LM_KIND_COMM, local_comm);
-    LM_CHECK(lm_check_rank(&lm_ctx, lm_c, local_leader, "local_leader", 0));
-    LM_CHECK(lm_check_tag(&lm_ctx, tag, "tag", 0));
-    LM_CHECK(lm_check_ptr(&lm_ctx, newintercomm, "newintercomm"));
+    LM_CHECK_OR_ABSTAIN_WITH(lm_intercomm_create_abstain, lm_check_rank(&lm_ctx, lm_c, local_leader, "local_leader", 0), local_leader, peer_comm, remote_leader, tag);
+    LM_CHECK_OR_ABSTAIN_WITH(lm_intercomm_create_abstain, lm_check_tag(&lm_ctx, tag, "tag", 0), local_leader, peer_comm, remote_leader, tag);
+    LM_CHECK_OR_ABSTAIN_WITH(lm_intercomm_create_abstain, lm_check_ptr(&lm_ctx, newintercomm, "newintercomm"), local_leader, peer_comm, remote_leader, tag);
     return impl_MPI_Intercomm_create(local_comm, local_leader, peer_comm, remote_leader, tag, newintercomm);
 }
 int PMPI_Intercomm_create(MPI_Comm local_comm, int local_leader, MPI_Comm peer_comm, int remote_leader, int tag, MPI_Comm* newintercomm)
@@ -1528,7 +1528,7 @@ static int body_MPI_Intercomm_merge(MPI_Comm intercomm, int high, MPI_Comm* newi
     LM_CHECK(lm_check_init(&lm_ctx));
     LM_CHECK(lm_check_comm(&lm_ctx, intercomm, "intercomm", &lm_c));
     lm_errctx_bind(&lm_ctx, LM_KIND_COMM, intercomm);
-    LM_CHECK(lm_check_ptr(&lm_ctx, newintracomm, "newintracomm"));
+    LM_CHECK_OR_ABSTAIN(lm_intercomm_abstain, lm_check_ptr(&lm_ctx, newintracomm, "newintracomm"));
     return impl_MPI_Intercomm_merge(intercomm, high, newintracomm);
 }
 int PMPI_Intercomm_merge(MPI_Comm intercomm, int high, MPI_Comm* newintracomm)

@@ -12,6 +12,7 @@
 #include "datatype/datatype.h"
 #include "binding/predefined_gen.h"
 #include "comm/context_id.h"
+#include "comm/intercomm.h"
 #include "comm/topo_create.h"
 
 /* Largest tag; the value of the MPI_TAG_UB attribute. */
@@ -45,6 +46,12 @@ typedef struct lm_errctx {
     do {                                                         \
         int lm_rc_ = (expr);                                     \
         if (lm_rc_ != MPI_SUCCESS) return abstain(lm_c, lm_rc_); \
+    } while (0)
+/* The same for an abstain that needs more of the call's arguments. */
+#define LM_CHECK_OR_ABSTAIN_WITH(abstain, expr, ...)                          \
+    do {                                                                      \
+        int lm_rc_ = (expr);                                                  \
+        if (lm_rc_ != MPI_SUCCESS) return abstain(lm_c, lm_rc_, __VA_ARGS__); \
     } while (0)
 
 static inline void lm_errctx_bind(lm_errctx *ctx, int kind, int handle)

@@ -92,7 +92,7 @@ int impl_MPI_Comm_split(MPI_Comm comm, int color, int key, MPI_Comm *newcomm)
     if (color < 0 && color != MPI_UNDEFINED)
         local_err = lm_err_comm(comm, MPI_ERR_ARG, fname, "invalid color %d", color);
     if (p->is_inter) {
-        if (local_err) return local_err;
+        if (local_err) return lm_intercomm_abstain(p, local_err);
         lm_comm *c;
         rc = lm_intercomm_split(p, color, key, &c);
         if (rc) return lm_err_comm(comm, rc, fname, "intercommunicator split failed");

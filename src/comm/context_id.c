@@ -267,17 +267,23 @@ int lm_context_id_allocate(lm_comm *parent, uint16_t *id)
     return rc ? rc : bad; /* a member that abstained (lm_context_id_abstain) */
 }
 
+int lm_context_id_allocate_group_checked(lm_comm *parent, const lm_group *g, int tag, int local_err, uint16_t *id,
+                                         int *bad)
+{
+    lm_cid_agreement *a = agreement_new(parent, g, GROUP_TAG_BIT | tag, local_err);
+    return a ? run(a, id, bad) : MPI_ERR_NO_MEM;
+}
+
 int lm_context_id_allocate_group(lm_comm *parent, const lm_group *g, int tag, uint16_t *id)
 {
-    lm_cid_agreement *a = agreement_new(parent, g, GROUP_TAG_BIT | tag, 0);
-    if (!a) return MPI_ERR_NO_MEM;
-    int bad, rc = run(a, id, &bad);
+    int bad, rc = lm_context_id_allocate_group_checked(parent, g, tag, MPI_SUCCESS, id, &bad);
     return rc ? rc : bad;
 }
 
 int lm_context_id_abstain(lm_comm *parent, int err)
 {
-    if (parent && !parent->is_inter) {
+    if (parent && parent->is_inter) return lm_intercomm_abstain(parent, err);
+    if (parent) {
         uint16_t id;
         int bad;
         lm_context_id_allocate_checked(parent, err, &id, &bad); /* ends with bad set: no id */

@@ -24,14 +24,18 @@ int lm_context_id_allocate(lm_comm *parent, uint16_t *id);
 int lm_context_id_allocate_checked(lm_comm *parent, int local_err, uint16_t *id, int *bad);
 /* For a collective constructor that found its arguments invalid (err,
  * recorded) before its agreement on an id: take part in the agreement with
- * that verdict, so that the other members fail too; returns err. Nothing
- * on intercommunicators (their leaders agree). */
+ * that verdict, so that the other members fail too; returns err. On an
+ * intercommunicator the remote group is told as well (lm_intercomm_abstain). */
 int lm_context_id_abstain(lm_comm *parent, int err);
 /* The error a member with valid arguments reports when another had not. */
 int lm_context_id_peer_invalid(MPI_Comm comm, int bad, const char *fname);
 /* Collective over the members of g only (a subgroup of parent's group, g->my_rank
  * defined): agree on a free id using point-to-point messages tagged by tag. */
 int lm_context_id_allocate_group(lm_comm *parent, const lm_group *g, int tag, uint16_t *id);
+/* The same with each member's verdict on its arguments, as in
+ * lm_context_id_allocate_checked. */
+int lm_context_id_allocate_group_checked(lm_comm *parent, const lm_group *g, int tag, int local_err, uint16_t *id,
+                                         int *bad);
 /* Nonblocking, collective over parent: start an agreement that the progress
  * engine moves on; done(arg, rc, id) runs once it has ended (rc an MPI error
  * class; id valid when rc is MPI_SUCCESS). Returns MPI_SUCCESS or an error

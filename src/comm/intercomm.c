@@ -29,9 +29,10 @@ typedef struct {
 /* What the leaders swap and then broadcast to their groups. */
 typedef struct {
     uint32_t mask[LM_CONTEXT_MASK_WORDS];
-    int err;     /* an MPI error class a leader found before swapping */
-    int n;       /* payload entries that follow */
-    int info[2]; /* per construction (merge: high flag, leader's world rank) */
+    int err;         /* an MPI error class the sending side met (tell_remote) */
+    int n;           /* payload entries that follow */
+    int info[2];     /* per construction (merge: high flag, leader's world rank) */
+    int from_remote; /* set where received: err is the other side's */
 } xhdr;
 
 static int swap(const channel *ch, const void *out, size_t outlen, void *in, size_t inlen)
@@ -45,27 +46,40 @@ static int swap(const channel *ch, const void *out, size_t outlen, void *in, siz
     return e2 ? e2 : e1;
 }
 
+/* A side whose members did not all bring valid arguments (or whose local
+ * agreement failed) ends the construction here: its leader swaps a header
+ * carrying the error with the other leader, who meets it in agree() (or in
+ * its own tell_remote when both sides failed), so that the remote group
+ * fails too instead of waiting. */
+static void tell_remote(const channel *ch, int err)
+{
+    xhdr h = {.err = err}, rh;
+    swap(ch, &h, sizeof h, &rh, sizeof rh);
+}
+
 /* The agreement step shared by every construction (comm/intercomm.h),
- * collective over the hidden communicator H. h->err is an error the leader
- * found before any exchange (the swap is skipped and every member returns
- * it); h->n entries of elem bytes at pay are sent (significant at the
- * leader). On success rh is the remote header with the combined mask and
- * *rpay the remote payload (rh->n entries; lm_free it), NULL if empty. ch
- * is significant only at the leader. */
+ * collective over the hidden communicator H: h->n entries of elem bytes at
+ * pay are sent (significant at the leader). On success rh is the remote
+ * header with the combined mask and *rpay the remote payload (rh->n
+ * entries; lm_free it), NULL if empty. When the remote side failed
+ * (tell_remote), every member returns its error class and *remote_failed
+ * is set. ch is significant only at the leader. */
 static int agree(lm_comm *H, int leader, const channel *ch, xhdr *h, const void *pay, size_t elem, xhdr *rh,
-                 void **rpay)
+                 void **rpay, int *remote_failed)
 {
     *rpay = NULL;
+    *remote_failed = 0;
     memset(rh, 0, sizeof *rh);
     lm_context_id_free_mask(h->mask);
+    h->err = MPI_SUCCESS;
     int rc = lm_coll_allreduce(h->mask, LM_CONTEXT_MASK_WORDS, sizeof(uint32_t), lm_context_id_mask_and, NULL, H);
     if (rc) return rc;
     char *buf = NULL;
     if (H->rank == leader) {
-        if (h->err) {
-            rh->err = h->err;
-        } else if ((rc = swap(ch, h, sizeof *h, rh, sizeof *rh)) != MPI_SUCCESS) {
+        if ((rc = swap(ch, h, sizeof *h, rh, sizeof *rh)) != MPI_SUCCESS) {
             rh->err = rc;
+        } else if (rh->err) {
+            rh->from_remote = 1;
         } else {
             lm_context_id_mask_and(h->mask, rh->mask, LM_CONTEXT_MASK_WORDS, NULL);
             if (rh->n < 0) rh->err = MPI_ERR_INTERN;
@@ -74,7 +88,10 @@ static int agree(lm_comm *H, int leader, const channel *ch, xhdr *h, const void 
         }
     }
     rc = lm_coll_bcast(rh, sizeof *rh, leader, H);
-    if (!rc && rh->err) rc = rh->err;
+    if (!rc && rh->err) {
+        rc = rh->err;
+        *remote_failed = rh->from_remote;
+    }
     if (!rc && H->rank != leader && !(buf = lm_malloc(LM_MEM_COMM, (size_t)rh->n * elem + 1))) rc = MPI_ERR_NO_MEM;
     if (!rc && rh->n && elem) rc = lm_coll_bcast(buf, (size_t)rh->n * elem, leader, H);
     if (rc) {
@@ -126,6 +143,12 @@ static int take_agreed(lm_comm *H, int leader, const channel *ch, uint32_t *mask
         if (rc) return rc;
         memcpy(mask, h.mask, sizeof h.mask);
     }
+}
+
+/* What the members of a side report when the other side failed. */
+static int remote_error(MPI_Comm comm, int err, const char *fname)
+{
+    return lm_err_comm(comm, err, fname, "the remote group failed (invalid arguments there, or its agreement)");
 }
 
 static void drop_comm(lm_comm *c)
@@ -206,6 +229,35 @@ static int *world_list(const lm_group *g)
     return w;
 }
 
+/* The local leader's channel to the remote leader in MPI_Intercomm_create
+ * (peer_comm and remote_leader mean something only there): MPI_SUCCESS, or
+ * the class of what makes the remote leader unreachable. */
+static int leader_channel(lm_comm *L, MPI_Comm peer_comm, int remote_leader, int tag, channel *ch)
+{
+    lm_comm *P = lm_comm_get(peer_comm);
+    if (!P) return MPI_ERR_COMM;
+    if (remote_leader < 0 || remote_leader >= lm_comm_peer_size(P)) return MPI_ERR_RANK;
+    if (lm_group_rank_of(L->group, lm_comm_world_rank(P, remote_leader)) != MPI_UNDEFINED)
+        return MPI_ERR_RANK; /* the remote leader is one of ours: the groups overlap */
+    *ch = (channel){P, remote_leader, TAG_HIGH | (tag & TAG_USER_MASK), P->context_id + 1};
+    return MPI_SUCCESS;
+}
+
+int lm_intercomm_create_abstain(lm_comm *L, int err, int local_leader, MPI_Comm peer_comm, int remote_leader, int tag)
+{
+    if (!L || L->is_inter) return err; /* refused alike everywhere by the call itself */
+    channel ch = {0};
+    uint16_t id;
+    int bad;
+    /* a tag outside 0..MPI_TAG_UB cannot be the remote leader's, so it
+     * could not meet the message */
+    int reach = L->rank == local_leader && tag >= 0 && tag <= TAG_USER_MASK &&
+                leader_channel(L, peer_comm, remote_leader, tag, &ch) == MPI_SUCCESS;
+    lm_context_id_allocate_checked(L, err, &id, &bad); /* ends with bad set: no id */
+    if (reach) tell_remote(&ch, err);
+    return err;
+}
+
 int impl_MPI_Intercomm_create(MPI_Comm local_comm, int local_leader, MPI_Comm peer_comm, int remote_leader, int tag,
                               MPI_Comm *newintercomm)
 {
@@ -216,22 +268,23 @@ int impl_MPI_Intercomm_create(MPI_Comm local_comm, int local_leader, MPI_Comm pe
     int leader = L->rank == local_leader;
     xhdr h = {.n = L->size}, rh;
     channel ch = {0};
-    int *pay = NULL;
-    if (leader) {
-        /* peer_comm and remote_leader mean something only here */
-        lm_comm *P = lm_comm_get(peer_comm);
-        if (!P) h.err = MPI_ERR_COMM;
-        else if (remote_leader < 0 || remote_leader >= lm_comm_peer_size(P)) h.err = MPI_ERR_RANK;
-        else if (lm_group_rank_of(L->group, lm_comm_world_rank(P, remote_leader)) != MPI_UNDEFINED)
-            h.err = MPI_ERR_RANK; /* the remote leader is one of ours: the groups overlap */
-        else if (!(pay = world_list(L->group))) h.err = MPI_ERR_NO_MEM;
-        else ch = (channel){P, remote_leader, TAG_HIGH | (tag & TAG_USER_MASK), P->context_id + 1};
-    }
+    int *pay = NULL, err = MPI_SUCCESS;
+    if (leader && !(err = leader_channel(L, peer_comm, remote_leader, tag, &ch)) && !(pay = world_list(L->group)))
+        err = MPI_ERR_NO_MEM;
+    /* the local group agrees on its verdict first; a failed side tells the
+     * other through the leaders when its leader can reach the other one */
     uint16_t hid, id;
-    int rc = lm_context_id_allocate(L, &hid);
-    if (rc) {
+    int bad, rc = lm_context_id_allocate_checked(L, err, &hid, &bad);
+    if (rc || bad) {
+        if (ch.c) tell_remote(&ch, rc ? rc : bad);
         lm_free(LM_MEM_COMM, pay);
-        return lm_err_comm(local_comm, rc, fname, "context id agreement failed");
+        if (rc) return lm_err_comm(local_comm, rc, fname, "context id agreement failed");
+        if (err == MPI_ERR_COMM) return lm_err_comm(local_comm, err, fname, "invalid peer_comm at the local leader");
+        if (err == MPI_ERR_RANK)
+            return lm_err_comm(local_comm, err, fname,
+                               "remote_leader is not a rank of peer_comm outside local_comm's group");
+        if (err) return lm_err_comm(local_comm, err, fname, "out of memory");
+        return lm_context_id_peer_invalid(local_comm, bad, fname);
     }
     lm_comm *H = new_hidden(L->group, hid, L);
     if (!H) {
@@ -239,14 +292,12 @@ int impl_MPI_Intercomm_create(MPI_Comm local_comm, int local_leader, MPI_Comm pe
         return lm_err_comm(local_comm, MPI_ERR_NO_MEM, fname, "out of memory");
     }
     void *rpay;
-    rc = agree(H, local_leader, &ch, &h, pay, sizeof(int), &rh, &rpay);
+    int remote_failed;
+    rc = agree(H, local_leader, &ch, &h, pay, sizeof(int), &rh, &rpay, &remote_failed);
     lm_free(LM_MEM_COMM, pay);
     if (rc) {
         drop_comm(H);
-        if (rc == MPI_ERR_COMM) return lm_err_comm(local_comm, rc, fname, "invalid peer_comm at the local leader");
-        if (rc == MPI_ERR_RANK)
-            return lm_err_comm(local_comm, rc, fname,
-                               "remote_leader is not a rank of peer_comm outside local_comm's group");
+        if (remote_failed) return remote_error(local_comm, rc, fname);
         return lm_err_comm(local_comm, rc, fname, "the leaders' exchange failed");
     }
     int ov = overlaps(L->group, rpay, rh.n);
@@ -293,34 +344,46 @@ int impl_MPI_Intercomm_create_from_groups(MPI_Group local_group, int local_leade
     if (!g || !r) return lm_err_noobj(MPI_ERR_GROUP, fname, "invalid group");
     if (g->my_rank == MPI_UNDEFINED)
         return lm_err_noobj(MPI_ERR_GROUP, fname, "the calling process is not in local_group");
-    if (local_leader >= g->size)
-        return lm_err_noobj(MPI_ERR_RANK, fname, "local_leader %d is not a rank of local_group", local_leader);
-    if (remote_leader >= r->size)
-        return lm_err_noobj(MPI_ERR_RANK, fname, "remote_leader %d is not a rank of remote_group", remote_leader);
-    /* both groups are known to every caller: overlap is found everywhere alike */
-    int *rw = world_list(r);
-    int ov = rw ? overlaps(g, rw, r->size) : -1;
-    lm_free(LM_MEM_COMM, rw);
-    if (ov)
-        return ov < 0 ? lm_err_noobj(MPI_ERR_NO_MEM, fname, "out of memory")
-                      : lm_err_noobj(MPI_ERR_GROUP, fname, "local_group and remote_group overlap");
+    /* from here on the members of local_group know each other: what is
+     * wrong with the rest of the arguments is agreed on among them, and
+     * told to the remote group where its leader can be reached */
+    const char *why = NULL;
+    int err = MPI_SUCCESS;
+    if (local_leader >= g->size) err = MPI_ERR_RANK, why = "local_leader is not a rank of local_group";
+    else if (remote_leader >= r->size) err = MPI_ERR_RANK, why = "remote_leader is not a rank of remote_group";
+    else {
+        int *rw = world_list(r);
+        int ov = rw ? overlaps(g, rw, r->size) : -1;
+        lm_free(LM_MEM_COMM, rw);
+        if (ov) err = ov < 0 ? MPI_ERR_NO_MEM : MPI_ERR_GROUP;
+        if (ov) why = ov < 0 ? "out of memory" : "local_group and remote_group overlap";
+    }
     int tag = hash_tag(stringtag);
+    channel ch = {0};
+    if (g->my_rank == local_leader && remote_leader < r->size)
+        ch = (channel){W, lm_group_rank_of(W->group, lm_group_world_rank(r, remote_leader)), TAG_HIGH | tag,
+                       W->context_id + 1};
     uint16_t hid, id;
-    int rc = lm_context_id_allocate_group(W, g, tag, &hid);
-    if (rc) return lm_err_noobj(rc, fname, "context id agreement failed");
+    int bad, rc = lm_context_id_allocate_group_checked(W, g, tag, err, &hid, &bad);
+    if (rc || bad) {
+        if (ch.c) tell_remote(&ch, rc ? rc : bad);
+        if (rc) return lm_err_noobj(rc, fname, "context id agreement failed");
+        if (err) return lm_err_noobj(err, fname, "%s", why);
+        return lm_err_noobj(bad, fname, "another process of local_group passed invalid arguments");
+    }
     lm_comm *H = new_hidden(g, hid, W);
     if (!H) return lm_err_noobj(MPI_ERR_NO_MEM, fname, "out of memory");
-    int peer = lm_group_world_rank(r, remote_leader);
-    channel ch = {W, lm_group_rank_of(W->group, peer), TAG_HIGH | tag, W->context_id + 1};
     xhdr h = {.n = 0, .info = {g->size, r->size}}, rh;
     void *rpay;
-    rc = agree(H, local_leader, &ch, &h, NULL, 0, &rh, &rpay);
+    int remote_failed;
+    rc = agree(H, local_leader, &ch, &h, NULL, 0, &rh, &rpay, &remote_failed);
     lm_free(LM_MEM_COMM, rpay);
     /* each side must see the other's group as the other sees itself */
     if (!rc && (rh.info[0] != r->size || rh.info[1] != g->size)) rc = MPI_ERR_GROUP;
     if (!rc) rc = take_agreed(H, local_leader, &ch, rh.mask, &id);
     if (rc) {
         drop_comm(H);
+        if (remote_failed) return lm_err_noobj(rc, fname, "the remote group failed (invalid arguments there)");
         return lm_err_noobj(rc, fname,
                             rc == MPI_ERR_GROUP ? "the two sides disagree on the group sizes"
                                                 : "the leaders' agreement failed");
@@ -338,17 +401,43 @@ int impl_MPI_Intercomm_create_from_groups(MPI_Group local_group, int local_leade
 /* Leader (local rank 0) to leader over the intercommunicator itself. */
 static channel via(lm_comm *p) { return (channel){p, 0, TAG_AGREE, p->context_id + 1}; }
 
+/* The first step of every construction on an existing intercommunicator
+ * p: the local group agrees on its members' verdicts on their arguments
+ * (local_err) and on an id for a hidden communicator. When some member's
+ * arguments were invalid (or the agreement failed) the leader tells the
+ * remote group (tell_remote), so that both sides fail instead of one
+ * waiting; every member then returns that error class. */
+static int begin_on(lm_comm *p, int local_err, uint16_t *hid)
+{
+    int bad, rc = lm_context_id_allocate_checked(p->local_comm, local_err, hid, &bad);
+    if (!rc && !bad) return MPI_SUCCESS;
+    if (!rc) rc = bad;
+    if (p->local_comm->rank == 0) {
+        channel ch = via(p);
+        tell_remote(&ch, rc);
+    }
+    return rc;
+}
+
+int lm_intercomm_abstain(lm_comm *p, int err)
+{
+    uint16_t hid;
+    if (p && p->is_inter) begin_on(p, err, &hid);
+    return err;
+}
+
 int lm_intercomm_dup(lm_comm *p, lm_comm **out)
 {
     uint16_t hid, id;
-    int rc = lm_context_id_allocate(p->local_comm, &hid);
+    int rc = begin_on(p, MPI_SUCCESS, &hid);
     if (rc) return rc;
     lm_comm *H = new_hidden(p->group, hid, p->local_comm);
     if (!H) return MPI_ERR_NO_MEM;
     channel ch = via(p);
     xhdr h = {.n = 0}, rh;
     void *rpay;
-    rc = agree(H, 0, &ch, &h, NULL, 0, &rh, &rpay);
+    int remote_failed;
+    rc = agree(H, 0, &ch, &h, NULL, 0, &rh, &rpay, &remote_failed);
     lm_free(LM_MEM_COMM, rpay);
     if (!rc) rc = take_agreed(H, 0, &ch, rh.mask, &id);
     if (rc) {
@@ -401,19 +490,24 @@ int lm_intercomm_split(lm_comm *p, int color, int key, lm_comm **out)
     *out = NULL;
     lm_comm *L = p->local_comm;
     int *tab = lm_malloc(LM_MEM_COMM, (size_t)L->size * 2 * sizeof *tab);
-    if (!tab) return MPI_ERR_NO_MEM;
-    int mine[2] = {color, key};
-    int rc = lm_coll_allgather(mine, sizeof mine, tab, L);
     uint16_t hid = 0, id;
-    if (!rc) rc = lm_context_id_allocate(L, &hid);
+    int rc = begin_on(p, tab ? MPI_SUCCESS : MPI_ERR_NO_MEM, &hid);
     if (rc) {
         lm_free(LM_MEM_COMM, tab);
+        return rc;
+    }
+    int mine[2] = {color, key};
+    rc = lm_coll_allgather(mine, sizeof mine, tab, L);
+    if (rc) {
+        lm_free(LM_MEM_COMM, tab);
+        lm_context_id_release(hid);
         return rc;
     }
     channel ch = via(p);
     xhdr h = {.n = L->size}, rh;
     void *rpay;
-    rc = agree(L, 0, &ch, &h, tab, sizeof mine, &rh, &rpay);
+    int remote_failed;
+    rc = agree(L, 0, &ch, &h, tab, sizeof mine, &rh, &rpay, &remote_failed);
     if (!rc && rh.n != p->remote_group->size) rc = MPI_ERR_INTERN;
     if (!rc) rc = take_agreed(L, 0, &ch, rh.mask, &id);
     if (rc) {
@@ -456,13 +550,20 @@ int impl_MPI_Intercomm_merge(MPI_Comm intercomm, int high, MPI_Comm *newintracom
     lm_comm *p = lm_comm_get(intercomm);
     if (!p) return lm_err_comm(intercomm, MPI_ERR_COMM, fname, "invalid communicator");
     if (!p->is_inter) return lm_err_comm(intercomm, MPI_ERR_COMM, fname, "intercomm is not an intercommunicator");
+    /* the hidden id of begin_on() is not needed: the merged communicator's
+     * id must be free on both sides (take_agreed) */
+    uint16_t hid, id;
+    int rc = begin_on(p, MPI_SUCCESS, &hid);
+    if (rc) return lm_err_comm(intercomm, rc, fname, "another process passed invalid arguments");
+    lm_context_id_release(hid);
     channel ch = via(p);
     xhdr h = {.n = 0, .info = {high != 0, lm_group_world_rank(p->group, 0)}}, rh;
     void *rpay;
-    uint16_t id;
-    int rc = agree(p->local_comm, 0, &ch, &h, NULL, 0, &rh, &rpay);
+    int remote_failed;
+    rc = agree(p->local_comm, 0, &ch, &h, NULL, 0, &rh, &rpay, &remote_failed);
     lm_free(LM_MEM_COMM, rpay);
     if (!rc) rc = take_agreed(p->local_comm, 0, &ch, rh.mask, &id);
+    if (rc && remote_failed) return remote_error(intercomm, rc, fname);
     if (rc) return lm_err_comm(intercomm, rc, fname, "the leaders' agreement failed");
     /* the side that passed high = false comes first; when both passed the
      * same, the side whose leader has the lower world rank */

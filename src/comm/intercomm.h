@@ -21,6 +21,17 @@ int lm_intercomm_dup(lm_comm *p, lm_comm **out);
  * MPI_Comm_create on an intercommunicator is the split whose color is
  * membership of the group and whose key is the rank in it. */
 int lm_intercomm_split(lm_comm *p, int color, int key, lm_comm **out);
+/* For a construction on intercommunicator p (dup, split, create, merge)
+ * whose arguments are invalid here (err, recorded): the local group agrees
+ * on it and its leader tells the remote group, so that every process of
+ * both sides fails instead of waiting; returns err. Nothing (err returned)
+ * when p is not an intercommunicator. */
+int lm_intercomm_abstain(lm_comm *p, int err);
+/* The same for MPI_Intercomm_create on local_comm L: the remote group is
+ * told when this process is the local leader and its peer_comm,
+ * remote_leader and tag reach the remote leader (elsewhere nobody knows
+ * the remote group). */
+int lm_intercomm_create_abstain(lm_comm *L, int err, int local_leader, MPI_Comm peer_comm, int remote_leader, int tag);
 /* Frees the hidden local communicator of an intercommunicator being freed. */
 void lm_intercomm_release(lm_comm *c);
 

@@ -344,8 +344,13 @@ def gen_wrapper(f):
     if abstain:
         # checks after the communicator is bound abstain instead of returning
         bound = next(i for i, line in enumerate(body) if line.startswith("lm_errctx_bind("))
-        body = body[:bound + 1] + [line.replace("LM_CHECK(", f"LM_CHECK_OR_ABSTAIN({abstain}, ")
-                                   for line in body[bound + 1:]]
+        if isinstance(abstain, tuple):
+            fn, extra = abstain
+            late = [line.replace("LM_CHECK(", f"LM_CHECK_OR_ABSTAIN_WITH({fn}, ")[:-2] + f", {extra});"
+                    for line in body[bound + 1:]]
+        else:
+            late = [line.replace("LM_CHECK(", f"LM_CHECK_OR_ABSTAIN({abstain}, ") for line in body[bound + 1:]]
+        body = body[:bound + 1] + late
     out += ["    " + line for line in body]
     out.append(f"    return impl_{f.name}({f.call_args});")
     out.append("}")

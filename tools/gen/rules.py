@@ -160,6 +160,9 @@ ABSTAIN = {
     "MPI_Comm_split": "lm_context_id_abstain",
     "MPI_Comm_split_type": "lm_context_id_abstain",
     "MPI_Comm_create": "lm_context_id_abstain",
+    "MPI_Intercomm_merge": "lm_intercomm_abstain",
+    # the local leader also needs what reaches the remote leader
+    "MPI_Intercomm_create": ("lm_intercomm_create_abstain", "local_leader, peer_comm, remote_leader, tag"),
     "MPI_Cart_create": "lm_topo_abstain",
     "MPI_Cart_sub": "lm_topo_abstain",
     "MPI_Graph_create": "lm_topo_abstain",
