@@ -3,6 +3,7 @@
  * over a private duplicate of its communicator's context, so the RMA
  * traffic to come has a context id of its own. */
 #include "rma/win.h"
+#include "rma/rma.h"
 #include "obj/attr.h"
 #include "comm/context_id.h"
 #include "coll/coll_basic.h"
@@ -26,7 +27,7 @@ static struct lm_attr_list **attr_list_of(int handle)
 int lm_rma_init(void)
 {
     lm_attr_register_kind(LM_KIND_WIN, attr_list_of);
-    return MPI_SUCCESS;
+    return lm_rma_calls_init();
 }
 
 int lm_win_errhandler(MPI_Win win, MPI_Errhandler *e)
@@ -41,9 +42,9 @@ int lm_win_errhandler(MPI_Win win, MPI_Errhandler *e)
  * shared segment's teardown needs nothing from it, but RMA will. */
 static void destroy(lm_win *w)
 {
+    lm_win_rma_free(w);
     lm_win_shared_free(w);
     lm_win_regions_free(w);
-    lm_free(LM_MEM_RMA, w->owned);
     if (w->info) impl_MPI_Info_free(&w->info);
     lm_attr_discard(&w->attrs);
     if (w->comm) {
@@ -97,6 +98,26 @@ static int win_new(MPI_Comm comm, int flavor, MPI_Aint disp_unit, MPI_Info info,
     return MPI_SUCCESS;
 }
 
+/* The node segment and the one-sided state every flavor has; on failure
+ * the window is gone (the same on every process). */
+static int finish(lm_win *w, MPI_Aint size, MPI_Aint disp_unit, int parts_here, int noncontig)
+{
+    int rc = lm_win_segment_create(w, size, disp_unit, w->base, parts_here, noncontig);
+    if (!rc) rc = lm_win_rma_setup(w);
+    if (rc) destroy(w);
+    return rc;
+}
+
+static const char *finish_failure(int rc)
+{
+    switch (rc) {
+    case MPI_ERR_RMA_SHARED: return "the processes of the communicator cannot share memory";
+    case MPI_ERR_UNSUPPORTED_OPERATION: return "windows over processes of several nodes are not supported yet";
+    case MPI_ERR_NO_MEM: return "cannot create the window's node segment";
+    default: return "communication failed";
+    }
+}
+
 static int create(void *base, MPI_Aint size, MPI_Aint disp_unit, MPI_Info info, MPI_Comm comm, MPI_Win *win,
                   const char *fname)
 {
@@ -105,6 +126,8 @@ static int create(void *base, MPI_Aint size, MPI_Aint disp_unit, MPI_Info info, 
     if (rc) return rc;
     w->base = base;
     w->size = size;
+    rc = finish(w, size, disp_unit, 0, 0);
+    if (rc) return lm_err_comm(comm, rc, fname, "%s", finish_failure(rc));
     *win = w->obj.handle;
     return MPI_SUCCESS;
 }
@@ -119,29 +142,16 @@ int impl_MPI_Win_create_c(void *base, MPI_Aint size, MPI_Aint disp_unit, MPI_Inf
     return create(base, size, disp_unit, info, comm, win, "MPI_Win_create_c");
 }
 
-static void and_int(const void *in, void *inout, size_t count, void *arg)
-{
-    (void)arg;
-    for (size_t i = 0; i < count; i++) ((int *)inout)[i] &= ((const int *)in)[i];
-}
-
 static int allocate(MPI_Aint size, MPI_Aint disp_unit, MPI_Info info, MPI_Comm comm, void *baseptr, MPI_Win *win,
                     const char *fname)
 {
     lm_win *w;
     int rc = win_new(comm, MPI_WIN_FLAVOR_ALLOCATE, disp_unit, info, fname, &w);
     if (rc) return rc;
-    int ok = size == 0 || (w->owned = lm_malloc(LM_MEM_RMA, (size_t)size)) != NULL;
-    /* every process fails if one cannot allocate: none is left holding a
-     * window that the others will never free with it */
-    rc = lm_coll_allreduce(&ok, 1, sizeof ok, and_int, NULL, w->comm);
-    if (rc || !ok) {
-        destroy(w);
-        if (rc) return lm_err_comm(comm, rc, fname, "communication failed");
-        return lm_err_comm(comm, MPI_ERR_NO_MEM, fname, "a process could not allocate its part (%lld bytes here)",
-                           (long long)size);
-    }
-    w->base = w->owned;
+    /* every part on pages of its own in the node segment, where the
+     * other processes of the node load and store it directly */
+    rc = finish(w, size, disp_unit, 1, 1);
+    if (rc) return lm_err_comm(comm, rc, fname, "%s", finish_failure(rc));
     w->size = size;
     *(void **)baseptr = w->base;
     *win = w->obj.handle;
@@ -173,13 +183,8 @@ static int allocate_shared(MPI_Aint size, MPI_Aint disp_unit, MPI_Info info, MPI
     lm_win *w;
     int rc = win_new(comm, MPI_WIN_FLAVOR_SHARED, disp_unit, info, fname, &w);
     if (rc) return rc;
-    rc = lm_win_shared_create(w, size, disp_unit, info_flag(info, "alloc_shared_noncontig"));
-    if (rc) {
-        destroy(w);
-        return lm_err_comm(comm, rc, fname,
-                           rc == MPI_ERR_RMA_SHARED ? "the processes of the communicator cannot share memory"
-                                                    : "cannot create the shared segment");
-    }
+    rc = finish(w, size, disp_unit, 1, info_flag(info, "alloc_shared_noncontig"));
+    if (rc) return lm_err_comm(comm, rc, fname, "%s", finish_failure(rc));
     w->size = size;
     *(void **)baseptr = w->base;
     *win = w->obj.handle;
@@ -205,6 +210,8 @@ int impl_MPI_Win_create_dynamic(MPI_Info info, MPI_Comm comm, MPI_Win *win)
     if (rc) return rc;
     w->base = MPI_BOTTOM;
     w->size = 0;
+    rc = finish(w, 0, 1, 0, 0);
+    if (rc) return lm_err_comm(comm, rc, "MPI_Win_create_dynamic", "%s", finish_failure(rc));
     *win = w->obj.handle;
     return MPI_SUCCESS;
 }
@@ -213,6 +220,8 @@ int impl_MPI_Win_free(MPI_Win *win)
 {
     lm_win *w = lm_win_get(*win);
     if (!w) return lm_err_win(*win, MPI_ERR_WIN, "MPI_Win_free", "invalid window");
+    if (w->lockall || w->nheld || w->start_group || w->post_group)
+        return lm_err_win(*win, MPI_ERR_RMA_SYNC, "MPI_Win_free", "an access or exposure epoch is still open");
     int rc = lm_attr_delete_all(LM_KIND_WIN, *win, &w->attrs);
     if (rc) return lm_err_win(*win, rc, "MPI_Win_free", "an attribute delete callback failed");
     /* collective: no process releases its memory while another may still

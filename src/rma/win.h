@@ -1,13 +1,12 @@
-/* Window objects (MPI-4.1 chapter 12) without communication: creation of
- * every flavor, attributes, group, name, hints, error handler, shared
- * memory queries and dynamic attachment. Put/Get/Accumulate and the
- * synchronisation calls are not built yet (they raise
- * MPI_ERR_UNSUPPORTED_OPERATION).
+/* Window objects (MPI-4.1 chapter 12): creation of every flavor,
+ * attributes, group, name, hints, error handler, shared memory queries,
+ * dynamic attachment, and the state of this process's epochs.
  *
  * A window keeps only this process's own part (base, size, displacement
- * unit); nothing per peer. The one exception is a shared-memory window,
- * whose per-rank table (offset, size, unit) lives once per node in the
- * shared segment itself, where MPI_Win_shared_query reads it. */
+ * unit) and the locks it holds; nothing per peer. What every rank must
+ * know of every other (where its part is, its lock, its synchronization
+ * counters) lives once per node in the window's segment
+ * (win_segment.h). */
 #ifndef LM_WIN_H
 #define LM_WIN_H
 #include "mpi.h"
@@ -16,6 +15,16 @@
 
 struct lm_win_shared;
 struct lm_win_region;
+struct lm_osc_channel;
+struct lm_group;
+
+/* A passive-target lock this process holds (MPI_Win_lock). */
+typedef struct lm_win_held {
+    int rank;
+    int type;    /* MPI_LOCK_SHARED or MPI_LOCK_EXCLUSIVE */
+    int nocheck; /* MPI_MODE_NOCHECK: no lock was taken */
+    int qnode;   /* exclusive: the queue node in use (index 0..LM_WIN_QNODES-1) */
+} lm_win_held;
 
 typedef struct lm_win {
     lm_object obj;
@@ -33,10 +42,22 @@ typedef struct lm_win {
     char name[MPI_MAX_OBJECT_NAME];
     struct lm_attr_list *attrs;
     MPI_Info info;                 /* hints set by the program, 0 for none */
-    void *owned;                   /* memory of MPI_Win_allocate, freed with the window */
-    struct lm_win_shared *shared;  /* MPI_Win_allocate_shared only */
+    struct lm_win_shared *shared;  /* the node segment (every flavor) */
     struct lm_win_region *regions; /* MPI_Win_create_dynamic only: attached memory */
     int nregions, capregions;
+    /* one-sided communication */
+    struct lm_osc_channel *ch;
+    int private_reach; /* how other processes reach memory of create/dynamic: LM_OSC_CMA or LM_OSC_MSG */
+    /* epochs of this process */
+    int fence_open; /* between fences: every rank may be accessed */
+    int lockall;    /* in MPI_Win_lock_all */
+    int lockall_nocheck;
+    lm_win_held *held; /* MPI_Win_lock held, few */
+    int nheld, capheld;
+    unsigned qnodes_used;                      /* bit k: queue node k serves an exclusive lock */
+    struct lm_group *start_group, *post_group; /* MPI_Win_start / MPI_Win_post, NULL when none */
+    uint64_t completes_expected;               /* MPI_Win_wait: completes counted so far */
+    int post_unfinished;                       /* posted, MPI_Win_wait/test not yet returned */
 } lm_win;
 
 /* The live window for a handle, or NULL. */
@@ -44,11 +65,12 @@ lm_win *lm_win_get(MPI_Win win);
 /* The error handler of a live window: 1 and *e set, or 0 if win is not one. */
 int lm_win_errhandler(MPI_Win win, MPI_Errhandler *e);
 
-/* Shared segment of an MPI_Win_allocate_shared window (win_shared.c):
- * collective over w->comm; sets w->shared and w->base. noncontig pads each
- * rank's part to a page. Returns an MPI error class (the same on every
- * rank). */
-int lm_win_shared_create(lm_win *w, MPI_Aint size, MPI_Aint disp_unit, int noncontig);
+/* The window's node segment (win_segment.c): collective over w->comm;
+ * sets w->shared, and w->base when the parts live in the segment
+ * (parts_here: MPI_Win_allocate, MPI_Win_allocate_shared); base is the
+ * program's memory otherwise. noncontig pads each rank's part to a page.
+ * Returns an MPI error class (the same on every rank). */
+int lm_win_segment_create(lm_win *w, MPI_Aint size, MPI_Aint disp_unit, void *base, int parts_here, int noncontig);
 void lm_win_shared_free(lm_win *w);
 /* Size, unit and this process's address of a rank's part; rank
  * MPI_PROC_NULL: the lowest rank with a non-empty part. */
@@ -57,7 +79,17 @@ void lm_win_shared_query(const lm_win *w, int rank, MPI_Aint *size, MPI_Aint *di
 /* Attached regions of a dynamic window (win_dynamic.c). */
 void lm_win_regions_free(lm_win *w);
 
-/* At runtime start: windows carry attributes (obj/attr.h). */
+/* Publish this process's attached regions in its control block, so that
+ * others can check their accesses (win_dynamic.c). */
+void lm_win_regions_publish(lm_win *w);
+
+/* One-sided state of a new window (rma_sync.c): its channel and how its
+ * private memory is reached; collective. Released by lm_win_rma_free. */
+int lm_win_rma_setup(lm_win *w);
+void lm_win_rma_free(lm_win *w);
+
+/* At runtime start: windows carry attributes (obj/attr.h); the one-sided
+ * engine starts. */
 int lm_rma_init(void);
 
 #endif

@@ -3,6 +3,7 @@
  * (attachments are few; a binary search finds a region's place). Regions
  * may not overlap, and only what was attached can be detached. */
 #include "rma/win.h"
+#include "rma/win_segment.h"
 #include "util/lm_error.h"
 #include "util/lm_mem.h"
 #include "api/impl_gen.h"
@@ -13,6 +14,16 @@ struct lm_win_region {
     uintptr_t base;
     uintptr_t size;
 };
+
+void lm_win_regions_publish(lm_win *w)
+{
+    lm_win_ctl *ctl = lm_win_ctl_of(w, w->comm->rank);
+    /* odd while it changes: readers retry (rma_sync.c lm_rma_in_range) */
+    __atomic_fetch_add(&ctl->dyn_seq, 1, __ATOMIC_ACQ_REL);
+    for (int i = 0; i < w->nregions; i++) ctl->dyn[i] = (lm_win_region_pub){w->regions[i].base, w->regions[i].size};
+    __atomic_store_n(&ctl->dyn_count, (uint32_t)w->nregions, __ATOMIC_RELAXED);
+    __atomic_fetch_add(&ctl->dyn_seq, 1, __ATOMIC_RELEASE);
+}
 
 void lm_win_regions_free(lm_win *w)
 {
@@ -60,6 +71,11 @@ int impl_MPI_Win_attach(MPI_Win win, void *base, MPI_Aint size)
         (i > 0 && w->regions[i - 1].base + w->regions[i - 1].size > b))
         return lm_err_win(win, MPI_ERR_RMA_ATTACH, "MPI_Win_attach",
                           "the region [%p, +%lld) overlaps memory already attached", base, (long long)size);
+    /* others check their accesses against the published regions */
+    if (w->nregions == LM_WIN_DYN_REGIONS)
+        return lm_err_win(win, MPI_ERR_RMA_ATTACH, "MPI_Win_attach",
+                          "%d regions are attached already, the most a dynamic window holds per process",
+                          LM_WIN_DYN_REGIONS);
     if (w->nregions == w->capregions) {
         int cap = w->capregions ? 2 * w->capregions : 4;
         struct lm_win_region *r = lm_realloc(LM_MEM_RMA, w->regions, (size_t)cap * sizeof *r);
@@ -70,6 +86,7 @@ int impl_MPI_Win_attach(MPI_Win win, void *base, MPI_Aint size)
     memmove(&w->regions[i + 1], &w->regions[i], (size_t)(w->nregions - i) * sizeof *w->regions);
     w->regions[i] = (struct lm_win_region){b, (uintptr_t)size};
     w->nregions++;
+    lm_win_regions_publish(w);
     return MPI_SUCCESS;
 }
 
@@ -84,5 +101,6 @@ int impl_MPI_Win_detach(MPI_Win win, const void *base)
         return lm_err_win(win, MPI_ERR_BASE, "MPI_Win_detach", "no region attached at %p", base);
     memmove(&w->regions[i], &w->regions[i + 1], (size_t)(w->nregions - i - 1) * sizeof *w->regions);
     if (--w->nregions == 0) lm_win_regions_free(w);
+    lm_win_regions_publish(w);
     return MPI_SUCCESS;
 }

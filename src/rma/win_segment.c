@@ -1,22 +1,23 @@
-/* Shared-memory windows (MPI_Win_allocate_shared).
+/* Every window's node segment (layout in win_segment.h).
  *
  * The window's rank 0 creates one anonymous memory file (memfd, mode 0600)
- * holding a table of every rank's part (offset, size, displacement unit)
- * followed by the parts themselves; the others open it through
- * /proc/<pid>/fd/<fd> while rank 0 still holds the descriptor, map it and
- * close their descriptors again. Being a memfd, the segment has no name in
- * /dev/shm or anywhere else: it disappears with the last mapping, when the
- * window is freed or the processes end, however the job ends.
+ * and lays it out from every rank's (size, unit, address); the others open
+ * it through /proc/<pid>/fd/<fd> while rank 0 still holds the descriptor,
+ * map it and close their descriptors again. Being a memfd, the segment has
+ * no name in /dev/shm or anywhere else: it disappears with the last
+ * mapping, when the window is freed or the processes end, however the job
+ * ends.
  *
- * The table is the one per-rank structure a window has; it is kept once per
- * node, in the segment, and MPI_Win_shared_query reads it from there.
- * Parts are contiguous (rank i's begins where rank i-1's ends) unless the
- * program asked for alloc_shared_noncontig, which starts every part on a
- * page of its own. */
+ * The parts of MPI_Win_allocate_shared are contiguous (rank i's begins
+ * where rank i-1's ends) unless the program asked for
+ * alloc_shared_noncontig, which starts every part on a page of its own, as
+ * MPI_Win_allocate's parts always do. MPI_Win_create and
+ * MPI_Win_create_dynamic keep their memory where the program has it; the
+ * segment then holds only the control blocks. */
 #ifndef _GNU_SOURCE
 #define _GNU_SOURCE /* memfd_create */
 #endif
-#include "rma/win.h"
+#include "rma/win_segment.h"
 #include "boot/boot.h"
 #include "coll/coll_basic.h"
 #include "util/lm_error.h"
@@ -30,21 +31,6 @@
 #include <unistd.h>
 
 #define PAGE 4096u
-
-typedef struct shared_entry {
-    uint64_t offset; /* from the start of the data, after the table */
-    int64_t size, disp_unit;
-} shared_entry;
-
-struct lm_win_shared {
-    void *map;
-    size_t len;
-    uint64_t data_offset; /* where the parts start */
-    int nranks;
-    int counted; /* this process counts the segment in the memory report */
-};
-
-static inline shared_entry *table_of(const struct lm_win_shared *s) { return (shared_entry *)s->map; }
 
 static void and_int(const void *in, void *inout, size_t count, void *arg)
 {
@@ -62,18 +48,39 @@ typedef struct announce {
     uint64_t len;
 } announce;
 
-int lm_win_shared_create(lm_win *w, MPI_Aint size, MPI_Aint disp_unit, int noncontig)
+static void lay_out(struct lm_win_shared *s, int n)
+{
+    char *p = s->map;
+    s->header = (lm_win_header *)p;
+    s->table = (lm_win_entry *)(p + sizeof(lm_win_header));
+    uint64_t off = round_up(sizeof(lm_win_header) + (uint64_t)n * sizeof(lm_win_entry), 64);
+    s->ctl = (lm_win_ctl *)(p + off);
+    off += (uint64_t)n * sizeof(lm_win_ctl);
+    s->qnodes = (lm_mcs_qnode *)(p + off);
+    off += (uint64_t)n * LM_WIN_QNODES * sizeof(lm_mcs_qnode);
+    s->parts = p + round_up(off, PAGE);
+}
+
+static uint64_t control_bytes(int n)
+{
+    uint64_t off = round_up(sizeof(lm_win_header) + (uint64_t)n * sizeof(lm_win_entry), 64);
+    off += (uint64_t)n * (sizeof(lm_win_ctl) + LM_WIN_QNODES * sizeof(lm_mcs_qnode));
+    return round_up(off, PAGE);
+}
+
+int lm_win_segment_create(lm_win *w, MPI_Aint size, MPI_Aint disp_unit, void *base, int parts_here, int noncontig)
 {
     lm_comm *c = w->comm;
     int n = c->size;
     /* every member must be on this node; the answer is the same everywhere */
     for (int r = 0; r < n; r++)
-        if (!lm_boot_is_local(lm_comm_world_rank(c, r))) return MPI_ERR_RMA_SHARED;
+        if (!lm_boot_is_local(lm_comm_world_rank(c, r)))
+            return w->flavor == MPI_WIN_FLAVOR_SHARED ? MPI_ERR_RMA_SHARED : MPI_ERR_UNSUPPORTED_OPERATION;
 
     struct lm_win_shared *s = lm_calloc(LM_MEM_RMA, 1, sizeof *s);
-    /* each rank's (size, unit) pair, gathered only to lay the segment out;
-     * freed once the table is written */
-    int64_t mine[2] = {size, disp_unit};
+    /* each rank's entry, gathered only to lay the segment out; freed once
+     * the table is written */
+    int64_t mine[4] = {size, disp_unit, (int64_t)(uintptr_t)base, lm_comm_world_rank(c, c->rank)};
     int64_t *all = lm_malloc(LM_MEM_RMA, (size_t)n * sizeof mine);
     int ok = s && all;
     int rc = lm_coll_allreduce(&ok, 1, sizeof ok, and_int, NULL, c);
@@ -85,13 +92,12 @@ int lm_win_shared_create(lm_win *w, MPI_Aint size, MPI_Aint disp_unit, int nonco
         return rc;
     }
     s->nranks = n;
-    s->data_offset = round_up((uint64_t)n * sizeof(shared_entry), PAGE);
     uint64_t data = 0;
-    for (int r = 0; r < n; r++) {
+    for (int r = 0; parts_here && r < n; r++) {
         if (noncontig) data = round_up(data, PAGE);
-        data += (uint64_t)all[2 * r];
+        data += (uint64_t)all[4 * r];
     }
-    s->len = (size_t)(s->data_offset + round_up(data ? data : 1, PAGE));
+    s->len = (size_t)(control_bytes(n) + round_up(data, PAGE));
 
     announce a = {.pid = (int32_t)getpid(), .fd = -1, .rc = MPI_SUCCESS, .len = s->len};
     if (c->rank == 0) {
@@ -103,12 +109,17 @@ int lm_win_shared_create(lm_win *w, MPI_Aint size, MPI_Aint disp_unit, int nonco
             s->map = NULL;
             a.rc = MPI_ERR_NO_MEM;
         } else {
-            shared_entry *t = table_of(s);
+            lay_out(s, n);
             uint64_t off = 0;
             for (int r = 0; r < n; r++) {
-                if (noncontig) off = round_up(off, PAGE);
-                t[r] = (shared_entry){off, all[2 * r], all[2 * r + 1]};
-                off += (uint64_t)all[2 * r];
+                if (parts_here && noncontig) off = round_up(off, PAGE);
+                s->table[r] = (lm_win_entry){.offset = parts_here ? off : 0,
+                                             .size = all[4 * r],
+                                             .disp_unit = all[4 * r + 1],
+                                             .addr = (uint64_t)all[4 * r + 2],
+                                             .world = (int32_t)all[4 * r + 3],
+                                             .in_segment = parts_here};
+                if (parts_here) off += (uint64_t)all[4 * r];
             }
         }
     }
@@ -126,6 +137,7 @@ int lm_win_shared_create(lm_win *w, MPI_Aint size, MPI_Aint disp_unit, int nonco
         }
         if (fd >= 0) close(fd);
         ok = s->map != NULL;
+        if (ok) lay_out(s, n);
     }
     /* rank 0 keeps its descriptor until everyone has opened the segment */
     int rc2 = lm_coll_allreduce(&ok, 1, sizeof ok, and_int, NULL, c);
@@ -142,7 +154,9 @@ int lm_win_shared_create(lm_win *w, MPI_Aint size, MPI_Aint disp_unit, int nonco
         lm_mem_note_shared(LM_MEM_RMA, (long)s->len);
     }
     w->shared = s;
-    w->base = (char *)s->map + s->data_offset + table_of(s)[c->rank].offset;
+    if (parts_here) w->base = s->parts + s->table[c->rank].offset;
+    /* a process's own entry names its part in its own address space */
+    s->table[c->rank].addr = (uint64_t)(uintptr_t)w->base;
     return MPI_SUCCESS;
 }
 
@@ -159,7 +173,7 @@ void lm_win_shared_free(lm_win *w)
 void lm_win_shared_query(const lm_win *w, int rank, MPI_Aint *size, MPI_Aint *disp_unit, void **base)
 {
     const struct lm_win_shared *s = w->shared;
-    const shared_entry *t = table_of(s);
+    const lm_win_entry *t = s->table;
     if (rank == MPI_PROC_NULL) {
         /* the lowest rank with memory; if nobody has any, rank 0's (empty) part */
         rank = 0;
@@ -171,7 +185,7 @@ void lm_win_shared_query(const lm_win *w, int rank, MPI_Aint *size, MPI_Aint *di
     }
     *size = (MPI_Aint)t[rank].size;
     *disp_unit = (MPI_Aint)t[rank].disp_unit;
-    *base = (char *)s->map + s->data_offset + t[rank].offset;
+    *base = s->parts + t[rank].offset;
 }
 
 static int shared_query(MPI_Win win, int rank, MPI_Aint *size, MPI_Aint *disp_unit, void *baseptr, const char *fname)
@@ -182,10 +196,10 @@ static int shared_query(MPI_Win win, int rank, MPI_Aint *size, MPI_Aint *disp_un
         return lm_err_win(win, MPI_ERR_RMA_FLAVOR, fname, "a dynamic window has no memory of its own to share");
     if (rank != MPI_PROC_NULL && (rank < 0 || rank >= w->comm->size))
         return lm_err_win(win, MPI_ERR_RANK, fname, "rank %d is not in the window's group of %d", rank, w->comm->size);
-    if (!w->shared) {
+    if (w->flavor != MPI_WIN_FLAVOR_SHARED) {
         /* MPI-4.1 section 12.2.3: windows of MPI_Win_create and
-         * MPI_Win_allocate may be queried; their memory is private to its
-         * process here, which the standard reports as an empty part */
+         * MPI_Win_allocate may be queried; only MPI_Win_allocate_shared
+         * promises memory to share, the others report an empty part */
         *size = 0;
         *disp_unit = 1;
         *(void **)baseptr = NULL;

@@ -1,0 +1,53 @@
+/* The passive-target lock: a queue-based readers/writer lock with reader
+ * preference (Mellor-Crummey and Scott, 1991, "MCS-RW-RP"), on the
+ * engine's atomics over node-shared memory.
+ *
+ * Readers only count themselves in while no writer is active: an
+ * uncontended shared lock plus unlock is two fetch-and-adds on the lock
+ * word. Writers queue (MCS list through writer_tail); readers that find a
+ * writer active push themselves on a stack (reader_head) and are woken
+ * together when it leaves. Every waiter spins on its own queue node, never
+ * on the lock word, so waiting costs the lock's home nothing.
+ *
+ * Queue nodes are named by 32-bit ids (0 = none) into a table of nodes
+ * every process can reach; the caller owns the ids it passes. A writer's
+ * node stays in use until its unlock; a reader's only while it waits. */
+#ifndef LM_MCS_RWLOCK_H
+#define LM_MCS_RWLOCK_H
+#include <stdint.h>
+
+typedef struct lm_mcs_rwlock {
+    uint64_t state; /* readers * LM_MCS_RC_INCR | LM_MCS_WAFLAG | LM_MCS_WIFLAG */
+    uint32_t reader_head, writer_tail, writer_head, pad;
+} lm_mcs_rwlock;
+
+#define LM_MCS_WIFLAG 0x1u  /* a writer is interested */
+#define LM_MCS_WAFLAG 0x2u  /* a writer is active */
+#define LM_MCS_RC_INCR 0x4u /* one reader */
+
+/* A queue node, alone in its cache line: its owner spins on it. */
+typedef struct lm_mcs_qnode {
+    uint32_t next, blocked;
+    char pad[56];
+} lm_mcs_qnode;
+
+/* Where the ids point: nodes[id - 1]. wait() is called while spinning
+ * (progress, then yield the core after a while); idle starts at 0. */
+typedef struct lm_mcs_space {
+    lm_mcs_qnode *nodes;
+    void (*wait)(unsigned *idle);
+} lm_mcs_space;
+
+void lm_mcs_read_lock(const lm_mcs_space *s, lm_mcs_rwlock *l, uint32_t me);
+void lm_mcs_read_unlock(const lm_mcs_space *s, lm_mcs_rwlock *l);
+void lm_mcs_write_lock(const lm_mcs_space *s, lm_mcs_rwlock *l, uint32_t me);
+void lm_mcs_write_unlock(const lm_mcs_space *s, lm_mcs_rwlock *l, uint32_t me);
+
+/* Acquisitions and the time spent waiting for them (pvars). */
+typedef struct lm_mcs_counters {
+    uint64_t acquisitions, waits;
+    double wait_seconds;
+} lm_mcs_counters;
+extern lm_mcs_counters lm_mcs_count;
+
+#endif

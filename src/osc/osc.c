@@ -1,0 +1,119 @@
+/* Transfers to DIRECT and CMA targets, and the atomics. Both reaches
+ * complete inside the call: a DIRECT transfer is memcpy on the mapping, a
+ * CMA one a single process_vm_writev/readv per block (the transport's
+ * rput/rget). MSG targets go to osc_msg.c. */
+#include "osc/osc.h"
+#include "osc/osc_msg.h"
+#include "transport/transport.h"
+#include <string.h>
+
+lm_osc_counters lm_osc_count;
+
+static int cma_blocks(const lm_osc_target *t, uint64_t off, size_t len, uint64_t count, int64_t stride, char *local,
+                      int put)
+{
+    for (uint64_t k = 0; k < count; k++) {
+        uint64_t remote = t->addr + off + (uint64_t)((int64_t)k * stride);
+        int rc = put ? lm_transport_rput(t->world, remote, local + k * len, len)
+                     : lm_transport_rget(t->world, local + k * len, remote, len);
+        /* refused by the kernel after all, or the owner's memory is not
+         * there (a range the layer above could not check) */
+        if (rc == LM_ENOTSUP) return MPI_ERR_OTHER;
+        if (rc != LM_OK) return MPI_ERR_RMA_RANGE;
+    }
+    return MPI_SUCCESS;
+}
+
+int lm_osc_put(lm_osc_channel *ch, const lm_osc_target *t, uint64_t off, size_t len, uint64_t count, int64_t stride,
+               const void *src, lm_osc_done done, void *arg)
+{
+    if (count == 0 || len == 0) {
+        if (done) done(arg, MPI_SUCCESS);
+        return MPI_SUCCESS;
+    }
+    lm_osc_count.bytes_put += len * count;
+    int rc = MPI_SUCCESS;
+    switch (t->reach) {
+    case LM_OSC_DIRECT:
+        if (count == 1 || (int64_t)len == stride) memcpy(t->mapped + off, src, len * count);
+        else
+            for (uint64_t k = 0; k < count; k++)
+                memcpy(t->mapped + off + (int64_t)k * stride, (const char *)src + k * len, len);
+        break;
+    case LM_OSC_CMA:
+        if ((int64_t)len == stride) {
+            len *= count;
+            count = 1;
+        }
+        rc = cma_blocks(t, off, len, count, stride, (char *)src, 1);
+        break;
+    case LM_OSC_MSG: return lm_osc_msg_put(ch, t, off, len, count, stride, src, done, arg);
+    }
+    if (done) done(arg, rc);
+    return rc;
+}
+
+int lm_osc_get(lm_osc_channel *ch, const lm_osc_target *t, uint64_t off, size_t len, uint64_t count, int64_t stride,
+               void *dst, lm_osc_done done, void *arg)
+{
+    if (count == 0 || len == 0) {
+        if (done) done(arg, MPI_SUCCESS);
+        return MPI_SUCCESS;
+    }
+    lm_osc_count.bytes_got += len * count;
+    int rc = MPI_SUCCESS;
+    switch (t->reach) {
+    case LM_OSC_DIRECT:
+        if (count == 1 || (int64_t)len == stride) memcpy(dst, t->mapped + off, len * count);
+        else
+            for (uint64_t k = 0; k < count; k++)
+                memcpy((char *)dst + k * len, t->mapped + off + (int64_t)k * stride, len);
+        break;
+    case LM_OSC_CMA:
+        if ((int64_t)len == stride) {
+            len *= count;
+            count = 1;
+        }
+        rc = cma_blocks(t, off, len, count, stride, dst, 0);
+        break;
+    case LM_OSC_MSG: return lm_osc_msg_get(ch, t, off, len, count, stride, dst, done, arg);
+    }
+    if (done) done(arg, rc);
+    return rc;
+}
+
+/* ---- atomics: sequentially consistent, so that a lock built on them
+ * orders the data it protects ---- */
+
+#define ATOMIC_RMW(name, type, builtin)                     \
+    type name(type *p, type v)                              \
+    {                                                       \
+        lm_osc_count.atomics++;                             \
+        return builtin(p, v, __ATOMIC_SEQ_CST);             \
+    }
+ATOMIC_RMW(lm_osc_fetch_add64, uint64_t, __atomic_fetch_add)
+ATOMIC_RMW(lm_osc_swap64, uint64_t, __atomic_exchange_n)
+ATOMIC_RMW(lm_osc_fetch_and64, uint64_t, __atomic_fetch_and)
+ATOMIC_RMW(lm_osc_fetch_or64, uint64_t, __atomic_fetch_or)
+ATOMIC_RMW(lm_osc_fetch_xor64, uint64_t, __atomic_fetch_xor)
+ATOMIC_RMW(lm_osc_fetch_add32, uint32_t, __atomic_fetch_add)
+ATOMIC_RMW(lm_osc_swap32, uint32_t, __atomic_exchange_n)
+ATOMIC_RMW(lm_osc_fetch_and32, uint32_t, __atomic_fetch_and)
+ATOMIC_RMW(lm_osc_fetch_or32, uint32_t, __atomic_fetch_or)
+ATOMIC_RMW(lm_osc_fetch_xor32, uint32_t, __atomic_fetch_xor)
+
+int lm_osc_cas64(uint64_t *p, uint64_t expected, uint64_t desired, uint64_t *old)
+{
+    lm_osc_count.atomics++;
+    int ok = __atomic_compare_exchange_n(p, &expected, desired, 0, __ATOMIC_SEQ_CST, __ATOMIC_SEQ_CST);
+    if (old) *old = expected;
+    return ok;
+}
+
+int lm_osc_cas32(uint32_t *p, uint32_t expected, uint32_t desired, uint32_t *old)
+{
+    lm_osc_count.atomics++;
+    int ok = __atomic_compare_exchange_n(p, &expected, desired, 0, __ATOMIC_SEQ_CST, __ATOMIC_SEQ_CST);
+    if (old) *old = expected;
+    return ok;
+}

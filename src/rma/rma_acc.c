@@ -1,0 +1,367 @@
+/* The accumulate family: MPI_Accumulate, MPI_Get_accumulate,
+ * MPI_Fetch_and_op, MPI_Compare_and_swap and their request and _c forms.
+ *
+ * Atomicity: every accumulate-family operation on a rank's part runs
+ * under that part's accumulate lock (a word in the node segment), whoever
+ * carries it out: the origin itself on DIRECT and CMA memory, the target
+ * process for MSG. So accumulates are atomic with respect to each other
+ * whatever their op and size, element by element and in fact call by
+ * call, and they complete in the order issued (accumulate_ordering is
+ * honoured in full). Operations are applied to runs of the target type,
+ * with the predefined element type every datatype of the call is made
+ * of. */
+#include "rma/rma_op.h"
+#include "coll/op.h"
+#include "datatype/builtin_types_gen.h"
+#include "datatype/typemap.h"
+#include "transport/transport.h"
+#include "util/lm_error.h"
+#include "util/lm_mem.h"
+#include "api/impl_gen.h"
+#include <string.h>
+
+#define OP_CAS ((int64_t)-1) /* compare and swap, in the call's argument */
+
+/* What a target needs to carry out one run: sent as the call's argument
+ * block for MSG, used directly otherwise. */
+typedef struct acc_run {
+    int64_t op; /* MPI_Op handle, or OP_CAS */
+    int32_t elem, want_result;
+    uint64_t off; /* from the start of the target's part; MSG: an address in the target */
+    uint64_t size, reps;
+    int64_t stride;
+} acc_run;
+
+static const lm_datatype *elem_type(int basic)
+{
+    return lm_datatype_get((MPI_Datatype)LM_HANDLE(LM_KIND_DATATYPE, LM_TIER_BUILTIN, basic));
+}
+
+/* Apply one run in this process's address space at p: data holds the
+ * operands (for OP_CAS: new value, then compare value), result receives
+ * the old contents when asked. */
+static int apply_run(const acc_run *r, char *p, const char *data, char *result)
+{
+    const lm_datatype *e = elem_type(r->elem);
+    size_t esize = (size_t)(e->predefined && lm_builtin_types[r->elem].kind == LM_TK_PAIR ? e->extent : e->size);
+    for (uint64_t k = 0; k < r->reps; k++) {
+        char *q = p + (int64_t)k * r->stride;
+        if (r->want_result) memcpy(result + k * r->size, q, r->size);
+        if (r->op == OP_CAS) {
+            if (!memcmp(q, data + r->size, r->size)) memcpy(q, data, r->size);
+        } else if ((MPI_Op)r->op != MPI_NO_OP) {
+            int rc = lm_op_apply((MPI_Op)r->op, data + k * r->size, q, r->size / esize, e);
+            if (rc) return rc;
+        }
+    }
+    return MPI_SUCCESS;
+}
+
+/* MSG: the target carries a run out on its own part. */
+static int call_acc(void *owner, int origin, const void *arg, size_t arg_len, const void *data, size_t data_len,
+                    void *out, size_t out_len)
+{
+    (void)origin;
+    (void)data_len;
+    (void)out_len;
+    lm_win *w = owner;
+    acc_run r;
+    if (arg_len != sizeof r) return MPI_ERR_INTERN;
+    memcpy(&r, arg, sizeof r);
+    int me = w->comm->rank;
+    uint64_t span = r.reps ? (uint64_t)((int64_t)(r.reps - 1) * r.stride) + r.size : 0;
+    /* the part a dynamic window exposes is known only here */
+    if (w->flavor == MPI_WIN_FLAVOR_DYNAMIC && !lm_rma_in_range(w, me, (int64_t)r.off, (int64_t)(r.off + span)))
+        return MPI_ERR_RMA_RANGE;
+    char *p = (char *)(uintptr_t)r.off;
+    lm_rma_acc_lock(w, me);
+    int rc = apply_run(&r, p, data, out);
+    lm_rma_acc_unlock(w, me);
+    return rc;
+}
+
+int lm_rma_calls_init(void)
+{
+    lm_osc_register_call(LM_RMA_CALL_ACC, call_acc);
+    return lm_osc_init();
+}
+
+/* The predefined type every element of count elements of t is made of, or
+ * -1 when it mixes several. */
+typedef struct elem_scan {
+    int basic;
+} elem_scan;
+
+static void scan_leaf(void *arg, MPI_Aint disp, MPI_Count size, int basic, MPI_Count reps, MPI_Aint stride)
+{
+    (void)disp;
+    (void)size;
+    (void)reps;
+    (void)stride;
+    elem_scan *s = arg;
+    if (s->basic == -2) s->basic = basic;
+    else if (s->basic != basic) s->basic = -1;
+}
+
+static int elem_of(const lm_datatype *t)
+{
+    if (t->predefined) return t->basic_id;
+    elem_scan s = {-2};
+    lm_typemap_walk(t, 1, scan_leaf, &s);
+    return s.basic < 0 ? -1 : s.basic;
+}
+
+/* ---- issuing ---- */
+
+typedef struct acc_state {
+    rma_args *a;
+    rma_op *o;
+    acc_run proto;
+    const char *in; /* origin stream */
+    char *out;      /* result stream */
+    size_t pos;
+    int cma_tmp_err;
+} acc_state;
+
+static void acc_issue_run(void *arg, int64_t disp, size_t size, uint64_t reps, int64_t stride)
+{
+    acc_state *s = arg;
+    rma_args *a = s->a;
+    acc_run r = s->proto;
+    r.off = (uint64_t)(a->base + disp);
+    r.size = size;
+    r.reps = reps;
+    r.stride = stride;
+    const char *in = s->in ? s->in + (r.op == OP_CAS ? 0 : s->pos) : NULL;
+    char *out = s->out ? s->out + s->pos : NULL;
+    size_t in_len = !s->in || (MPI_Op)r.op == MPI_NO_OP ? 0 : (r.op == OP_CAS ? 2 * size : size * reps);
+    int rc = MPI_SUCCESS;
+    switch (a->t.reach) {
+    case LM_OSC_DIRECT:
+        rc = apply_run(&r, a->t.mapped + r.off, in, out); break;
+    case LM_OSC_CMA: {
+        /* read, apply, write back each block, under the target's lock */
+        char *tmp = lm_malloc(LM_MEM_RMA, size);
+        if (!tmp) {
+            rc = MPI_ERR_NO_MEM;
+            break;
+        }
+        acc_run one = r;
+        one.reps = 1;
+        for (uint64_t k = 0; k < reps && !rc; k++) {
+            uint64_t remote = a->t.addr + r.off + (uint64_t)((int64_t)k * stride);
+            if (lm_transport_rget(a->t.world, tmp, remote, size) != LM_OK) rc = MPI_ERR_RMA_RANGE;
+            if (!rc) rc = apply_run(&one, tmp, in ? in + (r.op == OP_CAS ? 0 : k * size) : NULL, out ? out + k * size : NULL);
+            if (!rc && (MPI_Op)r.op != MPI_NO_OP && lm_transport_rput(a->t.world, remote, tmp, size) != LM_OK)
+                rc = MPI_ERR_RMA_RANGE;
+        }
+        lm_free(LM_MEM_RMA, tmp);
+        break;
+    }
+    case LM_OSC_MSG:
+        /* the target gets an address of its own */
+        r.off += a->t.addr;
+        s->o->pending++;
+        rc = lm_osc_call(a->w->ch, &a->t, LM_RMA_CALL_ACC, &r, sizeof r, in, in_len, out, out ? size * reps : 0,
+                         rma_op_done, s->o);
+        if (rc) s->o->pending--;
+        break;
+    }
+    if (rc && !s->o->err) s->o->err = rc;
+    s->pos += size * reps;
+}
+
+/* The common body. result: the result buffer of the fetching calls
+ * (NULL for MPI_Accumulate); compare: MPI_Compare_and_swap's. */
+static int accumulate(const char *fname, const void *obuf, MPI_Count ocount, MPI_Datatype odt, void *rbuf,
+                      MPI_Count rcount, MPI_Datatype rdt, int rank, MPI_Aint disp, MPI_Count tcount,
+                      MPI_Datatype tdt, MPI_Op op, const void *compare, MPI_Win win, MPI_Request *request)
+{
+    int cas = compare != NULL;
+    int no_op = !cas && op == MPI_NO_OP;
+    rma_args a;
+    int rc = rma_prepare(&a, win, fname, rank, disp, obuf, ocount, odt, tcount, tdt, !no_op);
+    if (rc) return rc;
+    if (!cas) {
+        if (lm_op_user_get(op))
+            return lm_err_win(win, MPI_ERR_OP, fname, "user-defined operations cannot be used in one-sided calls");
+        if (!lm_op_valid(op)) return lm_err_win(win, MPI_ERR_OP, fname, "invalid operation");
+    }
+    lm_datatype *rt = NULL;
+    if (rbuf || rdt != MPI_DATATYPE_NULL) {
+        rt = lm_datatype_get(rdt);
+        if (!rt || !rt->committed) return lm_err_win(win, MPI_ERR_TYPE, fname, "invalid result datatype");
+        if (a.rank != MPI_PROC_NULL && (MPI_Count)rt->size * rcount != (MPI_Count)a.bytes)
+            return lm_err_win(win, MPI_ERR_TYPE, fname, "result data (%lld bytes) and target data (%zu bytes) differ",
+                              (long long)(rt->size * rcount), a.bytes);
+    }
+    int elem = a.tt ? elem_of(a.tt) : -1;
+    if (a.rank != MPI_PROC_NULL) {
+        if (elem < 0 || (!no_op && elem_of(a.ot) != elem) || (rt && elem_of(rt) != elem))
+            return lm_err_win(win, MPI_ERR_TYPE, fname,
+                              "the datatypes must all be made of one and the same predefined type");
+        int kind = lm_builtin_types[elem].kind;
+        if (cas && kind != LM_TK_INT && kind != LM_TK_UINT && kind != LM_TK_BYTE && kind != LM_TK_CHAR &&
+            kind != LM_TK_BOOL && kind != LM_TK_LOGICAL)
+            return lm_err_win(win, MPI_ERR_TYPE, fname, "compare-and-swap takes integer, logical and byte types only");
+        if (!cas && op != MPI_REPLACE && op != MPI_NO_OP && !lm_op_valid_for(op, elem_type(elem)))
+            return lm_err_win(win, MPI_ERR_OP, fname, "the operation does not apply to %s",
+                              lm_builtin_types[elem].name);
+        if (kind == LM_TK_PAIR && (!lm_datatype_dense(a.tt) || !lm_datatype_dense(a.ot)))
+            return lm_err_win(win, MPI_ERR_UNSUPPORTED_OPERATION, fname,
+                              "derived datatypes of value-index pairs are not supported in one-sided calls");
+    }
+    lm_request *req = NULL;
+    if (request && (rc = rma_request_new(a.w, fname, &req))) return rc;
+    if (a.rank == MPI_PROC_NULL || a.bytes == 0) {
+        if (req) {
+            lm_request_complete(req);
+            *request = req->obj.handle;
+        }
+        return MPI_SUCCESS;
+    }
+    rma_op *o = rma_op_new(req);
+    char *cas_in = NULL;
+    if (!o) rc = MPI_ERR_NO_MEM;
+    acc_state s = {.a = &a, .o = o, .proto = {.op = cas ? OP_CAS : (int64_t)op, .elem = elem, .want_result = !!rt}};
+    /* origin stream */
+    if (!rc && cas) {
+        cas_in = lm_malloc(LM_MEM_RMA, 2 * a.bytes);
+        if (!cas_in) rc = MPI_ERR_NO_MEM;
+        else {
+            memcpy(cas_in, obuf, a.bytes);
+            memcpy(cas_in + a.bytes, compare, a.bytes);
+            s.in = cas_in;
+        }
+    } else if (!rc && !no_op) {
+        if (lm_datatype_dense(a.ot)) s.in = (const char *)obuf + a.ot->true_lb;
+        else if (!(o->tmp = lm_malloc(LM_MEM_RMA, a.bytes))) rc = MPI_ERR_NO_MEM;
+        else {
+            lm_typemap_pack(a.ot, obuf, a.ocount, 0, o->tmp, a.bytes);
+            s.in = o->tmp;
+        }
+    }
+    /* result stream: in place when dense, else unpacked at the end */
+    char *result_tmp = NULL;
+    if (!rc && rt) {
+        if (lm_datatype_dense(rt)) s.out = (char *)rbuf + rt->true_lb;
+        else if (!(result_tmp = lm_malloc(LM_MEM_RMA, a.bytes))) rc = MPI_ERR_NO_MEM;
+        else s.out = result_tmp;
+    }
+    if (rc) {
+        lm_free(LM_MEM_RMA, cas_in);
+        lm_free(LM_MEM_RMA, result_tmp);
+        if (o) rma_op_issued(o);
+        if (req) lm_request_release(req);
+        return lm_err_win(win, rc, fname, "out of memory");
+    }
+    int locked = a.t.reach != LM_OSC_MSG;
+    if (locked) lm_rma_acc_lock(a.w, rank);
+    rma_runs(a.tt, a.tcount, acc_issue_run, &s);
+    if (locked) lm_rma_acc_unlock(a.w, rank);
+    /* the origin stream was copied into the requests or used already; the
+     * result stream, if packed, is unpacked when everything is in */
+    if (cas_in) lm_free(LM_MEM_RMA, cas_in);
+    if (result_tmp) {
+        if (o->tmp) lm_free(LM_MEM_RMA, o->tmp);
+        o->tmp = result_tmp;
+        o->rbuf = rbuf;
+        o->rcount = rcount;
+        o->rt = rt;
+        o->rbytes = a.bytes;
+        lm_datatype_retain(rt);
+    }
+    rc = rma_op_issued(o);
+    if (req) *request = req->obj.handle;
+    if (rc) return lm_err_win(win, rc, fname, "the operation on rank %d failed", rank);
+    return MPI_SUCCESS;
+}
+
+int impl_MPI_Accumulate(const void *origin_addr, int origin_count, MPI_Datatype origin_datatype, int target_rank,
+                        MPI_Aint target_disp, int target_count, MPI_Datatype target_datatype, MPI_Op op, MPI_Win win)
+{
+    return accumulate("MPI_Accumulate", origin_addr, origin_count, origin_datatype, NULL, 0, MPI_DATATYPE_NULL,
+                      target_rank, target_disp, target_count, target_datatype, op, NULL, win, NULL);
+}
+
+int impl_MPI_Accumulate_c(const void *origin_addr, MPI_Count origin_count, MPI_Datatype origin_datatype,
+                          int target_rank, MPI_Aint target_disp, MPI_Count target_count, MPI_Datatype target_datatype,
+                          MPI_Op op, MPI_Win win)
+{
+    return accumulate("MPI_Accumulate_c", origin_addr, origin_count, origin_datatype, NULL, 0, MPI_DATATYPE_NULL,
+                      target_rank, target_disp, target_count, target_datatype, op, NULL, win, NULL);
+}
+
+int impl_MPI_Raccumulate(const void *origin_addr, int origin_count, MPI_Datatype origin_datatype, int target_rank,
+                         MPI_Aint target_disp, int target_count, MPI_Datatype target_datatype, MPI_Op op, MPI_Win win,
+                         MPI_Request *request)
+{
+    return accumulate("MPI_Raccumulate", origin_addr, origin_count, origin_datatype, NULL, 0, MPI_DATATYPE_NULL,
+                      target_rank, target_disp, target_count, target_datatype, op, NULL, win, request);
+}
+
+int impl_MPI_Raccumulate_c(const void *origin_addr, MPI_Count origin_count, MPI_Datatype origin_datatype,
+                           int target_rank, MPI_Aint target_disp, MPI_Count target_count,
+                           MPI_Datatype target_datatype, MPI_Op op, MPI_Win win, MPI_Request *request)
+{
+    return accumulate("MPI_Raccumulate_c", origin_addr, origin_count, origin_datatype, NULL, 0, MPI_DATATYPE_NULL,
+                      target_rank, target_disp, target_count, target_datatype, op, NULL, win, request);
+}
+
+int impl_MPI_Get_accumulate(const void *origin_addr, int origin_count, MPI_Datatype origin_datatype,
+                            void *result_addr, int result_count, MPI_Datatype result_datatype, int target_rank,
+                            MPI_Aint target_disp, int target_count, MPI_Datatype target_datatype, MPI_Op op,
+                            MPI_Win win)
+{
+    return accumulate("MPI_Get_accumulate", origin_addr, origin_count, origin_datatype, result_addr, result_count,
+                      result_datatype, target_rank, target_disp, target_count, target_datatype, op, NULL, win, NULL);
+}
+
+int impl_MPI_Get_accumulate_c(const void *origin_addr, MPI_Count origin_count, MPI_Datatype origin_datatype,
+                              void *result_addr, MPI_Count result_count, MPI_Datatype result_datatype,
+                              int target_rank, MPI_Aint target_disp, MPI_Count target_count,
+                              MPI_Datatype target_datatype, MPI_Op op, MPI_Win win)
+{
+    return accumulate("MPI_Get_accumulate_c", origin_addr, origin_count, origin_datatype, result_addr, result_count,
+                      result_datatype, target_rank, target_disp, target_count, target_datatype, op, NULL, win, NULL);
+}
+
+int impl_MPI_Rget_accumulate(const void *origin_addr, int origin_count, MPI_Datatype origin_datatype,
+                             void *result_addr, int result_count, MPI_Datatype result_datatype, int target_rank,
+                             MPI_Aint target_disp, int target_count, MPI_Datatype target_datatype, MPI_Op op,
+                             MPI_Win win, MPI_Request *request)
+{
+    return accumulate("MPI_Rget_accumulate", origin_addr, origin_count, origin_datatype, result_addr, result_count,
+                      result_datatype, target_rank, target_disp, target_count, target_datatype, op, NULL, win,
+                      request);
+}
+
+int impl_MPI_Rget_accumulate_c(const void *origin_addr, MPI_Count origin_count, MPI_Datatype origin_datatype,
+                               void *result_addr, MPI_Count result_count, MPI_Datatype result_datatype,
+                               int target_rank, MPI_Aint target_disp, MPI_Count target_count,
+                               MPI_Datatype target_datatype, MPI_Op op, MPI_Win win, MPI_Request *request)
+{
+    return accumulate("MPI_Rget_accumulate_c", origin_addr, origin_count, origin_datatype, result_addr, result_count,
+                      result_datatype, target_rank, target_disp, target_count, target_datatype, op, NULL, win,
+                      request);
+}
+
+int impl_MPI_Fetch_and_op(const void *origin_addr, void *result_addr, MPI_Datatype datatype, int target_rank,
+                          MPI_Aint target_disp, MPI_Op op, MPI_Win win)
+{
+    lm_datatype *t = lm_datatype_get(datatype);
+    if (t && !t->predefined)
+        return lm_err_win(win, MPI_ERR_TYPE, "MPI_Fetch_and_op", "the datatype must be a predefined one");
+    return accumulate("MPI_Fetch_and_op", origin_addr, 1, datatype, result_addr, 1, datatype, target_rank,
+                      target_disp, 1, datatype, op, NULL, win, NULL);
+}
+
+int impl_MPI_Compare_and_swap(const void *origin_addr, const void *compare_addr, void *result_addr,
+                              MPI_Datatype datatype, int target_rank, MPI_Aint target_disp, MPI_Win win)
+{
+    lm_datatype *t = lm_datatype_get(datatype);
+    if (t && !t->predefined)
+        return lm_err_win(win, MPI_ERR_TYPE, "MPI_Compare_and_swap", "the datatype must be a predefined one");
+    return accumulate("MPI_Compare_and_swap", origin_addr, 1, datatype, result_addr, 1, datatype, target_rank,
+                      target_disp, 1, datatype, MPI_REPLACE, compare_addr, win, NULL);
+}

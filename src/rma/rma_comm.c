@@ -1,0 +1,295 @@
+/* MPI_Put and MPI_Get in all their forms, and what every communication
+ * call shares: argument checks against the target's part (known on the
+ * node from the window's segment), the completion of a call's engine
+ * operations, and the walk of a target datatype as strided runs.
+ *
+ * Data moves as its packed stream: dense origin and target data are
+ * copied as they are, a derived type on a DIRECT target is packed or
+ * unpacked straight in the target's memory, and on the other reaches each
+ * run of the target type (count blocks, stride apart) is one strided
+ * engine operation. */
+#include "rma/rma_op.h"
+#include "datatype/typemap.h"
+#include "obj/errhandler.h"
+#include "util/lm_error.h"
+#include "util/lm_mem.h"
+#include "api/impl_gen.h"
+#include <string.h>
+
+/* ---- checks ---- */
+
+int rma_prepare(rma_args *a, MPI_Win win, const char *fname, int rank, MPI_Aint disp, const void *obuf,
+                MPI_Count ocount, MPI_Datatype odt, MPI_Count tcount, MPI_Datatype tdt, int origin_used)
+{
+    memset(a, 0, sizeof *a);
+    lm_win *w = lm_win_get(win);
+    if (!w) return lm_err_win(win, MPI_ERR_WIN, fname, "invalid window");
+    a->w = w;
+    a->win = win;
+    a->fname = fname;
+    a->rank = rank;
+    if (rank == MPI_PROC_NULL) return MPI_SUCCESS;
+    if (rank < 0 || rank >= w->comm->size)
+        return lm_err_win(win, MPI_ERR_RANK, fname, "target rank %d is not in the window's group of %d", rank,
+                          w->comm->size);
+    if (!lm_rma_may_access(w, rank))
+        return lm_err_win(win, MPI_ERR_RMA_SYNC, fname, "no access epoch to rank %d is open", rank);
+    lm_datatype *tt = lm_datatype_get(tdt);
+    lm_datatype *ot = origin_used ? lm_datatype_get(odt) : tt;
+    if (!tt || !ot) return lm_err_win(win, MPI_ERR_TYPE, fname, "invalid datatype");
+    if (!tt->committed || !ot->committed)
+        return lm_err_win(win, MPI_ERR_TYPE, fname, "the datatype is not committed");
+    if (origin_used && (MPI_Count)ot->size * ocount != (MPI_Count)tt->size * tcount)
+        return lm_err_win(win, MPI_ERR_TYPE, fname, "origin data (%lld bytes) and target data (%lld bytes) differ",
+                          (long long)(ot->size * ocount), (long long)(tt->size * tcount));
+    a->obuf = obuf;
+    a->ocount = ocount;
+    a->tcount = tcount;
+    a->ot = ot;
+    a->tt = tt;
+    a->bytes = (size_t)(tt->size * tcount);
+    int64_t unit, size;
+    lm_rma_target(w, rank, &a->t, &unit, &size);
+    a->base = (int64_t)disp * unit;
+    if (w->flavor != MPI_WIN_FLAVOR_DYNAMIC && disp < 0)
+        return lm_err_win(win, MPI_ERR_RMA_RANGE, fname, "target_disp %lld is negative", (long long)disp);
+    if (a->bytes == 0) return MPI_SUCCESS;
+    int64_t first = a->base + tt->true_lb, step = (int64_t)(tcount - 1) * tt->extent;
+    int64_t lo = first + (step < 0 ? step : 0), hi = first + (step > 0 ? step : 0) + tt->true_extent;
+    a->lo = first;
+    if (!lm_rma_in_range(w, rank, lo, hi))
+        return lm_err_win(win, MPI_ERR_RMA_RANGE, fname,
+                          w->flavor == MPI_WIN_FLAVOR_DYNAMIC
+                              ? "bytes [%lld, %lld) are not inside a region rank %d has attached"
+                              : "bytes [%lld, %lld) are outside the window part of rank %d",
+                          (long long)lo, (long long)hi, rank);
+    if (w->flavor == MPI_WIN_FLAVOR_DYNAMIC) {
+        /* displacements are addresses: the target buffer itself is the
+         * start of the range */
+        if (a->t.reach == LM_OSC_DIRECT) a->t.mapped = (char *)(uintptr_t)a->base;
+        else a->t.addr = (uint64_t)a->base;
+        a->lo -= a->base;
+        a->base = 0;
+    }
+    return MPI_SUCCESS;
+}
+
+/* ---- completion ---- */
+
+rma_op *rma_op_new(lm_request *req)
+{
+    rma_op *o = lm_calloc(LM_MEM_RMA, 1, sizeof *o);
+    if (o) {
+        o->pending = 1;
+        o->req = req;
+    }
+    return o;
+}
+
+static void finish(rma_op *o)
+{
+    if (!o->err && o->rbuf) lm_typemap_unpack(o->rt, o->rbuf, o->rcount, 0, o->tmp, o->rbytes);
+    if (o->rt) lm_datatype_release(o->rt);
+    lm_free(LM_MEM_RMA, o->tmp);
+    if (o->req) {
+        o->req->error = o->err;
+        lm_request_complete(o->req);
+    }
+    lm_free(LM_MEM_RMA, o);
+}
+
+void rma_op_done(void *arg, int err)
+{
+    rma_op *o = arg;
+    if (err && !o->err) o->err = err;
+    if (--o->pending == 0) finish(o);
+}
+
+int rma_op_issued(rma_op *o)
+{
+    int err = o->err;
+    rma_op_done(o, MPI_SUCCESS);
+    return err;
+}
+
+int rma_request_new(lm_win *w, const char *fname, lm_request **out)
+{
+    lm_request *r = lm_request_new(LM_REQ_SEND);
+    if (!r) return lm_err_win(w->obj.handle, MPI_ERR_NO_MEM, fname, "out of memory");
+    r->source = MPI_ANY_SOURCE;
+    r->tag = MPI_ANY_TAG;
+    *out = r;
+    return MPI_SUCCESS;
+}
+
+/* ---- target runs ---- */
+
+typedef struct walk_state {
+    rma_run_fn fn;
+    void *arg;
+} walk_state;
+
+static void visit(void *arg, MPI_Aint disp, MPI_Count size, int basic, MPI_Count reps, MPI_Aint stride)
+{
+    (void)basic;
+    walk_state *s = arg;
+    s->fn(s->arg, (int64_t)disp, (size_t)size, (uint64_t)reps, (int64_t)stride);
+}
+
+void rma_runs(const lm_datatype *t, MPI_Count count, rma_run_fn fn, void *arg)
+{
+    if (lm_datatype_dense(t)) {
+        size_t n = (size_t)(t->size * count);
+        if (n) fn(arg, t->true_lb, n, 1, (int64_t)n);
+        return;
+    }
+    walk_state s = {fn, arg};
+    lm_typemap_walk(t, count, visit, &s);
+}
+
+/* ---- put and get ---- */
+
+typedef struct xfer {
+    rma_args *a;
+    rma_op *o;
+    char *stream;
+    size_t pos;
+    int put;
+} xfer;
+
+static void xfer_run(void *arg, int64_t disp, size_t size, uint64_t reps, int64_t stride)
+{
+    xfer *x = arg;
+    x->o->pending++;
+    int rc = x->put ? lm_osc_put(x->a->w->ch, &x->a->t, (uint64_t)(x->a->base + disp), size, reps, stride,
+                                 x->stream + x->pos, rma_op_done, x->o)
+                    : lm_osc_get(x->a->w->ch, &x->a->t, (uint64_t)(x->a->base + disp), size, reps, stride,
+                                 x->stream + x->pos, rma_op_done, x->o);
+    /* not issued: done never runs for it */
+    if (rc) {
+        x->o->pending--;
+        if (!x->o->err) x->o->err = rc;
+    }
+    x->pos += size * reps;
+}
+
+static int transfer(rma_args *a, int put, void *obuf, lm_request *req)
+{
+    rma_op *o = rma_op_new(req);
+    if (!o) return lm_err_win(a->win, MPI_ERR_NO_MEM, a->fname, "out of memory");
+    char *stream;
+    if (lm_datatype_dense(a->ot)) {
+        stream = (char *)obuf + a->ot->true_lb;
+    } else {
+        o->tmp = lm_malloc(LM_MEM_RMA, a->bytes);
+        if (!o->tmp) {
+            rma_op_issued(o);
+            return lm_err_win(a->win, MPI_ERR_NO_MEM, a->fname, "out of memory for %zu bytes of packed data",
+                              a->bytes);
+        }
+        stream = o->tmp;
+        if (put) lm_typemap_pack(a->ot, obuf, a->ocount, 0, stream, a->bytes);
+        else {
+            /* unpacked into the program's buffer once it is all here */
+            o->rbuf = obuf;
+            o->rcount = a->ocount;
+            o->rt = a->ot;
+            o->rbytes = a->bytes;
+            lm_datatype_retain(a->ot);
+        }
+    }
+    if (a->t.reach == LM_OSC_DIRECT && !lm_datatype_dense(a->tt)) {
+        char *target = a->t.mapped + a->base;
+        if (put) lm_typemap_unpack(a->tt, target, a->tcount, 0, stream, a->bytes);
+        else lm_typemap_pack(a->tt, target, a->tcount, 0, stream, a->bytes);
+    } else {
+        xfer x = {a, o, stream, 0, put};
+        rma_runs(a->tt, a->tcount, xfer_run, &x);
+    }
+    int rc = rma_op_issued(o);
+    if (rc) return lm_err_win(a->win, rc, a->fname, "the transfer to rank %d failed", a->rank);
+    return MPI_SUCCESS;
+}
+
+static int put_get(int put, const char *fname, void *obuf, MPI_Count ocount, MPI_Datatype odt, int rank,
+                   MPI_Aint disp, MPI_Count tcount, MPI_Datatype tdt, MPI_Win win, MPI_Request *request)
+{
+    rma_args a;
+    int rc = rma_prepare(&a, win, fname, rank, disp, obuf, ocount, odt, tcount, tdt, 1);
+    if (rc) return rc;
+    lm_request *req = NULL;
+    if (request && (rc = rma_request_new(a.w, fname, &req))) return rc;
+    if (a.rank == MPI_PROC_NULL || a.bytes == 0) {
+        if (req) {
+            lm_request_complete(req);
+            *request = req->obj.handle;
+        }
+        return MPI_SUCCESS;
+    }
+    rc = transfer(&a, put, obuf, req);
+    if (req) {
+        if (rc && !req->complete) lm_request_complete(req);
+        *request = req->obj.handle;
+    }
+    return rc;
+}
+
+int impl_MPI_Put(const void *origin_addr, int origin_count, MPI_Datatype origin_datatype, int target_rank,
+                 MPI_Aint target_disp, int target_count, MPI_Datatype target_datatype, MPI_Win win)
+{
+    return put_get(1, "MPI_Put", (void *)origin_addr, origin_count, origin_datatype, target_rank, target_disp,
+                   target_count, target_datatype, win, NULL);
+}
+
+int impl_MPI_Put_c(const void *origin_addr, MPI_Count origin_count, MPI_Datatype origin_datatype, int target_rank,
+                   MPI_Aint target_disp, MPI_Count target_count, MPI_Datatype target_datatype, MPI_Win win)
+{
+    return put_get(1, "MPI_Put_c", (void *)origin_addr, origin_count, origin_datatype, target_rank, target_disp,
+                   target_count, target_datatype, win, NULL);
+}
+
+int impl_MPI_Rput(const void *origin_addr, int origin_count, MPI_Datatype origin_datatype, int target_rank,
+                  MPI_Aint target_disp, int target_count, MPI_Datatype target_datatype, MPI_Win win,
+                  MPI_Request *request)
+{
+    return put_get(1, "MPI_Rput", (void *)origin_addr, origin_count, origin_datatype, target_rank, target_disp,
+                   target_count, target_datatype, win, request);
+}
+
+int impl_MPI_Rput_c(const void *origin_addr, MPI_Count origin_count, MPI_Datatype origin_datatype, int target_rank,
+                    MPI_Aint target_disp, MPI_Count target_count, MPI_Datatype target_datatype, MPI_Win win,
+                    MPI_Request *request)
+{
+    return put_get(1, "MPI_Rput_c", (void *)origin_addr, origin_count, origin_datatype, target_rank, target_disp,
+                   target_count, target_datatype, win, request);
+}
+
+int impl_MPI_Get(void *origin_addr, int origin_count, MPI_Datatype origin_datatype, int target_rank,
+                 MPI_Aint target_disp, int target_count, MPI_Datatype target_datatype, MPI_Win win)
+{
+    return put_get(0, "MPI_Get", origin_addr, origin_count, origin_datatype, target_rank, target_disp, target_count,
+                   target_datatype, win, NULL);
+}
+
+int impl_MPI_Get_c(void *origin_addr, MPI_Count origin_count, MPI_Datatype origin_datatype, int target_rank,
+                   MPI_Aint target_disp, MPI_Count target_count, MPI_Datatype target_datatype, MPI_Win win)
+{
+    return put_get(0, "MPI_Get_c", origin_addr, origin_count, origin_datatype, target_rank, target_disp,
+                   target_count, target_datatype, win, NULL);
+}
+
+int impl_MPI_Rget(void *origin_addr, int origin_count, MPI_Datatype origin_datatype, int target_rank,
+                  MPI_Aint target_disp, int target_count, MPI_Datatype target_datatype, MPI_Win win,
+                  MPI_Request *request)
+{
+    return put_get(0, "MPI_Rget", origin_addr, origin_count, origin_datatype, target_rank, target_disp,
+                   target_count, target_datatype, win, request);
+}
+
+int impl_MPI_Rget_c(void *origin_addr, MPI_Count origin_count, MPI_Datatype origin_datatype, int target_rank,
+                    MPI_Aint target_disp, MPI_Count target_count, MPI_Datatype target_datatype, MPI_Win win,
+                    MPI_Request *request)
+{
+    return put_get(0, "MPI_Rget_c", origin_addr, origin_count, origin_datatype, target_rank, target_disp,
+                   target_count, target_datatype, win, request);
+}

@@ -1,0 +1,59 @@
+/* One RMA communication call in flight (rma_comm.c, rma_acc.c): its
+ * checked arguments, its packed streams, and what must happen when the
+ * last engine operation it issued is done. */
+#ifndef LM_RMA_OP_H
+#define LM_RMA_OP_H
+#include "rma/rma.h"
+#include "datatype/datatype.h"
+
+/* The checked arguments of a call. */
+typedef struct rma_args {
+    lm_win *w;
+    MPI_Win win;
+    const char *fname;
+    int rank; /* MPI_PROC_NULL: nothing to do */
+    const void *obuf;
+    MPI_Count ocount, tcount;
+    lm_datatype *ot, *tt;
+    size_t bytes;        /* of data, origin and target alike */
+    lm_osc_target t;
+    int64_t base;        /* byte offset of the target buffer (disp * unit) in rank's part */
+    int64_t lo;          /* offset of the first data byte */
+} rma_args;
+
+/* Check window, rank, epoch, datatypes, sizes and range; fill a. Returns
+ * MPI_SUCCESS (a->rank may be MPI_PROC_NULL) or a raised error. */
+int rma_prepare(rma_args *a, MPI_Win win, const char *fname, int rank, MPI_Aint disp, const void *obuf,
+                MPI_Count ocount, MPI_Datatype odt, MPI_Count tcount, MPI_Datatype tdt, int origin_used);
+
+/* Completion of a call's engine operations. */
+typedef struct rma_op {
+    int pending; /* engine operations not yet done, +1 while issuing */
+    int err;
+    char *tmp;   /* packed origin or result stream, owned */
+    /* where a result stream goes when it is all in: count elements of t
+     * at buf (NULL when it was written in place) */
+    void *rbuf;
+    MPI_Count rcount;
+    lm_datatype *rt;
+    size_t rbytes;
+    lm_request *req; /* the program's request (MPI_Rput...), or NULL */
+} rma_op;
+
+rma_op *rma_op_new(lm_request *req);
+/* The engine's done callback for each operation of the call. */
+void rma_op_done(void *arg, int err);
+/* Issuing is over: drop the issuing reference. Returns the error known so
+ * far (synchronous reaches report theirs here). */
+int rma_op_issued(rma_op *o);
+
+/* A request for an R-call (already complete when everything went
+ * through DIRECT or CMA). */
+int rma_request_new(lm_win *w, const char *fname, lm_request **out);
+
+/* Walk the runs of count elements of t (bytes of one basic type): for
+ * each run call fn(arg, disp, size, reps, stride); dense types are one run. */
+typedef void (*rma_run_fn)(void *arg, int64_t disp, size_t size, uint64_t reps, int64_t stride);
+void rma_runs(const lm_datatype *t, MPI_Count count, rma_run_fn fn, void *arg);
+
+#endif

@@ -1,0 +1,504 @@
+/* Synchronization: fence, passive-target locks (MCS-RW-RP on each rank's
+ * lock word in the node segment), lock_all taken once per node, flushes,
+ * MPI_Win_sync, and post/start/complete/wait.
+ *
+ * Data moved to DIRECT and CMA targets is in place when the call that
+ * moved it returns; MSG operations are complete when their replies are
+ * in (lm_osc_flush). So closing an epoch is: flush what went through MSG,
+ * then release (a lock, a complete counter) with a sequentially
+ * consistent atomic that orders every store before it. */
+#include "rma/rma.h"
+#include "coll/coll_basic.h"
+#include "obj/group.h"
+#include "pt2pt/pt2pt.h"
+#include "transport/transport.h"
+#include "util/lm_error.h"
+#include "util/lm_mem.h"
+#include "api/impl_gen.h"
+#include <sched.h>
+#include <string.h>
+
+void lm_rma_wait(unsigned *idle) { lm_progress_wait(idle); }
+
+static void and_int(const void *in, void *inout, size_t count, void *arg)
+{
+    (void)arg;
+    for (size_t i = 0; i < count; i++) ((int *)inout)[i] &= ((const int *)in)[i];
+}
+
+/* ---- window set-up ---- */
+
+int lm_win_rma_setup(lm_win *w)
+{
+    lm_comm *c = w->comm;
+    int private_memory = w->flavor == MPI_WIN_FLAVOR_CREATE || w->flavor == MPI_WIN_FLAVOR_DYNAMIC;
+    /* memory the program gave is reached with single copies when every
+     * process may copy from every other; otherwise its owner carries the
+     * operations out (the same choice everywhere) */
+    int cma = 1;
+    for (int r = 0; private_memory && r < c->size && cma; r++)
+        if (r != c->rank && strcmp(lm_transport_rget_mechanism(lm_comm_world_rank(c, r)), "cma") != 0) cma = 0;
+    int rc = private_memory ? lm_coll_allreduce(&cma, 1, sizeof cma, and_int, NULL, c) : MPI_SUCCESS;
+    if (rc) return rc;
+    w->private_reach = cma ? LM_OSC_CMA : LM_OSC_MSG;
+    return lm_osc_channel_new(c, w, private_memory && !cma, &w->ch);
+}
+
+void lm_win_rma_free(lm_win *w)
+{
+    lm_osc_channel_free(w->ch);
+    w->ch = NULL;
+    lm_free(LM_MEM_RMA, w->held);
+    w->held = NULL;
+    if (w->start_group) lm_group_release(w->start_group);
+    if (w->post_group) lm_group_release(w->post_group);
+    w->start_group = w->post_group = NULL;
+}
+
+/* ---- targets ---- */
+
+void lm_rma_target(const lm_win *w, int rank, lm_osc_target *t, int64_t *unit, int64_t *size)
+{
+    const lm_win_entry *e = &w->shared->table[rank];
+    t->rank = rank;
+    t->world = e->world;
+    *unit = e->disp_unit;
+    *size = e->size;
+    if (w->flavor == MPI_WIN_FLAVOR_DYNAMIC) {
+        *unit = 1;
+        *size = INT64_MAX;
+    }
+    if (e->in_segment) {
+        t->reach = LM_OSC_DIRECT;
+        t->mapped = w->shared->parts + e->offset;
+        t->addr = 0;
+    } else if (rank == w->comm->rank) {
+        t->reach = LM_OSC_DIRECT;
+        t->mapped = w->flavor == MPI_WIN_FLAVOR_DYNAMIC ? NULL : (char *)w->base;
+        t->addr = 0;
+    } else {
+        t->reach = (lm_osc_reach)w->private_reach;
+        t->mapped = NULL;
+        t->addr = w->flavor == MPI_WIN_FLAVOR_DYNAMIC ? 0 : e->addr;
+    }
+}
+
+int lm_rma_in_range(const lm_win *w, int rank, int64_t lo, int64_t hi)
+{
+    if (lo > hi) return 0;
+    if (w->flavor != MPI_WIN_FLAVOR_DYNAMIC) return lo >= 0 && hi <= w->shared->table[rank].size;
+    /* the owner's attached regions, read consistently (seqlock) */
+    const lm_win_ctl *ctl = lm_win_ctl_of(w, rank);
+    for (;;) {
+        uint64_t seq = __atomic_load_n(&ctl->dyn_seq, __ATOMIC_ACQUIRE);
+        if (seq & 1) continue;
+        int inside = 0;
+        uint32_t n = __atomic_load_n(&ctl->dyn_count, __ATOMIC_RELAXED);
+        for (uint32_t i = 0; i < n && i < LM_WIN_DYN_REGIONS && !inside; i++) {
+            uint64_t b = ctl->dyn[i].base, e = b + ctl->dyn[i].size;
+            inside = (uint64_t)lo >= b && (uint64_t)hi <= e;
+        }
+        __atomic_thread_fence(__ATOMIC_ACQUIRE);
+        if (__atomic_load_n(&ctl->dyn_seq, __ATOMIC_RELAXED) == seq) return inside;
+    }
+}
+
+void lm_rma_acc_lock(const lm_win *w, int rank)
+{
+    uint32_t *l = &lm_win_ctl_of(w, rank)->acc_lock;
+    unsigned idle = 0;
+    for (;;) {
+        if (!__atomic_load_n(l, __ATOMIC_RELAXED) && !lm_osc_swap32(l, 1)) return;
+        /* the holder only computes and copies: spin without serving
+         * requests, which could need this very lock */
+        if (++idle > 64) sched_yield();
+    }
+}
+
+void lm_rma_acc_unlock(const lm_win *w, int rank)
+{
+    __atomic_store_n(&lm_win_ctl_of(w, rank)->acc_lock, 0, __ATOMIC_RELEASE);
+}
+
+static int in_start_group(const lm_win *w, int rank)
+{
+    return w->start_group && lm_group_rank_of(w->start_group, lm_comm_world_rank(w->comm, rank)) >= 0;
+}
+
+int lm_rma_may_access(const lm_win *w, int rank)
+{
+    if (w->fence_open || w->lockall) return 1;
+    for (int i = 0; i < w->nheld; i++)
+        if (w->held[i].rank == rank) return 1;
+    return in_start_group(w, rank);
+}
+
+static lm_win_held *held_lock(lm_win *w, int rank)
+{
+    for (int i = 0; i < w->nheld; i++)
+        if (w->held[i].rank == rank) return &w->held[i];
+    return NULL;
+}
+
+static lm_mcs_space space_of(const lm_win *w) { return (lm_mcs_space){w->shared->qnodes, lm_rma_wait}; }
+
+static lm_win *window(MPI_Win win, const char *fname, int *rc)
+{
+    lm_win *w = lm_win_get(win);
+    *rc = w ? MPI_SUCCESS : lm_err_win(win, MPI_ERR_WIN, fname, "invalid window");
+    return w;
+}
+
+static int check_assert(MPI_Win win, int assert, int allowed, const char *fname)
+{
+    if (assert & ~allowed)
+        return lm_err_win(win, MPI_ERR_ASSERT, fname, "assert 0x%x has bits this call does not take", assert);
+    return MPI_SUCCESS;
+}
+
+/* ---- fence ---- */
+
+int impl_MPI_Win_fence(int assert, MPI_Win win)
+{
+    int rc;
+    lm_win *w = window(win, "MPI_Win_fence", &rc);
+    if (!w) return rc;
+    rc = check_assert(win, assert, MPI_MODE_NOSTORE | MPI_MODE_NOPUT | MPI_MODE_NOPRECEDE | MPI_MODE_NOSUCCEED,
+                      "MPI_Win_fence");
+    if (rc) return rc;
+    if (w->lockall || w->nheld || w->start_group || w->post_group)
+        return lm_err_win(win, MPI_ERR_RMA_SYNC, "MPI_Win_fence",
+                          "a lock, lock_all, start or post epoch is open on this window");
+    /* our operations are done, then everyone's: afterwards every
+     * operation of the epoch is in place everywhere */
+    rc = lm_osc_flush(w->ch, -1);
+    int rc2 = lm_coll_barrier(w->comm);
+    if (rc2) return lm_err_win(win, rc2, "MPI_Win_fence", "communication failed");
+    w->fence_open = !(assert & MPI_MODE_NOSUCCEED);
+    if (rc) return lm_err_win(win, rc, "MPI_Win_fence", "an operation of the epoch failed at its target");
+    return MPI_SUCCESS;
+}
+
+/* ---- passive target ---- */
+
+int impl_MPI_Win_lock(int lock_type, int rank, int assert, MPI_Win win)
+{
+    int rc;
+    lm_win *w = window(win, "MPI_Win_lock", &rc);
+    if (!w) return rc;
+    if (lock_type != MPI_LOCK_SHARED && lock_type != MPI_LOCK_EXCLUSIVE)
+        return lm_err_win(win, MPI_ERR_LOCKTYPE, "MPI_Win_lock", "lock_type %d is neither MPI_LOCK_SHARED nor "
+                          "MPI_LOCK_EXCLUSIVE", lock_type);
+    if ((rc = check_assert(win, assert, MPI_MODE_NOCHECK, "MPI_Win_lock"))) return rc;
+    if (rank == MPI_PROC_NULL) return MPI_SUCCESS;
+    if (rank < 0 || rank >= w->comm->size)
+        return lm_err_win(win, MPI_ERR_RANK, "MPI_Win_lock", "rank %d is not in the window's group of %d", rank,
+                          w->comm->size);
+    if (held_lock(w, rank))
+        return lm_err_win(win, MPI_ERR_RMA_SYNC, "MPI_Win_lock", "this process already holds a lock on rank %d",
+                          rank);
+    if (w->lockall || w->start_group)
+        return lm_err_win(win, MPI_ERR_RMA_SYNC, "MPI_Win_lock", "a lock_all or start epoch is open on this window");
+    lm_win_held h = {.rank = rank, .type = lock_type, .nocheck = !!(assert & MPI_MODE_NOCHECK), .qnode = -1};
+    if (lock_type == MPI_LOCK_EXCLUSIVE && !h.nocheck) {
+        for (int k = 0; k < LM_WIN_READER_QNODE && h.qnode < 0; k++)
+            if (!(w->qnodes_used & (1u << k))) h.qnode = k;
+        if (h.qnode < 0)
+            return lm_err_win(win, MPI_ERR_RMA_SYNC, "MPI_Win_lock",
+                              "this process holds %d exclusive locks on this window, the most it can hold at once",
+                              LM_WIN_READER_QNODE);
+    }
+    if (w->nheld == w->capheld) {
+        int cap = w->capheld ? 2 * w->capheld : 4;
+        lm_win_held *p = lm_realloc(LM_MEM_RMA, w->held, (size_t)cap * sizeof *p);
+        if (!p) return lm_err_win(win, MPI_ERR_NO_MEM, "MPI_Win_lock", "out of memory");
+        w->held = p;
+        w->capheld = cap;
+    }
+    w->fence_open = 0;
+    if (!h.nocheck) {
+        lm_mcs_space s = space_of(w);
+        lm_mcs_rwlock *l = &lm_win_ctl_of(w, rank)->lock;
+        if (lock_type == MPI_LOCK_SHARED) {
+            /* a reader's queue node serves only while it waits */
+            lm_mcs_read_lock(&s, l, lm_win_qnode_id(w->comm->rank, LM_WIN_READER_QNODE));
+        } else {
+            w->qnodes_used |= 1u << h.qnode;
+            lm_mcs_write_lock(&s, l, lm_win_qnode_id(w->comm->rank, h.qnode));
+        }
+    }
+    w->held[w->nheld++] = h;
+    return MPI_SUCCESS;
+}
+
+int impl_MPI_Win_unlock(int rank, MPI_Win win)
+{
+    int rc;
+    lm_win *w = window(win, "MPI_Win_unlock", &rc);
+    if (!w) return rc;
+    if (rank == MPI_PROC_NULL) return MPI_SUCCESS;
+    if (rank < 0 || rank >= w->comm->size)
+        return lm_err_win(win, MPI_ERR_RANK, "MPI_Win_unlock", "rank %d is not in the window's group of %d", rank,
+                          w->comm->size);
+    lm_win_held *h = held_lock(w, rank);
+    if (!h)
+        return lm_err_win(win, MPI_ERR_RMA_SYNC, "MPI_Win_unlock", "this process holds no lock on rank %d", rank);
+    rc = lm_osc_flush(w->ch, rank);
+    if (!h->nocheck) {
+        lm_mcs_space s = space_of(w);
+        lm_mcs_rwlock *l = &lm_win_ctl_of(w, rank)->lock;
+        if (h->type == MPI_LOCK_SHARED) lm_mcs_read_unlock(&s, l);
+        else {
+            lm_mcs_write_unlock(&s, l, lm_win_qnode_id(w->comm->rank, h->qnode));
+            w->qnodes_used &= ~(1u << h->qnode);
+        }
+    }
+    *h = w->held[--w->nheld];
+    if (rc) return lm_err_win(win, rc, "MPI_Win_unlock", "an operation of the epoch failed at rank %d", rank);
+    return MPI_SUCCESS;
+}
+
+/* MPI_Win_lock_all is a shared lock on every rank. The processes of a
+ * node take it once for all of them: the first to arrive (the node's
+ * leader for this epoch) takes the shared lock of every rank, the others
+ * only count themselves in, and the last to leave releases. Each rank's
+ * lock word then sees one reader per node, not one per process. The
+ * node's word: holders << 2 | state. */
+enum { LOCKALL_FREE = 0, LOCKALL_ACQUIRING = 1, LOCKALL_HELD = 2, LOCKALL_RELEASING = 3 };
+
+static void lockall_enter(lm_win *w)
+{
+    uint64_t *word = &w->shared->header->lockall;
+    lm_mcs_space s = space_of(w);
+    unsigned idle = 0;
+    for (;;) {
+        uint64_t v = __atomic_load_n(word, __ATOMIC_ACQUIRE);
+        if ((v & 3) == LOCKALL_HELD) {
+            if (lm_osc_cas64(word, v, v + 4, NULL)) return;
+            continue;
+        }
+        if (v == LOCKALL_FREE && lm_osc_cas64(word, 0, LOCKALL_ACQUIRING, NULL)) {
+            for (int r = 0; r < w->comm->size; r++)
+                lm_mcs_read_lock(&s, &lm_win_ctl_of(w, r)->lock, lm_win_qnode_id(w->comm->rank, LM_WIN_READER_QNODE));
+            __atomic_store_n(word, (uint64_t)4 | LOCKALL_HELD, __ATOMIC_RELEASE);
+            return;
+        }
+        lm_rma_wait(&idle);
+    }
+}
+
+static void lockall_leave(lm_win *w)
+{
+    uint64_t *word = &w->shared->header->lockall;
+    lm_mcs_space s = space_of(w);
+    for (;;) {
+        uint64_t v = __atomic_load_n(word, __ATOMIC_ACQUIRE);
+        if ((v >> 2) > 1) {
+            if (lm_osc_cas64(word, v, v - 4, NULL)) return;
+            continue;
+        }
+        if (lm_osc_cas64(word, v, LOCKALL_RELEASING, NULL)) {
+            for (int r = 0; r < w->comm->size; r++) lm_mcs_read_unlock(&s, &lm_win_ctl_of(w, r)->lock);
+            __atomic_store_n(word, LOCKALL_FREE, __ATOMIC_RELEASE);
+            return;
+        }
+    }
+}
+
+int impl_MPI_Win_lock_all(int assert, MPI_Win win)
+{
+    int rc;
+    lm_win *w = window(win, "MPI_Win_lock_all", &rc);
+    if (!w) return rc;
+    if ((rc = check_assert(win, assert, MPI_MODE_NOCHECK, "MPI_Win_lock_all"))) return rc;
+    if (w->lockall || w->nheld || w->start_group)
+        return lm_err_win(win, MPI_ERR_RMA_SYNC, "MPI_Win_lock_all",
+                          "a lock, lock_all or start epoch is already open on this window");
+    w->fence_open = 0;
+    w->lockall_nocheck = !!(assert & MPI_MODE_NOCHECK);
+    if (!w->lockall_nocheck) lockall_enter(w);
+    w->lockall = 1;
+    return MPI_SUCCESS;
+}
+
+int impl_MPI_Win_unlock_all(MPI_Win win)
+{
+    int rc;
+    lm_win *w = window(win, "MPI_Win_unlock_all", &rc);
+    if (!w) return rc;
+    if (!w->lockall) return lm_err_win(win, MPI_ERR_RMA_SYNC, "MPI_Win_unlock_all", "no lock_all epoch is open");
+    rc = lm_osc_flush(w->ch, -1);
+    if (!w->lockall_nocheck) lockall_leave(w);
+    w->lockall = 0;
+    if (rc) return lm_err_win(win, rc, "MPI_Win_unlock_all", "an operation of the epoch failed at its target");
+    return MPI_SUCCESS;
+}
+
+/* rank: the target, or ALL_TARGETS */
+#define ALL_TARGETS INT32_MIN
+
+static int flush(MPI_Win win, int rank, const char *fname)
+{
+    int rc;
+    lm_win *w = window(win, fname, &rc);
+    if (!w) return rc;
+    int all = rank == ALL_TARGETS;
+    if (!all && rank != MPI_PROC_NULL && (rank < 0 || rank >= w->comm->size))
+        return lm_err_win(win, MPI_ERR_RANK, fname, "rank %d is not in the window's group of %d", rank,
+                          w->comm->size);
+    if (!w->lockall && !w->nheld)
+        return lm_err_win(win, MPI_ERR_RMA_SYNC, fname, "no passive-target epoch is open on this window");
+    if (rank == MPI_PROC_NULL) return MPI_SUCCESS;
+    if (!all && !w->lockall && !held_lock(w, rank))
+        return lm_err_win(win, MPI_ERR_RMA_SYNC, fname, "no passive-target epoch is open to rank %d", rank);
+    rc = lm_osc_flush(w->ch, all ? -1 : rank);
+    __atomic_thread_fence(__ATOMIC_SEQ_CST);
+    if (rc) return lm_err_win(win, rc, fname, "an operation failed at its target");
+    return MPI_SUCCESS;
+}
+
+/* Local completion waits for the replies too: a get's data is only here
+ * then, and a put's buffer was copied when the call returned. */
+int impl_MPI_Win_flush(int rank, MPI_Win win) { return flush(win, rank, "MPI_Win_flush"); }
+int impl_MPI_Win_flush_local(int rank, MPI_Win win) { return flush(win, rank, "MPI_Win_flush_local"); }
+int impl_MPI_Win_flush_all(MPI_Win win) { return flush(win, ALL_TARGETS, "MPI_Win_flush_all"); }
+int impl_MPI_Win_flush_local_all(MPI_Win win) { return flush(win, ALL_TARGETS, "MPI_Win_flush_local_all"); }
+
+int impl_MPI_Win_sync(MPI_Win win)
+{
+    int rc;
+    lm_win *w = window(win, "MPI_Win_sync", &rc);
+    if (!w) return rc;
+    /* one copy of the memory (unified model): ordering is all there is */
+    __atomic_thread_fence(__ATOMIC_SEQ_CST);
+    return MPI_SUCCESS;
+}
+
+/* ---- active target: post/start/complete/wait ----
+ * MPI_Win_post writes the poster's rank into a free slot of each origin's
+ * post slots; MPI_Win_start waits until it finds a post from each of its
+ * targets and clears it. MPI_Win_complete adds one to each target's
+ * completes; MPI_Win_wait waits until its count has grown by the size of
+ * the posted group. A post from a target outside the start group (meant
+ * for a later epoch) stays in its slot. */
+
+static int group_ranks_ok(const lm_win *w, const lm_group *g)
+{
+    for (int i = 0; i < lm_group_size(g); i++)
+        if (lm_group_rank_of(w->comm->group, lm_group_world_rank(g, i)) < 0) return 0;
+    return 1;
+}
+
+static int win_rank_of(const lm_win *w, const lm_group *g, int i)
+{
+    return lm_group_rank_of(w->comm->group, lm_group_world_rank(g, i));
+}
+
+int impl_MPI_Win_post(MPI_Group group, int assert, MPI_Win win)
+{
+    int rc;
+    lm_win *w = window(win, "MPI_Win_post", &rc);
+    if (!w) return rc;
+    if ((rc = check_assert(win, assert, MPI_MODE_NOCHECK | MPI_MODE_NOSTORE | MPI_MODE_NOPUT, "MPI_Win_post")))
+        return rc;
+    lm_group *g = lm_group_get(group);
+    if (!g) return lm_err_win(win, MPI_ERR_GROUP, "MPI_Win_post", "invalid group");
+    if (!group_ranks_ok(w, g))
+        return lm_err_win(win, MPI_ERR_GROUP, "MPI_Win_post", "the group has processes outside the window");
+    if (w->post_group || w->post_unfinished)
+        return lm_err_win(win, MPI_ERR_RMA_SYNC, "MPI_Win_post", "an exposure epoch is already open");
+    if (w->fence_open) w->fence_open = 0;
+    uint32_t me = (uint32_t)w->comm->rank + 1;
+    for (int i = 0; i < lm_group_size(g); i++) {
+        uint32_t *slots = lm_win_ctl_of(w, win_rank_of(w, g, i))->posts;
+        unsigned idle = 0;
+        for (int k = 0;; k = (k + 1) % LM_WIN_POST_SLOTS) {
+            if (!__atomic_load_n(&slots[k], __ATOMIC_RELAXED) && lm_osc_cas32(&slots[k], 0, me, NULL)) break;
+            if (k == LM_WIN_POST_SLOTS - 1) lm_rma_wait(&idle);
+        }
+    }
+    lm_group_retain(g);
+    w->post_group = g;
+    w->post_unfinished = 1;
+    return MPI_SUCCESS;
+}
+
+int impl_MPI_Win_start(MPI_Group group, int assert, MPI_Win win)
+{
+    int rc;
+    lm_win *w = window(win, "MPI_Win_start", &rc);
+    if (!w) return rc;
+    if ((rc = check_assert(win, assert, MPI_MODE_NOCHECK, "MPI_Win_start"))) return rc;
+    lm_group *g = lm_group_get(group);
+    if (!g) return lm_err_win(win, MPI_ERR_GROUP, "MPI_Win_start", "invalid group");
+    if (!group_ranks_ok(w, g))
+        return lm_err_win(win, MPI_ERR_GROUP, "MPI_Win_start", "the group has processes outside the window");
+    if (w->start_group || w->lockall || w->nheld)
+        return lm_err_win(win, MPI_ERR_RMA_SYNC, "MPI_Win_start", "an access epoch is already open");
+    w->fence_open = 0;
+    uint32_t *slots = lm_win_ctl_of(w, w->comm->rank)->posts;
+    /* MPI_MODE_NOCHECK: the targets have posted already, and their posts
+     * are matched all the same (they must not linger for a later epoch) */
+    for (int i = 0; i < lm_group_size(g); i++) {
+        uint32_t want = (uint32_t)win_rank_of(w, g, i) + 1;
+        unsigned idle = 0;
+        for (int k = 0;; k = (k + 1) % LM_WIN_POST_SLOTS) {
+            if (__atomic_load_n(&slots[k], __ATOMIC_ACQUIRE) == want && lm_osc_cas32(&slots[k], want, 0, NULL))
+                break;
+            if (k == LM_WIN_POST_SLOTS - 1) lm_rma_wait(&idle);
+        }
+    }
+    lm_group_retain(g);
+    w->start_group = g;
+    return MPI_SUCCESS;
+}
+
+int impl_MPI_Win_complete(MPI_Win win)
+{
+    int rc;
+    lm_win *w = window(win, "MPI_Win_complete", &rc);
+    if (!w) return rc;
+    if (!w->start_group) return lm_err_win(win, MPI_ERR_RMA_SYNC, "MPI_Win_complete", "no start epoch is open");
+    rc = lm_osc_flush(w->ch, -1);
+    lm_group *g = w->start_group;
+    for (int i = 0; i < lm_group_size(g); i++) lm_osc_fetch_add64(&lm_win_ctl_of(w, win_rank_of(w, g, i))->completes, 1);
+    w->start_group = NULL;
+    lm_group_release(g);
+    if (rc) return lm_err_win(win, rc, "MPI_Win_complete", "an operation of the epoch failed at its target");
+    return MPI_SUCCESS;
+}
+
+/* Has every origin of the posted group completed? Then the exposure
+ * epoch ends. */
+static int exposure_over(lm_win *w)
+{
+    uint64_t want = w->completes_expected + (uint64_t)lm_group_size(w->post_group);
+    if (__atomic_load_n(&lm_win_ctl_of(w, w->comm->rank)->completes, __ATOMIC_ACQUIRE) < want) return 0;
+    w->completes_expected = want;
+    lm_group_release(w->post_group);
+    w->post_group = NULL;
+    w->post_unfinished = 0;
+    return 1;
+}
+
+int impl_MPI_Win_wait(MPI_Win win)
+{
+    int rc;
+    lm_win *w = window(win, "MPI_Win_wait", &rc);
+    if (!w) return rc;
+    if (!w->post_group) return lm_err_win(win, MPI_ERR_RMA_SYNC, "MPI_Win_wait", "no post epoch is open");
+    unsigned idle = 0;
+    while (!exposure_over(w)) lm_rma_wait(&idle);
+    return MPI_SUCCESS;
+}
+
+int impl_MPI_Win_test(MPI_Win win, int *flag)
+{
+    int rc;
+    lm_win *w = window(win, "MPI_Win_test", &rc);
+    if (!w) return rc;
+    if (!w->post_group) return lm_err_win(win, MPI_ERR_RMA_SYNC, "MPI_Win_test", "no post epoch is open");
+    lm_progress();
+    *flag = exposure_over(w);
+    return MPI_SUCCESS;
+}

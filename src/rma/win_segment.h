@@ -1,0 +1,80 @@
+/* A window's node segment (win_segment.c): one anonymous shared memory
+ * file per window, holding for every rank its part's description, its
+ * lock, its accumulate lock, its synchronization counters, its queue nodes
+ * and, for MPI_Win_allocate and MPI_Win_allocate_shared, the part itself.
+ *
+ *   [header][entry x n][ctl x n][qnodes x n x LM_WIN_QNODES][parts]
+ *
+ * Everything per rank lives here, once per node, never in a process's
+ * private memory: a process keeps only the mapping. */
+#ifndef LM_WIN_SEGMENT_H
+#define LM_WIN_SEGMENT_H
+#include <stdint.h>
+#include "rma/win.h"
+#include "osc/mcs_rwlock.h"
+
+/* Queue nodes per rank: one for waiting as a reader, the others for the
+ * exclusive locks a process holds at once on one window (a shared lock
+ * holds none once it is granted). */
+#define LM_WIN_QNODES 16
+#define LM_WIN_READER_QNODE (LM_WIN_QNODES - 1)
+/* Regions of a dynamic window that other processes can check their
+ * accesses against, per rank. */
+#define LM_WIN_DYN_REGIONS 32
+/* Posts a rank can have waiting for its MPI_Win_start. */
+#define LM_WIN_POST_SLOTS 64
+
+typedef struct lm_win_entry {
+    uint64_t offset;           /* of the part, from the start of the parts */
+    int64_t size, disp_unit;
+    uint64_t addr;             /* the part's address in its owner's process */
+    int32_t world, in_segment; /* the part lies in this segment */
+} lm_win_entry;
+
+typedef struct lm_win_region_pub {
+    uint64_t base, size;
+} lm_win_region_pub;
+
+/* Per-rank control block; each group of fields that different processes
+ * hammer sits in a cache line of its own. */
+typedef struct lm_win_ctl {
+    lm_mcs_rwlock lock; /* the passive-target lock of this rank's part */
+    char pad0[64 - sizeof(lm_mcs_rwlock)];
+    uint32_t acc_lock; /* held while an accumulate runs on this part */
+    char pad1[60];
+    /* active target: posts received (ranks + 1 of the posters, 0 = free
+     * slot), completes received */
+    uint32_t posts[LM_WIN_POST_SLOTS];
+    uint64_t completes;
+    char pad2[56];
+    /* dynamic windows: what is attached, under a sequence count (odd
+     * while it changes) */
+    uint64_t dyn_seq;
+    uint32_t dyn_count, dyn_pad;
+    lm_win_region_pub dyn[LM_WIN_DYN_REGIONS];
+} lm_win_ctl;
+
+typedef struct lm_win_header {
+    /* MPI_Win_lock_all of this node's processes, taken once for all of
+     * them (rma_sync.c): holders << 2 | LOCKALL_* state */
+    uint64_t lockall;
+    char pad[56];
+} lm_win_header;
+
+struct lm_win_shared {
+    void *map;
+    size_t len;
+    int nranks;
+    int counted; /* this process counts the segment in the memory report */
+    lm_win_header *header;
+    lm_win_entry *table;
+    lm_win_ctl *ctl;
+    lm_mcs_qnode *qnodes;
+    char *parts;
+};
+
+static inline lm_win_ctl *lm_win_ctl_of(const lm_win *w, int rank) { return &w->shared->ctl[rank]; }
+/* The id of queue node k of rank r (ids start at 1). */
+static inline uint32_t lm_win_qnode_id(int rank, int k) { return (uint32_t)(rank * LM_WIN_QNODES + k + 1); }
+
+#endif
