@@ -95,7 +95,6 @@ void lm_mcs_write_unlock(const lm_mcs_space *s, lm_mcs_rwlock *l, uint32_t me)
     unsigned idle = 0;
     while ((next = __atomic_load_n(&q->next, __ATOMIC_ACQUIRE)) == 0) s->wait(&idle);
     __atomic_store_n(&l->writer_head, next, __ATOMIC_SEQ_CST);
-    if (lm_osc_fetch_or64(&l->state, LM_MCS_WIFLAG) == 0 &&
-        lm_osc_cas64(&l->state, LM_MCS_WIFLAG, LM_MCS_WAFLAG, NULL))
+    if (lm_osc_fetch_or64(&l->state, LM_MCS_WIFLAG) == 0 && lm_osc_cas64(&l->state, LM_MCS_WIFLAG, LM_MCS_WAFLAG, NULL))
         unblock(s, next);
 }

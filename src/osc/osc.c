@@ -85,11 +85,11 @@ int lm_osc_get(lm_osc_channel *ch, const lm_osc_target *t, uint64_t off, size_t 
 /* ---- atomics: sequentially consistent, so that a lock built on them
  * orders the data it protects ---- */
 
-#define ATOMIC_RMW(name, type, builtin)                     \
-    type name(type *p, type v)                              \
-    {                                                       \
-        lm_osc_count.atomics++;                             \
-        return builtin(p, v, __ATOMIC_SEQ_CST);             \
+#define ATOMIC_RMW(name, type, builtin)         \
+    type name(type *p, type v)                  \
+    {                                           \
+        lm_osc_count.atomics++;                 \
+        return builtin(p, v, __ATOMIC_SEQ_CST); \
     }
 ATOMIC_RMW(lm_osc_fetch_add64, uint64_t, __atomic_fetch_add)
 ATOMIC_RMW(lm_osc_swap64, uint64_t, __atomic_exchange_n)

@@ -70,8 +70,8 @@ typedef int (*lm_osc_call_fn)(void *owner, int origin_rank, const void *arg, siz
                               size_t data_len, void *out, size_t out_len);
 #define LM_OSC_CALL_KINDS 4
 void lm_osc_register_call(int kind, lm_osc_call_fn fn);
-int lm_osc_call(lm_osc_channel *ch, const lm_osc_target *t, int kind, const void *arg, size_t arg_len,
-                const void *data, size_t data_len, void *out, size_t out_len, lm_osc_done done, void *arg_done);
+int lm_osc_call(lm_osc_channel *ch, const lm_osc_target *t, int kind, const void *arg, size_t arg_len, const void *data,
+                size_t data_len, void *out, size_t out_len, lm_osc_done done, void *arg_done);
 
 /* Wait until every MSG operation to rank (-1: to every rank) has its
  * reply, serving requests meanwhile. The first error an operation reported
@@ -96,9 +96,9 @@ uint32_t lm_osc_fetch_xor32(uint32_t *p, uint32_t v);
 
 /* Counters for MPI_T (performance variables). */
 typedef struct lm_osc_counters {
-    uint64_t atomics;       /* atomic read-modify-writes on exposed memory */
-    uint64_t msg_requests;  /* operations sent as MSG requests */
-    uint64_t msg_served;    /* MSG requests this process carried out */
+    uint64_t atomics;      /* atomic read-modify-writes on exposed memory */
+    uint64_t msg_requests; /* operations sent as MSG requests */
+    uint64_t msg_served;   /* MSG requests this process carried out */
     uint64_t bytes_put, bytes_got;
 } lm_osc_counters;
 extern lm_osc_counters lm_osc_count;

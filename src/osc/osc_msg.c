@@ -72,7 +72,7 @@ struct lm_osc_channel {
     int pending;
     served *in, **in_tail;
     reply_out *out;
-    int err; /* the first error an answered operation reported, for the next flush */
+    int err;              /* the first error an answered operation reported, for the next flush */
     lm_osc_channel *next; /* in the list the hook walks */
 };
 
@@ -167,26 +167,26 @@ static int issue(lm_osc_channel *ch, const lm_osc_target *t, const msg_hdr *h, c
     return MPI_SUCCESS;
 }
 
-int lm_osc_msg_put(lm_osc_channel *ch, const lm_osc_target *t, uint64_t off, size_t len, uint64_t count,
-                   int64_t stride, const void *src, lm_osc_done done, void *arg)
+int lm_osc_msg_put(lm_osc_channel *ch, const lm_osc_target *t, uint64_t off, size_t len, uint64_t count, int64_t stride,
+                   const void *src, lm_osc_done done, void *arg)
 {
     msg_hdr h = {.op = OP_PUT, .addr = t->addr + off, .len = len, .count = count, .stride = stride};
     return issue(ch, t, &h, NULL, src, len * count, NULL, done, arg);
 }
 
-int lm_osc_msg_get(lm_osc_channel *ch, const lm_osc_target *t, uint64_t off, size_t len, uint64_t count,
-                   int64_t stride, void *dst, lm_osc_done done, void *arg)
+int lm_osc_msg_get(lm_osc_channel *ch, const lm_osc_target *t, uint64_t off, size_t len, uint64_t count, int64_t stride,
+                   void *dst, lm_osc_done done, void *arg)
 {
-    msg_hdr h = {.op = OP_GET, .addr = t->addr + off, .len = len, .count = count, .stride = stride,
-                 .out_len = len * count};
+    msg_hdr h = {
+        .op = OP_GET, .addr = t->addr + off, .len = len, .count = count, .stride = stride, .out_len = len * count};
     return issue(ch, t, &h, NULL, NULL, 0, dst, done, arg);
 }
 
-int lm_osc_call(lm_osc_channel *ch, const lm_osc_target *t, int kind, const void *arg, size_t arg_len,
-                const void *data, size_t data_len, void *out, size_t out_len, lm_osc_done done, void *arg_done)
+int lm_osc_call(lm_osc_channel *ch, const lm_osc_target *t, int kind, const void *arg, size_t arg_len, const void *data,
+                size_t data_len, void *out, size_t out_len, lm_osc_done done, void *arg_done)
 {
-    msg_hdr h = {.op = OP_CALL, .kind = (uint8_t)kind, .arg_len = (uint32_t)arg_len, .addr = t->addr,
-                 .out_len = out_len};
+    msg_hdr h = {
+        .op = OP_CALL, .kind = (uint8_t)kind, .arg_len = (uint32_t)arg_len, .addr = t->addr, .out_len = out_len};
     return issue(ch, t, &h, arg, data, data_len, out, done, arg_done);
 }
 
@@ -262,7 +262,8 @@ static int serve(lm_osc_channel *ch)
     struct lm_unexpected *u;
     /* take every request that has arrived, in arrival order */
     while ((u = lm_mprobe_take(MPI_ANY_SOURCE, TAG_REQUEST, ch->comm, ctx, &st)) != NULL) {
-        size_t len = (size_t)((MPI_Count)(unsigned)st.count_lo | ((MPI_Count)(st.count_hi_and_cancelled & 0x7fffffff) << 32));
+        size_t len = (size_t)((MPI_Count)(unsigned)st.count_lo |
+                              ((MPI_Count)(st.count_hi_and_cancelled & 0x7fffffff) << 32));
         served *s = lm_calloc(LM_MEM_RMA, 1, sizeof *s);
         lm_request *r = lm_request_new(LM_REQ_RECV);
         char *buf = lm_malloc(LM_MEM_RMA, len ? len : 1);

@@ -114,8 +114,8 @@ static int elem_of(const lm_datatype *t)
 /* ---- issuing ---- */
 
 typedef struct acc_state {
-    rma_args *a;
-    rma_op *o;
+    lm_rma_args *a;
+    lm_rma_op *o;
     acc_run proto;
     const char *in; /* origin stream */
     char *out;      /* result stream */
@@ -126,7 +126,7 @@ typedef struct acc_state {
 static void acc_issue_run(void *arg, int64_t disp, size_t size, uint64_t reps, int64_t stride)
 {
     acc_state *s = arg;
-    rma_args *a = s->a;
+    lm_rma_args *a = s->a;
     acc_run r = s->proto;
     r.off = (uint64_t)(a->base + disp);
     r.size = size;
@@ -137,8 +137,7 @@ static void acc_issue_run(void *arg, int64_t disp, size_t size, uint64_t reps, i
     size_t in_len = !s->in || (MPI_Op)r.op == MPI_NO_OP ? 0 : (r.op == OP_CAS ? 2 * size : size * reps);
     int rc = MPI_SUCCESS;
     switch (a->t.reach) {
-    case LM_OSC_DIRECT:
-        rc = apply_run(&r, a->t.mapped + r.off, in, out); break;
+    case LM_OSC_DIRECT: rc = apply_run(&r, a->t.mapped + r.off, in, out); break;
     case LM_OSC_CMA: {
         /* read, apply, write back each block, under the target's lock */
         char *tmp = lm_malloc(LM_MEM_RMA, size);
@@ -151,7 +150,9 @@ static void acc_issue_run(void *arg, int64_t disp, size_t size, uint64_t reps, i
         for (uint64_t k = 0; k < reps && !rc; k++) {
             uint64_t remote = a->t.addr + r.off + (uint64_t)((int64_t)k * stride);
             if (lm_transport_rget(a->t.world, tmp, remote, size) != LM_OK) rc = MPI_ERR_RMA_RANGE;
-            if (!rc) rc = apply_run(&one, tmp, in ? in + (r.op == OP_CAS ? 0 : k * size) : NULL, out ? out + k * size : NULL);
+            if (!rc)
+                rc = apply_run(&one, tmp, in ? in + (r.op == OP_CAS ? 0 : k * size) : NULL,
+                               out ? out + k * size : NULL);
             if (!rc && (MPI_Op)r.op != MPI_NO_OP && lm_transport_rput(a->t.world, remote, tmp, size) != LM_OK)
                 rc = MPI_ERR_RMA_RANGE;
         }
@@ -163,7 +164,7 @@ static void acc_issue_run(void *arg, int64_t disp, size_t size, uint64_t reps, i
         r.off += a->t.addr;
         s->o->pending++;
         rc = lm_osc_call(a->w->ch, &a->t, LM_RMA_CALL_ACC, &r, sizeof r, in, in_len, out, out ? size * reps : 0,
-                         rma_op_done, s->o);
+                         lm_rma_op_done, s->o);
         if (rc) s->o->pending--;
         break;
     }
@@ -174,13 +175,13 @@ static void acc_issue_run(void *arg, int64_t disp, size_t size, uint64_t reps, i
 /* The common body. result: the result buffer of the fetching calls
  * (NULL for MPI_Accumulate); compare: MPI_Compare_and_swap's. */
 static int accumulate(const char *fname, const void *obuf, MPI_Count ocount, MPI_Datatype odt, void *rbuf,
-                      MPI_Count rcount, MPI_Datatype rdt, int rank, MPI_Aint disp, MPI_Count tcount,
-                      MPI_Datatype tdt, MPI_Op op, const void *compare, MPI_Win win, MPI_Request *request)
+                      MPI_Count rcount, MPI_Datatype rdt, int rank, MPI_Aint disp, MPI_Count tcount, MPI_Datatype tdt,
+                      MPI_Op op, const void *compare, MPI_Win win, MPI_Request *request)
 {
     int cas = compare != NULL;
     int no_op = !cas && op == MPI_NO_OP;
-    rma_args a;
-    int rc = rma_prepare(&a, win, fname, rank, disp, obuf, ocount, odt, tcount, tdt, !no_op);
+    lm_rma_args a;
+    int rc = lm_rma_prepare(&a, win, fname, rank, disp, obuf, ocount, odt, tcount, tdt, !no_op);
     if (rc) return rc;
     if (!cas) {
         if (lm_op_user_get(op))
@@ -196,7 +197,8 @@ static int accumulate(const char *fname, const void *obuf, MPI_Count ocount, MPI
                               (long long)(rt->size * rcount), a.bytes);
     }
     int elem = a.tt ? elem_of(a.tt) : -1;
-    if (a.rank != MPI_PROC_NULL) {
+    /* nothing moves without data: no element type to check either */
+    if (a.rank != MPI_PROC_NULL && a.bytes > 0) {
         if (elem < 0 || (!no_op && elem_of(a.ot) != elem) || (rt && elem_of(rt) != elem))
             return lm_err_win(win, MPI_ERR_TYPE, fname,
                               "the datatypes must all be made of one and the same predefined type");
@@ -212,7 +214,7 @@ static int accumulate(const char *fname, const void *obuf, MPI_Count ocount, MPI
                               "derived datatypes of value-index pairs are not supported in one-sided calls");
     }
     lm_request *req = NULL;
-    if (request && (rc = rma_request_new(a.w, fname, &req))) return rc;
+    if (request && (rc = lm_rma_request_new(a.w, fname, &req))) return rc;
     if (a.rank == MPI_PROC_NULL || a.bytes == 0) {
         if (req) {
             lm_request_complete(req);
@@ -220,7 +222,7 @@ static int accumulate(const char *fname, const void *obuf, MPI_Count ocount, MPI
         }
         return MPI_SUCCESS;
     }
-    rma_op *o = rma_op_new(req);
+    lm_rma_op *o = lm_rma_op_new(req);
     char *cas_in = NULL;
     if (!o) rc = MPI_ERR_NO_MEM;
     acc_state s = {.a = &a, .o = o, .proto = {.op = cas ? OP_CAS : (int64_t)op, .elem = elem, .want_result = !!rt}};
@@ -251,13 +253,13 @@ static int accumulate(const char *fname, const void *obuf, MPI_Count ocount, MPI
     if (rc) {
         lm_free(LM_MEM_RMA, cas_in);
         lm_free(LM_MEM_RMA, result_tmp);
-        if (o) rma_op_issued(o);
+        if (o) lm_rma_op_issued(o);
         if (req) lm_request_release(req);
         return lm_err_win(win, rc, fname, "out of memory");
     }
     int locked = a.t.reach != LM_OSC_MSG;
     if (locked) lm_rma_acc_lock(a.w, rank);
-    rma_runs(a.tt, a.tcount, acc_issue_run, &s);
+    lm_rma_runs(a.tt, a.tcount, acc_issue_run, &s);
     if (locked) lm_rma_acc_unlock(a.w, rank);
     /* the origin stream was copied into the requests or used already; the
      * result stream, if packed, is unpacked when everything is in */
@@ -271,7 +273,7 @@ static int accumulate(const char *fname, const void *obuf, MPI_Count ocount, MPI
         o->rbytes = a.bytes;
         lm_datatype_retain(rt);
     }
-    rc = rma_op_issued(o);
+    rc = lm_rma_op_issued(o);
     if (req) *request = req->obj.handle;
     if (rc) return lm_err_win(win, rc, fname, "the operation on rank %d failed", rank);
     return MPI_SUCCESS;
@@ -301,49 +303,46 @@ int impl_MPI_Raccumulate(const void *origin_addr, int origin_count, MPI_Datatype
 }
 
 int impl_MPI_Raccumulate_c(const void *origin_addr, MPI_Count origin_count, MPI_Datatype origin_datatype,
-                           int target_rank, MPI_Aint target_disp, MPI_Count target_count,
-                           MPI_Datatype target_datatype, MPI_Op op, MPI_Win win, MPI_Request *request)
+                           int target_rank, MPI_Aint target_disp, MPI_Count target_count, MPI_Datatype target_datatype,
+                           MPI_Op op, MPI_Win win, MPI_Request *request)
 {
     return accumulate("MPI_Raccumulate_c", origin_addr, origin_count, origin_datatype, NULL, 0, MPI_DATATYPE_NULL,
                       target_rank, target_disp, target_count, target_datatype, op, NULL, win, request);
 }
 
-int impl_MPI_Get_accumulate(const void *origin_addr, int origin_count, MPI_Datatype origin_datatype,
-                            void *result_addr, int result_count, MPI_Datatype result_datatype, int target_rank,
-                            MPI_Aint target_disp, int target_count, MPI_Datatype target_datatype, MPI_Op op,
-                            MPI_Win win)
+int impl_MPI_Get_accumulate(const void *origin_addr, int origin_count, MPI_Datatype origin_datatype, void *result_addr,
+                            int result_count, MPI_Datatype result_datatype, int target_rank, MPI_Aint target_disp,
+                            int target_count, MPI_Datatype target_datatype, MPI_Op op, MPI_Win win)
 {
     return accumulate("MPI_Get_accumulate", origin_addr, origin_count, origin_datatype, result_addr, result_count,
                       result_datatype, target_rank, target_disp, target_count, target_datatype, op, NULL, win, NULL);
 }
 
 int impl_MPI_Get_accumulate_c(const void *origin_addr, MPI_Count origin_count, MPI_Datatype origin_datatype,
-                              void *result_addr, MPI_Count result_count, MPI_Datatype result_datatype,
-                              int target_rank, MPI_Aint target_disp, MPI_Count target_count,
-                              MPI_Datatype target_datatype, MPI_Op op, MPI_Win win)
+                              void *result_addr, MPI_Count result_count, MPI_Datatype result_datatype, int target_rank,
+                              MPI_Aint target_disp, MPI_Count target_count, MPI_Datatype target_datatype, MPI_Op op,
+                              MPI_Win win)
 {
     return accumulate("MPI_Get_accumulate_c", origin_addr, origin_count, origin_datatype, result_addr, result_count,
                       result_datatype, target_rank, target_disp, target_count, target_datatype, op, NULL, win, NULL);
 }
 
-int impl_MPI_Rget_accumulate(const void *origin_addr, int origin_count, MPI_Datatype origin_datatype,
-                             void *result_addr, int result_count, MPI_Datatype result_datatype, int target_rank,
-                             MPI_Aint target_disp, int target_count, MPI_Datatype target_datatype, MPI_Op op,
-                             MPI_Win win, MPI_Request *request)
+int impl_MPI_Rget_accumulate(const void *origin_addr, int origin_count, MPI_Datatype origin_datatype, void *result_addr,
+                             int result_count, MPI_Datatype result_datatype, int target_rank, MPI_Aint target_disp,
+                             int target_count, MPI_Datatype target_datatype, MPI_Op op, MPI_Win win,
+                             MPI_Request *request)
 {
     return accumulate("MPI_Rget_accumulate", origin_addr, origin_count, origin_datatype, result_addr, result_count,
-                      result_datatype, target_rank, target_disp, target_count, target_datatype, op, NULL, win,
-                      request);
+                      result_datatype, target_rank, target_disp, target_count, target_datatype, op, NULL, win, request);
 }
 
 int impl_MPI_Rget_accumulate_c(const void *origin_addr, MPI_Count origin_count, MPI_Datatype origin_datatype,
-                               void *result_addr, MPI_Count result_count, MPI_Datatype result_datatype,
-                               int target_rank, MPI_Aint target_disp, MPI_Count target_count,
-                               MPI_Datatype target_datatype, MPI_Op op, MPI_Win win, MPI_Request *request)
+                               void *result_addr, MPI_Count result_count, MPI_Datatype result_datatype, int target_rank,
+                               MPI_Aint target_disp, MPI_Count target_count, MPI_Datatype target_datatype, MPI_Op op,
+                               MPI_Win win, MPI_Request *request)
 {
     return accumulate("MPI_Rget_accumulate_c", origin_addr, origin_count, origin_datatype, result_addr, result_count,
-                      result_datatype, target_rank, target_disp, target_count, target_datatype, op, NULL, win,
-                      request);
+                      result_datatype, target_rank, target_disp, target_count, target_datatype, op, NULL, win, request);
 }
 
 int impl_MPI_Fetch_and_op(const void *origin_addr, void *result_addr, MPI_Datatype datatype, int target_rank,
@@ -352,8 +351,8 @@ int impl_MPI_Fetch_and_op(const void *origin_addr, void *result_addr, MPI_Dataty
     lm_datatype *t = lm_datatype_get(datatype);
     if (t && !t->predefined)
         return lm_err_win(win, MPI_ERR_TYPE, "MPI_Fetch_and_op", "the datatype must be a predefined one");
-    return accumulate("MPI_Fetch_and_op", origin_addr, 1, datatype, result_addr, 1, datatype, target_rank,
-                      target_disp, 1, datatype, op, NULL, win, NULL);
+    return accumulate("MPI_Fetch_and_op", origin_addr, 1, datatype, result_addr, 1, datatype, target_rank, target_disp,
+                      1, datatype, op, NULL, win, NULL);
 }
 
 int impl_MPI_Compare_and_swap(const void *origin_addr, const void *compare_addr, void *result_addr,

@@ -18,8 +18,8 @@
 
 /* ---- checks ---- */
 
-int rma_prepare(rma_args *a, MPI_Win win, const char *fname, int rank, MPI_Aint disp, const void *obuf,
-                MPI_Count ocount, MPI_Datatype odt, MPI_Count tcount, MPI_Datatype tdt, int origin_used)
+int lm_rma_prepare(lm_rma_args *a, MPI_Win win, const char *fname, int rank, MPI_Aint disp, const void *obuf,
+                   MPI_Count ocount, MPI_Datatype odt, MPI_Count tcount, MPI_Datatype tdt, int origin_used)
 {
     memset(a, 0, sizeof *a);
     lm_win *w = lm_win_get(win);
@@ -37,8 +37,7 @@ int rma_prepare(rma_args *a, MPI_Win win, const char *fname, int rank, MPI_Aint 
     lm_datatype *tt = lm_datatype_get(tdt);
     lm_datatype *ot = origin_used ? lm_datatype_get(odt) : tt;
     if (!tt || !ot) return lm_err_win(win, MPI_ERR_TYPE, fname, "invalid datatype");
-    if (!tt->committed || !ot->committed)
-        return lm_err_win(win, MPI_ERR_TYPE, fname, "the datatype is not committed");
+    if (!tt->committed || !ot->committed) return lm_err_win(win, MPI_ERR_TYPE, fname, "the datatype is not committed");
     if (origin_used && (MPI_Count)ot->size * ocount != (MPI_Count)tt->size * tcount)
         return lm_err_win(win, MPI_ERR_TYPE, fname, "origin data (%lld bytes) and target data (%lld bytes) differ",
                           (long long)(ot->size * ocount), (long long)(tt->size * tcount));
@@ -76,9 +75,9 @@ int rma_prepare(rma_args *a, MPI_Win win, const char *fname, int rank, MPI_Aint 
 
 /* ---- completion ---- */
 
-rma_op *rma_op_new(lm_request *req)
+lm_rma_op *lm_rma_op_new(lm_request *req)
 {
-    rma_op *o = lm_calloc(LM_MEM_RMA, 1, sizeof *o);
+    lm_rma_op *o = lm_calloc(LM_MEM_RMA, 1, sizeof *o);
     if (o) {
         o->pending = 1;
         o->req = req;
@@ -86,7 +85,7 @@ rma_op *rma_op_new(lm_request *req)
     return o;
 }
 
-static void finish(rma_op *o)
+static void finish(lm_rma_op *o)
 {
     if (!o->err && o->rbuf) lm_typemap_unpack(o->rt, o->rbuf, o->rcount, 0, o->tmp, o->rbytes);
     if (o->rt) lm_datatype_release(o->rt);
@@ -98,21 +97,21 @@ static void finish(rma_op *o)
     lm_free(LM_MEM_RMA, o);
 }
 
-void rma_op_done(void *arg, int err)
+void lm_rma_op_done(void *arg, int err)
 {
-    rma_op *o = arg;
+    lm_rma_op *o = arg;
     if (err && !o->err) o->err = err;
     if (--o->pending == 0) finish(o);
 }
 
-int rma_op_issued(rma_op *o)
+int lm_rma_op_issued(lm_rma_op *o)
 {
     int err = o->err;
-    rma_op_done(o, MPI_SUCCESS);
+    lm_rma_op_done(o, MPI_SUCCESS);
     return err;
 }
 
-int rma_request_new(lm_win *w, const char *fname, lm_request **out)
+int lm_rma_request_new(lm_win *w, const char *fname, lm_request **out)
 {
     lm_request *r = lm_request_new(LM_REQ_SEND);
     if (!r) return lm_err_win(w->obj.handle, MPI_ERR_NO_MEM, fname, "out of memory");
@@ -125,7 +124,7 @@ int rma_request_new(lm_win *w, const char *fname, lm_request **out)
 /* ---- target runs ---- */
 
 typedef struct walk_state {
-    rma_run_fn fn;
+    lm_rma_run_fn fn;
     void *arg;
 } walk_state;
 
@@ -136,7 +135,7 @@ static void visit(void *arg, MPI_Aint disp, MPI_Count size, int basic, MPI_Count
     s->fn(s->arg, (int64_t)disp, (size_t)size, (uint64_t)reps, (int64_t)stride);
 }
 
-void rma_runs(const lm_datatype *t, MPI_Count count, rma_run_fn fn, void *arg)
+void lm_rma_runs(const lm_datatype *t, MPI_Count count, lm_rma_run_fn fn, void *arg)
 {
     if (lm_datatype_dense(t)) {
         size_t n = (size_t)(t->size * count);
@@ -150,8 +149,8 @@ void rma_runs(const lm_datatype *t, MPI_Count count, rma_run_fn fn, void *arg)
 /* ---- put and get ---- */
 
 typedef struct xfer {
-    rma_args *a;
-    rma_op *o;
+    lm_rma_args *a;
+    lm_rma_op *o;
     char *stream;
     size_t pos;
     int put;
@@ -162,9 +161,9 @@ static void xfer_run(void *arg, int64_t disp, size_t size, uint64_t reps, int64_
     xfer *x = arg;
     x->o->pending++;
     int rc = x->put ? lm_osc_put(x->a->w->ch, &x->a->t, (uint64_t)(x->a->base + disp), size, reps, stride,
-                                 x->stream + x->pos, rma_op_done, x->o)
+                                 x->stream + x->pos, lm_rma_op_done, x->o)
                     : lm_osc_get(x->a->w->ch, &x->a->t, (uint64_t)(x->a->base + disp), size, reps, stride,
-                                 x->stream + x->pos, rma_op_done, x->o);
+                                 x->stream + x->pos, lm_rma_op_done, x->o);
     /* not issued: done never runs for it */
     if (rc) {
         x->o->pending--;
@@ -173,9 +172,9 @@ static void xfer_run(void *arg, int64_t disp, size_t size, uint64_t reps, int64_
     x->pos += size * reps;
 }
 
-static int transfer(rma_args *a, int put, void *obuf, lm_request *req)
+static int transfer(lm_rma_args *a, int put, void *obuf, lm_request *req)
 {
-    rma_op *o = rma_op_new(req);
+    lm_rma_op *o = lm_rma_op_new(req);
     if (!o) return lm_err_win(a->win, MPI_ERR_NO_MEM, a->fname, "out of memory");
     char *stream;
     if (lm_datatype_dense(a->ot)) {
@@ -183,9 +182,8 @@ static int transfer(rma_args *a, int put, void *obuf, lm_request *req)
     } else {
         o->tmp = lm_malloc(LM_MEM_RMA, a->bytes);
         if (!o->tmp) {
-            rma_op_issued(o);
-            return lm_err_win(a->win, MPI_ERR_NO_MEM, a->fname, "out of memory for %zu bytes of packed data",
-                              a->bytes);
+            lm_rma_op_issued(o);
+            return lm_err_win(a->win, MPI_ERR_NO_MEM, a->fname, "out of memory for %zu bytes of packed data", a->bytes);
         }
         stream = o->tmp;
         if (put) lm_typemap_pack(a->ot, obuf, a->ocount, 0, stream, a->bytes);
@@ -204,21 +202,21 @@ static int transfer(rma_args *a, int put, void *obuf, lm_request *req)
         else lm_typemap_pack(a->tt, target, a->tcount, 0, stream, a->bytes);
     } else {
         xfer x = {a, o, stream, 0, put};
-        rma_runs(a->tt, a->tcount, xfer_run, &x);
+        lm_rma_runs(a->tt, a->tcount, xfer_run, &x);
     }
-    int rc = rma_op_issued(o);
+    int rc = lm_rma_op_issued(o);
     if (rc) return lm_err_win(a->win, rc, a->fname, "the transfer to rank %d failed", a->rank);
     return MPI_SUCCESS;
 }
 
-static int put_get(int put, const char *fname, void *obuf, MPI_Count ocount, MPI_Datatype odt, int rank,
-                   MPI_Aint disp, MPI_Count tcount, MPI_Datatype tdt, MPI_Win win, MPI_Request *request)
+static int put_get(int put, const char *fname, void *obuf, MPI_Count ocount, MPI_Datatype odt, int rank, MPI_Aint disp,
+                   MPI_Count tcount, MPI_Datatype tdt, MPI_Win win, MPI_Request *request)
 {
-    rma_args a;
-    int rc = rma_prepare(&a, win, fname, rank, disp, obuf, ocount, odt, tcount, tdt, 1);
+    lm_rma_args a;
+    int rc = lm_rma_prepare(&a, win, fname, rank, disp, obuf, ocount, odt, tcount, tdt, 1);
     if (rc) return rc;
     lm_request *req = NULL;
-    if (request && (rc = rma_request_new(a.w, fname, &req))) return rc;
+    if (request && (rc = lm_rma_request_new(a.w, fname, &req))) return rc;
     if (a.rank == MPI_PROC_NULL || a.bytes == 0) {
         if (req) {
             lm_request_complete(req);
@@ -274,22 +272,22 @@ int impl_MPI_Get(void *origin_addr, int origin_count, MPI_Datatype origin_dataty
 int impl_MPI_Get_c(void *origin_addr, MPI_Count origin_count, MPI_Datatype origin_datatype, int target_rank,
                    MPI_Aint target_disp, MPI_Count target_count, MPI_Datatype target_datatype, MPI_Win win)
 {
-    return put_get(0, "MPI_Get_c", origin_addr, origin_count, origin_datatype, target_rank, target_disp,
-                   target_count, target_datatype, win, NULL);
+    return put_get(0, "MPI_Get_c", origin_addr, origin_count, origin_datatype, target_rank, target_disp, target_count,
+                   target_datatype, win, NULL);
 }
 
 int impl_MPI_Rget(void *origin_addr, int origin_count, MPI_Datatype origin_datatype, int target_rank,
                   MPI_Aint target_disp, int target_count, MPI_Datatype target_datatype, MPI_Win win,
                   MPI_Request *request)
 {
-    return put_get(0, "MPI_Rget", origin_addr, origin_count, origin_datatype, target_rank, target_disp,
-                   target_count, target_datatype, win, request);
+    return put_get(0, "MPI_Rget", origin_addr, origin_count, origin_datatype, target_rank, target_disp, target_count,
+                   target_datatype, win, request);
 }
 
 int impl_MPI_Rget_c(void *origin_addr, MPI_Count origin_count, MPI_Datatype origin_datatype, int target_rank,
                     MPI_Aint target_disp, MPI_Count target_count, MPI_Datatype target_datatype, MPI_Win win,
                     MPI_Request *request)
 {
-    return put_get(0, "MPI_Rget_c", origin_addr, origin_count, origin_datatype, target_rank, target_disp,
-                   target_count, target_datatype, win, request);
+    return put_get(0, "MPI_Rget_c", origin_addr, origin_count, origin_datatype, target_rank, target_disp, target_count,
+                   target_datatype, win, request);
 }

@@ -7,7 +7,7 @@
 #include "datatype/datatype.h"
 
 /* The checked arguments of a call. */
-typedef struct rma_args {
+typedef struct lm_rma_args {
     lm_win *w;
     MPI_Win win;
     const char *fname;
@@ -15,22 +15,22 @@ typedef struct rma_args {
     const void *obuf;
     MPI_Count ocount, tcount;
     lm_datatype *ot, *tt;
-    size_t bytes;        /* of data, origin and target alike */
+    size_t bytes; /* of data, origin and target alike */
     lm_osc_target t;
-    int64_t base;        /* byte offset of the target buffer (disp * unit) in rank's part */
-    int64_t lo;          /* offset of the first data byte */
-} rma_args;
+    int64_t base; /* byte offset of the target buffer (disp * unit) in rank's part */
+    int64_t lo;   /* offset of the first data byte */
+} lm_rma_args;
 
 /* Check window, rank, epoch, datatypes, sizes and range; fill a. Returns
  * MPI_SUCCESS (a->rank may be MPI_PROC_NULL) or a raised error. */
-int rma_prepare(rma_args *a, MPI_Win win, const char *fname, int rank, MPI_Aint disp, const void *obuf,
-                MPI_Count ocount, MPI_Datatype odt, MPI_Count tcount, MPI_Datatype tdt, int origin_used);
+int lm_rma_prepare(lm_rma_args *a, MPI_Win win, const char *fname, int rank, MPI_Aint disp, const void *obuf,
+                   MPI_Count ocount, MPI_Datatype odt, MPI_Count tcount, MPI_Datatype tdt, int origin_used);
 
 /* Completion of a call's engine operations. */
-typedef struct rma_op {
+typedef struct lm_rma_op {
     int pending; /* engine operations not yet done, +1 while issuing */
     int err;
-    char *tmp;   /* packed origin or result stream, owned */
+    char *tmp; /* packed origin or result stream, owned */
     /* where a result stream goes when it is all in: count elements of t
      * at buf (NULL when it was written in place) */
     void *rbuf;
@@ -38,22 +38,22 @@ typedef struct rma_op {
     lm_datatype *rt;
     size_t rbytes;
     lm_request *req; /* the program's request (MPI_Rput...), or NULL */
-} rma_op;
+} lm_rma_op;
 
-rma_op *rma_op_new(lm_request *req);
+lm_rma_op *lm_rma_op_new(lm_request *req);
 /* The engine's done callback for each operation of the call. */
-void rma_op_done(void *arg, int err);
+void lm_rma_op_done(void *arg, int err);
 /* Issuing is over: drop the issuing reference. Returns the error known so
  * far (synchronous reaches report theirs here). */
-int rma_op_issued(rma_op *o);
+int lm_rma_op_issued(lm_rma_op *o);
 
 /* A request for an R-call (already complete when everything went
  * through DIRECT or CMA). */
-int rma_request_new(lm_win *w, const char *fname, lm_request **out);
+int lm_rma_request_new(lm_win *w, const char *fname, lm_request **out);
 
 /* Walk the runs of count elements of t (bytes of one basic type): for
  * each run call fn(arg, disp, size, reps, stride); dense types are one run. */
-typedef void (*rma_run_fn)(void *arg, int64_t disp, size_t size, uint64_t reps, int64_t stride);
-void rma_runs(const lm_datatype *t, MPI_Count count, rma_run_fn fn, void *arg);
+typedef void (*lm_rma_run_fn)(void *arg, int64_t disp, size_t size, uint64_t reps, int64_t stride);
+void lm_rma_runs(const lm_datatype *t, MPI_Count count, lm_rma_run_fn fn, void *arg);
 
 #endif

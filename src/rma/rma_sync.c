@@ -174,7 +174,7 @@ int impl_MPI_Win_fence(int assert, MPI_Win win)
     rc = lm_osc_flush(w->ch, -1);
     int rc2 = lm_coll_barrier(w->comm);
     if (rc2) return lm_err_win(win, rc2, "MPI_Win_fence", "communication failed");
-    w->fence_open = !(assert & MPI_MODE_NOSUCCEED);
+    w->fence_open = !(assert &MPI_MODE_NOSUCCEED);
     if (rc) return lm_err_win(win, rc, "MPI_Win_fence", "an operation of the epoch failed at its target");
     return MPI_SUCCESS;
 }
@@ -187,19 +187,20 @@ int impl_MPI_Win_lock(int lock_type, int rank, int assert, MPI_Win win)
     lm_win *w = window(win, "MPI_Win_lock", &rc);
     if (!w) return rc;
     if (lock_type != MPI_LOCK_SHARED && lock_type != MPI_LOCK_EXCLUSIVE)
-        return lm_err_win(win, MPI_ERR_LOCKTYPE, "MPI_Win_lock", "lock_type %d is neither MPI_LOCK_SHARED nor "
-                          "MPI_LOCK_EXCLUSIVE", lock_type);
+        return lm_err_win(win, MPI_ERR_LOCKTYPE, "MPI_Win_lock",
+                          "lock_type %d is neither MPI_LOCK_SHARED nor "
+                          "MPI_LOCK_EXCLUSIVE",
+                          lock_type);
     if ((rc = check_assert(win, assert, MPI_MODE_NOCHECK, "MPI_Win_lock"))) return rc;
     if (rank == MPI_PROC_NULL) return MPI_SUCCESS;
     if (rank < 0 || rank >= w->comm->size)
         return lm_err_win(win, MPI_ERR_RANK, "MPI_Win_lock", "rank %d is not in the window's group of %d", rank,
                           w->comm->size);
     if (held_lock(w, rank))
-        return lm_err_win(win, MPI_ERR_RMA_SYNC, "MPI_Win_lock", "this process already holds a lock on rank %d",
-                          rank);
+        return lm_err_win(win, MPI_ERR_RMA_SYNC, "MPI_Win_lock", "this process already holds a lock on rank %d", rank);
     if (w->lockall || w->start_group)
         return lm_err_win(win, MPI_ERR_RMA_SYNC, "MPI_Win_lock", "a lock_all or start epoch is open on this window");
-    lm_win_held h = {.rank = rank, .type = lock_type, .nocheck = !!(assert & MPI_MODE_NOCHECK), .qnode = -1};
+    lm_win_held h = {.rank = rank, .type = lock_type, .nocheck = !!(assert &MPI_MODE_NOCHECK), .qnode = -1};
     if (lock_type == MPI_LOCK_EXCLUSIVE && !h.nocheck) {
         for (int k = 0; k < LM_WIN_READER_QNODE && h.qnode < 0; k++)
             if (!(w->qnodes_used & (1u << k))) h.qnode = k;
@@ -241,8 +242,7 @@ int impl_MPI_Win_unlock(int rank, MPI_Win win)
         return lm_err_win(win, MPI_ERR_RANK, "MPI_Win_unlock", "rank %d is not in the window's group of %d", rank,
                           w->comm->size);
     lm_win_held *h = held_lock(w, rank);
-    if (!h)
-        return lm_err_win(win, MPI_ERR_RMA_SYNC, "MPI_Win_unlock", "this process holds no lock on rank %d", rank);
+    if (!h) return lm_err_win(win, MPI_ERR_RMA_SYNC, "MPI_Win_unlock", "this process holds no lock on rank %d", rank);
     rc = lm_osc_flush(w->ch, rank);
     if (!h->nocheck) {
         lm_mcs_space s = space_of(w);
@@ -315,7 +315,7 @@ int impl_MPI_Win_lock_all(int assert, MPI_Win win)
         return lm_err_win(win, MPI_ERR_RMA_SYNC, "MPI_Win_lock_all",
                           "a lock, lock_all or start epoch is already open on this window");
     w->fence_open = 0;
-    w->lockall_nocheck = !!(assert & MPI_MODE_NOCHECK);
+    w->lockall_nocheck = !!(assert &MPI_MODE_NOCHECK);
     if (!w->lockall_nocheck) lockall_enter(w);
     w->lockall = 1;
     return MPI_SUCCESS;
@@ -344,8 +344,7 @@ static int flush(MPI_Win win, int rank, const char *fname)
     if (!w) return rc;
     int all = rank == ALL_TARGETS;
     if (!all && rank != MPI_PROC_NULL && (rank < 0 || rank >= w->comm->size))
-        return lm_err_win(win, MPI_ERR_RANK, fname, "rank %d is not in the window's group of %d", rank,
-                          w->comm->size);
+        return lm_err_win(win, MPI_ERR_RANK, fname, "rank %d is not in the window's group of %d", rank, w->comm->size);
     if (!w->lockall && !w->nheld)
         return lm_err_win(win, MPI_ERR_RMA_SYNC, fname, "no passive-target epoch is open on this window");
     if (rank == MPI_PROC_NULL) return MPI_SUCCESS;
@@ -443,8 +442,7 @@ int impl_MPI_Win_start(MPI_Group group, int assert, MPI_Win win)
         uint32_t want = (uint32_t)win_rank_of(w, g, i) + 1;
         unsigned idle = 0;
         for (int k = 0;; k = (k + 1) % LM_WIN_POST_SLOTS) {
-            if (__atomic_load_n(&slots[k], __ATOMIC_ACQUIRE) == want && lm_osc_cas32(&slots[k], want, 0, NULL))
-                break;
+            if (__atomic_load_n(&slots[k], __ATOMIC_ACQUIRE) == want && lm_osc_cas32(&slots[k], want, 0, NULL)) break;
             if (k == LM_WIN_POST_SLOTS - 1) lm_rma_wait(&idle);
         }
     }
@@ -461,7 +459,8 @@ int impl_MPI_Win_complete(MPI_Win win)
     if (!w->start_group) return lm_err_win(win, MPI_ERR_RMA_SYNC, "MPI_Win_complete", "no start epoch is open");
     rc = lm_osc_flush(w->ch, -1);
     lm_group *g = w->start_group;
-    for (int i = 0; i < lm_group_size(g); i++) lm_osc_fetch_add64(&lm_win_ctl_of(w, win_rank_of(w, g, i))->completes, 1);
+    for (int i = 0; i < lm_group_size(g); i++)
+        lm_osc_fetch_add64(&lm_win_ctl_of(w, win_rank_of(w, g, i))->completes, 1);
     w->start_group = NULL;
     lm_group_release(g);
     if (rc) return lm_err_win(win, rc, "MPI_Win_complete", "an operation of the epoch failed at its target");

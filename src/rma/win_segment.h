@@ -25,7 +25,7 @@
 #define LM_WIN_POST_SLOTS 64
 
 typedef struct lm_win_entry {
-    uint64_t offset;           /* of the part, from the start of the parts */
+    uint64_t offset; /* of the part, from the start of the parts */
     int64_t size, disp_unit;
     uint64_t addr;             /* the part's address in its owner's process */
     int32_t world, in_segment; /* the part lies in this segment */

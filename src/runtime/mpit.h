@@ -11,6 +11,7 @@ enum lm_mpit_category {
     LM_MPIT_CAT_TRANSPORT,
     LM_MPIT_CAT_PT2PT,
     LM_MPIT_CAT_MEMORY,
+    LM_MPIT_CAT_ONESIDED,
     LM_MPIT_CAT_COUNT
 };
 

@@ -15,6 +15,8 @@ static const struct {
     [LM_MPIT_CAT_TRANSPORT] = {"leanmpi_transport", "transport backends self, shm and cma: protocols and counters"},
     [LM_MPIT_CAT_PT2PT] = {"leanmpi_pt2pt", "point-to-point protocols: eager, rendezvous, flow control, shared copies"},
     [LM_MPIT_CAT_MEMORY] = {"leanmpi_memory", "memory accounting per component"},
+    [LM_MPIT_CAT_ONESIDED] = {"leanmpi_onesided",
+                              "one-sided communication: remote atomics, locks, owner-served requests"},
 };
 
 static int check_index(int cat_index)
