@@ -222,7 +222,7 @@ static int accumulate(const char *fname, const void *obuf, MPI_Count ocount, MPI
         }
         return MPI_SUCCESS;
     }
-    lm_rma_op *o = lm_rma_op_new(req);
+    lm_rma_op space, *o = lm_rma_op_new(req, &a.t, &space);
     char *cas_in = NULL;
     if (!o) rc = MPI_ERR_NO_MEM;
     acc_state s = {.a = &a, .o = o, .proto = {.op = cas ? OP_CAS : (int64_t)op, .elem = elem, .want_result = !!rt}};

@@ -21,13 +21,15 @@
 int lm_rma_prepare(lm_rma_args *a, MPI_Win win, const char *fname, int rank, MPI_Aint disp, const void *obuf,
                    MPI_Count ocount, MPI_Datatype odt, MPI_Count tcount, MPI_Datatype tdt, int origin_used)
 {
-    memset(a, 0, sizeof *a);
+    /* field by field: this is on the path of every 8-byte put */
     lm_win *w = lm_win_get(win);
-    if (!w) return lm_err_win(win, MPI_ERR_WIN, fname, "invalid window");
     a->w = w;
     a->win = win;
     a->fname = fname;
     a->rank = rank;
+    a->bytes = 0;
+    a->ot = a->tt = NULL;
+    if (!w) return lm_err_win(win, MPI_ERR_WIN, fname, "invalid window");
     if (rank == MPI_PROC_NULL) return MPI_SUCCESS;
     if (rank < 0 || rank >= w->comm->size)
         return lm_err_win(win, MPI_ERR_RANK, fname, "target rank %d is not in the window's group of %d", rank,
@@ -75,10 +77,12 @@ int lm_rma_prepare(lm_rma_args *a, MPI_Win win, const char *fname, int rank, MPI
 
 /* ---- completion ---- */
 
-lm_rma_op *lm_rma_op_new(lm_request *req)
+lm_rma_op *lm_rma_op_new(lm_request *req, const lm_osc_target *t, lm_rma_op *space)
 {
-    lm_rma_op *o = lm_calloc(LM_MEM_RMA, 1, sizeof *o);
+    int stack = !req && t->reach != LM_OSC_MSG;
+    lm_rma_op *o = stack ? space : lm_malloc(LM_MEM_RMA, sizeof *o);
     if (o) {
+        *o = (lm_rma_op){.on_stack = stack};
         o->pending = 1;
         o->req = req;
     }
@@ -94,7 +98,7 @@ static void finish(lm_rma_op *o)
         o->req->error = o->err;
         lm_request_complete(o->req);
     }
-    lm_free(LM_MEM_RMA, o);
+    if (!o->on_stack) lm_free(LM_MEM_RMA, o);
 }
 
 void lm_rma_op_done(void *arg, int err)
@@ -174,7 +178,7 @@ static void xfer_run(void *arg, int64_t disp, size_t size, uint64_t reps, int64_
 
 static int transfer(lm_rma_args *a, int put, void *obuf, lm_request *req)
 {
-    lm_rma_op *o = lm_rma_op_new(req);
+    lm_rma_op space, *o = lm_rma_op_new(req, &a->t, &space);
     if (!o) return lm_err_win(a->win, MPI_ERR_NO_MEM, a->fname, "out of memory");
     char *stream;
     if (lm_datatype_dense(a->ot)) {
@@ -215,6 +219,18 @@ static int put_get(int put, const char *fname, void *obuf, MPI_Count ocount, MPI
     lm_rma_args a;
     int rc = lm_rma_prepare(&a, win, fname, rank, disp, obuf, ocount, odt, tcount, tdt, 1);
     if (rc) return rc;
+    /* the common case, dense data in node-shared memory: one memcpy */
+    if (!request && a.bytes && a.t.reach == LM_OSC_DIRECT && lm_datatype_dense(a.ot) && lm_datatype_dense(a.tt)) {
+        char *target = a.t.mapped + a.lo, *origin = (char *)obuf + a.ot->true_lb;
+        if (put) {
+            memcpy(target, origin, a.bytes);
+            lm_osc_count.bytes_put += a.bytes;
+        } else {
+            memcpy(origin, target, a.bytes);
+            lm_osc_count.bytes_got += a.bytes;
+        }
+        return MPI_SUCCESS;
+    }
     lm_request *req = NULL;
     if (request && (rc = lm_rma_request_new(a.w, fname, &req))) return rc;
     if (a.rank == MPI_PROC_NULL || a.bytes == 0) {

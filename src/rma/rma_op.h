@@ -38,9 +38,13 @@ typedef struct lm_rma_op {
     lm_datatype *rt;
     size_t rbytes;
     lm_request *req; /* the program's request (MPI_Rput...), or NULL */
+    int on_stack;    /* the caller's: finished in the call, never freed */
 } lm_rma_op;
 
-lm_rma_op *lm_rma_op_new(lm_request *req);
+/* A call's completion record: on the caller's stack (space) when the
+ * call will be complete on return (no request, a reach that completes
+ * in the call), else allocated. NULL when out of memory. */
+lm_rma_op *lm_rma_op_new(lm_request *req, const lm_osc_target *t, lm_rma_op *space);
 /* The engine's done callback for each operation of the call. */
 void lm_rma_op_done(void *arg, int err);
 /* Issuing is over: drop the issuing reference. Returns the error known so

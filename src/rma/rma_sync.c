@@ -351,7 +351,9 @@ static int flush(MPI_Win win, int rank, const char *fname)
     if (!all && !w->lockall && !held_lock(w, rank))
         return lm_err_win(win, MPI_ERR_RMA_SYNC, fname, "no passive-target epoch is open to rank %d", rank);
     rc = lm_osc_flush(w->ch, all ? -1 : rank);
-    __atomic_thread_fence(__ATOMIC_SEQ_CST);
+    /* DIRECT and CMA data is in place already; what follows (a store that
+     * tells someone, another operation) must not pass it */
+    __atomic_thread_fence(__ATOMIC_RELEASE);
     if (rc) return lm_err_win(win, rc, fname, "an operation failed at its target");
     return MPI_SUCCESS;
 }
@@ -435,17 +437,30 @@ int impl_MPI_Win_start(MPI_Group group, int assert, MPI_Win win)
     if (w->start_group || w->lockall || w->nheld)
         return lm_err_win(win, MPI_ERR_RMA_SYNC, "MPI_Win_start", "an access epoch is already open");
     w->fence_open = 0;
+    /* take the posts of the group's processes in whatever order they are
+     * found: more posters than slots wait for room, which only taking
+     * posts (any of ours) makes. MPI_MODE_NOCHECK: the targets have posted
+     * already, and their posts are taken all the same (they must not
+     * linger for a later epoch). */
+    int n = lm_group_size(g), found = 0;
+    unsigned char *got = n ? lm_calloc(LM_MEM_RMA, (size_t)n, 1) : NULL;
+    if (n && !got) return lm_err_win(win, MPI_ERR_NO_MEM, "MPI_Win_start", "out of memory");
     uint32_t *slots = lm_win_ctl_of(w, w->comm->rank)->posts;
-    /* MPI_MODE_NOCHECK: the targets have posted already, and their posts
-     * are matched all the same (they must not linger for a later epoch) */
-    for (int i = 0; i < lm_group_size(g); i++) {
-        uint32_t want = (uint32_t)win_rank_of(w, g, i) + 1;
-        unsigned idle = 0;
-        for (int k = 0;; k = (k + 1) % LM_WIN_POST_SLOTS) {
-            if (__atomic_load_n(&slots[k], __ATOMIC_ACQUIRE) == want && lm_osc_cas32(&slots[k], want, 0, NULL)) break;
-            if (k == LM_WIN_POST_SLOTS - 1) lm_rma_wait(&idle);
+    unsigned idle = 0;
+    while (found < n) {
+        int progress = 0;
+        for (int k = 0; k < LM_WIN_POST_SLOTS; k++) {
+            uint32_t v = __atomic_load_n(&slots[k], __ATOMIC_ACQUIRE);
+            if (!v) continue;
+            int i = lm_group_rank_of(g, lm_comm_world_rank(w->comm, (int)v - 1));
+            if (i < 0 || got[i] || !lm_osc_cas32(&slots[k], v, 0, NULL)) continue;
+            got[i] = 1;
+            found++;
+            progress = 1;
         }
+        if (!progress && found < n) lm_rma_wait(&idle);
     }
+    lm_free(LM_MEM_RMA, got);
     lm_group_retain(g);
     w->start_group = g;
     return MPI_SUCCESS;

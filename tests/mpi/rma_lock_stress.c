@@ -21,7 +21,7 @@
  * MPI_Win_allocate and MPI_Win_create. */
 #include "mpitest.h"
 
-/* Fixed totals over all ranks: each epoch is a dozen round trips to a
+/* Fixed totals over all ranks: each epoch is several round trips to a
  * target that may have to be scheduled first, so the work per rank shrinks
  * as ranks are added (at least MIN_ROUNDS each). */
 #define R_ONE 48     /* epochs on rank 0 */
@@ -150,10 +150,11 @@ static void rotating(ctx *c)
 /* Rank 0 takes MPI_Win_lock_all and reads every target twice; the others
  * meanwhile take exclusive locks on one target at a time. One lock_all
  * holder only: lock_all takes its shared locks target by target, in no
- * order the standard fixes, so two of them (one holding A and waiting for
- * B, the other holding B and waiting for A, with exclusive requests queued
- * at both) may wait on each other for good; MPICH 4.0.2 does, now and then
- * (whether MPI must prevent that is an open question of interpretation). */
+ * order the standard fixes, so two holders (one holding A and waiting for
+ * B, the other holding B and waiting for A, exclusive requests queued at
+ * both) may wait on each other for good. With every even rank taking
+ * lock_all, MPICH 4.0.2 hung in this part in 3 of 8 runs at 4 processes;
+ * whether MPI must prevent that is an open question of interpretation. */
 static void lock_all_vs_exclusive(ctx *c)
 {
     int n = rounds(c, R_ALL);
