@@ -209,10 +209,11 @@ static int accumulate(const char *fname, const void *obuf, MPI_Count ocount, MPI
         if (!cas && op != MPI_REPLACE && op != MPI_NO_OP && !lm_op_valid_for(op, elem_type(elem)))
             return lm_err_win(win, MPI_ERR_OP, fname, "the operation does not apply to %s",
                               lm_builtin_types[elem].name);
-        if (kind == LM_TK_PAIR && (!lm_datatype_dense(a.tt) || !lm_datatype_dense(a.ot)))
-            return lm_err_win(win, MPI_ERR_UNSUPPORTED_OPERATION, fname,
-                              "derived datatypes of value-index pairs are not supported in one-sided calls");
     }
+    /* a predefined value-index pair (every type of the call is that pair:
+     * a derived type shows its members instead) moves with its padding,
+     * count elements at its extent, as one run */
+    int pair = a.rank != MPI_PROC_NULL && a.bytes > 0 && lm_builtin_types[elem].kind == LM_TK_PAIR;
     lm_request *req = NULL;
     if (request && (rc = lm_rma_request_new(a.w, fname, &req))) return rc;
     if (a.rank == MPI_PROC_NULL || a.bytes == 0) {
@@ -236,7 +237,7 @@ static int accumulate(const char *fname, const void *obuf, MPI_Count ocount, MPI
             s.in = cas_in;
         }
     } else if (!rc && !no_op) {
-        if (lm_datatype_dense(a.ot)) s.in = (const char *)obuf + a.ot->true_lb;
+        if (pair || lm_datatype_dense(a.ot)) s.in = (const char *)obuf + a.ot->true_lb;
         else if (!(o->tmp = lm_malloc(LM_MEM_RMA, a.bytes))) rc = MPI_ERR_NO_MEM;
         else {
             lm_typemap_pack(a.ot, obuf, a.ocount, 0, o->tmp, a.bytes);
@@ -246,7 +247,7 @@ static int accumulate(const char *fname, const void *obuf, MPI_Count ocount, MPI
     /* result stream: in place when dense, else unpacked at the end */
     char *result_tmp = NULL;
     if (!rc && rt) {
-        if (lm_datatype_dense(rt)) s.out = (char *)rbuf + rt->true_lb;
+        if (pair || lm_datatype_dense(rt)) s.out = (char *)rbuf + rt->true_lb;
         else if (!(result_tmp = lm_malloc(LM_MEM_RMA, a.bytes))) rc = MPI_ERR_NO_MEM;
         else s.out = result_tmp;
     }
@@ -259,7 +260,12 @@ static int accumulate(const char *fname, const void *obuf, MPI_Count ocount, MPI
     }
     int locked = a.t.reach != LM_OSC_MSG;
     if (locked) lm_rma_acc_lock(a.w, rank);
-    lm_rma_runs(a.tt, a.tcount, acc_issue_run, &s);
+    if (pair) {
+        size_t span = (size_t)(a.tcount * a.tt->extent);
+        acc_issue_run(&s, 0, span, 1, (int64_t)span);
+    } else {
+        lm_rma_runs(a.tt, a.tcount, acc_issue_run, &s);
+    }
     if (locked) lm_rma_acc_unlock(a.w, rank);
     /* the origin stream was copied into the requests or used already; the
      * result stream, if packed, is unpacked when everything is in */

@@ -48,6 +48,8 @@ enum {
     OFF_SWAP = 48,            /* int, (d) */
     OFF_PAIR = 56,            /* long long, (d) */
     OFF_MIX = 64,             /* long long, (f) */
+    OFF_DLOC = 72,            /* MPI_DOUBLE_INT (16 bytes with padding), (g) */
+    OFF_ILOC = 88,            /* MPI_2INT, (g) */
     OFF_VEC = 128,            /* NVEC doubles, (e) */
     OFF_BIG = 128 + NVEC * 8, /* NBIG long longs, (e) */
     WIN_BYTES = OFF_BIG + NBIG * 8
@@ -363,6 +365,39 @@ static unsigned long long pattern(int rank, int i)
 }
 
 /* (f) */
+/* (g) value-index pairs: MPI_MINLOC on MPI_DOUBLE_INT (a pair with
+ * padding) and MPI_MAXLOC on MPI_2INT with ties (the lowest index wins),
+ * from every rank onto rank 0, then read back atomically. */
+static void part_loc(ctx *c)
+{
+    struct {
+        double v;
+        int i;
+    } dl = {-(double)c->rank, c->rank}, dread = {99.0, 99};
+    struct {
+        int v, i;
+    } il = {c->rank % 2, c->rank}, iread = {99, 99};
+    CHECK_MPI(MPI_Win_lock_all(0, c->win));
+    CHECK_MPI(MPI_Accumulate(&dl, 1, MPI_DOUBLE_INT, 0, disp(c, 0, OFF_DLOC), 1, MPI_DOUBLE_INT, MPI_MINLOC, c->win));
+    CHECK_MPI(MPI_Accumulate(&il, 1, MPI_2INT, 0, disp(c, 0, OFF_ILOC), 1, MPI_2INT, MPI_MAXLOC, c->win));
+    CHECK_MPI(MPI_Win_flush_all(c->win));
+    CHECK_MPI(MPI_Barrier(c->comm));
+    CHECK_MPI(MPI_Get_accumulate(NULL, 0, MPI_DOUBLE_INT, &dread, 1, MPI_DOUBLE_INT, 0, disp(c, 0, OFF_DLOC), 1,
+                                 MPI_DOUBLE_INT, MPI_NO_OP, c->win));
+    CHECK_MPI(MPI_Get_accumulate(NULL, 0, MPI_2INT, &iread, 1, MPI_2INT, 0, disp(c, 0, OFF_ILOC), 1, MPI_2INT,
+                                 MPI_NO_OP, c->win));
+    CHECK_MPI(MPI_Win_unlock_all(c->win));
+    CHECK_MPI(MPI_Barrier(c->comm));
+    /* the window starts zeroed: (0.0, 0) and (0, 0) take part too */
+    double vmin = -(double)(c->size - 1);
+    CHECK(dread.v == vmin && dread.i == c->size - 1, "MPI_MINLOC on MPI_DOUBLE_INT: (%g, %d), expected (%g, %d)",
+          dread.v, dread.i, vmin, c->size - 1);
+    int vmax = c->size > 1 ? 1 : 0, imax = c->size > 1 ? 1 : 0;
+    CHECK(iread.v == vmax && iread.i == imax, "MPI_MAXLOC on MPI_2INT: (%d, %d), expected (%d, %d)", iread.v, iread.i,
+          vmax, imax);
+    pass(c, "MPI_MINLOC and MPI_MAXLOC accumulate value-index pairs");
+}
+
 static void part_mixed(ctx *c)
 {
     long long n = c->size;
@@ -452,6 +487,7 @@ int main(int argc, char **argv)
         part_swap(&c);
         part_arrays(&c);
         part_mixed(&c);
+        part_loc(&c);
         close_win(&c);
     }
     CHECK_MPI(MPI_Finalize());
