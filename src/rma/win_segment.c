@@ -196,10 +196,11 @@ static int shared_query(MPI_Win win, int rank, MPI_Aint *size, MPI_Aint *disp_un
         return lm_err_win(win, MPI_ERR_RMA_FLAVOR, fname, "a dynamic window has no memory of its own to share");
     if (rank != MPI_PROC_NULL && (rank < 0 || rank >= w->comm->size))
         return lm_err_win(win, MPI_ERR_RANK, fname, "rank %d is not in the window's group of %d", rank, w->comm->size);
-    if (w->flavor != MPI_WIN_FLAVOR_SHARED) {
+    if (w->flavor == MPI_WIN_FLAVOR_CREATE) {
         /* MPI-4.1 section 12.2.3: windows of MPI_Win_create and
-         * MPI_Win_allocate may be queried; only MPI_Win_allocate_shared
-         * promises memory to share, the others report an empty part */
+         * MPI_Win_allocate may be queried; the program's own memory is not
+         * shared, which the standard reports as an empty part (the parts of
+         * MPI_Win_allocate are in the node segment and are reported) */
         *size = 0;
         *disp_unit = 1;
         *(void **)baseptr = NULL;

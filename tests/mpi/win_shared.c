@@ -156,6 +156,13 @@ int main(int argc, char **argv)
     } else CHECK_MPI(rc);
     if (sz > 0) CHECK(p != NULL, "a non-empty shared part has an address");
     else CHECK(p == NULL, "an empty part has no address");
+    /* where a part is shared, a store through its address reaches its owner */
+    int me = mt_rank(node), nn = mt_size(node), next = (me + 1) % nn;
+    CHECK_MPI(MPI_Win_fence(0, win));
+    rc = ver * 10 + sub < 41 ? MPI_ERR_RMA_FLAVOR : MPI_Win_shared_query(win, next, &sz, &du, &p);
+    if (rc == MPI_SUCCESS && sz >= 1) p[0] = (char)(10 + me);
+    CHECK_MPI(MPI_Win_fence(0, win));
+    if (rc == MPI_SUCCESS && sz >= 1) CHECK_EQ(base[0], 10 + (me + nn - 1) % nn);
     CHECK_MPI(MPI_Win_free(&win));
 
     /* many windows created and freed leave nothing mapped or named */
