@@ -18,12 +18,26 @@ static double now(void)
     return (double)t.tv_sec + 1e-9 * (double)t.tv_nsec;
 }
 
-/* Spin on our own node until someone clears blocked. */
+/* Spin on our own node until someone clears blocked: a short tight spin
+ * first (a hand-over between running processes takes a few hundred
+ * cycles), then the caller's wait step (progress, yielding the core). */
+#define TIGHT_SPINS 256
+
+static inline void relax(void)
+{
+#if defined(__x86_64__) || defined(__i386__)
+    __builtin_ia32_pause();
+#endif
+}
+
 static void wait_unblocked(const lm_mcs_space *s, lm_mcs_qnode *q)
 {
     double t0 = now();
     unsigned idle = 0;
-    while (__atomic_load_n(&q->blocked, __ATOMIC_ACQUIRE)) s->wait(&idle);
+    for (int k = 0; __atomic_load_n(&q->blocked, __ATOMIC_ACQUIRE); k++) {
+        if (k < TIGHT_SPINS) relax();
+        else s->wait(&idle);
+    }
     lm_mcs_count.waits++;
     lm_mcs_count.wait_seconds += now() - t0;
 }
@@ -61,6 +75,17 @@ void lm_mcs_read_unlock(const lm_mcs_space *s, lm_mcs_rwlock *l)
         unblock(s, __atomic_load_n(&l->writer_head, __ATOMIC_ACQUIRE));
 }
 
+/* Take the active flag for a writer at the head of the queue: at once
+ * when nobody holds the lock (the interested flag and its promotion with
+ * nothing in between), else announce interest; the last reader out then
+ * promotes it. Returns whether the writer is active now. */
+static int writer_activate(lm_mcs_rwlock *l)
+{
+    if (lm_osc_cas64(&l->state, 0, LM_MCS_WAFLAG, NULL)) return 1;
+    return lm_osc_fetch_or64(&l->state, LM_MCS_WIFLAG) == 0 &&
+           lm_osc_cas64(&l->state, LM_MCS_WIFLAG, LM_MCS_WAFLAG, NULL);
+}
+
 void lm_mcs_write_lock(const lm_mcs_space *s, lm_mcs_rwlock *l, uint32_t me)
 {
     lm_mcs_count.acquisitions++;
@@ -70,10 +95,7 @@ void lm_mcs_write_lock(const lm_mcs_space *s, lm_mcs_rwlock *l, uint32_t me)
     uint32_t pred = lm_osc_swap32(&l->writer_tail, me);
     if (pred == 0) {
         __atomic_store_n(&l->writer_head, me, __ATOMIC_SEQ_CST);
-        /* no readers: take it now; otherwise the last reader wakes us */
-        if (lm_osc_fetch_or64(&l->state, LM_MCS_WIFLAG) == 0 &&
-            lm_osc_cas64(&l->state, LM_MCS_WIFLAG, LM_MCS_WAFLAG, NULL))
-            return;
+        if (writer_activate(l)) return;
     } else {
         __atomic_store_n(&node(s, pred)->next, me, __ATOMIC_RELEASE);
     }
@@ -93,8 +115,10 @@ void lm_mcs_write_unlock(const lm_mcs_space *s, lm_mcs_rwlock *l, uint32_t me)
     if (next == 0 && lm_osc_cas32(&l->writer_tail, me, 0, NULL)) return;
     /* a successor is enqueuing: wait for its link */
     unsigned idle = 0;
-    while ((next = __atomic_load_n(&q->next, __ATOMIC_ACQUIRE)) == 0) s->wait(&idle);
+    for (int k = 0; (next = __atomic_load_n(&q->next, __ATOMIC_ACQUIRE)) == 0; k++) {
+        if (k < TIGHT_SPINS) relax();
+        else s->wait(&idle);
+    }
     __atomic_store_n(&l->writer_head, next, __ATOMIC_SEQ_CST);
-    if (lm_osc_fetch_or64(&l->state, LM_MCS_WIFLAG) == 0 && lm_osc_cas64(&l->state, LM_MCS_WIFLAG, LM_MCS_WAFLAG, NULL))
-        unblock(s, next);
+    if (writer_activate(l)) unblock(s, next);
 }

@@ -22,6 +22,10 @@ void lm_rma_target(const lm_win *w, int rank, lm_osc_target *t, int64_t *unit, i
  * dynamic window: inside one region rank has attached. */
 int lm_rma_in_range(const lm_win *w, int rank, int64_t lo, int64_t hi);
 
+/* Does this process hold an exclusive lock on rank (nobody else may
+ * then touch rank's part, so its accumulates need no accumulate lock)? */
+int lm_rma_holds_exclusive(const lm_win *w, int rank);
+
 /* The accumulate lock of rank's part (held for the duration of one
  * accumulate-family operation carried out on DIRECT or CMA memory). */
 void lm_rma_acc_lock(const lm_win *w, int rank);

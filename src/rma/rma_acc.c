@@ -258,7 +258,7 @@ static int accumulate(const char *fname, const void *obuf, MPI_Count ocount, MPI
         if (req) lm_request_release(req);
         return lm_err_win(win, rc, fname, "out of memory");
     }
-    int locked = a.t.reach != LM_OSC_MSG;
+    int locked = a.t.reach != LM_OSC_MSG && !lm_rma_holds_exclusive(a.w, rank);
     if (locked) lm_rma_acc_lock(a.w, rank);
     if (pair) {
         size_t span = (size_t)(a.tcount * a.tt->extent);

@@ -140,6 +140,13 @@ static lm_win_held *held_lock(lm_win *w, int rank)
     return NULL;
 }
 
+int lm_rma_holds_exclusive(const lm_win *w, int rank)
+{
+    for (int i = 0; i < w->nheld; i++)
+        if (w->held[i].rank == rank) return w->held[i].type == MPI_LOCK_EXCLUSIVE;
+    return 0;
+}
+
 static lm_mcs_space space_of(const lm_win *w) { return (lm_mcs_space){w->shared->qnodes, lm_rma_wait}; }
 
 static lm_win *window(MPI_Win win, const char *fname, int *rc)
