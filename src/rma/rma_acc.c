@@ -214,15 +214,9 @@ static int accumulate(const char *fname, const void *obuf, MPI_Count ocount, MPI
      * a derived type shows its members instead) moves with its padding,
      * count elements at its extent, as one run */
     int pair = a.rank != MPI_PROC_NULL && a.bytes > 0 && lm_builtin_types[elem].kind == LM_TK_PAIR;
+    if (a.rank == MPI_PROC_NULL || a.bytes == 0) return lm_rma_done_at_once(a.w, fname, request);
     lm_request *req = NULL;
     if (request && (rc = lm_rma_request_new(a.w, fname, &req))) return rc;
-    if (a.rank == MPI_PROC_NULL || a.bytes == 0) {
-        if (req) {
-            lm_request_complete(req);
-            *request = req->obj.handle;
-        }
-        return MPI_SUCCESS;
-    }
     lm_rma_op space, *o = lm_rma_op_new(req, &a.t, &space);
     char *cas_in = NULL;
     if (!o) rc = MPI_ERR_NO_MEM;

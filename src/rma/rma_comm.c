@@ -125,6 +125,17 @@ int lm_rma_request_new(lm_win *w, const char *fname, lm_request **out)
     return MPI_SUCCESS;
 }
 
+int lm_rma_done_at_once(lm_win *w, const char *fname, MPI_Request *request)
+{
+    if (!request) return MPI_SUCCESS;
+    lm_request *req = NULL;
+    int rc = lm_rma_request_new(w, fname, &req);
+    if (rc) return rc;
+    lm_request_complete(req);
+    *request = req->obj.handle;
+    return MPI_SUCCESS;
+}
+
 /* ---- target runs ---- */
 
 typedef struct walk_state {
@@ -231,15 +242,9 @@ static int put_get(int put, const char *fname, void *obuf, MPI_Count ocount, MPI
         }
         return MPI_SUCCESS;
     }
+    if (a.rank == MPI_PROC_NULL || a.bytes == 0) return lm_rma_done_at_once(a.w, fname, request);
     lm_request *req = NULL;
     if (request && (rc = lm_rma_request_new(a.w, fname, &req))) return rc;
-    if (a.rank == MPI_PROC_NULL || a.bytes == 0) {
-        if (req) {
-            lm_request_complete(req);
-            *request = req->obj.handle;
-        }
-        return MPI_SUCCESS;
-    }
     rc = transfer(&a, put, obuf, req);
     if (req) {
         if (rc && !req->complete) lm_request_complete(req);

@@ -55,6 +55,10 @@ int lm_rma_op_issued(lm_rma_op *o);
  * through DIRECT or CMA). */
 int lm_rma_request_new(lm_win *w, const char *fname, lm_request **out);
 
+/* A call with nothing to move (an MPI_PROC_NULL target, no data) is done
+ * at once, its request (if asked for) too. */
+int lm_rma_done_at_once(lm_win *w, const char *fname, MPI_Request *request);
+
 /* Walk the runs of count elements of t (bytes of one basic type): for
  * each run call fn(arg, disp, size, reps, stride); dense types are one run. */
 typedef void (*lm_rma_run_fn)(void *arg, int64_t disp, size_t size, uint64_t reps, int64_t stride);
