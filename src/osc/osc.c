@@ -24,62 +24,48 @@ static int cma_blocks(const lm_osc_target *t, uint64_t off, size_t len, uint64_t
     return MPI_SUCCESS;
 }
 
-int lm_osc_put(lm_osc_channel *ch, const lm_osc_target *t, uint64_t off, size_t len, uint64_t count, int64_t stride,
-               const void *src, lm_osc_done done, void *arg)
+/* Both directions of a DIRECT or CMA transfer (MSG goes to osc_msg.c):
+ * local is the contiguous side. */
+static int transfer(lm_osc_channel *ch, const lm_osc_target *t, uint64_t off, size_t len, uint64_t count,
+                    int64_t stride, char *local, int put, lm_osc_done done, void *arg)
 {
     if (count == 0 || len == 0) {
         if (done) done(arg, MPI_SUCCESS);
         return MPI_SUCCESS;
     }
-    lm_osc_count.bytes_put += len * count;
+    *(put ? &lm_osc_count.bytes_put : &lm_osc_count.bytes_got) += len * count;
+    if (t->reach == LM_OSC_MSG)
+        return put ? lm_osc_msg_put(ch, t, off, len, count, stride, local, done, arg)
+                   : lm_osc_msg_get(ch, t, off, len, count, stride, local, done, arg);
+    /* blocks that touch are one block */
+    if ((int64_t)len == stride) {
+        len *= count;
+        count = 1;
+    }
     int rc = MPI_SUCCESS;
-    switch (t->reach) {
-    case LM_OSC_DIRECT:
-        if (count == 1 || (int64_t)len == stride) memcpy(t->mapped + off, src, len * count);
-        else
-            for (uint64_t k = 0; k < count; k++)
-                memcpy(t->mapped + off + (int64_t)k * stride, (const char *)src + k * len, len);
-        break;
-    case LM_OSC_CMA:
-        if ((int64_t)len == stride) {
-            len *= count;
-            count = 1;
+    if (t->reach == LM_OSC_CMA) {
+        rc = cma_blocks(t, off, len, count, stride, local, put);
+    } else {
+        for (uint64_t k = 0; k < count; k++) {
+            char *remote = t->mapped + off + (int64_t)k * stride;
+            if (put) memcpy(remote, local + k * len, len);
+            else memcpy(local + k * len, remote, len);
         }
-        rc = cma_blocks(t, off, len, count, stride, (char *)src, 1);
-        break;
-    case LM_OSC_MSG: return lm_osc_msg_put(ch, t, off, len, count, stride, src, done, arg);
     }
     if (done) done(arg, rc);
     return rc;
 }
 
+int lm_osc_put(lm_osc_channel *ch, const lm_osc_target *t, uint64_t off, size_t len, uint64_t count, int64_t stride,
+               const void *src, lm_osc_done done, void *arg)
+{
+    return transfer(ch, t, off, len, count, stride, (char *)src, 1, done, arg);
+}
+
 int lm_osc_get(lm_osc_channel *ch, const lm_osc_target *t, uint64_t off, size_t len, uint64_t count, int64_t stride,
                void *dst, lm_osc_done done, void *arg)
 {
-    if (count == 0 || len == 0) {
-        if (done) done(arg, MPI_SUCCESS);
-        return MPI_SUCCESS;
-    }
-    lm_osc_count.bytes_got += len * count;
-    int rc = MPI_SUCCESS;
-    switch (t->reach) {
-    case LM_OSC_DIRECT:
-        if (count == 1 || (int64_t)len == stride) memcpy(dst, t->mapped + off, len * count);
-        else
-            for (uint64_t k = 0; k < count; k++)
-                memcpy((char *)dst + k * len, t->mapped + off + (int64_t)k * stride, len);
-        break;
-    case LM_OSC_CMA:
-        if ((int64_t)len == stride) {
-            len *= count;
-            count = 1;
-        }
-        rc = cma_blocks(t, off, len, count, stride, dst, 0);
-        break;
-    case LM_OSC_MSG: return lm_osc_msg_get(ch, t, off, len, count, stride, dst, done, arg);
-    }
-    if (done) done(arg, rc);
-    return rc;
+    return transfer(ch, t, off, len, count, stride, dst, 0, done, arg);
 }
 
 /* ---- atomics: sequentially consistent, so that a lock built on them

@@ -20,12 +20,6 @@
 
 void lm_rma_wait(unsigned *idle) { lm_progress_wait(idle); }
 
-static void and_int(const void *in, void *inout, size_t count, void *arg)
-{
-    (void)arg;
-    for (size_t i = 0; i < count; i++) ((int *)inout)[i] &= ((const int *)in)[i];
-}
-
 /* ---- window set-up ---- */
 
 int lm_win_rma_setup(lm_win *w)
@@ -38,7 +32,7 @@ int lm_win_rma_setup(lm_win *w)
     int cma = 1;
     for (int r = 0; private_memory && r < c->size && cma; r++)
         if (r != c->rank && strcmp(lm_transport_rget_mechanism(lm_comm_world_rank(c, r)), "cma") != 0) cma = 0;
-    int rc = private_memory ? lm_coll_allreduce(&cma, 1, sizeof cma, and_int, NULL, c) : MPI_SUCCESS;
+    int rc = private_memory ? lm_coll_allreduce(&cma, 1, sizeof cma, lm_win_and_int, NULL, c) : MPI_SUCCESS;
     if (rc) return rc;
     w->private_reach = cma ? LM_OSC_CMA : LM_OSC_MSG;
     return lm_osc_channel_new(c, w, private_memory && !cma, &w->ch);
@@ -402,17 +396,26 @@ static int win_rank_of(const lm_win *w, const lm_group *g, int i)
     return lm_group_rank_of(w->comm->group, lm_group_world_rank(g, i));
 }
 
-int impl_MPI_Win_post(MPI_Group group, int assert, MPI_Win win)
+/* The checks MPI_Win_post and MPI_Win_start share: the window, the
+ * assert bits the call takes, a group inside the window. */
+static int pscw_args(MPI_Win win, MPI_Group group, int assert, int allowed, const char *fname, lm_win **w, lm_group **g)
 {
     int rc;
-    lm_win *w = window(win, "MPI_Win_post", &rc);
-    if (!w) return rc;
-    if ((rc = check_assert(win, assert, MPI_MODE_NOCHECK | MPI_MODE_NOSTORE | MPI_MODE_NOPUT, "MPI_Win_post")))
-        return rc;
-    lm_group *g = lm_group_get(group);
-    if (!g) return lm_err_win(win, MPI_ERR_GROUP, "MPI_Win_post", "invalid group");
-    if (!group_ranks_ok(w, g))
-        return lm_err_win(win, MPI_ERR_GROUP, "MPI_Win_post", "the group has processes outside the window");
+    if (!(*w = window(win, fname, &rc))) return rc;
+    if ((rc = check_assert(win, assert, allowed, fname))) return rc;
+    if (!(*g = lm_group_get(group))) return lm_err_win(win, MPI_ERR_GROUP, fname, "invalid group");
+    if (!group_ranks_ok(*w, *g))
+        return lm_err_win(win, MPI_ERR_GROUP, fname, "the group has processes outside the window");
+    return MPI_SUCCESS;
+}
+
+int impl_MPI_Win_post(MPI_Group group, int assert, MPI_Win win)
+{
+    lm_win *w;
+    lm_group *g;
+    int rc = pscw_args(win, group, assert, MPI_MODE_NOCHECK | MPI_MODE_NOSTORE | MPI_MODE_NOPUT, "MPI_Win_post", &w,
+                       &g);
+    if (rc) return rc;
     if (w->post_group || w->post_unfinished)
         return lm_err_win(win, MPI_ERR_RMA_SYNC, "MPI_Win_post", "an exposure epoch is already open");
     if (w->fence_open) w->fence_open = 0;
@@ -433,14 +436,10 @@ int impl_MPI_Win_post(MPI_Group group, int assert, MPI_Win win)
 
 int impl_MPI_Win_start(MPI_Group group, int assert, MPI_Win win)
 {
-    int rc;
-    lm_win *w = window(win, "MPI_Win_start", &rc);
-    if (!w) return rc;
-    if ((rc = check_assert(win, assert, MPI_MODE_NOCHECK, "MPI_Win_start"))) return rc;
-    lm_group *g = lm_group_get(group);
-    if (!g) return lm_err_win(win, MPI_ERR_GROUP, "MPI_Win_start", "invalid group");
-    if (!group_ranks_ok(w, g))
-        return lm_err_win(win, MPI_ERR_GROUP, "MPI_Win_start", "the group has processes outside the window");
+    lm_win *w;
+    lm_group *g;
+    int rc = pscw_args(win, group, assert, MPI_MODE_NOCHECK, "MPI_Win_start", &w, &g);
+    if (rc) return rc;
     if (w->start_group || w->lockall || w->nheld)
         return lm_err_win(win, MPI_ERR_RMA_SYNC, "MPI_Win_start", "an access epoch is already open");
     w->fence_open = 0;

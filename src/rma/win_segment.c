@@ -32,7 +32,7 @@
 
 #define PAGE 4096u
 
-static void and_int(const void *in, void *inout, size_t count, void *arg)
+void lm_win_and_int(const void *in, void *inout, size_t count, void *arg)
 {
     (void)arg;
     for (size_t i = 0; i < count; i++) ((int *)inout)[i] &= ((const int *)in)[i];
@@ -83,7 +83,7 @@ int lm_win_segment_create(lm_win *w, MPI_Aint size, MPI_Aint disp_unit, void *ba
     int64_t mine[4] = {size, disp_unit, (int64_t)(uintptr_t)base, lm_comm_world_rank(c, c->rank)};
     int64_t *all = lm_malloc(LM_MEM_RMA, (size_t)n * sizeof mine);
     int ok = s && all;
-    int rc = lm_coll_allreduce(&ok, 1, sizeof ok, and_int, NULL, c);
+    int rc = lm_coll_allreduce(&ok, 1, sizeof ok, lm_win_and_int, NULL, c);
     if (!rc && !ok) rc = MPI_ERR_NO_MEM;
     if (!rc) rc = lm_coll_allgather(mine, sizeof mine, all, c);
     if (rc) {
@@ -140,7 +140,7 @@ int lm_win_segment_create(lm_win *w, MPI_Aint size, MPI_Aint disp_unit, void *ba
         if (ok) lay_out(s, n);
     }
     /* rank 0 keeps its descriptor until everyone has opened the segment */
-    int rc2 = lm_coll_allreduce(&ok, 1, sizeof ok, and_int, NULL, c);
+    int rc2 = lm_coll_allreduce(&ok, 1, sizeof ok, lm_win_and_int, NULL, c);
     if (c->rank == 0 && a.fd >= 0) close(a.fd);
     if (rc || rc2 || !ok) {
         if (s->map) munmap(s->map, s->len);

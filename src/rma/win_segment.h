@@ -73,6 +73,10 @@ struct lm_win_shared {
     char *parts;
 };
 
+/* Reduction of the window's collective agreements: every process's int
+ * ANDed (1: it could, 0: it could not). */
+void lm_win_and_int(const void *in, void *inout, size_t count, void *arg);
+
 static inline lm_win_ctl *lm_win_ctl_of(const lm_win *w, int rank) { return &w->shared->ctl[rank]; }
 /* The id of queue node k of rank r (ids start at 1). */
 static inline uint32_t lm_win_qnode_id(int rank, int k) { return (uint32_t)(rank * LM_WIN_QNODES + k + 1); }
