@@ -479,7 +479,7 @@ static int body_MPI_Comm_dup(MPI_Comm comm, MPI_Comm* newcomm)
     LM_CHECK(lm_check_init(&lm_ctx));
     LM_CHECK(lm_check_comm(&lm_ctx, comm, "comm", &lm_c));
     lm_errctx_bind(&lm_ctx, LM_KIND_COMM, comm);
-    LM_CHECK_OR_ABSTAIN(lm_context_id_abstain, lm_check_ptr(&lm_ctx, newcomm, "newcomm"));
+    LM_CHECK_OR_ABSTAIN(lm_context_id_abstain_dup, lm_check_ptr(&lm_ctx, newcomm, "newcomm"));
     return impl_MPI_Comm_dup(comm, newcomm);
 }
 int PMPI_Comm_dup(MPI_Comm comm, MPI_Comm* newcomm)
@@ -499,8 +499,8 @@ static int body_MPI_Comm_dup_with_info(MPI_Comm comm, MPI_Info info, MPI_Comm* n
     LM_CHECK(lm_check_init(&lm_ctx));
     LM_CHECK(lm_check_comm(&lm_ctx, comm, "comm", &lm_c));
     lm_errctx_bind(&lm_ctx, LM_KIND_COMM, comm);
-    LM_CHECK_OR_ABSTAIN(lm_context_id_abstain, lm_check_info(&lm_ctx, info, "info", 1));
-    LM_CHECK_OR_ABSTAIN(lm_context_id_abstain, lm_check_ptr(&lm_ctx, newcomm, "newcomm"));
+    LM_CHECK_OR_ABSTAIN(lm_context_id_abstain_dup, lm_check_info(&lm_ctx, info, "info", 1));
+    LM_CHECK_OR_ABSTAIN(lm_context_id_abstain_dup, lm_check_ptr(&lm_ctx, newcomm, "newcomm"));
     return impl_MPI_Comm_dup_with_info(comm, info, newcomm);
 }
 int PMPI_Comm_dup_with_info(MPI_Comm comm, MPI_Info info, MPI_Comm* newcomm)
@@ -676,8 +676,8 @@ static int body_MPI_Comm_idup(MPI_Comm comm, MPI_Comm* newcomm, MPI_Request* req
     LM_CHECK(lm_check_init(&lm_ctx));
     LM_CHECK(lm_check_comm(&lm_ctx, comm, "comm", &lm_c));
     lm_errctx_bind(&lm_ctx, LM_KIND_COMM, comm);
-    LM_CHECK_OR_ABSTAIN(lm_context_id_abstain, lm_check_ptr(&lm_ctx, newcomm, "newcomm"));
-    LM_CHECK_OR_ABSTAIN(lm_context_id_abstain, lm_check_ptr(&lm_ctx, request, "request"));
+    LM_CHECK_OR_ABSTAIN(lm_context_id_abstain_dup, lm_check_ptr(&lm_ctx, newcomm, "newcomm"));
+    LM_CHECK_OR_ABSTAIN(lm_context_id_abstain_dup, lm_check_ptr(&lm_ctx, request, "request"));
     return impl_MPI_Comm_idup(comm, newcomm, request);
 }
 int PMPI_Comm_idup(MPI_Comm comm, MPI_Comm* newcomm, MPI_Request* request)
@@ -697,9 +697,9 @@ static int body_MPI_Comm_idup_with_info(MPI_Comm comm, MPI_Info info, MPI_Comm* 
     LM_CHECK(lm_check_init(&lm_ctx));
     LM_CHECK(lm_check_comm(&lm_ctx, comm, "comm", &lm_c));
     lm_errctx_bind(&lm_ctx, LM_KIND_COMM, comm);
-    LM_CHECK_OR_ABSTAIN(lm_context_id_abstain, lm_check_info(&lm_ctx, info, "info", 1));
-    LM_CHECK_OR_ABSTAIN(lm_context_id_abstain, lm_check_ptr(&lm_ctx, newcomm, "newcomm"));
-    LM_CHECK_OR_ABSTAIN(lm_context_id_abstain, lm_check_ptr(&lm_ctx, request, "request"));
+    LM_CHECK_OR_ABSTAIN(lm_context_id_abstain_dup, lm_check_info(&lm_ctx, info, "info", 1));
+    LM_CHECK_OR_ABSTAIN(lm_context_id_abstain_dup, lm_check_ptr(&lm_ctx, newcomm, "newcomm"));
+    LM_CHECK_OR_ABSTAIN(lm_context_id_abstain_dup, lm_check_ptr(&lm_ctx, request, "request"));
     return impl_MPI_Comm_idup_with_info(comm, info, newcomm, request);
 }
 int PMPI_Comm_idup_with_info(MPI_Comm comm, MPI_Info info, MPI_Comm* newcomm, MPI_Request* request)

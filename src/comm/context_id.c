@@ -14,6 +14,7 @@
 #include "util/lm_error.h"
 #include "util/lm_mem.h"
 #include "pt2pt/pt2pt.h"
+#include <string.h>
 
 #define MASK_WORDS LM_CONTEXT_MASK_WORDS /* 2048 pairs of context ids */
 /* The mask phase carries one more word: the largest error class a member
@@ -23,9 +24,15 @@
 #define MASK_MSG_WORDS (MASK_WORDS + 1)
 /* Tags: whole-parent agreements take the parent's next collective number,
  * as a collective does (below bit 30); group agreements set bit 30 above
- * the user's tag (coll/sched_exec.c keeps schedules below it). */
+ * the user's tag (coll/sched_exec.c keeps schedules below it). The leaders
+ * of an agreement across an intercommunicator's two groups swap on its
+ * collective context with bits 30 and 29 set above the intercommunicator's
+ * count of such agreements (comm/intercomm.c's own leader traffic there
+ * stays below bit 29). */
 #define SEQ_TAG_MASK 0x3fffffff
 #define GROUP_TAG_BIT (1 << 30)
+#define INTER_TAG_BITS (3 << 29)
+#define INTER_SEQ_MASK ((1 << 29) - 1)
 
 static uint32_t free_mask[MASK_WORDS];
 static int mask_ready;
@@ -85,24 +92,32 @@ enum { PHASE_MASK, PHASE_VOTE, PHASE_DONE };
 
 /* One message of a phase: to or from a member (as a parent rank); a
  * message from below is combined into what this member has, one from
- * above replaces it. */
+ * above replaces it. A swap (at the first member of an agreement across
+ * two groups, between the way up and the way down) sends what this group
+ * has to the other group's first member and combines what comes back, so
+ * that both groups go down with the same words. */
 typedef struct hop {
-    uint8_t send, combine;
+    uint8_t send, combine, swap;
     int peer;
 } hop;
-#define MAX_HOPS 64 /* up and down a binomial tree of at most 2^31 members */
+#define MAX_HOPS 65 /* up and down a binomial tree of at most 2^31 members, and a swap */
+#define MAX_IDS 2
 
 struct lm_cid_agreement {
     lm_comm *parent; /* held while the agreement lives */
     int tag;
     int local_err;
-    uint8_t phase, nhops, next_hop, reserved;
+    uint8_t phase, nhops, next_hop, nids;
+    uint8_t reserved[MAX_IDS];
     hop hops[MAX_HOPS];
-    lm_request *msg; /* the message in flight, NULL between hops */
-    int cand;
+    lm_request *msg;  /* the message in flight (a swap's receive), NULL between hops */
+    lm_request *sent; /* a swap's send */
+    lm_comm *bridge;  /* across two groups: the intercommunicator the swap goes over (held) */
+    int bridge_tag;
+    int cand[MAX_IDS];
     int rc;
     uint8_t bad; /* rc is the error class a member brought */
-    uint16_t id;
+    uint16_t ids[MAX_IDS];
     uint32_t m[MASK_MSG_WORDS], in[MASK_MSG_WORDS];
     lm_context_id_done done; /* nonblocking: called once it ends */
     void *arg;
@@ -115,24 +130,26 @@ static int parent_rank(const lm_comm *parent, const lm_group *g, int r)
     return g == parent->group ? r : lm_group_rank_of(parent->group, lm_group_world_rank(g, r));
 }
 
-/* Binomial reduce to member 0, then the same tree back down. */
+/* Binomial reduce to member 0, the swap with the other group's member 0
+ * there when there is one, then the same tree back down. */
 static void build_hops(lm_cid_agreement *a, const lm_group *g)
 {
     int n = g->size, me = g->my_rank, k = 0, mask;
     for (mask = 1; mask < n; mask <<= 1) {
         if (me & mask) {
-            a->hops[k++] = (hop){1, 0, parent_rank(a->parent, g, me - mask)};
+            a->hops[k++] = (hop){1, 0, 0, parent_rank(a->parent, g, me - mask)};
             break;
         }
-        if (me + mask < n) a->hops[k++] = (hop){0, 1, parent_rank(a->parent, g, me + mask)};
+        if (me + mask < n) a->hops[k++] = (hop){0, 1, 0, parent_rank(a->parent, g, me + mask)};
     }
+    if (me == 0 && a->bridge) a->hops[k++] = (hop){1, 1, 1, 0};
     for (mask = 1; mask < n; mask <<= 1)
         if (me & mask) {
-            a->hops[k++] = (hop){0, 0, parent_rank(a->parent, g, me - mask)};
+            a->hops[k++] = (hop){0, 0, 0, parent_rank(a->parent, g, me - mask)};
             break;
         }
     for (mask >>= 1; mask > 0; mask >>= 1)
-        if (me + mask < n) a->hops[k++] = (hop){1, 0, parent_rank(a->parent, g, me + mask)};
+        if (me + mask < n) a->hops[k++] = (hop){1, 0, 0, parent_rank(a->parent, g, me + mask)};
     a->nhops = (uint8_t)k;
 }
 
@@ -144,10 +161,18 @@ static void begin_mask(lm_cid_agreement *a)
     a->next_hop = 0;
 }
 
+/* Gives back the candidates this member reserved. */
+static void unreserve(lm_cid_agreement *a)
+{
+    for (int k = 0; k < a->nids; k++) {
+        if (a->reserved[k]) lm_context_id_release((uint16_t)a->cand[k]);
+        a->reserved[k] = 0;
+    }
+}
+
 static void finish(lm_cid_agreement *a, int rc)
 {
-    if (rc != MPI_SUCCESS && a->reserved) lm_context_id_release((uint16_t)a->cand);
-    a->reserved = 0;
+    if (rc != MPI_SUCCESS) unreserve(a);
     a->rc = rc;
     a->phase = PHASE_DONE;
 }
@@ -160,24 +185,39 @@ static void end_phase(lm_cid_agreement *a)
             a->bad = 1;
             return finish(a, (int)a->m[ERR_WORD]);
         }
-        a->cand = lm_context_id_candidate(a->m);
-        if (a->cand < 0) return finish(a, MPI_ERR_INTERN); /* every id in use somewhere: too many communicators */
-        a->reserved = (uint8_t)lm_context_id_reserve((uint16_t)a->cand);
-        a->m[0] = a->reserved;
+        uint32_t vote = 1;
+        for (int k = 0; k < a->nids; k++) {
+            int c = a->cand[k] = lm_context_id_candidate(a->m);
+            if (c < 0) return finish(a, MPI_ERR_INTERN); /* every id in use somewhere: too many communicators */
+            a->m[c / 64] &= ~(1u << (c / 2 % 32));       /* the next candidate is another pair */
+            a->reserved[k] = (uint8_t)lm_context_id_reserve((uint16_t)c);
+            vote &= a->reserved[k];
+        }
+        a->m[0] = vote;
         a->phase = PHASE_VOTE;
         a->next_hop = 0;
         return;
     }
     if (a->m[0]) {
-        a->id = (uint16_t)a->cand;
-        a->reserved = 0; /* taken */
+        for (int k = 0; k < a->nids; k++) {
+            a->ids[k] = (uint16_t)a->cand[k];
+            a->reserved[k] = 0; /* taken */
+        }
         return finish(a, MPI_SUCCESS);
     }
-    /* taken meanwhile by another agreement on some member: give it back
+    /* taken meanwhile by another agreement on some member: give them back
      * here and try again with fresh masks */
-    if (a->reserved) lm_context_id_release((uint16_t)a->cand);
-    a->reserved = 0;
+    unreserve(a);
     begin_mask(a);
+}
+
+/* The error of a finished message, which is released. */
+static int take(lm_request **m)
+{
+    int err = (*m)->error;
+    lm_request_release(*m);
+    *m = NULL;
+    return err;
 }
 
 /* Move a forward as far as it goes without waiting; 1 once it has ended. */
@@ -186,10 +226,12 @@ static int advance(lm_cid_agreement *a)
     size_t words = a->phase == PHASE_MASK ? MASK_MSG_WORDS : 1;
     while (a->phase != PHASE_DONE) {
         if (a->msg) {
-            if (!a->msg->complete) return 0;
-            int err = a->msg->error;
-            lm_request_release(a->msg);
-            a->msg = NULL;
+            if (!a->msg->complete || (a->sent && !a->sent->complete)) return 0;
+            int err = take(&a->msg);
+            if (a->sent) {
+                int e = take(&a->sent);
+                if (!err) err = e;
+            }
             if (err != MPI_SUCCESS) {
                 finish(a, err);
                 break;
@@ -207,26 +249,47 @@ static int advance(lm_cid_agreement *a)
         }
         const hop *h = &a->hops[a->next_hop];
         size_t len = words * sizeof(uint32_t);
-        int ctx = a->parent->context_id + 1;
-        int rc = h->send ? lm_isend_bytes(a->m, len, h->peer, a->tag, a->parent, ctx, &a->msg)
+        int rc;
+        if (h->swap) {
+            lm_comm *b = a->bridge;
+            int ctx = b->context_id + 1;
+            rc = lm_irecv_bytes(a->in, len, h->peer, a->bridge_tag, b, ctx, &a->msg);
+            if (!rc) rc = lm_isend_bytes(a->m, len, h->peer, a->bridge_tag, b, ctx, &a->sent);
+        } else {
+            int ctx = a->parent->context_id + 1;
+            rc = h->send ? lm_isend_bytes(a->m, len, h->peer, a->tag, a->parent, ctx, &a->msg)
                          : lm_irecv_bytes(h->combine ? a->in : a->m, len, h->peer, a->tag, a->parent, ctx, &a->msg);
+        }
         if (rc != MPI_SUCCESS) {
+            /* a receive posted alone is left to match (or not) on a
+             * context that the failure ends for this agreement */
             if (a->msg) lm_request_release(a->msg);
-            a->msg = NULL;
+            if (a->sent) lm_request_release(a->sent);
+            a->msg = a->sent = NULL;
             finish(a, rc);
         }
     }
     return 1;
 }
 
-static lm_cid_agreement *agreement_new(lm_comm *parent, const lm_group *g, int tag, int local_err)
+/* An agreement over g (members of parent) on nids ids; across the two
+ * groups of intercommunicator bridge when it is not NULL (g is then its
+ * local group, parent its hidden local communicator). */
+static lm_cid_agreement *agreement_new(lm_comm *parent, const lm_group *g, int tag, int local_err, int nids,
+                                       lm_comm *bridge)
 {
     lm_cid_agreement *a = lm_calloc(LM_MEM_COMM, 1, sizeof *a);
     if (!a) return NULL;
     a->parent = parent;
     lm_comm_hold(parent);
+    if (bridge) {
+        a->bridge = bridge;
+        lm_comm_hold(bridge);
+        a->bridge_tag = INTER_TAG_BITS | (int)(bridge->inter_agree_seq++ & INTER_SEQ_MASK);
+    }
     a->tag = tag;
     a->local_err = local_err;
+    a->nids = (uint8_t)nids;
     build_hops(a, g);
     begin_mask(a);
     return a;
@@ -235,6 +298,7 @@ static lm_cid_agreement *agreement_new(lm_comm *parent, const lm_group *g, int t
 static void agreement_free(lm_cid_agreement *a)
 {
     lm_comm_drop(a->parent);
+    if (a->bridge) lm_comm_drop(a->bridge);
     lm_free(LM_MEM_COMM, a);
 }
 
@@ -242,13 +306,13 @@ static int whole_parent_tag(lm_comm *parent) { return (int)(parent->coll_seq++ &
 
 /* Blocking: drive a to its end here (the progress calls in between move
  * the nonblocking agreements of this process too). */
-static int run(lm_cid_agreement *a, uint16_t *id, int *bad)
+static int run(lm_cid_agreement *a, uint16_t *ids, int *bad)
 {
     unsigned idle = 0;
     while (!advance(a)) lm_progress_wait(&idle);
     int rc = a->rc;
     *bad = 0;
-    if (rc == MPI_SUCCESS) *id = a->id;
+    if (rc == MPI_SUCCESS) memcpy(ids, a->ids, a->nids * sizeof *ids);
     else if (a->bad) *bad = rc, rc = MPI_SUCCESS;
     agreement_free(a);
     return rc;
@@ -257,7 +321,7 @@ static int run(lm_cid_agreement *a, uint16_t *id, int *bad)
 int lm_context_id_allocate_checked(lm_comm *parent, int local_err, uint16_t *id, int *bad)
 {
     int tag = whole_parent_tag(parent);
-    lm_cid_agreement *a = agreement_new(parent, parent->group, tag, local_err);
+    lm_cid_agreement *a = agreement_new(parent, parent->group, tag, local_err, 1, NULL);
     return a ? run(a, id, bad) : MPI_ERR_NO_MEM;
 }
 
@@ -270,7 +334,7 @@ int lm_context_id_allocate(lm_comm *parent, uint16_t *id)
 int lm_context_id_allocate_group_checked(lm_comm *parent, const lm_group *g, int tag, int local_err, uint16_t *id,
                                          int *bad)
 {
-    lm_cid_agreement *a = agreement_new(parent, g, GROUP_TAG_BIT | tag, local_err);
+    lm_cid_agreement *a = agreement_new(parent, g, GROUP_TAG_BIT | tag, local_err, 1, NULL);
     return a ? run(a, id, bad) : MPI_ERR_NO_MEM;
 }
 
@@ -315,7 +379,7 @@ static int progress_active(void)
         }
         *p = a->next_active;
         n++;
-        a->done(a->arg, a->rc, a->id);
+        a->done(a->arg, a->rc, a->ids);
         agreement_free(a);
     }
     if (!active) lm_progress_hook_set_active(progress_slot, 0);
@@ -323,10 +387,37 @@ static int progress_active(void)
     return n;
 }
 
+/* An agreement over parent, or across the two groups of intercommunicator
+ * parent (two ids, over its hidden local communicator). */
+static lm_cid_agreement *whole_new(lm_comm *parent, int local_err)
+{
+    if (!parent->is_inter) return agreement_new(parent, parent->group, whole_parent_tag(parent), local_err, 1, NULL);
+    lm_comm *L = parent->local_comm;
+    return agreement_new(L, L->group, whole_parent_tag(L), local_err, 2, parent);
+}
+
+int lm_context_id_allocate_inter(lm_comm *p, uint16_t ids[2])
+{
+    lm_cid_agreement *a = whole_new(p, MPI_SUCCESS);
+    if (!a) return MPI_ERR_NO_MEM;
+    int bad, rc = run(a, ids, &bad);
+    return rc ? rc : bad; /* a member of either group that abstained */
+}
+
+int lm_context_id_abstain_dup(lm_comm *parent, int err)
+{
+    lm_cid_agreement *a = parent ? whole_new(parent, err) : NULL;
+    if (a) {
+        uint16_t ids[MAX_IDS];
+        int bad;
+        run(a, ids, &bad); /* ends with bad set: no ids */
+    }
+    return err;
+}
+
 int lm_context_id_iallocate(lm_comm *parent, lm_context_id_done done, void *arg)
 {
-    int tag = whole_parent_tag(parent);
-    lm_cid_agreement *a = agreement_new(parent, parent->group, tag, 0);
+    lm_cid_agreement *a = whole_new(parent, MPI_SUCCESS);
     if (!a) return MPI_ERR_NO_MEM;
     a->done = done;
     a->arg = arg;

@@ -27,6 +27,10 @@ int lm_context_id_allocate_checked(lm_comm *parent, int local_err, uint16_t *id,
  * that verdict, so that the other members fail too; returns err. On an
  * intercommunicator the remote group is told as well (lm_intercomm_abstain). */
 int lm_context_id_abstain(lm_comm *parent, int err);
+/* The same for the duplicates (MPI_Comm_dup, MPI_Comm_idup and their
+ * _with_info forms), whose agreement on an intercommunicator spans both
+ * groups (lm_context_id_allocate_inter): both groups fail. */
+int lm_context_id_abstain_dup(lm_comm *parent, int err);
 /* The error a member with valid arguments reports when another had not. */
 int lm_context_id_peer_invalid(MPI_Comm comm, int bad, const char *fname);
 /* Collective over the members of g only (a subgroup of parent's group, g->my_rank
@@ -36,11 +40,18 @@ int lm_context_id_allocate_group(lm_comm *parent, const lm_group *g, int tag, ui
  * lm_context_id_allocate_checked. */
 int lm_context_id_allocate_group_checked(lm_comm *parent, const lm_group *g, int tag, int local_err, uint16_t *id,
                                          int *bad);
+/* Collective over both groups of intercommunicator p: agree on two ids free
+ * on every member of both (a duplicate's and its hidden local
+ * communicator's). The members of each group agree over p's hidden local
+ * communicator and the two leaders swap their groups' masks and votes, so
+ * that both groups take the same ids. */
+int lm_context_id_allocate_inter(lm_comm *p, uint16_t ids[2]);
 /* Nonblocking, collective over parent: start an agreement that the progress
- * engine moves on; done(arg, rc, id) runs once it has ended (rc an MPI error
- * class; id valid when rc is MPI_SUCCESS). Returns MPI_SUCCESS or an error
- * class (nothing started). */
-typedef void (*lm_context_id_done)(void *arg, int rc, uint16_t id);
+ * engine moves on; done(arg, rc, ids) runs once it has ended (rc an MPI
+ * error class; ids valid when rc is MPI_SUCCESS: one id, or two when parent
+ * is an intercommunicator, as lm_context_id_allocate_inter). Returns
+ * MPI_SUCCESS or an error class (nothing started). */
+typedef void (*lm_context_id_done)(void *arg, int rc, const uint16_t *ids);
 int lm_context_id_iallocate(lm_comm *parent, lm_context_id_done done, void *arg);
 void lm_context_id_release(uint16_t id);
 

@@ -426,27 +426,48 @@ int lm_intercomm_abstain(lm_comm *p, int err)
     return err;
 }
 
+lm_comm *lm_intercomm_dup_pending(lm_comm *p)
+{
+    lm_group_retain(p->group);
+    lm_comm *c = lm_comm_new_intra(p->group, LM_CONTEXT_PENDING, p);
+    if (!c) {
+        lm_group_release(p->group);
+        return NULL;
+    }
+    c->is_inter = 1;
+    lm_group_retain(p->remote_group);
+    c->remote_group = p->remote_group;
+    return c;
+}
+
+int lm_intercomm_dup_settle(lm_comm *c, const uint16_t ids[2])
+{
+    c->local_comm = new_hidden(c->group, ids[1], c);
+    if (!c->local_comm) {
+        lm_context_id_release(ids[0]);
+        return MPI_ERR_NO_MEM;
+    }
+    c->context_id = ids[0];
+    return MPI_SUCCESS;
+}
+
 int lm_intercomm_dup(lm_comm *p, lm_comm **out)
 {
-    uint16_t hid, id;
-    int rc = begin_on(p, MPI_SUCCESS, &hid);
+    uint16_t ids[2];
+    int rc = lm_context_id_allocate_inter(p, ids);
     if (rc) return rc;
-    lm_comm *H = new_hidden(p->group, hid, p->local_comm);
-    if (!H) return MPI_ERR_NO_MEM;
-    channel ch = via(p);
-    xhdr h = {.n = 0}, rh;
-    void *rpay;
-    int remote_failed;
-    rc = agree(H, 0, &ch, &h, NULL, 0, &rh, &rpay, &remote_failed);
-    lm_free(LM_MEM_COMM, rpay);
-    if (!rc) rc = take_agreed(H, 0, &ch, rh.mask, &id);
-    if (rc) {
-        drop_comm(H);
+    lm_comm *c = lm_intercomm_dup_pending(p);
+    if (!c) {
+        lm_context_id_release(ids[0]);
+        lm_context_id_release(ids[1]);
+        return MPI_ERR_NO_MEM;
+    }
+    if ((rc = lm_intercomm_dup_settle(c, ids)) != MPI_SUCCESS) {
+        drop_comm(c);
         return rc;
     }
-    lm_group_retain(p->remote_group);
-    *out = new_inter(p->group, p->remote_group, id, H, p);
-    return *out ? MPI_SUCCESS : MPI_ERR_NO_MEM;
+    *out = c;
+    return MPI_SUCCESS;
 }
 
 typedef struct {

@@ -9,13 +9,22 @@
  * id masks over the hidden communicator, the two leaders swap masks and a
  * small payload (group lists, split tables, merge order), and each leader
  * broadcasts the combined mask and the remote payload to its group, so both
- * sides take the same lowest free id. */
+ * sides take the same lowest free id. Duplicates carry no payload: their
+ * agreement is comm/context_id.c's state machine with the leaders' swap
+ * inside it, so that MPI_Comm_idup can run it without blocking. */
 #ifndef LM_INTERCOMM_H
 #define LM_INTERCOMM_H
 #include "obj/comm.h"
 
-/* MPI_Comm_dup of an intercommunicator (attributes are the caller's job). */
+/* MPI_Comm_dup of an intercommunicator (attributes are the caller's job).
+ * Its ids come from lm_context_id_allocate_inter (comm/context_id.h), which
+ * MPI_Comm_idup runs as a nonblocking agreement: the duplicate is made at
+ * once with lm_intercomm_dup_pending (no ids yet) and given its ids, with
+ * its hidden local communicator, by lm_intercomm_dup_settle (which gives
+ * them back and returns MPI_ERR_NO_MEM when that fails). */
 int lm_intercomm_dup(lm_comm *p, lm_comm **out);
+lm_comm *lm_intercomm_dup_pending(lm_comm *p);
+int lm_intercomm_dup_settle(lm_comm *c, const uint16_t ids[2]);
 /* MPI_Comm_split of an intercommunicator: *out is NULL where the caller's
  * color is MPI_UNDEFINED or the remote group has no process of that color.
  * MPI_Comm_create on an intercommunicator is the split whose color is

@@ -31,6 +31,8 @@ typedef struct lm_comm {
     struct lm_attr_list *attrs;
     struct lm_topo *topo;       /* process topology (comm/topo.h), NULL for none */
     uint32_t coll_seq;          /* collective sequence number (tags internal collectives) */
+    uint32_t inter_agree_seq;   /* intercommunicators: agreements across both groups started on
+                                   it, the same count on every member (tags its leaders' traffic) */
     struct lm_comm *local_comm; /* intercommunicators only: a hidden intracommunicator over the
                                    local group, for collectives and agreements (comm/intercomm.h) */
     MPI_Info info;              /* hints (comm/comm_info.h), 0 for none */

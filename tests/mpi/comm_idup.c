@@ -5,7 +5,8 @@
  * may be in flight at once and completed in any order; idup mixes with
  * blocking constructors (MPI_Comm_create_group, MPI_Comm_dup) started while
  * it is pending; what the new communicators copy (attributes, topology,
- * hints) is there, and each one is a communicator of its own. */
+ * hints) is there, and each one is a communicator of its own. All of it
+ * holds for intercommunicators as well. */
 #include "mpitest.h"
 
 #define NDUP 12
@@ -162,6 +163,62 @@ int main(int argc, char **argv)
         CHECK_MPI(MPI_Comm_remote_size(dup, &rs));
         CHECK_EQ(rs, rank % 2 ? (size + 1) / 2 : size / 2);
         CHECK_MPI(MPI_Comm_free(&dup));
+        CHECK_MPI(MPI_Comm_free(&inter));
+        CHECK_MPI(MPI_Comm_free(&half));
+    }
+
+    /* 6. an intercommunicator's idup is nonblocking too: the first side
+     * idups and then sends to the other side, which receives first and
+     * idups after; several in flight, a blocking MPI_Comm_dup while they
+     * are pending, completed in reverse order, each one distinct */
+    if (size > 1) {
+        MPI_Comm half, inter, dup[NDUP + 1];
+        MPI_Request req[NDUP];
+        int side = rank % 2, lrank;
+        MPI_Comm_split(MPI_COMM_WORLD, side, rank, &half);
+        MPI_Comm_rank(half, &lrank);
+        CHECK_MPI(MPI_Intercomm_create(half, 0, MPI_COMM_WORLD, side ? 0 : 1, 11, &inter));
+        int rsize, v = rank, got = -1;
+        MPI_Comm_remote_size(inter, &rsize);
+        int partner = lrank < rsize ? lrank : MPI_PROC_NULL;
+        if (side == 0) {
+            CHECK_MPI(MPI_Comm_idup(inter, &dup[0], &req[0]));
+            CHECK_MPI(MPI_Send(&v, 1, MPI_INT, partner, 1, inter));
+        } else {
+            CHECK_MPI(MPI_Recv(&got, 1, MPI_INT, partner, 1, inter, MPI_STATUS_IGNORE));
+            if (partner != MPI_PROC_NULL) CHECK_EQ(got, 2 * partner);
+            CHECK_MPI(MPI_Comm_idup(inter, &dup[0], &req[0]));
+        }
+        for (int i = 1; i < NDUP; i++) CHECK_MPI(MPI_Comm_idup(inter, &dup[i], &req[i]));
+        CHECK_MPI(MPI_Comm_dup(inter, &dup[NDUP]));
+        for (int i = NDUP - 1; i >= 0; i--) CHECK_MPI(MPI_Wait(&req[i], MPI_STATUS_IGNORE));
+        /* distinct: the same tag on each, received in the opposite order */
+        MPI_Request r[2 * (NDUP + 1)];
+        int in[NDUP + 1], n = NDUP + 1, flag;
+        for (int i = 0; i < n; i++) {
+            CHECK_MPI(MPI_Comm_test_inter(dup[i], &flag));
+            CHECK(flag, "an intercommunicator's duplicate is not an intercommunicator");
+            MPI_Irecv(&in[i], 1, MPI_INT, partner, 5, dup[n - 1 - i], &r[i]);
+        }
+        for (int i = 0; i < n; i++) {
+            int out = 1000 * rank + i;
+            MPI_Isend(&out, 1, MPI_INT, partner, 5, dup[i], &r[n + i]);
+            MPI_Wait(&r[n + i], MPI_STATUS_IGNORE);
+        }
+        CHECK_MPI(MPI_Waitall(n, r, MPI_STATUSES_IGNORE));
+        if (partner != MPI_PROC_NULL) {
+            int prank = side ? 2 * partner : 2 * partner + 1;
+            for (int i = 0; i < n; i++) CHECK_EQ(in[n - 1 - i], 1000 * prank + i);
+        }
+        /* a collective over both groups on the last one, then a merge */
+        int one = 1, total = 0;
+        CHECK_MPI(MPI_Allreduce(&one, &total, 1, MPI_INT, MPI_SUM, dup[NDUP - 1]));
+        CHECK_EQ(total, rsize);
+        MPI_Comm merged;
+        CHECK_MPI(MPI_Intercomm_merge(dup[0], side, &merged));
+        sum_check(merged);
+        CHECK_MPI(MPI_Comm_free(&merged));
+        for (int i = 0; i < n; i++) CHECK_MPI(MPI_Comm_free(&dup[i]));
         CHECK_MPI(MPI_Comm_free(&inter));
         CHECK_MPI(MPI_Comm_free(&half));
     }

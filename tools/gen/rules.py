@@ -153,10 +153,10 @@ NULL_HANDLE_OK = {
 # fail with it instead of waiting for it (src/comm/context_id.h,
 # src/comm/topo_create.h).
 ABSTAIN = {
-    "MPI_Comm_dup": "lm_context_id_abstain",
-    "MPI_Comm_dup_with_info": "lm_context_id_abstain",
-    "MPI_Comm_idup": "lm_context_id_abstain",
-    "MPI_Comm_idup_with_info": "lm_context_id_abstain",
+    "MPI_Comm_dup": "lm_context_id_abstain_dup",
+    "MPI_Comm_dup_with_info": "lm_context_id_abstain_dup",
+    "MPI_Comm_idup": "lm_context_id_abstain_dup",
+    "MPI_Comm_idup_with_info": "lm_context_id_abstain_dup",
     "MPI_Comm_split": "lm_context_id_abstain",
     "MPI_Comm_split_type": "lm_context_id_abstain",
     "MPI_Comm_create": "lm_context_id_abstain",
