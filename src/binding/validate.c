@@ -20,9 +20,7 @@ int lm_raise(const lm_errctx *ctx, int errclass, const char *fmt, ...)
     }
 }
 
-int lm_check_init(const lm_errctx *ctx)
+int lm_raise_not_initialized(const lm_errctx *ctx, int state)
 {
-    int state = lm_initialized_state();
-    if (state == 1) return MPI_SUCCESS;
     return lm_raise(ctx, MPI_ERR_OTHER, "called %s", state == 0 ? "before MPI_Init" : "after MPI_Finalize");
 }

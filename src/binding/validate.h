@@ -68,7 +68,12 @@ int lm_raise_at_boundary(const char *fname, int code);
  * out); the message names ctx->fn. */
 int lm_raise(const lm_errctx *ctx, int errclass, const char *fmt, ...) LM_PRINTF(3, 4);
 
-int lm_check_init(const lm_errctx *ctx);
+int lm_raise_not_initialized(const lm_errctx *ctx, int state);
+static inline int lm_check_init(const lm_errctx *ctx)
+{
+    int state = lm_initialized_state();
+    return state == LM_STATE_INITIALIZED ? MPI_SUCCESS : lm_raise_not_initialized(ctx, state);
+}
 
 static inline int lm_check_ptr(const lm_errctx *ctx, const void *p, const char *name)
 {

@@ -11,7 +11,8 @@
 #include <stdio.h>
 #include <string.h>
 
-static lm_datatype *builtin;
+lm_datatype *lm_datatype_builtin;
+unsigned lm_datatype_nbuiltin;
 /* a layout and two segments per predefined type (pair types have two members) */
 static lm_layout *builtin_layouts;
 static lm_seg *builtin_segs;
@@ -37,15 +38,15 @@ static struct lm_attr_list **attr_list_of(int handle)
 
 int lm_datatype_init_builtin(void)
 {
-    if (builtin) return MPI_SUCCESS;
+    if (lm_datatype_builtin) return MPI_SUCCESS;
     lm_attr_register_kind(LM_KIND_DATATYPE, attr_list_of);
-    builtin = lm_calloc(LM_MEM_DATATYPE, (size_t)lm_builtin_type_count, sizeof *builtin);
+    lm_datatype_builtin = lm_calloc(LM_MEM_DATATYPE, (size_t)lm_builtin_type_count, sizeof *lm_datatype_builtin);
     builtin_layouts = lm_calloc(LM_MEM_DATATYPE, (size_t)lm_builtin_type_count, sizeof *builtin_layouts);
     builtin_segs = lm_calloc(LM_MEM_DATATYPE, 2 * (size_t)lm_builtin_type_count, sizeof *builtin_segs);
-    if (!builtin || !builtin_layouts || !builtin_segs) return MPI_ERR_NO_MEM;
+    if (!lm_datatype_builtin || !builtin_layouts || !builtin_segs) return MPI_ERR_NO_MEM;
     for (int i = 0; i < lm_builtin_type_count; i++) {
         const struct lm_builtin_type *b = &lm_builtin_types[i];
-        lm_datatype *t = &builtin[i];
+        lm_datatype *t = &lm_datatype_builtin[i];
         t->obj.handle = LM_HANDLE(LM_KIND_DATATYPE, LM_TIER_BUILTIN, i);
         t->obj.refcount = 1;
         t->size = b->size;
@@ -69,32 +70,24 @@ int lm_datatype_init_builtin(void)
         t->combiner = MPI_COMBINER_NAMED;
         builtin_layout(t, b, i);
     }
+    lm_datatype_nbuiltin = (unsigned)lm_builtin_type_count;
     return MPI_SUCCESS;
 }
 
 void lm_datatype_finalize(void)
 {
     lm_f90_types_finalize();
-    for (int i = 0; builtin && i < lm_builtin_type_count; i++) {
-        lm_attr_discard(&builtin[i].attrs);
-        lm_free(LM_MEM_DATATYPE, builtin[i].set_name);
+    for (int i = 0; lm_datatype_builtin && i < lm_builtin_type_count; i++) {
+        lm_attr_discard(&lm_datatype_builtin[i].attrs);
+        lm_free(LM_MEM_DATATYPE, lm_datatype_builtin[i].set_name);
     }
-    lm_free(LM_MEM_DATATYPE, builtin);
+    lm_datatype_nbuiltin = 0;
+    lm_free(LM_MEM_DATATYPE, lm_datatype_builtin);
     lm_free(LM_MEM_DATATYPE, builtin_layouts);
     lm_free(LM_MEM_DATATYPE, builtin_segs);
-    builtin = NULL;
+    lm_datatype_builtin = NULL;
     builtin_layouts = NULL;
     builtin_segs = NULL;
-}
-
-lm_datatype *lm_datatype_get(MPI_Datatype h)
-{
-    if (LM_HANDLE_KIND(h) != LM_KIND_DATATYPE) return NULL;
-    if (LM_HANDLE_TIER(h) == LM_TIER_BUILTIN) {
-        unsigned i = LM_HANDLE_INDEX(h);
-        return (builtin && i < (unsigned)lm_builtin_type_count) ? &builtin[i] : NULL;
-    }
-    return lm_object_lookup(h, LM_KIND_DATATYPE);
 }
 
 static lm_datatype *get(MPI_Datatype h, const char *fname, int *rc)

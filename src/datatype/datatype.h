@@ -61,8 +61,19 @@ static inline void lm_datatype_retain(lm_datatype *t)
 /* MPI_Type_dup: give t (a copy of o) its own layout and o as its contents. */
 int lm_datatype_dup_layout(lm_datatype *t, lm_datatype *o);
 
-/* The datatype for a handle, or NULL if invalid or freed. */
-lm_datatype *lm_datatype_get(MPI_Datatype t);
+/* The datatype for a handle, or NULL if invalid or freed. Inline: every
+ * call that moves data resolves one or two. */
+extern lm_datatype *lm_datatype_builtin;
+extern unsigned lm_datatype_nbuiltin; /* 0 before MPI_Init and after MPI_Finalize */
+static inline lm_datatype *lm_datatype_get(MPI_Datatype h)
+{
+    if (LM_HANDLE_KIND(h) != LM_KIND_DATATYPE) return NULL;
+    if (LM_HANDLE_TIER(h) == LM_TIER_BUILTIN) {
+        unsigned i = LM_HANDLE_INDEX(h);
+        return i < lm_datatype_nbuiltin ? &lm_datatype_builtin[i] : NULL;
+    }
+    return lm_object_lookup(h, LM_KIND_DATATYPE);
+}
 int lm_datatype_init_builtin(void);
 /* At MPI_Finalize: predefined handles resolve to NULL from then on. */
 void lm_datatype_finalize(void);

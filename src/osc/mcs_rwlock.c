@@ -122,3 +122,26 @@ void lm_mcs_write_unlock(const lm_mcs_space *s, lm_mcs_rwlock *l, uint32_t me)
     __atomic_store_n(&l->writer_head, next, __ATOMIC_SEQ_CST);
     if (writer_activate(l)) unblock(s, next);
 }
+
+int lm_mcs_write_trylock(lm_mcs_rwlock *l)
+{
+    if (__atomic_load_n(&l->writer_tail, __ATOMIC_RELAXED) || __atomic_load_n(&l->state, __ATOMIC_RELAXED)) return 0;
+    if (!lm_osc_cas64(&l->state, 0, LM_MCS_WAFLAG, NULL)) return 0;
+    lm_mcs_count.acquisitions++;
+    return 1;
+}
+
+void lm_mcs_write_unlock_direct(const lm_mcs_space *s, lm_mcs_rwlock *l)
+{
+    if (lm_osc_cas64(&l->state, LM_MCS_WAFLAG, 0, NULL)) return;
+    /* others came while we held it: readers counted in and waiting on the
+     * stack (woken here; a writer that queued meanwhile is promoted by the
+     * last of them), or a queued writer's interest (promoted here) */
+    uint64_t old = lm_osc_fetch_and64(&l->state, ~(uint64_t)LM_MCS_WAFLAG);
+    if (old >= LM_MCS_RC_INCR) {
+        uint32_t head = lm_osc_swap32(&l->reader_head, 0);
+        if (head) unblock(s, head);
+    } else if ((old & LM_MCS_WIFLAG) && lm_osc_cas64(&l->state, LM_MCS_WIFLAG, LM_MCS_WAFLAG, NULL)) {
+        unblock(s, __atomic_load_n(&l->writer_head, __ATOMIC_ACQUIRE));
+    }
+}

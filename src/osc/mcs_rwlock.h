@@ -9,6 +9,13 @@
  * together when it leaves. Every waiter spins on its own queue node, never
  * on the lock word, so waiting costs the lock's home nothing.
  *
+ * A writer that finds the lock free and nobody queued takes it with one
+ * compare-and-swap of the lock word, without a queue node, and releases
+ * it with another (lm_mcs_write_trylock): an uncontended exclusive lock
+ * plus unlock is two atomics, as a shared one. Writers that arrive
+ * meanwhile queue as usual and its release hands over to them; at most
+ * one such writer gets in ahead of the queue per hand-over.
+ *
  * Queue nodes are named by 32-bit ids (0 = none) into a table of nodes
  * every process can reach; the caller owns the ids it passes. A writer's
  * node stays in use until its unlock; a reader's only while it waits. */
@@ -42,6 +49,11 @@ void lm_mcs_read_lock(const lm_mcs_space *s, lm_mcs_rwlock *l, uint32_t me);
 void lm_mcs_read_unlock(const lm_mcs_space *s, lm_mcs_rwlock *l);
 void lm_mcs_write_lock(const lm_mcs_space *s, lm_mcs_rwlock *l, uint32_t me);
 void lm_mcs_write_unlock(const lm_mcs_space *s, lm_mcs_rwlock *l, uint32_t me);
+/* 1 when the lock was free with no writer queued and is now this
+ * writer's (release with lm_mcs_write_unlock_direct); 0: queue with
+ * lm_mcs_write_lock. */
+int lm_mcs_write_trylock(lm_mcs_rwlock *l);
+void lm_mcs_write_unlock_direct(const lm_mcs_space *s, lm_mcs_rwlock *l);
 
 /* Acquisitions and the time spent waiting for them (pvars). */
 typedef struct lm_mcs_counters {

@@ -67,39 +67,3 @@ int lm_osc_get(lm_osc_channel *ch, const lm_osc_target *t, uint64_t off, size_t 
 {
     return transfer(ch, t, off, len, count, stride, dst, 0, done, arg);
 }
-
-/* ---- atomics: sequentially consistent, so that a lock built on them
- * orders the data it protects ---- */
-
-#define ATOMIC_RMW(name, type, builtin)         \
-    type name(type *p, type v)                  \
-    {                                           \
-        lm_osc_count.atomics++;                 \
-        return builtin(p, v, __ATOMIC_SEQ_CST); \
-    }
-ATOMIC_RMW(lm_osc_fetch_add64, uint64_t, __atomic_fetch_add)
-ATOMIC_RMW(lm_osc_swap64, uint64_t, __atomic_exchange_n)
-ATOMIC_RMW(lm_osc_fetch_and64, uint64_t, __atomic_fetch_and)
-ATOMIC_RMW(lm_osc_fetch_or64, uint64_t, __atomic_fetch_or)
-ATOMIC_RMW(lm_osc_fetch_xor64, uint64_t, __atomic_fetch_xor)
-ATOMIC_RMW(lm_osc_fetch_add32, uint32_t, __atomic_fetch_add)
-ATOMIC_RMW(lm_osc_swap32, uint32_t, __atomic_exchange_n)
-ATOMIC_RMW(lm_osc_fetch_and32, uint32_t, __atomic_fetch_and)
-ATOMIC_RMW(lm_osc_fetch_or32, uint32_t, __atomic_fetch_or)
-ATOMIC_RMW(lm_osc_fetch_xor32, uint32_t, __atomic_fetch_xor)
-
-int lm_osc_cas64(uint64_t *p, uint64_t expected, uint64_t desired, uint64_t *old)
-{
-    lm_osc_count.atomics++;
-    int ok = __atomic_compare_exchange_n(p, &expected, desired, 0, __ATOMIC_SEQ_CST, __ATOMIC_SEQ_CST);
-    if (old) *old = expected;
-    return ok;
-}
-
-int lm_osc_cas32(uint32_t *p, uint32_t expected, uint32_t desired, uint32_t *old)
-{
-    lm_osc_count.atomics++;
-    int ok = __atomic_compare_exchange_n(p, &expected, desired, 0, __ATOMIC_SEQ_CST, __ATOMIC_SEQ_CST);
-    if (old) *old = expected;
-    return ok;
-}

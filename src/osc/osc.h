@@ -75,24 +75,24 @@ int lm_osc_call(lm_osc_channel *ch, const lm_osc_target *t, int kind, const void
 
 /* Wait until every MSG operation to rank (-1: to every rank) has its
  * reply, serving requests meanwhile. The first error an operation reported
- * is returned (the others' done still ran). */
-int lm_osc_flush(lm_osc_channel *ch, int rank);
+ * is returned (the others' done still ran). Inline up to the common case,
+ * a channel with nothing to serve, nothing in flight and no error to
+ * report (every window whose memory is reached directly or with single
+ * copies): the flush of an 8-byte put is then two loads. */
+typedef struct lm_osc_channel_head {
+    int serve;   /* this process's memory is reached through MSG: serve at every progress call */
+    int pending; /* MSG operations without a reply */
+    int err;     /* the first error an answered operation reported, for the next flush */
+} lm_osc_channel_head;
+int lm_osc_flush_wait(lm_osc_channel *ch, int rank);
+static inline int lm_osc_flush(lm_osc_channel *ch, int rank)
+{
+    const lm_osc_channel_head *h = (const lm_osc_channel_head *)ch; /* a channel starts with its head */
+    if (!h->serve && !h->pending && !h->err) return MPI_SUCCESS;
+    return lm_osc_flush_wait(ch, rank);
+}
 /* MSG operations still without a reply (to rank, or all for -1). */
 int lm_osc_pending(const lm_osc_channel *ch, int rank);
-
-/* Atomics on DIRECT memory, counted in the remote-atomics pvar. */
-uint64_t lm_osc_fetch_add64(uint64_t *p, uint64_t v);
-uint64_t lm_osc_swap64(uint64_t *p, uint64_t v);
-int lm_osc_cas64(uint64_t *p, uint64_t expected, uint64_t desired, uint64_t *old);
-uint64_t lm_osc_fetch_and64(uint64_t *p, uint64_t v);
-uint64_t lm_osc_fetch_or64(uint64_t *p, uint64_t v);
-uint64_t lm_osc_fetch_xor64(uint64_t *p, uint64_t v);
-uint32_t lm_osc_fetch_add32(uint32_t *p, uint32_t v);
-uint32_t lm_osc_swap32(uint32_t *p, uint32_t v);
-int lm_osc_cas32(uint32_t *p, uint32_t expected, uint32_t desired, uint32_t *old);
-uint32_t lm_osc_fetch_and32(uint32_t *p, uint32_t v);
-uint32_t lm_osc_fetch_or32(uint32_t *p, uint32_t v);
-uint32_t lm_osc_fetch_xor32(uint32_t *p, uint32_t v);
 
 /* Counters for MPI_T (performance variables). */
 typedef struct lm_osc_counters {
@@ -102,6 +102,41 @@ typedef struct lm_osc_counters {
     uint64_t bytes_put, bytes_got;
 } lm_osc_counters;
 extern lm_osc_counters lm_osc_count;
+
+/* Atomics on DIRECT memory, counted in the remote-atomics pvar; inline,
+ * as the locks are a few of them and little else. Sequentially
+ * consistent, so that a lock built on them orders the data it protects. */
+#define LM_OSC_ATOMIC_RMW(name, type, builtin)  \
+    static inline type name(type *p, type v)    \
+    {                                           \
+        lm_osc_count.atomics++;                 \
+        return builtin(p, v, __ATOMIC_SEQ_CST); \
+    }
+LM_OSC_ATOMIC_RMW(lm_osc_fetch_add64, uint64_t, __atomic_fetch_add)
+LM_OSC_ATOMIC_RMW(lm_osc_swap64, uint64_t, __atomic_exchange_n)
+LM_OSC_ATOMIC_RMW(lm_osc_fetch_and64, uint64_t, __atomic_fetch_and)
+LM_OSC_ATOMIC_RMW(lm_osc_fetch_or64, uint64_t, __atomic_fetch_or)
+LM_OSC_ATOMIC_RMW(lm_osc_fetch_xor64, uint64_t, __atomic_fetch_xor)
+LM_OSC_ATOMIC_RMW(lm_osc_fetch_add32, uint32_t, __atomic_fetch_add)
+LM_OSC_ATOMIC_RMW(lm_osc_swap32, uint32_t, __atomic_exchange_n)
+LM_OSC_ATOMIC_RMW(lm_osc_fetch_and32, uint32_t, __atomic_fetch_and)
+LM_OSC_ATOMIC_RMW(lm_osc_fetch_or32, uint32_t, __atomic_fetch_or)
+LM_OSC_ATOMIC_RMW(lm_osc_fetch_xor32, uint32_t, __atomic_fetch_xor)
+#undef LM_OSC_ATOMIC_RMW
+
+/* Compare-and-swap: 1 when *p held expected (now desired); *old (if not
+ * NULL) gets what *p held. */
+#define LM_OSC_ATOMIC_CAS(name, type)                                                                       \
+    static inline int name(type *p, type expected, type desired, type *old)                                 \
+    {                                                                                                       \
+        lm_osc_count.atomics++;                                                                             \
+        int ok = __atomic_compare_exchange_n(p, &expected, desired, 0, __ATOMIC_SEQ_CST, __ATOMIC_SEQ_CST); \
+        if (old) *old = expected;                                                                           \
+        return ok;                                                                                          \
+    }
+LM_OSC_ATOMIC_CAS(lm_osc_cas64, uint64_t)
+LM_OSC_ATOMIC_CAS(lm_osc_cas32, uint32_t)
+#undef LM_OSC_ATOMIC_CAS
 
 /* Start step of the engine (registers its progress hook); called by the
  * layer above at its own start. */

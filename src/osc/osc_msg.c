@@ -65,14 +65,12 @@ typedef struct reply_out {
 } reply_out;
 
 struct lm_osc_channel {
+    lm_osc_channel_head head; /* serve, pending, err (osc.h) */
     lm_comm *comm;
     void *owner;
-    int serve;
     msg_op *ops, **ops_tail;
-    int pending;
     served *in, **in_tail;
     reply_out *out;
-    int err;              /* the first error an answered operation reported, for the next flush */
     lm_osc_channel *next; /* in the list the hook walks */
 };
 
@@ -95,7 +93,7 @@ int lm_osc_channel_new(lm_comm *c, void *owner, int serve, lm_osc_channel **out)
     if (!ch) return MPI_ERR_NO_MEM;
     ch->comm = c;
     ch->owner = owner;
-    ch->serve = serve;
+    ch->head.serve = serve;
     ch->ops_tail = &ch->ops;
     ch->in_tail = &ch->in;
     ch->next = channels;
@@ -118,7 +116,7 @@ void lm_osc_channel_free(lm_osc_channel *ch)
             *p = ch->next;
             break;
         }
-    if (ch->serve) busy(-1);
+    if (ch->head.serve) busy(-1);
     lm_free(LM_MEM_RMA, ch);
 }
 
@@ -161,7 +159,7 @@ static int issue(lm_osc_channel *ch, const lm_osc_target *t, const msg_hdr *h, c
     op->arg = done_arg;
     *ch->ops_tail = op;
     ch->ops_tail = &op->next;
-    ch->pending++;
+    ch->head.pending++;
     lm_osc_count.msg_requests++;
     busy(1);
     return MPI_SUCCESS;
@@ -211,9 +209,9 @@ static int reap_ops(lm_osc_channel *ch)
         lm_free(LM_MEM_RMA, op->msg);
         lm_free(LM_MEM_RMA, op->reply);
         if (op->done) op->done(op->arg, err);
-        if (err && !ch->err) ch->err = err;
+        if (err && !ch->head.err) ch->head.err = err;
         lm_free(LM_MEM_RMA, op);
-        ch->pending--;
+        ch->head.pending--;
         busy(-1);
         n++;
     }
@@ -323,32 +321,32 @@ static int progress(void)
 {
     int n = 0;
     for (lm_osc_channel *ch = channels; ch; ch = ch->next) {
-        if (ch->pending) n += reap_ops(ch);
-        if (ch->serve || ch->out) n += serve(ch);
+        if (ch->head.pending) n += reap_ops(ch);
+        if (ch->head.serve || ch->out) n += serve(ch);
     }
     return n;
 }
 
-int lm_osc_flush(lm_osc_channel *ch, int rank)
+int lm_osc_flush_wait(lm_osc_channel *ch, int rank)
 {
     /* requests others sent here advance too, even when nothing of ours
      * is in flight: a process that spins on flushes to itself must not
      * starve the ones waiting for it */
-    if (ch->serve) lm_progress();
+    if (ch->head.serve) lm_progress();
     unsigned idle = 0;
     while (lm_osc_pending(ch, rank)) {
         if (reap_ops(ch)) continue;
         lm_progress_wait(&idle);
     }
-    int err = ch->err;
-    ch->err = MPI_SUCCESS;
+    int err = ch->head.err;
+    ch->head.err = MPI_SUCCESS;
     return err;
 }
 
 int lm_osc_pending(const lm_osc_channel *ch, int rank)
 {
     if (!ch) return 0;
-    if (rank < 0) return ch->pending;
+    if (rank < 0) return ch->head.pending;
     int n = 0;
     for (const msg_op *op = ch->ops; op; op = op->next) n += op->rank == rank;
     return n;

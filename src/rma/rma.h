@@ -10,17 +10,56 @@
 /* Start of the one-sided calls: the engine and the call handlers. */
 int lm_rma_calls_init(void);
 
-/* May this process access rank now (an access epoch that covers it)? */
-int lm_rma_may_access(const lm_win *w, int rank);
+/* The helpers below are inline: an 8-byte put runs through all of them. */
+
+/* May this process access rank now (an access epoch that covers it)?
+ * The fence and lock_all epochs cover every rank; otherwise a lock held on
+ * rank or a start group that has it (lm_rma_held_access). */
+int lm_rma_held_access(const lm_win *w, int rank);
+static inline int lm_rma_may_access(const lm_win *w, int rank)
+{
+    return w->fence_open || w->lockall || lm_rma_held_access(w, rank);
+}
 
 /* How to reach rank's part: the target descriptor, its displacement unit
  * and size. For a dynamic window the part is the whole address space
  * (displacements are addresses). */
-void lm_rma_target(const lm_win *w, int rank, lm_osc_target *t, int64_t *unit, int64_t *size);
+static inline void lm_rma_target(const lm_win *w, int rank, lm_osc_target *t, int64_t *unit, int64_t *size)
+{
+    const lm_win_entry *e = &w->shared->table[rank];
+    t->rank = rank;
+    t->world = e->world;
+    *unit = e->disp_unit;
+    *size = e->size;
+    if (w->flavor == MPI_WIN_FLAVOR_DYNAMIC) {
+        *unit = 1;
+        *size = INT64_MAX;
+    }
+    if (e->in_segment) {
+        t->reach = LM_OSC_DIRECT;
+        t->mapped = w->shared->parts + e->offset;
+        t->addr = 0;
+    } else if (rank == w->comm->rank) {
+        t->reach = LM_OSC_DIRECT;
+        t->mapped = w->flavor == MPI_WIN_FLAVOR_DYNAMIC ? NULL : (char *)w->base;
+        t->addr = 0;
+    } else {
+        t->reach = (lm_osc_reach)w->private_reach;
+        t->mapped = NULL;
+        t->addr = w->flavor == MPI_WIN_FLAVOR_DYNAMIC ? 0 : e->addr;
+    }
+}
 
 /* Is [lo, hi) (bytes from the start of rank's part) inside it? For a
- * dynamic window: inside one region rank has attached. */
-int lm_rma_in_range(const lm_win *w, int rank, int64_t lo, int64_t hi);
+ * dynamic window: inside one region rank has attached
+ * (lm_rma_in_attached). */
+int lm_rma_in_attached(const lm_win *w, int rank, int64_t lo, int64_t hi);
+static inline int lm_rma_in_range(const lm_win *w, int rank, int64_t lo, int64_t hi)
+{
+    if (lo > hi) return 0;
+    if (w->flavor == MPI_WIN_FLAVOR_DYNAMIC) return lm_rma_in_attached(w, rank, lo, hi);
+    return lo >= 0 && hi <= w->shared->table[rank].size;
+}
 
 /* Does this process hold an exclusive lock on rank (nobody else may
  * then touch rank's part, so its accumulates need no accumulate lock)? */

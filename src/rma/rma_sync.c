@@ -51,36 +51,8 @@ void lm_win_rma_free(lm_win *w)
 
 /* ---- targets ---- */
 
-void lm_rma_target(const lm_win *w, int rank, lm_osc_target *t, int64_t *unit, int64_t *size)
+int lm_rma_in_attached(const lm_win *w, int rank, int64_t lo, int64_t hi)
 {
-    const lm_win_entry *e = &w->shared->table[rank];
-    t->rank = rank;
-    t->world = e->world;
-    *unit = e->disp_unit;
-    *size = e->size;
-    if (w->flavor == MPI_WIN_FLAVOR_DYNAMIC) {
-        *unit = 1;
-        *size = INT64_MAX;
-    }
-    if (e->in_segment) {
-        t->reach = LM_OSC_DIRECT;
-        t->mapped = w->shared->parts + e->offset;
-        t->addr = 0;
-    } else if (rank == w->comm->rank) {
-        t->reach = LM_OSC_DIRECT;
-        t->mapped = w->flavor == MPI_WIN_FLAVOR_DYNAMIC ? NULL : (char *)w->base;
-        t->addr = 0;
-    } else {
-        t->reach = (lm_osc_reach)w->private_reach;
-        t->mapped = NULL;
-        t->addr = w->flavor == MPI_WIN_FLAVOR_DYNAMIC ? 0 : e->addr;
-    }
-}
-
-int lm_rma_in_range(const lm_win *w, int rank, int64_t lo, int64_t hi)
-{
-    if (lo > hi) return 0;
-    if (w->flavor != MPI_WIN_FLAVOR_DYNAMIC) return lo >= 0 && hi <= w->shared->table[rank].size;
     /* the owner's attached regions, read consistently (seqlock) */
     const lm_win_ctl *ctl = lm_win_ctl_of(w, rank);
     for (;;) {
@@ -119,9 +91,8 @@ static int in_start_group(const lm_win *w, int rank)
     return w->start_group && lm_group_rank_of(w->start_group, lm_comm_world_rank(w->comm, rank)) >= 0;
 }
 
-int lm_rma_may_access(const lm_win *w, int rank)
+int lm_rma_held_access(const lm_win *w, int rank)
 {
-    if (w->fence_open || w->lockall) return 1;
     for (int i = 0; i < w->nheld; i++)
         if (w->held[i].rank == rank) return 1;
     return in_start_group(w, rank);
@@ -201,10 +172,12 @@ int impl_MPI_Win_lock(int lock_type, int rank, int assert, MPI_Win win)
         return lm_err_win(win, MPI_ERR_RMA_SYNC, "MPI_Win_lock", "this process already holds a lock on rank %d", rank);
     if (w->lockall || w->start_group)
         return lm_err_win(win, MPI_ERR_RMA_SYNC, "MPI_Win_lock", "a lock_all or start epoch is open on this window");
+    /* an exclusive lock counts against the queue nodes even when it is
+     * taken without queueing, so that the limit does not depend on timing */
     lm_win_held h = {.rank = rank, .type = lock_type, .nocheck = !!(assert &MPI_MODE_NOCHECK), .qnode = -1};
     if (lock_type == MPI_LOCK_EXCLUSIVE && !h.nocheck) {
         for (int k = 0; k < LM_WIN_READER_QNODE && h.qnode < 0; k++)
-            if (!(w->qnodes_used & (1u << k))) h.qnode = k;
+            if (!(w->qnodes_used & (1u << k))) h.qnode = (int16_t)k;
         if (h.qnode < 0)
             return lm_err_win(win, MPI_ERR_RMA_SYNC, "MPI_Win_lock",
                               "this process holds %d exclusive locks on this window, the most it can hold at once",
@@ -226,7 +199,8 @@ int impl_MPI_Win_lock(int lock_type, int rank, int assert, MPI_Win win)
             lm_mcs_read_lock(&s, l, lm_win_qnode_id(w->comm->rank, LM_WIN_READER_QNODE));
         } else {
             w->qnodes_used |= 1u << h.qnode;
-            lm_mcs_write_lock(&s, l, lm_win_qnode_id(w->comm->rank, h.qnode));
+            h.unqueued = (uint8_t)lm_mcs_write_trylock(l);
+            if (!h.unqueued) lm_mcs_write_lock(&s, l, lm_win_qnode_id(w->comm->rank, h.qnode));
         }
     }
     w->held[w->nheld++] = h;
@@ -248,9 +222,11 @@ int impl_MPI_Win_unlock(int rank, MPI_Win win)
     if (!h->nocheck) {
         lm_mcs_space s = space_of(w);
         lm_mcs_rwlock *l = &lm_win_ctl_of(w, rank)->lock;
-        if (h->type == MPI_LOCK_SHARED) lm_mcs_read_unlock(&s, l);
-        else {
-            lm_mcs_write_unlock(&s, l, lm_win_qnode_id(w->comm->rank, h->qnode));
+        if (h->type == MPI_LOCK_SHARED) {
+            lm_mcs_read_unlock(&s, l);
+        } else {
+            if (h->unqueued) lm_mcs_write_unlock_direct(&s, l);
+            else lm_mcs_write_unlock(&s, l, lm_win_qnode_id(w->comm->rank, h->qnode));
             w->qnodes_used &= ~(1u << h->qnode);
         }
     }

@@ -16,8 +16,6 @@
 #include <stdio.h>
 #include <string.h>
 
-lm_win *lm_win_get(MPI_Win win) { return lm_object_lookup(win, LM_KIND_WIN); }
-
 static struct lm_attr_list **attr_list_of(int handle)
 {
     lm_win *w = lm_win_get(handle);

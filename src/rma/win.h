@@ -21,9 +21,10 @@ struct lm_group;
 /* A passive-target lock this process holds (MPI_Win_lock). */
 typedef struct lm_win_held {
     int rank;
-    int type;    /* MPI_LOCK_SHARED or MPI_LOCK_EXCLUSIVE */
-    int nocheck; /* MPI_MODE_NOCHECK: no lock was taken */
-    int qnode;   /* exclusive: the queue node in use (index 0..LM_WIN_QNODES-1) */
+    int type;         /* MPI_LOCK_SHARED or MPI_LOCK_EXCLUSIVE */
+    uint8_t nocheck;  /* MPI_MODE_NOCHECK: no lock was taken */
+    uint8_t unqueued; /* exclusive, taken free without queueing (lm_mcs_write_trylock) */
+    int16_t qnode;    /* exclusive: the queue node it may use (index 0..LM_WIN_QNODES-1) */
 } lm_win_held;
 
 typedef struct lm_win {
@@ -61,7 +62,7 @@ typedef struct lm_win {
 } lm_win;
 
 /* The live window for a handle, or NULL. */
-lm_win *lm_win_get(MPI_Win win);
+static inline lm_win *lm_win_get(MPI_Win win) { return lm_object_lookup(win, LM_KIND_WIN); }
 /* The error handler of a live window: 1 and *e set, or 0 if win is not one. */
 int lm_win_errhandler(MPI_Win win, MPI_Errhandler *e);
 

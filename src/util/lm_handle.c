@@ -18,10 +18,6 @@ typedef struct slot {
 } slot;
 
 typedef struct kind_table {
-    /* the last handle looked up and its object: calls on one window, one
-     * communicator, repeat (cleared when that object is freed) */
-    int last_handle;
-    void *last_obj;
     slot **chunks;
     uint32_t nchunks;
     uint32_t used;      /* slots ever handed out */
@@ -33,6 +29,7 @@ typedef struct kind_table {
 } kind_table;
 
 static kind_table tables[LM_KIND_COUNT];
+lm_handle_memo lm_handle_last[LM_KIND_COUNT];
 
 static slot *slot_at(kind_table *t, uint32_t i) { return &t->chunks[i >> CHUNK_SHIFT][i & (CHUNK_SLOTS - 1)]; }
 
@@ -100,10 +97,7 @@ void lm_object_free(void *obj)
     kind_table *t = &tables[kind];
     uint32_t i = LM_HANDLE_SLOT(o->handle);
     slot *s = slot_at(t, i);
-    if (t->last_handle == o->handle) {
-        t->last_handle = 0;
-        t->last_obj = NULL;
-    }
+    if (lm_handle_last[kind].handle == o->handle) lm_handle_last[kind] = (lm_handle_memo){0, NULL};
     s->obj = NULL;
     s->generation = (s->generation + 1) & 31u;
     s->next_free = t->free_head;
@@ -119,17 +113,15 @@ void lm_object_free(void *obj)
     }
 }
 
-void *lm_object_lookup(int handle, enum lm_kind kind)
+void *lm_object_lookup_table(int handle, enum lm_kind kind)
 {
     kind_table *t = &tables[kind];
-    if (handle == t->last_handle && handle) return t->last_obj;
     if (LM_HANDLE_KIND(handle) != (unsigned)kind || LM_HANDLE_TIER(handle) != LM_TIER_DYNAMIC) return NULL;
     uint32_t i = LM_HANDLE_SLOT(handle);
     if (i >= t->used) return NULL;
     slot *s = slot_at(t, i);
     if (!s->obj || ((lm_object *)s->obj)->handle != handle) return NULL;
-    t->last_handle = handle;
-    t->last_obj = s->obj;
+    lm_handle_last[kind] = (lm_handle_memo){handle, s->obj};
     return s->obj;
 }
 

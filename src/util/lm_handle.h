@@ -55,8 +55,22 @@ void *lm_object_alloc(enum lm_kind kind, size_t obj_size);
 /* Release the slot; any later lookup of the handle fails. */
 void lm_object_free(void *obj);
 /* Dynamic object for a handle, or NULL if the handle is not a live dynamic
- * object of that kind. Predefined objects are resolved by each kind's module. */
-void *lm_object_lookup(int handle, enum lm_kind kind);
+ * object of that kind. Predefined objects are resolved by each kind's module.
+ * The last handle found per kind is remembered (and forgotten when its
+ * object is freed): calls on one window or one communicator repeat, and
+ * the repeat is a compare in the caller, without a call into the table. */
+typedef struct lm_handle_memo {
+    int handle; /* 0 with obj NULL when none */
+    void *obj;
+} lm_handle_memo;
+extern lm_handle_memo lm_handle_last[LM_KIND_COUNT];
+void *lm_object_lookup_table(int handle, enum lm_kind kind);
+static inline void *lm_object_lookup(int handle, enum lm_kind kind)
+{
+    const lm_handle_memo *m = &lm_handle_last[kind];
+    if (handle == m->handle) return m->obj; /* handle 0 finds NULL */
+    return lm_object_lookup_table(handle, kind);
+}
 /* Visit every live dynamic object of a kind (used at finalize for leak checks). */
 void lm_object_foreach(enum lm_kind kind, void (*fn)(void *obj, void *arg), void *arg);
 size_t lm_object_live_count(enum lm_kind kind);

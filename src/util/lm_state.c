@@ -5,17 +5,16 @@
 #include "mpi.h"
 #include <stdatomic.h>
 
-static atomic_int init_state = LM_STATE_NOT_INITIALIZED;
+atomic_int lm_state_init = LM_STATE_NOT_INITIALIZED;
 static int world_rank, world_size = 1, thread_level = MPI_THREAD_SINGLE, oversubscribed;
 int lm_world_simulated;
 
-int lm_initialized_state(void) { return atomic_load_explicit(&init_state, memory_order_acquire); }
 int lm_world_rank(void) { return world_rank; }
 int lm_world_size(void) { return world_size; }
 int lm_thread_level(void) { return thread_level; }
 int lm_oversubscribed(void) { return oversubscribed; }
 
-void lm_state_publish_init(int state) { atomic_store_explicit(&init_state, state, memory_order_release); }
+void lm_state_publish_init(int state) { atomic_store_explicit(&lm_state_init, state, memory_order_release); }
 
 void lm_state_publish_world(int rank, int size, int simulated, int over)
 {

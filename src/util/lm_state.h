@@ -4,12 +4,15 @@
  * none of them has to call up into the runtime to learn them. */
 #ifndef LM_STATE_H
 #define LM_STATE_H
+#include <stdatomic.h>
 
 enum lm_init_state { LM_STATE_NOT_INITIALIZED = 0, LM_STATE_INITIALIZED = 1, LM_STATE_FINALIZED = 2 };
 
 /* LM_STATE_INITIALIZED while the world model is initialized or a session
- * is open (MPI may be used); otherwise the world model's own state. */
-int lm_initialized_state(void);
+ * is open (MPI may be used); otherwise the world model's own state. Read
+ * at the start of every MPI call, hence inline. */
+extern atomic_int lm_state_init;
+static inline int lm_initialized_state(void) { return atomic_load_explicit(&lm_state_init, memory_order_acquire); }
 int lm_world_rank(void);
 int lm_world_size(void); /* ranks that really run */
 /* Non-zero in a job started with mpirun --simulate-world-size: MPI_COMM_WORLD
