@@ -27,11 +27,15 @@ enum {
     OP_COUNT
 };
 
-int lm_op_valid(MPI_Op op)
+/* A predefined op's index, or -1 (a user op, or no op at all). */
+static inline int builtin_index(MPI_Op op)
 {
-    if (lm_op_user_get(op)) return 1;
-    return LM_HANDLE_KIND(op) == LM_KIND_OP && LM_HANDLE_TIER(op) == LM_TIER_BUILTIN && LM_HANDLE_INDEX(op) < OP_COUNT;
+    if (LM_HANDLE_KIND(op) != LM_KIND_OP || LM_HANDLE_TIER(op) != LM_TIER_BUILTIN || LM_HANDLE_INDEX(op) >= OP_COUNT)
+        return -1;
+    return (int)LM_HANDLE_INDEX(op);
 }
+
+int lm_op_valid(MPI_Op op) { return builtin_index(op) >= 0 || lm_op_user_get(op); }
 
 /* One loop per op, the op chosen outside it: a loop with nothing but the
  * element operation inside is what the compiler vectorizes (op.c is built
@@ -247,9 +251,8 @@ static int apply(int op, const void *in, void *inout, size_t count, const lm_dat
 
 int lm_op_valid_for(MPI_Op op, const lm_datatype *t)
 {
-    if (lm_op_user_get(op)) return 1;
-    if (!lm_op_valid(op)) return 0;
-    int i = (int)LM_HANDLE_INDEX(op);
+    int i = builtin_index(op);
+    if (i < 0) return lm_op_user_get(op) != NULL;
     if (i == OP_REPLACE || i == OP_NO_OP) return 0;
     /* every reduction asks: predefined pairs are answered once (1 + answer) */
     static uint8_t known[OP_COUNT][LM_BT_COUNT];
@@ -262,10 +265,10 @@ int lm_op_valid_for(MPI_Op op, const lm_datatype *t)
 
 int lm_op_apply(MPI_Op op, const void *in, void *inout, size_t count, const lm_datatype *t)
 {
+    int i = builtin_index(op);
+    if (i >= 0) return apply(i, in, inout, count, t, 0) == 1 ? MPI_SUCCESS : MPI_ERR_OP;
     lm_user_op *u = lm_op_user_get(op);
-    if (u) return lm_op_user_apply(u, in, inout, count, t);
-    if (!lm_op_valid(op)) return MPI_ERR_OP;
-    return apply((int)LM_HANDLE_INDEX(op), in, inout, count, t, 0) == 1 ? MPI_SUCCESS : MPI_ERR_OP;
+    return u ? lm_op_user_apply(u, in, inout, count, t) : MPI_ERR_OP;
 }
 
 int lm_op_commutative(MPI_Op op)

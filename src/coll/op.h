@@ -26,7 +26,13 @@ typedef struct lm_user_op {
     int large;        /* created by MPI_Op_create_c */
     int commute;
 } lm_user_op;
-lm_user_op *lm_op_user_get(MPI_Op op);
+/* The user op for a handle, NULL for a predefined or invalid one (inline:
+ * every reduction and accumulate asks first). */
+static inline lm_user_op *lm_op_user_get(MPI_Op op)
+{
+    if (LM_HANDLE_TIER(op) == LM_TIER_BUILTIN) return NULL;
+    return lm_object_lookup(op, LM_KIND_OP);
+}
 int lm_op_user_apply(const lm_user_op *u, const void *in, void *inout, size_t count, const lm_datatype *t);
 void lm_op_retain(MPI_Op op);
 void lm_op_release(MPI_Op op);

@@ -5,12 +5,6 @@
 #include "api/impl_gen.h"
 #include <limits.h>
 
-lm_user_op *lm_op_user_get(MPI_Op op)
-{
-    if (LM_HANDLE_TIER(op) == LM_TIER_BUILTIN) return NULL;
-    return lm_object_lookup(op, LM_KIND_OP);
-}
-
 int lm_op_user_apply(const lm_user_op *u, const void *in, void *inout, size_t count, const lm_datatype *t)
 {
     MPI_Datatype dt = t->obj.handle;

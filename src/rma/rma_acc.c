@@ -172,6 +172,31 @@ static void acc_issue_run(void *arg, int64_t disp, size_t size, uint64_t reps, i
     s->pos += size * reps;
 }
 
+/* The common case, dense data on node-shared memory and no request (the
+ * single element of MPI_Fetch_and_op and MPI_Compare_and_swap among
+ * others): applied here as one run under the accumulate lock, without
+ * the machinery of issued operations. in: the origin data (NULL for
+ * MPI_NO_OP), compare: MPI_Compare_and_swap's (at most CAS_HERE bytes),
+ * out: where the old contents go (NULL for none). */
+#define CAS_HERE 32
+static int accumulate_here(const lm_rma_args *a, int64_t op, int elem, const char *in, const char *compare, char *out)
+{
+    char cas_in[2 * CAS_HERE];
+    acc_run r = {
+        .op = op, .elem = elem, .want_result = out != NULL, .size = a->bytes, .reps = 1, .stride = (int64_t)a->bytes};
+    if (compare) {
+        memcpy(cas_in, in, a->bytes);
+        memcpy(cas_in + a->bytes, compare, a->bytes);
+        in = cas_in;
+    }
+    int locked = !lm_rma_holds_exclusive(a->w, a->rank);
+    if (locked) lm_rma_acc_lock(a->w, a->rank);
+    int rc = apply_run(&r, a->t.mapped + a->lo, in, out);
+    if (locked) lm_rma_acc_unlock(a->w, a->rank);
+    if (rc) return lm_err_win(a->win, rc, a->fname, "the operation on rank %d failed", a->rank);
+    return MPI_SUCCESS;
+}
+
 /* The common body. result: the result buffer of the fetching calls
  * (NULL for MPI_Accumulate); compare: MPI_Compare_and_swap's. */
 static int accumulate(const char *fname, const void *obuf, MPI_Count ocount, MPI_Datatype odt, void *rbuf,
@@ -215,6 +240,10 @@ static int accumulate(const char *fname, const void *obuf, MPI_Count ocount, MPI
      * count elements at its extent, as one run */
     int pair = a.rank != MPI_PROC_NULL && a.bytes > 0 && lm_builtin_types[elem].kind == LM_TK_PAIR;
     if (a.rank == MPI_PROC_NULL || a.bytes == 0) return lm_rma_done_at_once(a.w, fname, request);
+    if (!request && !pair && a.t.reach == LM_OSC_DIRECT && lm_datatype_dense(a.tt) &&
+        (no_op || lm_datatype_dense(a.ot)) && (!rt || lm_datatype_dense(rt)) && (!cas || a.bytes <= CAS_HERE))
+        return accumulate_here(&a, cas ? OP_CAS : (int64_t)op, elem, no_op ? NULL : (const char *)obuf + a.ot->true_lb,
+                               compare, rt ? (char *)rbuf + rt->true_lb : NULL);
     lm_request *req = NULL;
     if (request && (rc = lm_rma_request_new(a.w, fname, &req))) return rc;
     lm_rma_op space, *o = lm_rma_op_new(req, &a.t, &space);
