@@ -19,9 +19,7 @@ static double now(void)
 }
 
 /* Spin on our own node until someone clears blocked: a short tight spin
- * first (a hand-over between running processes takes a few hundred
- * cycles), then the caller's wait step (progress, yielding the core). */
-#define TIGHT_SPINS 256
+ * first, then the caller's wait step (see lm_mcs_space). */
 
 static inline void relax(void)
 {
@@ -35,7 +33,7 @@ static void wait_unblocked(const lm_mcs_space *s, lm_mcs_qnode *q)
     double t0 = now();
     unsigned idle = 0;
     for (int k = 0; __atomic_load_n(&q->blocked, __ATOMIC_ACQUIRE); k++) {
-        if (k < TIGHT_SPINS) relax();
+        if (k < s->tight_spins) relax();
         else s->wait(&idle);
     }
     lm_mcs_count.waits++;
@@ -116,19 +114,26 @@ void lm_mcs_write_unlock(const lm_mcs_space *s, lm_mcs_rwlock *l, uint32_t me)
     /* a successor is enqueuing: wait for its link */
     unsigned idle = 0;
     for (int k = 0; (next = __atomic_load_n(&q->next, __ATOMIC_ACQUIRE)) == 0; k++) {
-        if (k < TIGHT_SPINS) relax();
+        if (k < s->tight_spins) relax();
         else s->wait(&idle);
     }
     __atomic_store_n(&l->writer_head, next, __ATOMIC_SEQ_CST);
     if (writer_activate(l)) unblock(s, next);
 }
 
-int lm_mcs_write_trylock(lm_mcs_rwlock *l)
+int lm_mcs_write_trylock(const lm_mcs_space *s, lm_mcs_rwlock *l)
 {
-    if (__atomic_load_n(&l->writer_tail, __ATOMIC_RELAXED) || __atomic_load_n(&l->state, __ATOMIC_RELAXED)) return 0;
-    if (!lm_osc_cas64(&l->state, 0, LM_MCS_WAFLAG, NULL)) return 0;
-    lm_mcs_count.acquisitions++;
-    return 1;
+    for (int k = 0;; k++) {
+        /* read before the compare-and-swap: spinning on loads keeps the
+         * line shared until it is worth taking */
+        if (!__atomic_load_n(&l->writer_tail, __ATOMIC_RELAXED) && !__atomic_load_n(&l->state, __ATOMIC_RELAXED) &&
+            lm_osc_cas64(&l->state, 0, LM_MCS_WAFLAG, NULL)) {
+            lm_mcs_count.acquisitions++;
+            return 1;
+        }
+        if (k >= s->tight_spins) return 0;
+        relax();
+    }
 }
 
 void lm_mcs_write_unlock_direct(const lm_mcs_space *s, lm_mcs_rwlock *l)

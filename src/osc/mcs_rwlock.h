@@ -12,9 +12,14 @@
  * A writer that finds the lock free and nobody queued takes it with one
  * compare-and-swap of the lock word, without a queue node, and releases
  * it with another (lm_mcs_write_trylock): an uncontended exclusive lock
- * plus unlock is two atomics, as a shared one. Writers that arrive
- * meanwhile queue as usual and its release hands over to them; at most
- * one such writer gets in ahead of the queue per hand-over.
+ * plus unlock is two atomics, as a shared one. Finding it taken, it keeps
+ * trying for a short spin (the space's tight spins: none where processes
+ * share cores) before it queues: between two running
+ * processes the release is then caught without the queue's hand-over,
+ * which costs a round of cache-line transfers. Writers that queued are
+ * handed the lock in order, and at most one unqueued writer gets in
+ * ahead of them per hand-over (the queue's interest flag shuts the free
+ * word).
  *
  * Queue nodes are named by 32-bit ids (0 = none) into a table of nodes
  * every process can reach; the caller owns the ids it passes. A writer's
@@ -38,21 +43,27 @@ typedef struct lm_mcs_qnode {
     char pad[56];
 } lm_mcs_qnode;
 
-/* Where the ids point: nodes[id - 1]. wait() is called while spinning
- * (progress, then yield the core after a while); idle starts at 0. */
+/* Where the ids point: nodes[id - 1]. A waiter first spins tight_spins
+ * times on its node alone (a hand-over between running processes takes a
+ * few hundred cycles; LM_MCS_TIGHT_SPINS), then calls wait() at every
+ * check (progress, then yield the core after a while; idle starts at 0).
+ * Where processes share cores, tight spinning only delays the holder and
+ * the next in line: 0 there. */
+#define LM_MCS_TIGHT_SPINS 256
 typedef struct lm_mcs_space {
     lm_mcs_qnode *nodes;
     void (*wait)(unsigned *idle);
+    int tight_spins;
 } lm_mcs_space;
 
 void lm_mcs_read_lock(const lm_mcs_space *s, lm_mcs_rwlock *l, uint32_t me);
 void lm_mcs_read_unlock(const lm_mcs_space *s, lm_mcs_rwlock *l);
 void lm_mcs_write_lock(const lm_mcs_space *s, lm_mcs_rwlock *l, uint32_t me);
 void lm_mcs_write_unlock(const lm_mcs_space *s, lm_mcs_rwlock *l, uint32_t me);
-/* 1 when the lock was free with no writer queued and is now this
- * writer's (release with lm_mcs_write_unlock_direct); 0: queue with
- * lm_mcs_write_lock. */
-int lm_mcs_write_trylock(lm_mcs_rwlock *l);
+/* 1 when the lock was, or within the short spin became, free with no
+ * writer queued and is now this writer's (release with
+ * lm_mcs_write_unlock_direct); 0: queue with lm_mcs_write_lock. */
+int lm_mcs_write_trylock(const lm_mcs_space *s, lm_mcs_rwlock *l);
 void lm_mcs_write_unlock_direct(const lm_mcs_space *s, lm_mcs_rwlock *l);
 
 /* Acquisitions and the time spent waiting for them (pvars). */

@@ -14,6 +14,7 @@
 #include "transport/transport.h"
 #include "util/lm_error.h"
 #include "util/lm_mem.h"
+#include "util/lm_state.h"
 #include "api/impl_gen.h"
 #include <sched.h>
 #include <string.h>
@@ -112,7 +113,10 @@ int lm_rma_holds_exclusive(const lm_win *w, int rank)
     return 0;
 }
 
-static lm_mcs_space space_of(const lm_win *w) { return (lm_mcs_space){w->shared->qnodes, lm_rma_wait}; }
+static lm_mcs_space space_of(const lm_win *w)
+{
+    return (lm_mcs_space){w->shared->qnodes, lm_rma_wait, lm_oversubscribed() ? 0 : LM_MCS_TIGHT_SPINS};
+}
 
 static lm_win *window(MPI_Win win, const char *fname, int *rc)
 {
@@ -199,7 +203,7 @@ int impl_MPI_Win_lock(int lock_type, int rank, int assert, MPI_Win win)
             lm_mcs_read_lock(&s, l, lm_win_qnode_id(w->comm->rank, LM_WIN_READER_QNODE));
         } else {
             w->qnodes_used |= 1u << h.qnode;
-            h.unqueued = (uint8_t)lm_mcs_write_trylock(l);
+            h.unqueued = (uint8_t)lm_mcs_write_trylock(&s, l);
             if (!h.unqueued) lm_mcs_write_lock(&s, l, lm_win_qnode_id(w->comm->rank, h.qnode));
         }
     }

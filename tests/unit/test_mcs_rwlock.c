@@ -36,7 +36,7 @@ static void yield_wait(unsigned *idle)
     (void)idle;
     sched_yield();
 }
-static const lm_mcs_space space = {nodes, yield_wait};
+static const lm_mcs_space space = {nodes, yield_wait, LM_MCS_TIGHT_SPINS};
 
 static int readers_in, writers_in; /* atomics: who is inside */
 static long counter;               /* changed by exclusive holders only */
@@ -75,8 +75,8 @@ static void handovers(void)
     pthread_t t;
     /* a reader waits for a direct writer */
     at(0);
-    CHECK(lm_mcs_write_trylock(&lock));
-    CHECK(!lm_mcs_write_trylock(&lock)); /* held: a second writer must queue */
+    CHECK(lm_mcs_write_trylock(&space, &lock));
+    CHECK(!lm_mcs_write_trylock(&space, &lock)); /* held: a second writer must queue */
     pthread_create(&t, NULL, reader_arrives, NULL);
     wait_for(1);
     settle();
@@ -87,7 +87,7 @@ static void handovers(void)
 
     /* a queued writer waits for a direct writer */
     at(0);
-    CHECK(lm_mcs_write_trylock(&lock));
+    CHECK(lm_mcs_write_trylock(&space, &lock));
     pthread_create(&t, NULL, writer_arrives, NULL);
     wait_for(1);
     settle();
@@ -104,14 +104,14 @@ static void handovers(void)
     wait_for(1);
     settle();
     CHECK(__atomic_load_n(&stage, __ATOMIC_SEQ_CST) == 1);
-    CHECK(!lm_mcs_write_trylock(&lock));
+    CHECK(!lm_mcs_write_trylock(&space, &lock));
     lm_mcs_read_unlock(&space, &lock);
     pthread_join(t, NULL);
     CHECK(stage == 2 && lock.state == 0 && lock.writer_tail == 0);
 
     /* uncontended costs: two atomics each */
     uint64_t a0 = lm_osc_count.atomics;
-    CHECK(lm_mcs_write_trylock(&lock));
+    CHECK(lm_mcs_write_trylock(&space, &lock));
     lm_mcs_write_unlock_direct(&space, &lock);
     CHECK(lm_osc_count.atomics - a0 == 2);
     a0 = lm_osc_count.atomics;
@@ -136,7 +136,7 @@ static void *stress(void *arg)
             lm_mcs_read_unlock(&space, &lock);
             continue;
         }
-        int direct = kind == 2 && lm_mcs_write_trylock(&lock);
+        int direct = kind == 2 && lm_mcs_write_trylock(&space, &lock);
         if (!direct) lm_mcs_write_lock(&space, &lock, qnode + 1);
         CHECK(__atomic_fetch_add(&writers_in, 1, __ATOMIC_SEQ_CST) == 0);
         CHECK(__atomic_load_n(&readers_in, __ATOMIC_SEQ_CST) == 0);
