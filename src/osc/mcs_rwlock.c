@@ -45,11 +45,9 @@ static inline void unblock(const lm_mcs_space *s, uint32_t id)
     __atomic_store_n(&node(s, id)->blocked, 0, __ATOMIC_RELEASE);
 }
 
-void lm_mcs_read_lock(const lm_mcs_space *s, lm_mcs_rwlock *l, uint32_t me)
+void lm_mcs_read_wait(const lm_mcs_space *s, lm_mcs_rwlock *l, uint32_t me)
 {
-    lm_mcs_count.acquisitions++;
-    if (!(lm_osc_fetch_add64(&l->state, LM_MCS_RC_INCR) & LM_MCS_WAFLAG)) return;
-    /* a writer is active: wait on the reader stack */
+    /* counted in while a writer is active: wait on the reader stack */
     lm_mcs_qnode *q = node(s, me);
     __atomic_store_n(&q->blocked, 1, __ATOMIC_RELAXED);
     uint32_t next = lm_osc_swap32(&l->reader_head, me);
@@ -65,11 +63,9 @@ void lm_mcs_read_lock(const lm_mcs_space *s, lm_mcs_rwlock *l, uint32_t me)
     if (next) unblock(s, next);
 }
 
-void lm_mcs_read_unlock(const lm_mcs_space *s, lm_mcs_rwlock *l)
+void lm_mcs_read_handover(const lm_mcs_space *s, lm_mcs_rwlock *l)
 {
-    /* the last reader out hands the lock to an interested writer */
-    if (lm_osc_fetch_add64(&l->state, (uint64_t)0 - LM_MCS_RC_INCR) == (LM_MCS_RC_INCR | LM_MCS_WIFLAG) &&
-        lm_osc_cas64(&l->state, LM_MCS_WIFLAG, LM_MCS_WAFLAG, NULL))
+    if (lm_osc_cas64(&l->state, LM_MCS_WIFLAG, LM_MCS_WAFLAG, NULL))
         unblock(s, __atomic_load_n(&l->writer_head, __ATOMIC_ACQUIRE));
 }
 

@@ -27,6 +27,7 @@
 #ifndef LM_MCS_RWLOCK_H
 #define LM_MCS_RWLOCK_H
 #include <stdint.h>
+#include "osc/osc.h"
 
 typedef struct lm_mcs_rwlock {
     uint64_t state; /* readers * LM_MCS_RC_INCR | LM_MCS_WAFLAG | LM_MCS_WIFLAG */
@@ -56,8 +57,28 @@ typedef struct lm_mcs_space {
     int tight_spins;
 } lm_mcs_space;
 
-void lm_mcs_read_lock(const lm_mcs_space *s, lm_mcs_rwlock *l, uint32_t me);
-void lm_mcs_read_unlock(const lm_mcs_space *s, lm_mcs_rwlock *l);
+/* Acquisitions and the time spent waiting for them (pvars). */
+typedef struct lm_mcs_counters {
+    uint64_t acquisitions, waits;
+    double wait_seconds;
+} lm_mcs_counters;
+extern lm_mcs_counters lm_mcs_count;
+
+/* The shared lock, inline up to its uncontended case (one fetch-and-add
+ * each way); the waiting and the hand-over to a writer are out of line. */
+void lm_mcs_read_wait(const lm_mcs_space *s, lm_mcs_rwlock *l, uint32_t me);
+void lm_mcs_read_handover(const lm_mcs_space *s, lm_mcs_rwlock *l);
+static inline void lm_mcs_read_lock(const lm_mcs_space *s, lm_mcs_rwlock *l, uint32_t me)
+{
+    lm_mcs_count.acquisitions++;
+    if (lm_osc_fetch_add64(&l->state, LM_MCS_RC_INCR) & LM_MCS_WAFLAG) lm_mcs_read_wait(s, l, me);
+}
+static inline void lm_mcs_read_unlock(const lm_mcs_space *s, lm_mcs_rwlock *l)
+{
+    /* the last reader out hands the lock to an interested writer */
+    if (lm_osc_fetch_add64(&l->state, (uint64_t)0 - LM_MCS_RC_INCR) == (LM_MCS_RC_INCR | LM_MCS_WIFLAG))
+        lm_mcs_read_handover(s, l);
+}
 void lm_mcs_write_lock(const lm_mcs_space *s, lm_mcs_rwlock *l, uint32_t me);
 void lm_mcs_write_unlock(const lm_mcs_space *s, lm_mcs_rwlock *l, uint32_t me);
 /* 1 when the lock was, or within the short spin became, free with no
@@ -65,12 +86,5 @@ void lm_mcs_write_unlock(const lm_mcs_space *s, lm_mcs_rwlock *l, uint32_t me);
  * lm_mcs_write_unlock_direct); 0: queue with lm_mcs_write_lock. */
 int lm_mcs_write_trylock(const lm_mcs_space *s, lm_mcs_rwlock *l);
 void lm_mcs_write_unlock_direct(const lm_mcs_space *s, lm_mcs_rwlock *l);
-
-/* Acquisitions and the time spent waiting for them (pvars). */
-typedef struct lm_mcs_counters {
-    uint64_t acquisitions, waits;
-    double wait_seconds;
-} lm_mcs_counters;
-extern lm_mcs_counters lm_mcs_count;
 
 #endif

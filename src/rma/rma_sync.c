@@ -36,6 +36,7 @@ int lm_win_rma_setup(lm_win *w)
     int rc = private_memory ? lm_coll_allreduce(&cma, 1, sizeof cma, lm_win_and_int, NULL, c) : MPI_SUCCESS;
     if (rc) return rc;
     w->private_reach = cma ? LM_OSC_CMA : LM_OSC_MSG;
+    w->mcs = (lm_mcs_space){w->shared->qnodes, lm_rma_wait, lm_oversubscribed() ? 0 : LM_MCS_TIGHT_SPINS};
     return lm_osc_channel_new(c, w, private_memory && !cma, &w->ch);
 }
 
@@ -113,11 +114,6 @@ int lm_rma_holds_exclusive(const lm_win *w, int rank)
     return 0;
 }
 
-static lm_mcs_space space_of(const lm_win *w)
-{
-    return (lm_mcs_space){w->shared->qnodes, lm_rma_wait, lm_oversubscribed() ? 0 : LM_MCS_TIGHT_SPINS};
-}
-
 static lm_win *window(MPI_Win win, const char *fname, int *rc)
 {
     lm_win *w = lm_win_get(win);
@@ -157,16 +153,20 @@ int impl_MPI_Win_fence(int assert, MPI_Win win)
 
 /* ---- passive target ---- */
 
-int impl_MPI_Win_lock(int lock_type, int rank, int assert, MPI_Win win)
+/* MPI_Win_lock and MPI_Win_unlock check a valid call in one condition and
+ * leave the error messages to the refusals below, kept out of line: the
+ * lock and unlock of a valid call carry none of their weight. */
+
+/* Why MPI_Win_lock refuses its arguments (MPI_SUCCESS for MPI_PROC_NULL,
+ * which locks nothing). */
+static __attribute__((noinline)) int lock_refused(int lock_type, int rank, int assert, MPI_Win win)
 {
     int rc;
     lm_win *w = window(win, "MPI_Win_lock", &rc);
     if (!w) return rc;
     if (lock_type != MPI_LOCK_SHARED && lock_type != MPI_LOCK_EXCLUSIVE)
         return lm_err_win(win, MPI_ERR_LOCKTYPE, "MPI_Win_lock",
-                          "lock_type %d is neither MPI_LOCK_SHARED nor "
-                          "MPI_LOCK_EXCLUSIVE",
-                          lock_type);
+                          "lock_type %d is neither MPI_LOCK_SHARED nor MPI_LOCK_EXCLUSIVE", lock_type);
     if ((rc = check_assert(win, assert, MPI_MODE_NOCHECK, "MPI_Win_lock"))) return rc;
     if (rank == MPI_PROC_NULL) return MPI_SUCCESS;
     if (rank < 0 || rank >= w->comm->size)
@@ -176,42 +176,54 @@ int impl_MPI_Win_lock(int lock_type, int rank, int assert, MPI_Win win)
         return lm_err_win(win, MPI_ERR_RMA_SYNC, "MPI_Win_lock", "this process already holds a lock on rank %d", rank);
     if (w->lockall || w->start_group)
         return lm_err_win(win, MPI_ERR_RMA_SYNC, "MPI_Win_lock", "a lock_all or start epoch is open on this window");
+    return lm_err_win(win, MPI_ERR_RMA_SYNC, "MPI_Win_lock",
+                      "this process holds %d exclusive locks on this window, the most it can hold at once",
+                      LM_WIN_READER_QNODE);
+}
+
+static __attribute__((noinline)) int grow_held(lm_win *w)
+{
+    int cap = w->capheld ? 2 * w->capheld : 4;
+    lm_win_held *p = lm_realloc(LM_MEM_RMA, w->held, (size_t)cap * sizeof *p);
+    if (!p) return lm_err_win(w->obj.handle, MPI_ERR_NO_MEM, "MPI_Win_lock", "out of memory");
+    w->held = p;
+    w->capheld = cap;
+    return MPI_SUCCESS;
+}
+
+int impl_MPI_Win_lock(int lock_type, int rank, int assert, MPI_Win win)
+{
+    lm_win *w = lm_win_get(win);
+    int nocheck = assert == MPI_MODE_NOCHECK;
     /* an exclusive lock counts against the queue nodes even when it is
      * taken without queueing, so that the limit does not depend on timing */
-    lm_win_held h = {.rank = rank, .type = lock_type, .nocheck = !!(assert &MPI_MODE_NOCHECK), .qnode = -1};
-    if (lock_type == MPI_LOCK_EXCLUSIVE && !h.nocheck) {
-        for (int k = 0; k < LM_WIN_READER_QNODE && h.qnode < 0; k++)
-            if (!(w->qnodes_used & (1u << k))) h.qnode = (int16_t)k;
-        if (h.qnode < 0)
-            return lm_err_win(win, MPI_ERR_RMA_SYNC, "MPI_Win_lock",
-                              "this process holds %d exclusive locks on this window, the most it can hold at once",
-                              LM_WIN_READER_QNODE);
-    }
-    if (w->nheld == w->capheld) {
-        int cap = w->capheld ? 2 * w->capheld : 4;
-        lm_win_held *p = lm_realloc(LM_MEM_RMA, w->held, (size_t)cap * sizeof *p);
-        if (!p) return lm_err_win(win, MPI_ERR_NO_MEM, "MPI_Win_lock", "out of memory");
-        w->held = p;
-        w->capheld = cap;
-    }
+    unsigned free_qnodes = w ? ~w->qnodes_used & ((1u << LM_WIN_READER_QNODE) - 1) : 0;
+    if (!w || (assert && !nocheck) || (unsigned)rank >= (unsigned)w->comm->size || w->lockall || w->start_group ||
+        held_lock(w, rank) ||
+        !(lock_type == MPI_LOCK_SHARED || (lock_type == MPI_LOCK_EXCLUSIVE && (nocheck || free_qnodes))))
+        return lock_refused(lock_type, rank, assert, win);
+    int rc;
+    if (w->nheld == w->capheld && (rc = grow_held(w))) return rc;
     w->fence_open = 0;
-    if (!h.nocheck) {
-        lm_mcs_space s = space_of(w);
+    lm_win_held h = {.rank = rank, .type = lock_type, .nocheck = (uint8_t)nocheck, .qnode = -1};
+    if (!nocheck) {
         lm_mcs_rwlock *l = &lm_win_ctl_of(w, rank)->lock;
         if (lock_type == MPI_LOCK_SHARED) {
             /* a reader's queue node serves only while it waits */
-            lm_mcs_read_lock(&s, l, lm_win_qnode_id(w->comm->rank, LM_WIN_READER_QNODE));
+            lm_mcs_read_lock(&w->mcs, l, lm_win_qnode_id(w->comm->rank, LM_WIN_READER_QNODE));
         } else {
+            h.qnode = (int16_t)__builtin_ctz(free_qnodes);
             w->qnodes_used |= 1u << h.qnode;
-            h.unqueued = (uint8_t)lm_mcs_write_trylock(&s, l);
-            if (!h.unqueued) lm_mcs_write_lock(&s, l, lm_win_qnode_id(w->comm->rank, h.qnode));
+            h.unqueued = (uint8_t)lm_mcs_write_trylock(&w->mcs, l);
+            if (!h.unqueued) lm_mcs_write_lock(&w->mcs, l, lm_win_qnode_id(w->comm->rank, h.qnode));
         }
     }
     w->held[w->nheld++] = h;
     return MPI_SUCCESS;
 }
 
-int impl_MPI_Win_unlock(int rank, MPI_Win win)
+/* Why MPI_Win_unlock refuses its arguments (MPI_SUCCESS for MPI_PROC_NULL). */
+static __attribute__((noinline)) int unlock_refused(int rank, MPI_Win win)
 {
     int rc;
     lm_win *w = window(win, "MPI_Win_unlock", &rc);
@@ -220,17 +232,22 @@ int impl_MPI_Win_unlock(int rank, MPI_Win win)
     if (rank < 0 || rank >= w->comm->size)
         return lm_err_win(win, MPI_ERR_RANK, "MPI_Win_unlock", "rank %d is not in the window's group of %d", rank,
                           w->comm->size);
-    lm_win_held *h = held_lock(w, rank);
-    if (!h) return lm_err_win(win, MPI_ERR_RMA_SYNC, "MPI_Win_unlock", "this process holds no lock on rank %d", rank);
-    rc = lm_osc_flush(w->ch, rank);
+    return lm_err_win(win, MPI_ERR_RMA_SYNC, "MPI_Win_unlock", "this process holds no lock on rank %d", rank);
+}
+
+int impl_MPI_Win_unlock(int rank, MPI_Win win)
+{
+    lm_win *w = lm_win_get(win);
+    lm_win_held *h = w && (unsigned)rank < (unsigned)w->comm->size ? held_lock(w, rank) : NULL;
+    if (!h) return unlock_refused(rank, win);
+    int rc = lm_osc_flush(w->ch, rank);
     if (!h->nocheck) {
-        lm_mcs_space s = space_of(w);
         lm_mcs_rwlock *l = &lm_win_ctl_of(w, rank)->lock;
         if (h->type == MPI_LOCK_SHARED) {
-            lm_mcs_read_unlock(&s, l);
+            lm_mcs_read_unlock(&w->mcs, l);
         } else {
-            if (h->unqueued) lm_mcs_write_unlock_direct(&s, l);
-            else lm_mcs_write_unlock(&s, l, lm_win_qnode_id(w->comm->rank, h->qnode));
+            if (h->unqueued) lm_mcs_write_unlock_direct(&w->mcs, l);
+            else lm_mcs_write_unlock(&w->mcs, l, lm_win_qnode_id(w->comm->rank, h->qnode));
             w->qnodes_used &= ~(1u << h->qnode);
         }
     }
@@ -250,7 +267,6 @@ enum { LOCKALL_FREE = 0, LOCKALL_ACQUIRING = 1, LOCKALL_HELD = 2, LOCKALL_RELEAS
 static void lockall_enter(lm_win *w)
 {
     uint64_t *word = &w->shared->header->lockall;
-    lm_mcs_space s = space_of(w);
     unsigned idle = 0;
     for (;;) {
         uint64_t v = __atomic_load_n(word, __ATOMIC_ACQUIRE);
@@ -260,7 +276,8 @@ static void lockall_enter(lm_win *w)
         }
         if (v == LOCKALL_FREE && lm_osc_cas64(word, 0, LOCKALL_ACQUIRING, NULL)) {
             for (int r = 0; r < w->comm->size; r++)
-                lm_mcs_read_lock(&s, &lm_win_ctl_of(w, r)->lock, lm_win_qnode_id(w->comm->rank, LM_WIN_READER_QNODE));
+                lm_mcs_read_lock(&w->mcs, &lm_win_ctl_of(w, r)->lock,
+                                 lm_win_qnode_id(w->comm->rank, LM_WIN_READER_QNODE));
             __atomic_store_n(word, (uint64_t)4 | LOCKALL_HELD, __ATOMIC_RELEASE);
             return;
         }
@@ -271,7 +288,6 @@ static void lockall_enter(lm_win *w)
 static void lockall_leave(lm_win *w)
 {
     uint64_t *word = &w->shared->header->lockall;
-    lm_mcs_space s = space_of(w);
     for (;;) {
         uint64_t v = __atomic_load_n(word, __ATOMIC_ACQUIRE);
         if ((v >> 2) > 1) {
@@ -279,7 +295,7 @@ static void lockall_leave(lm_win *w)
             continue;
         }
         if (lm_osc_cas64(word, v, LOCKALL_RELEASING, NULL)) {
-            for (int r = 0; r < w->comm->size; r++) lm_mcs_read_unlock(&s, &lm_win_ctl_of(w, r)->lock);
+            for (int r = 0; r < w->comm->size; r++) lm_mcs_read_unlock(&w->mcs, &lm_win_ctl_of(w, r)->lock);
             __atomic_store_n(word, LOCKALL_FREE, __ATOMIC_RELEASE);
             return;
         }

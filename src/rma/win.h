@@ -12,6 +12,7 @@
 #include "mpi.h"
 #include "util/lm_handle.h"
 #include "obj/comm.h"
+#include "osc/mcs_rwlock.h"
 
 struct lm_win_shared;
 struct lm_win_region;
@@ -56,6 +57,7 @@ typedef struct lm_win {
     lm_win_held *held; /* MPI_Win_lock held, few */
     int nheld, capheld;
     unsigned qnodes_used;                      /* bit k: queue node k serves an exclusive lock */
+    lm_mcs_space mcs;                          /* the lock's queue nodes and wait step (rma_sync.c) */
     struct lm_group *start_group, *post_group; /* MPI_Win_start / MPI_Win_post, NULL when none */
     uint64_t completes_expected;               /* MPI_Win_wait: completes counted so far */
     int post_unfinished;                       /* posted, MPI_Win_wait/test not yet returned */

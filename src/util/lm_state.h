@@ -19,8 +19,10 @@ int lm_world_size(void); /* ranks that really run */
  * then has more ranks than run, and no message may go to the others. */
 extern int lm_world_simulated;
 int lm_thread_level(void);
-/* Node is oversubscribed (more local ranks than usable cores): idle waits yield. */
-int lm_oversubscribed(void);
+/* Node is oversubscribed (more local ranks than usable cores): idle waits
+ * yield. Inline: every wait step and every lock asks. */
+extern int lm_state_oversubscribed;
+static inline int lm_oversubscribed(void) { return lm_state_oversubscribed; }
 
 /* Written by the runtime only. */
 void lm_state_publish_init(int state);
