@@ -61,6 +61,24 @@ static inline int lm_rma_in_range(const lm_win *w, int rank, int64_t lo, int64_t
     return lo >= 0 && hi <= w->shared->table[rank].size;
 }
 
+/* The common case of the communication calls, before their general
+ * checks: bytes at displacement disp of rank's part, when the part lies
+ * in node-shared memory (MPI_Win_allocate, MPI_Win_allocate_shared), an
+ * access epoch covers rank and the bytes lie inside the part; NULL
+ * otherwise (the call then takes its general path, which reports what is
+ * wrong, if anything). */
+static inline char *lm_rma_direct_bytes(const lm_win *w, int rank, MPI_Aint disp, int64_t bytes)
+{
+    if ((unsigned)rank >= (unsigned)w->comm->size || w->flavor == MPI_WIN_FLAVOR_DYNAMIC || disp < 0 || bytes <= 0)
+        return NULL;
+    const lm_win_entry *e = &w->shared->table[rank];
+    int64_t lo;
+    if (!e->in_segment || !lm_rma_may_access(w, rank) || __builtin_mul_overflow((int64_t)disp, e->disp_unit, &lo) ||
+        lo > e->size - bytes)
+        return NULL;
+    return w->shared->parts + e->offset + lo;
+}
+
 /* Does this process hold an exclusive lock on rank (nobody else may
  * then touch rank's part, so its accumulates need no accumulate lock)? */
 int lm_rma_holds_exclusive(const lm_win *w, int rank);

@@ -174,27 +174,63 @@ static void acc_issue_run(void *arg, int64_t disp, size_t size, uint64_t reps, i
 
 /* The common case, dense data on node-shared memory and no request (the
  * single element of MPI_Fetch_and_op and MPI_Compare_and_swap among
- * others): applied here as one run under the accumulate lock, without
- * the machinery of issued operations. in: the origin data (NULL for
- * MPI_NO_OP), compare: MPI_Compare_and_swap's (at most CAS_HERE bytes),
- * out: where the old contents go (NULL for none). */
+ * others): applied here to the bytes at target of rank's part, as one run
+ * under the accumulate lock, without the machinery of issued operations.
+ * in: the origin data (NULL for MPI_NO_OP), compare: MPI_Compare_and_swap's
+ * (at most CAS_HERE bytes), out: where the old contents go (NULL for
+ * none). Returns an MPI error class. */
 #define CAS_HERE 32
-static int accumulate_here(const lm_rma_args *a, int64_t op, int elem, const char *in, const char *compare, char *out)
+static int accumulate_here(lm_win *w, int rank, char *target, size_t bytes, int64_t op, int elem, const char *in,
+                           const char *compare, char *out)
 {
     char cas_in[2 * CAS_HERE];
     acc_run r = {
-        .op = op, .elem = elem, .want_result = out != NULL, .size = a->bytes, .reps = 1, .stride = (int64_t)a->bytes};
+        .op = op, .elem = elem, .want_result = out != NULL, .size = bytes, .reps = 1, .stride = (int64_t)bytes};
     if (compare) {
-        memcpy(cas_in, in, a->bytes);
-        memcpy(cas_in + a->bytes, compare, a->bytes);
+        memcpy(cas_in, in, bytes);
+        memcpy(cas_in + bytes, compare, bytes);
         in = cas_in;
     }
-    int locked = !lm_rma_holds_exclusive(a->w, a->rank);
-    if (locked) lm_rma_acc_lock(a->w, a->rank);
-    int rc = apply_run(&r, a->t.mapped + a->lo, in, out);
-    if (locked) lm_rma_acc_unlock(a->w, a->rank);
-    if (rc) return lm_err_win(a->win, rc, a->fname, "the operation on rank %d failed", a->rank);
-    return MPI_SUCCESS;
+    int locked = !lm_rma_holds_exclusive(w, rank);
+    if (locked) lm_rma_acc_lock(w, rank);
+    int rc = apply_run(&r, target, in, out);
+    if (locked) lm_rma_acc_unlock(w, rank);
+    return rc;
+}
+
+static int is_cas_kind(int kind)
+{
+    return kind == LM_TK_INT || kind == LM_TK_UINT || kind == LM_TK_BYTE || kind == LM_TK_CHAR || kind == LM_TK_BOOL ||
+           kind == LM_TK_LOGICAL;
+}
+
+/* Before any of the general checks: every type of the call one and the
+ * same dense predefined type (not a pair), a predefined op that applies to
+ * it, and the bytes in a part in node-shared memory within an epoch
+ * (lm_rma_direct_bytes). 1 when done (*rc its outcome); 0 when the call
+ * takes the general path, which reports what is wrong, if anything. */
+static int accumulate_direct(const void *obuf, MPI_Count ocount, MPI_Datatype odt, void *rbuf, MPI_Count rcount,
+                             MPI_Datatype rdt, int rank, MPI_Aint disp, MPI_Count tcount, MPI_Datatype tdt, MPI_Op op,
+                             const void *compare, MPI_Win win, int *rc)
+{
+    lm_win *w = lm_win_get(win);
+    const lm_datatype *tt = lm_datatype_get(tdt);
+    if (!w || !tt || !tt->predefined || !lm_datatype_dense(tt)) return 0;
+    int elem = tt->basic_id, kind = lm_builtin_types[elem].kind, no_op = !compare && op == MPI_NO_OP;
+    int64_t bytes;
+    if (kind == LM_TK_PAIR || __builtin_mul_overflow((int64_t)tt->size, (int64_t)tcount, &bytes)) return 0;
+    if (!no_op && (odt != tdt || (int64_t)tt->size * ocount != bytes)) return 0;
+    int result = rbuf || rdt != MPI_DATATYPE_NULL;
+    if (result && (rdt != tdt || (int64_t)tt->size * rcount != bytes)) return 0;
+    if (compare ? !is_cas_kind(kind) || bytes > CAS_HERE
+                : LM_HANDLE_TIER(op) != LM_TIER_BUILTIN ||
+                      (op != MPI_REPLACE && op != MPI_NO_OP && !lm_op_valid_for(op, tt)))
+        return 0;
+    char *target = lm_rma_direct_bytes(w, rank, disp, bytes);
+    if (!target) return 0;
+    *rc = accumulate_here(w, rank, target, (size_t)bytes, compare ? OP_CAS : (int64_t)op, elem, no_op ? NULL : obuf,
+                          compare, result ? rbuf : NULL);
+    return 1;
 }
 
 /* The common body. result: the result buffer of the fetching calls
@@ -205,8 +241,14 @@ static int accumulate(const char *fname, const void *obuf, MPI_Count ocount, MPI
 {
     int cas = compare != NULL;
     int no_op = !cas && op == MPI_NO_OP;
+    int rc;
+    if (!request &&
+        accumulate_direct(obuf, ocount, odt, rbuf, rcount, rdt, rank, disp, tcount, tdt, op, compare, win, &rc)) {
+        if (rc) return lm_err_win(win, rc, fname, "the operation on rank %d failed", rank);
+        return MPI_SUCCESS;
+    }
     lm_rma_args a;
-    int rc = lm_rma_prepare(&a, win, fname, rank, disp, obuf, ocount, odt, tcount, tdt, !no_op);
+    rc = lm_rma_prepare(&a, win, fname, rank, disp, obuf, ocount, odt, tcount, tdt, !no_op);
     if (rc) return rc;
     if (!cas) {
         if (lm_op_user_get(op))
@@ -227,9 +269,7 @@ static int accumulate(const char *fname, const void *obuf, MPI_Count ocount, MPI
         if (elem < 0 || (!no_op && elem_of(a.ot) != elem) || (rt && elem_of(rt) != elem))
             return lm_err_win(win, MPI_ERR_TYPE, fname,
                               "the datatypes must all be made of one and the same predefined type");
-        int kind = lm_builtin_types[elem].kind;
-        if (cas && kind != LM_TK_INT && kind != LM_TK_UINT && kind != LM_TK_BYTE && kind != LM_TK_CHAR &&
-            kind != LM_TK_BOOL && kind != LM_TK_LOGICAL)
+        if (cas && !is_cas_kind(lm_builtin_types[elem].kind))
             return lm_err_win(win, MPI_ERR_TYPE, fname, "compare-and-swap takes integer, logical and byte types only");
         if (!cas && op != MPI_REPLACE && op != MPI_NO_OP && !lm_op_valid_for(op, elem_type(elem)))
             return lm_err_win(win, MPI_ERR_OP, fname, "the operation does not apply to %s",
@@ -241,9 +281,13 @@ static int accumulate(const char *fname, const void *obuf, MPI_Count ocount, MPI
     int pair = a.rank != MPI_PROC_NULL && a.bytes > 0 && lm_builtin_types[elem].kind == LM_TK_PAIR;
     if (a.rank == MPI_PROC_NULL || a.bytes == 0) return lm_rma_done_at_once(a.w, fname, request);
     if (!request && !pair && a.t.reach == LM_OSC_DIRECT && lm_datatype_dense(a.tt) &&
-        (no_op || lm_datatype_dense(a.ot)) && (!rt || lm_datatype_dense(rt)) && (!cas || a.bytes <= CAS_HERE))
-        return accumulate_here(&a, cas ? OP_CAS : (int64_t)op, elem, no_op ? NULL : (const char *)obuf + a.ot->true_lb,
-                               compare, rt ? (char *)rbuf + rt->true_lb : NULL);
+        (no_op || lm_datatype_dense(a.ot)) && (!rt || lm_datatype_dense(rt)) && (!cas || a.bytes <= CAS_HERE)) {
+        rc = accumulate_here(a.w, a.rank, a.t.mapped + a.lo, a.bytes, cas ? OP_CAS : (int64_t)op, elem,
+                             no_op ? NULL : (const char *)obuf + a.ot->true_lb, compare,
+                             rt ? (char *)rbuf + rt->true_lb : NULL);
+        if (rc) return lm_err_win(win, rc, fname, "the operation on rank %d failed", rank);
+        return MPI_SUCCESS;
+    }
     lm_request *req = NULL;
     if (request && (rc = lm_rma_request_new(a.w, fname, &req))) return rc;
     lm_rma_op space, *o = lm_rma_op_new(req, &a.t, &space);

@@ -236,13 +236,40 @@ static inline void copy_bytes(char *dst, const char *src, size_t n)
     }
 }
 
+/* The common case whole, before any of the general checks: dense data of
+ * predefined types to or from a part in node-shared memory, in an epoch
+ * that covers the target, inside the part. 1 when done; 0 when the call
+ * takes the general path (which reports what is wrong, if anything). */
+static int put_get_here(int put, void *obuf, MPI_Count ocount, MPI_Datatype odt, int rank, MPI_Aint disp,
+                        MPI_Count tcount, MPI_Datatype tdt, MPI_Win win)
+{
+    lm_win *w = lm_win_get(win);
+    const lm_datatype *ot = lm_datatype_get(odt), *tt = lm_datatype_get(tdt);
+    if (!w || !ot || !tt || !ot->predefined || !tt->predefined || !lm_datatype_dense(ot) || !lm_datatype_dense(tt))
+        return 0;
+    int64_t bytes;
+    if (__builtin_mul_overflow((int64_t)ot->size, (int64_t)ocount, &bytes) || bytes != (int64_t)tt->size * tcount)
+        return 0;
+    char *target = lm_rma_direct_bytes(w, rank, disp, bytes);
+    if (!target) return 0;
+    if (put) {
+        copy_bytes(target, obuf, (size_t)bytes);
+        lm_osc_count.bytes_put += (uint64_t)bytes;
+    } else {
+        copy_bytes(obuf, target, (size_t)bytes);
+        lm_osc_count.bytes_got += (uint64_t)bytes;
+    }
+    return 1;
+}
+
 static int put_get(int put, const char *fname, void *obuf, MPI_Count ocount, MPI_Datatype odt, int rank, MPI_Aint disp,
                    MPI_Count tcount, MPI_Datatype tdt, MPI_Win win, MPI_Request *request)
 {
+    if (!request && put_get_here(put, obuf, ocount, odt, rank, disp, tcount, tdt, win)) return MPI_SUCCESS;
     lm_rma_args a;
     int rc = lm_rma_prepare(&a, win, fname, rank, disp, obuf, ocount, odt, tcount, tdt, 1);
     if (rc) return rc;
-    /* the common case, dense data in node-shared memory: one memcpy */
+    /* dense data in memory mapped here (derived types among them): one memcpy */
     if (!request && a.bytes && a.t.reach == LM_OSC_DIRECT && lm_datatype_dense(a.ot) && lm_datatype_dense(a.tt)) {
         char *target = a.t.mapped + a.lo, *origin = (char *)obuf + a.ot->true_lb;
         if (put) {
