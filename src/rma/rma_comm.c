@@ -236,6 +236,19 @@ static inline void copy_bytes(char *dst, const char *src, size_t n)
     }
 }
 
+/* A put or get of n dense bytes between origin and target, both mapped
+ * here, counted in the pvars. */
+static void move_dense(int put, char *target, char *origin, size_t n)
+{
+    if (put) {
+        copy_bytes(target, origin, n);
+        lm_osc_count.bytes_put += n;
+    } else {
+        copy_bytes(origin, target, n);
+        lm_osc_count.bytes_got += n;
+    }
+}
+
 /* The common case whole, before any of the general checks: dense data of
  * predefined types to or from a part in node-shared memory, in an epoch
  * that covers the target, inside the part. 1 when done; 0 when the call
@@ -252,13 +265,7 @@ static int put_get_here(int put, void *obuf, MPI_Count ocount, MPI_Datatype odt,
         return 0;
     char *target = lm_rma_direct_bytes(w, rank, disp, bytes);
     if (!target) return 0;
-    if (put) {
-        copy_bytes(target, obuf, (size_t)bytes);
-        lm_osc_count.bytes_put += (uint64_t)bytes;
-    } else {
-        copy_bytes(obuf, target, (size_t)bytes);
-        lm_osc_count.bytes_got += (uint64_t)bytes;
-    }
+    move_dense(put, target, obuf, (size_t)bytes);
     return 1;
 }
 
@@ -271,14 +278,7 @@ static int put_get(int put, const char *fname, void *obuf, MPI_Count ocount, MPI
     if (rc) return rc;
     /* dense data in memory mapped here (derived types among them): one memcpy */
     if (!request && a.bytes && a.t.reach == LM_OSC_DIRECT && lm_datatype_dense(a.ot) && lm_datatype_dense(a.tt)) {
-        char *target = a.t.mapped + a.lo, *origin = (char *)obuf + a.ot->true_lb;
-        if (put) {
-            copy_bytes(target, origin, a.bytes);
-            lm_osc_count.bytes_put += a.bytes;
-        } else {
-            copy_bytes(origin, target, a.bytes);
-            lm_osc_count.bytes_got += a.bytes;
-        }
+        move_dense(put, a.t.mapped + a.lo, (char *)obuf + a.ot->true_lb, a.bytes);
         return MPI_SUCCESS;
     }
     if (a.rank == MPI_PROC_NULL || a.bytes == 0) return lm_rma_done_at_once(a.w, fname, request);

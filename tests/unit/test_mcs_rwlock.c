@@ -70,44 +70,40 @@ static void *writer_arrives(void *arg)
     return NULL;
 }
 
-static void handovers(void)
+/* The lock is held here; a thread arrives (arrive) and must wait until
+ * release() lets it in, after which the lock is free again. */
+static void waits_for_release(void *(*arrive)(void *), void (*release)(void))
 {
     pthread_t t;
-    /* a reader waits for a direct writer */
     at(0);
+    pthread_create(&t, NULL, arrive, NULL);
+    wait_for(1);
+    settle();
+    CHECK(__atomic_load_n(&stage, __ATOMIC_SEQ_CST) == 1);
+    release();
+    pthread_join(t, NULL);
+    CHECK(stage == 2 && lock.state == 0 && lock.writer_tail == 0 && lock.reader_head == 0);
+}
+
+static void release_direct(void) { lm_mcs_write_unlock_direct(&space, &lock); }
+static void release_read(void)
+{
+    CHECK(!lm_mcs_write_trylock(&space, &lock)); /* a writer queued: no direct entry */
+    lm_mcs_read_unlock(&space, &lock);
+}
+
+static void handovers(void)
+{
+    /* a reader waits for a direct writer */
     CHECK(lm_mcs_write_trylock(&space, &lock));
     CHECK(!lm_mcs_write_trylock(&space, &lock)); /* held: a second writer must queue */
-    pthread_create(&t, NULL, reader_arrives, NULL);
-    wait_for(1);
-    settle();
-    CHECK(__atomic_load_n(&stage, __ATOMIC_SEQ_CST) == 1);
-    lm_mcs_write_unlock_direct(&space, &lock);
-    pthread_join(t, NULL);
-    CHECK(stage == 2 && lock.state == 0);
-
+    waits_for_release(reader_arrives, release_direct);
     /* a queued writer waits for a direct writer */
-    at(0);
     CHECK(lm_mcs_write_trylock(&space, &lock));
-    pthread_create(&t, NULL, writer_arrives, NULL);
-    wait_for(1);
-    settle();
-    CHECK(__atomic_load_n(&stage, __ATOMIC_SEQ_CST) == 1);
-    lm_mcs_write_unlock_direct(&space, &lock);
-    pthread_join(t, NULL);
-    CHECK(stage == 2 && lock.state == 0 && lock.writer_tail == 0);
-
-    /* a queued writer waits for a reader, whose release promotes it; no
-     * direct entry meanwhile */
-    at(0);
+    waits_for_release(writer_arrives, release_direct);
+    /* a queued writer waits for a reader, whose release promotes it */
     lm_mcs_read_lock(&space, &lock, 1);
-    pthread_create(&t, NULL, writer_arrives, NULL);
-    wait_for(1);
-    settle();
-    CHECK(__atomic_load_n(&stage, __ATOMIC_SEQ_CST) == 1);
-    CHECK(!lm_mcs_write_trylock(&space, &lock));
-    lm_mcs_read_unlock(&space, &lock);
-    pthread_join(t, NULL);
-    CHECK(stage == 2 && lock.state == 0 && lock.writer_tail == 0);
+    waits_for_release(writer_arrives, release_read);
 
     /* uncontended costs: two atomics each */
     uint64_t a0 = lm_osc_count.atomics;
