@@ -16,6 +16,7 @@
 #include "pt2pt/pt2pt.h"
 #include "pt2pt/protocol.h"
 #include "pt2pt/coop_copy.h"
+#include "pt2pt/pipe_copy.h"
 #include "pt2pt/bsend.h"
 #include "pt2pt/partitioned.h"
 #include "pt2pt/engine_internal.h"
@@ -144,6 +145,7 @@ int lm_pt2pt_init(void)
     my_unexpected_bytes = b->segment ? &lm_node_segment_rank(b->segment, b->local_rank)->unexpected_bytes
                                      : (_Atomic uint64_t *)&unexpected_private;
     lm_coop_copy_init();
+    lm_pipe_copy_init();
     lm_transport_register_am(LM_AM_PT2PT, handle_packet);
     int rc = lm_bsend_init();
     if (rc == MPI_SUCCESS) rc = lm_partitioned_init();
@@ -175,7 +177,10 @@ void lm_pt2pt_finalize(void)
     }
 }
 
-int lm_pt2pt_busy(void) { return pending.head != NULL || rndv_outstanding > 0 || lm_coop_copy_busy(); }
+int lm_pt2pt_busy(void)
+{
+    return pending.head != NULL || rndv_outstanding > 0 || lm_coop_copy_busy() || lm_pipe_copy_busy();
+}
 
 /* ---- sending packets ---------------------------------------------------- */
 
@@ -360,6 +365,12 @@ static void send_control(int dst, uint8_t type, uint64_t sreq, uint64_t rreq)
 }
 
 void lm_pt2pt_send_fin(int dst, uint64_t sreq) { send_control(dst, LM_PKT_FIN, sreq, 0); }
+
+void lm_pt2pt_send_done(lm_request *s)
+{
+    rndv_outstanding--;
+    lm_request_complete(s);
+}
 
 /* The receiver's published unexpected-byte counter; the last destination's
  * is cached, since streams of sends mostly go to one peer. */
@@ -558,6 +569,8 @@ static void start_rendezvous_receive(lm_request *r, int src_world, int src_rank,
      * instead of 800 and 1,430 (medians of the best blocks of 6 alternating
      * runs), at 2 ranks 101 and 100 us instead of 104 and 103; the ring
      * allreduce at 2 ranks lost 6 us (110 -> 116). */
+    int single = !packed && strcmp(lm_transport_rget_mechanism(src_world), "cma") == 0;
+    if (lm_pipe_copy_start(r, src_world, sreq, n, single)) return;
     if (!packed && !rndv_outstanding && lm_coop_copy_start(r, src_world, sreq, addr, n)) return;
     if (!packed && lm_transport_rget(src_world, r->buf, addr, n) == LM_OK) {
         r->bytes = (MPI_Count)n;
@@ -744,6 +757,7 @@ static void handle_packet(int src_world, const void *hdr, size_t hdr_len, const 
     }
     case LM_PKT_SYNC_ACK: lm_request_complete((lm_request *)(uintptr_t)h->sreq); return;
     case LM_PKT_COPY_HELP: lm_coop_copy_help(src_world, h); return;
+    case LM_PKT_PIPE: lm_pipe_copy_feed(src_world, h); return;
     default: lm_fatal("unknown packet type %d from rank %d", h->type, src_world);
     }
 }

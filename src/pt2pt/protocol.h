@@ -13,6 +13,7 @@ enum lm_pkt_type {
     LM_PKT_FIN,       /* receiver copied the data: the send is complete */
     LM_PKT_SYNC_ACK,  /* a synchronous-mode eager message was matched */
     LM_PKT_COPY_HELP, /* receiver: share the single copy (rreq: job record key, addr: receive buffer) */
+    LM_PKT_PIPE,      /* receiver: fill my pipe (rreq: which, size: the bytes I take) */
 };
 
 #define LM_PKT_FLAG_SYNC 1u

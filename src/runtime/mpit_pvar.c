@@ -51,6 +51,10 @@ static const struct {
      "sends refused for lack of resources (retried later)"},
     {"rget_ops", offsetof(lm_transport_counters, rget_ops), "single-copy reads from a peer's memory"},
     {"rget_bytes", offsetof(lm_transport_counters, rget_bytes), "bytes copied by single-copy reads"},
+    {"pipe_bytes_sent", offsetof(lm_transport_counters, pipe_bytes_sent),
+     "bytes of rendezvous messages put into receivers' pipes"},
+    {"pipe_bytes_received", offsetof(lm_transport_counters, pipe_bytes_received),
+     "bytes of rendezvous messages taken out of this process's pipes"},
 };
 #define NFIELDS ((int)(sizeof fields / sizeof fields[0]))
 
@@ -59,9 +63,9 @@ static const struct {
     const char *name;
     unsigned mask;
 } backends[] = {
-    {"all", 0x1ff},
+    {"all", 0x7ff},
     {"self", 0x1cf},
-    {"shm", 0x07f},
+    {"shm", 0x67f},
     {"cma", 0x180},
 };
 #define NBACKENDS ((int)(sizeof backends / sizeof backends[0]))

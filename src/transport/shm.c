@@ -112,6 +112,19 @@ int lm_shm_init(void *area, int world_rank, int local_rank, int local_size, cons
     return LM_OK;
 }
 
+void *lm_shm_pipe(int local_rank, int i, size_t *bytes)
+{
+    if (bytes) *bytes = S.initialized ? S.area->pipe_bytes : 0;
+    if (!S.initialized || local_rank < 0 || local_rank >= S.nlocal || i < 0 || i >= (int)S.area->pipes) return NULL;
+    return lm_shm_area_pipe(S.area, local_rank, (uint32_t)i);
+}
+
+void lm_shm_count_pipe(size_t sent, size_t received)
+{
+    S.cnt.pipe_bytes_sent += sent;
+    S.cnt.pipe_bytes_received += received;
+}
+
 static void free_peer(int key, void *value, void *arg) { lm_free(LM_MEM_PEER_TABLE, value); }
 
 void lm_shm_finalize(void)

@@ -45,6 +45,10 @@ static void compute(lm_shm_area *h, int local_size)
      * (or a cache line) with another's. */
     h->fb_stride = round_up((uint64_t)LM_SHM_FB_SLOTS * fb_slot_size(), PAGE);
     off += n * h->fb_stride;
+    h->pipes = LM_SHM_PIPES;
+    h->pipe_bytes = LM_SHM_PIPE_BYTES;
+    h->pipe_offset = off;
+    off += n * LM_SHM_PIPES * (uint64_t)LM_SHM_PIPE_BYTES;
     h->arena_offset = off;
     off += n * h->arena_size;
     h->total_size = off;
@@ -70,7 +74,8 @@ int lm_shm_area_check(const void *area, int local_size)
     const lm_shm_area *h = area;
     if (h->magic != LM_SHM_AREA_MAGIC || h->local_size != local_size) return -1;
     if (h->cell_size != LM_SHM_CELL_SIZE || h->fb_entries != LM_SHM_FB_ENTRIES ||
-        h->fb_entry_size != LM_SHM_FB_ENTRY_SIZE || h->fb_slots != LM_SHM_FB_SLOTS)
+        h->fb_entry_size != LM_SHM_FB_ENTRY_SIZE || h->fb_slots != LM_SHM_FB_SLOTS || h->pipes != LM_SHM_PIPES ||
+        h->pipe_bytes != LM_SHM_PIPE_BYTES)
         return -1;
     return 0;
 }

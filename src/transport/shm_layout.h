@@ -36,6 +36,15 @@
  * the small-message range where latency matters; 16 of them let a sender
  * stream without waiting for each handshake. The cvar FASTBOX_MAX can lower
  * the slot count a receiver serves, never raise it above this. */
+/* Pipes: each rank owns LM_SHM_PIPES buffers through which a node-local
+ * sender streams a large message to it, the sender copying in while the
+ * receiver copies out (the protocol is pt2pt/pipe_copy.c's). Sized for a
+ * page of control words and four pieces of 64 KiB, which keep both sides
+ * busy; four pipes serve an alltoall of 5 ranks at once. 1 MiB of address
+ * space per rank, touched only when used. */
+#define LM_SHM_PIPES 4u
+#define LM_SHM_PIPE_BYTES (8192u + (256u << 10))
+
 #define LM_SHM_FB_SLOTS 8u
 #define LM_SHM_FB_ENTRIES 16u /* power of two */
 #define LM_SHM_FB_ENTRY_SIZE 2048u
@@ -45,7 +54,7 @@
  * read by the formatter (the launcher), which records it in the header. */
 #define LM_SHM_ARENA_DEFAULT (1u << 20)
 
-#define LM_SHM_AREA_MAGIC 0x4c4d53484d415231ull /* "LMSHMAR1" */
+#define LM_SHM_AREA_MAGIC 0x4c4d53484d415232ull /* "LMSHMAR2" */
 
 typedef struct lm_shm_area {
     uint64_t magic;
@@ -58,6 +67,8 @@ typedef struct lm_shm_area {
     uint64_t cells_stride;
     uint64_t fb_offset; /* + local_rank * fb_stride */
     uint64_t fb_stride;
+    uint32_t pipes, pipe_bytes;
+    uint64_t pipe_offset;  /* + local_rank * pipes * pipe_bytes */
     uint64_t arena_offset; /* + local_rank * arena_size */
     uint64_t total_size;
 } lm_shm_area;
@@ -87,6 +98,10 @@ static inline int lm_shm_area_cell_owner(const lm_shm_area *a, uint64_t off)
 static inline void *lm_shm_area_fb_base(lm_shm_area *a, int receiver_local_rank)
 {
     return (char *)a + a->fb_offset + (uint64_t)receiver_local_rank * a->fb_stride;
+}
+static inline void *lm_shm_area_pipe(lm_shm_area *a, int local_rank, uint32_t i)
+{
+    return (char *)a + a->pipe_offset + ((uint64_t)local_rank * a->pipes + i) * a->pipe_bytes;
 }
 static inline void *lm_shm_area_arena(lm_shm_area *a, int local_rank)
 {

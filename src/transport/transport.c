@@ -171,6 +171,25 @@ const char *lm_transport_rget_mechanism(int world_rank)
     return "none";
 }
 
+int lm_transport_pipes(size_t *bytes)
+{
+    size_t b = 0;
+    if (!T.initialized || !lm_shm_pipe(T.env.local_rank, 0, &b)) {
+        if (bytes) *bytes = 0;
+        return 0;
+    }
+    if (bytes) *bytes = b;
+    return LM_SHM_PIPES;
+}
+
+void lm_transport_count_pipe(size_t sent, size_t received) { lm_shm_count_pipe(sent, received); }
+
+void *lm_transport_pipe(int world_rank, int index)
+{
+    if (!T.initialized) return NULL;
+    return lm_shm_pipe(lm_transport_local_rank(world_rank), index, NULL);
+}
+
 int lm_transport_progress(void)
 {
     /* Fast boxes first (inside shm progress), then the shm queue, then self. */
@@ -185,6 +204,8 @@ static void add(lm_transport_counters *a, const lm_transport_counters *b)
     a->am_bytes_received += b->am_bytes_received;
     a->rget_ops += b->rget_ops;
     a->rget_bytes += b->rget_bytes;
+    a->pipe_bytes_sent += b->pipe_bytes_sent;
+    a->pipe_bytes_received += b->pipe_bytes_received;
     a->fastbox_sent += b->fastbox_sent;
     a->queue_sent += b->queue_sent;
     a->send_eagain += b->send_eagain;

@@ -57,6 +57,18 @@ int lm_transport_rput(int dst_world_rank, uint64_t remote_addr, const void *loca
 /* Which single-copy mechanism rget uses for this peer ("cma", "none", ...). */
 const char *lm_transport_rget_mechanism(int world_rank);
 
+/* Pipes, for pipelined two copies of large data where single copy is slow:
+ * every rank on a node owns the same number of node-shared buffers of the
+ * same size, which its senders fill while it empties them (the protocol on
+ * them is pt2pt's). lm_transport_pipes: how many each rank owns (0: none)
+ * and their size; lm_transport_pipe: where pipe index of a rank on this
+ * node is mapped here (NULL for a rank off this node). */
+int lm_transport_pipes(size_t *bytes);
+void *lm_transport_pipe(int world_rank, int index);
+/* What the layer above moved through pipes, so that the counters show all
+ * traffic (the shm backend's). */
+void lm_transport_count_pipe(size_t sent, size_t received);
+
 /* Poll every backend once; returns the number of events handled. */
 int lm_transport_progress(void);
 
@@ -83,6 +95,7 @@ int lm_transport_flush(int rank);
 typedef struct lm_transport_counters {
     uint64_t am_sent, am_bytes_sent, am_received, am_bytes_received;
     uint64_t rget_ops, rget_bytes;
+    uint64_t pipe_bytes_sent, pipe_bytes_received; /* counted by pt2pt (lm_transport_count_pipe) */
     uint64_t fastbox_sent, queue_sent, send_eagain;
 } lm_transport_counters;
 void lm_transport_get_counters(const char *backend, lm_transport_counters *out);

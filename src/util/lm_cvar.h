@@ -36,6 +36,12 @@ enum lm_cvar_audience { LM_CVAR_USER, LM_CVAR_TUNER };
       "(0: the receiver copies alone)")                                                               \
     X(COOP_COPY_CHUNK, 128L << 10, 4096, 1L << 30, PT2PT, TUNER, 0,                                   \
       "smallest piece of a shared copy (each side claims one half of the message)")                   \
+    X(LARGE_COPY, 0, 0, 2, PT2PT, USER, 0,                                                            \
+      "how rendezvous messages between ranks of a node are copied: 0 through the receiver's pipes "   \
+      "(two copies, pipelined) up to PIPE_MAX bytes while every rank has a core of its own, by "      \
+      "single copy otherwise where permitted; 1 by single copy where permitted; 2 through pipes")     \
+    X(PIPE_MAX, 128L << 10, 0, 1L << 40, PT2PT, TUNER, 0,                                             \
+      "largest message that LARGE_COPY=0 sends through a pipe when a single copy is permitted")       \
     X(COLL_SHM, 1, 0, 1, CORE, TUNER, 0,                                                              \
       "collectives on communicators within one node may use node shared-memory mailboxes "            \
       "(0: point-to-point algorithms only)")                                                          \

@@ -234,22 +234,30 @@ static void check_leanmpi_counters(void)
     MPI_T_pvar_handle hs = pvar_handle(s, "transport_all_am_bytes_sent", MPI_T_PVAR_CLASS_COUNTER);
     MPI_T_pvar_handle hr = pvar_handle(s, "transport_all_am_bytes_received", MPI_T_PVAR_CLASS_COUNTER);
     MPI_T_pvar_handle hg = pvar_handle(s, "transport_all_rget_bytes", MPI_T_PVAR_CLASS_COUNTER);
+    MPI_T_pvar_handle hp = pvar_handle(s, "transport_all_pipe_bytes_received", MPI_T_PVAR_CLASS_COUNTER);
     MPI_T_pvar_handle hm = pvar_handle(s, "memory_peak_core", MPI_T_PVAR_CLASS_HIGHWATERMARK);
-    unsigned long long sent0, recv0, rget0, sent1, recv1, rget1, peak;
+    unsigned long long sent0, recv0, rget0, pipe0, sent1, recv1, rget1, pipe1, peak;
     CHECK_EQ(MPI_T_pvar_read(s, hs, &sent0), MPI_SUCCESS);
     CHECK_EQ(MPI_T_pvar_read(s, hr, &recv0), MPI_SUCCESS);
     CHECK_EQ(MPI_T_pvar_read(s, hg, &rget0), MPI_SUCCESS);
+    CHECK_EQ(MPI_T_pvar_read(s, hp, &pipe0), MPI_SUCCESS);
     char *out = calloc(N_BYTES, 1), *in = calloc(N_BYTES, 1);
     CHECK_MPI(MPI_Sendrecv(out, N_BYTES, MPI_BYTE, (rank + 1) % size, 5, in, N_BYTES, MPI_BYTE,
                            (rank + size - 1) % size, 5, MPI_COMM_WORLD, MPI_STATUS_IGNORE));
     CHECK_EQ(MPI_T_pvar_read(s, hs, &sent1), MPI_SUCCESS);
     CHECK_EQ(MPI_T_pvar_read(s, hr, &recv1), MPI_SUCCESS);
     CHECK_EQ(MPI_T_pvar_read(s, hg, &rget1), MPI_SUCCESS);
+    CHECK_EQ(MPI_T_pvar_read(s, hp, &pipe1), MPI_SUCCESS);
     /* An eager message carries the data; above the eager limit the sender
-     * sends only a header and the receiver may copy the data itself. */
+     * sends only a header and the data comes by a single copy or through a
+     * pipe. */
     if (N_BYTES <= read_cvar("LEANMPI_EAGER_LIMIT"))
         CHECK(sent1 - sent0 >= N_BYTES, "sent grew by %llu", sent1 - sent0);
-    CHECK(recv1 - recv0 + rget1 - rget0 >= N_BYTES, "received grew by %llu + %llu", recv1 - recv0, rget1 - rget0);
+    CHECK(recv1 - recv0 + rget1 - rget0 + pipe1 - pipe0 >= N_BYTES, "received grew by %llu + %llu + %llu",
+          recv1 - recv0, rget1 - rget0, pipe1 - pipe0);
+    /* pipes forced and the message above the eager limit: it came through one */
+    if (size > 1 && read_cvar("LEANMPI_LARGE_COPY") == 2 && N_BYTES > read_cvar("LEANMPI_EAGER_LIMIT"))
+        CHECK(pipe1 - pipe0 >= N_BYTES, "pipe bytes received grew by %llu", pipe1 - pipe0);
     CHECK_EQ(MPI_T_pvar_read(s, hm, &peak), MPI_SUCCESS);
     CHECK(peak > 0, "peak core memory 0");
     CHECK_EQ(MPI_T_pvar_start(s, hs), MPI_T_ERR_PVAR_NO_STARTSTOP);

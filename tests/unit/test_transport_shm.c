@@ -204,6 +204,43 @@ static int fastbox_budget(int r)
     return 0;
 }
 
+/* --- pipes ----------------------------------------------------------------- */
+
+/* Every rank owns the same pipes; a peer's pipe is where its owner sees it
+ * (rank 0 writes a pattern into every pipe of rank 1, rank 1 reads it in
+ * its own), pipes do not overlap, and the counters add what they are told. */
+static int pipes(int r)
+{
+    h_init_rank(r, 8, 8, 0);
+    size_t bytes = 0;
+    int n = lm_transport_pipes(&bytes);
+    CHECK(n == LM_SHM_PIPES && bytes == LM_SHM_PIPE_BYTES);
+    CHECK(lm_transport_pipe(r, -1) == NULL && lm_transport_pipe(r, n) == NULL && lm_transport_pipe(7, 0) == NULL);
+    for (int i = 0; i + 1 < n; i++) {
+        char *a = lm_transport_pipe(1, i), *b = lm_transport_pipe(1, i + 1);
+        CHECK(a && b && b >= a + bytes);
+    }
+    CHECK((char *)lm_transport_pipe(1, 0) >= (char *)lm_transport_pipe(0, n - 1) + bytes);
+    if (r == 0)
+        for (int i = 0; i < n; i++) memset(lm_transport_pipe(1, i), 'a' + i, bytes);
+    h_barrier();
+    if (r == 1)
+        for (int i = 0; i < n; i++) {
+            const char *p = lm_transport_pipe(1, i);
+            for (size_t k = 0; k < bytes; k += 4093) CHECK(p[k] == 'a' + i);
+            CHECK(p[bytes - 1] == 'a' + i);
+        }
+    lm_transport_count_pipe(1000, 24);
+    lm_transport_counters c;
+    lm_transport_get_counters("shm", &c);
+    CHECK(c.pipe_bytes_sent == 1000 && c.pipe_bytes_received == 24);
+    lm_transport_get_counters("self", &c);
+    CHECK(c.pipe_bytes_sent == 0);
+    h_barrier();
+    lm_transport_finalize();
+    return 0;
+}
+
 int main(void)
 {
     CHECK(h_run(1, loopback, 30) == 0);
@@ -214,5 +251,7 @@ int main(void)
     printf("many_to_one: %d senders x %d messages in order: ok\n", SENDERS, PER_SENDER);
     CHECK(h_run(3, fastbox_budget, 60) == 0);
     printf("fastbox_budget: one receiver with a fast box, the other on cells: ok\n");
+    CHECK(h_run(2, pipes, 30) == 0);
+    printf("pipes: each rank's own, reachable by its peers: ok\n");
     return 0;
 }
