@@ -106,7 +106,14 @@ BENCHES = [
           "One_put_all: rank 0 puts to every other rank under MPI_Win_lock_all, "
           "MPI_Win_flush_all after each round", nranks=16, ns=(2, 4, 8, 16), quick=False),
 ]
-BENCH_BY_KEY = {b.key: b for b in BENCHES}
+# The machine's floor: bench/src/floor.c, built with the system compiler and
+# run without MPI once per repetition, before the ping-pong jobs; its
+# results sit under the key MACHINE.
+MACHINE = "machine"
+FLOOR = Bench("floor", "floor", (), "series", "lat_us", "µs", "lower",
+              "Cache-line floor: two processes bouncing one cache line through "
+              "shared memory, no MPI (half round trip)")
+BENCH_BY_KEY = {b.key: b for b in BENCHES + [FLOOR]}
 PROGRAMS = sorted({b.program for b in BENCHES})
 
 # Collectives measured by bench/src/coll.c, in report order, and the sizes
@@ -154,6 +161,9 @@ TARGETS = [
     dict(id="rss_init", bench="memory", phase="init", metric="rss_kb",
          op="<=", limit=0.5, title="Rank RSS after MPI_Init (2 ranks)",
          unit="kB"),
+    dict(id="latency_8B_floor", bench="pingpong", size=8, op="<=", limit=2.0,
+         against="floor", title="8-byte ping-pong half round trip against the "
+         "cache-line floor", unit="µs"),
 ]
 
 # The one-sided targets (bench/src/rma.c), evaluated by evaluate_targets like
@@ -498,6 +508,10 @@ def evaluate_targets(summary, mpis, targets=TARGETS):
                                 coll=t.get("item"))
                     for m in mpis}
         bm, bv = best_peer(vals, better)
+        if t.get("against"):
+            bm, bv = MACHINE, value_of(summary, t["against"], MACHINE, size=t.get("size"))
+            if bv is None:
+                bm = None
         lean = vals.get(LEAN)
         if t.get("absolute"):
             r = None
@@ -512,7 +526,7 @@ def evaluate_targets(summary, mpis, targets=TARGETS):
                      "op": t["op"], "limit": t["limit"], "leanmpi": lean,
                      "best_peer": bm, "best_value": bv, "ratio": r,
                      "status": status, "ranks": t.get("ranks"),
-                     "absolute": bool(t.get("absolute"))})
+                     "absolute": bool(t.get("absolute")), "against": t.get("against")})
     return rows
 
 
@@ -660,8 +674,12 @@ def targets_table(rows, labels, cpus=None) -> str:
         title = r["title"]
         if cpus and (r.get("ranks") or 0) > cpus:
             title += f" — oversubscribed ({r['ranks']} ranks on {cpus} CPUs)"
-        need = (f"{r['op']} {r['limit']} {r['unit']} (absolute)" if r.get("absolute")
-                else f"{r['op']} {r['limit']}× best peer")
+        if r.get("absolute"):
+            need = f"{r['op']} {r['limit']} {r['unit']} (absolute)"
+        elif r.get("against"):
+            need = f"{r['op']} {r['limit']}× {labels.get(MACHINE, MACHINE)}"
+        else:
+            need = f"{r['op']} {r['limit']}× best peer"
         body.append([title, lean, peer, fmt_ratio(r["ratio"]), need, res])
     return md_table(header, body)
 
@@ -777,10 +795,28 @@ def missing_note(result, benches, measured, labels) -> str:
     return "".join(f"\n_{n}_\n" for n in notes)
 
 
+def floor_note(summary, mpis, labels) -> str:
+    """The cache-line floor of the run and each MPI's 8-byte latency as a
+    multiple of it."""
+    st = summary.get("floor", {}).get(MACHINE, {}).get(8)
+    if not st:
+        return ""
+    floor = st["median"]
+    mult = []
+    for m in mpis:
+        v = value_of(summary, "pingpong", m, size=8)
+        if v is not None and floor:
+            mult.append(f"{labels.get(m, m)} {v / floor:.2f}×")
+    return (f"\n{FLOOR.title}: {fmt_stat(st)} µs (`bench/src/floor.c`, run once per "
+            f"repetition before the ping-pong jobs). 8-byte latency as a multiple of it: "
+            + (", ".join(mult) if mult else "–") + ".\n")
+
+
 def render_markdown(result) -> str:
     meta, mpis_info, summary = result["meta"], result["mpis"], result["summary"]
     measured = [m for m, i in mpis_info.items() if i["status"] == "ok"]
     labels = {m: i["label"] for m, i in mpis_info.items()}
+    labels[MACHINE] = "cache-line floor"
     mach = meta["machine"]
     w = io.StringIO()
     w.write("# LeanMPI performance, side by side\n\n")
@@ -828,7 +864,8 @@ def render_markdown(result) -> str:
                 "Details under [One-sided communication](#one-sided-communication-rma).\n\n")
         w.write(targets_table(rt, labels, cpus))
     w.write("\nRatios are LeanMPI / best peer, computed from medians; the best "
-            "peer is the fastest (or smallest) of the other MPIs in this run.\n")
+            "peer is the fastest (or smallest) of the other MPIs in this run "
+            "(the floor target: LeanMPI / the cache-line floor of the same run).\n")
 
     w.write("\n## Method\n\n")
     for line in meta["method"]:
@@ -848,6 +885,8 @@ def render_markdown(result) -> str:
                 f"(min–max in parentheses), {b.unit}, "
                 f"{'lower' if b.better == 'lower' else 'higher'} is better.\n\n")
         w.write(series_table(summary, bench, measured, labels))
+        if bench == "pingpong" and "floor" in summary:
+            w.write(floor_note(summary, measured, labels))
         if img and meta.get("plots"):
             w.write(f"\n![{title}](img/{img})\n")
 
@@ -1212,6 +1251,34 @@ def build_all(mpis, build_dir: Path, prog: Progress, programs=None):
                 break
 
 
+def build_floor(out: Path, prog: Progress):
+    """bench/src/floor.c with the system C compiler; a pseudo-MPI that runs
+    it without a launcher, or None when it cannot be built."""
+    cc = shutil.which("cc") or shutil.which("gcc")
+    if not cc:
+        return None
+    out.mkdir(parents=True, exist_ok=True)
+    prog.step("compile floor with cc")
+    cmd = [cc, "-O2", "-std=c11", "-o", str(out / FLOOR.program), str(SRC / f"{FLOOR.program}.c")]
+    try:
+        rc, _, _, _ = run_cmd(cmd, clean_env(), 180)
+    except OSError:
+        return None
+    return Mpi(MACHINE, "cache-line floor", cc, []) if rc == 0 else None
+
+
+def with_floor(jobs):
+    """The jobs, with one floor job per repetition right before its first
+    ping-pong job."""
+    out, seen = [], set()
+    for rep, b, mk in jobs:
+        if b.key == "pingpong" and rep not in seen:
+            seen.add(rep)
+            out.append((rep, FLOOR, MACHINE))
+        out.append((rep, b, mk))
+    return out
+
+
 def smoke_test(mpis, build_dir, prog: Progress, timeout):
     """One init run per MPI; an MPI that cannot even start is skipped."""
     for m in mpis:
@@ -1478,6 +1545,12 @@ def method_lines(quick, reps, init_runs, coll_reps=None, rma=False):
         "Ping-pong: blocking MPI_Send/MPI_Recv between ranks 0 and 1, warm-up of "
         "a tenth of the iterations (at least 10), iterations chosen so that each "
         "size moves about 256 MiB (20 to 20 000); half the round-trip time.",
+        "Cache-line floor: `bench/src/floor.c`, built with the system `cc -O2`, "
+        "forks once; parent and child bounce one cache line of shared memory "
+        "(the parent writes the round number, the child writes it back), no MPI, "
+        "no binding; half the round-trip time, once per repetition right before "
+        "the ping-pong jobs. It is what one 8-byte message costs at best: the "
+        "line has to move from one core to the other.",
         "Streaming bandwidth: rank 0 posts a window of 64 MPI_Isend (fewer above "
         "1 MiB, so that a window stays within 64 MiB), rank 1 the matching "
         "MPI_Irecv, each message into its own buffer slot; after MPI_Waitall "
@@ -1587,7 +1660,8 @@ def main(argv=None):
     started = _dt.datetime.now().astimezone()
     t0 = time.monotonic()
     programs = sorted({b.program for b in benches} | {"init"})  # init: smoke test
-    setup = Progress(sum(len(programs) + 1 for m in mpis if m.status == "ok"))
+    setup = Progress(sum(len(programs) + 1 for m in mpis if m.status == "ok")
+                     + any(b.key == "pingpong" for b in benches))
     build_all(mpis, build_dir, setup, programs)
     smoke_test(mpis, build_dir, setup, min(a.timeout, 120))
     setup.done()
@@ -1599,11 +1673,21 @@ def main(argv=None):
         setup.note("error: no MPI could be built and launched")
         return 1
 
+    floor = None
+    if any(b.key == "pingpong" for b in benches):
+        floor = build_floor(build_dir / MACHINE, setup)
+        if floor is None:
+            setup.note("note: the cache-line floor was not built (no C compiler)")
     samples = {b.key: {m.key: [] for m in ok} for b in benches}
+    if floor:
+        samples[FLOOR.key] = {MACHINE: []}
     failures, failed = [], set()
     reps_of = lambda b: a.coll_reps if b.kind == "coll" else a.reps
     jobs = schedule([m.key for m in ok], benches, a.reps, reps_of)
     by_key = {m.key: m for m in ok}
+    if floor:
+        jobs = with_floor(jobs)
+        by_key[MACHINE] = floor
     prog = Progress(len(jobs))
     loads, log = [load_average()], []
     for rep, b, mk in jobs:

@@ -735,3 +735,35 @@ def test_run_one_keeps_partial_rma_results(hb, tmp_path):
     assert set(sample) == {2, 4} and sample[4]["private_kb"] == 1004.0
     assert lib == "Fake MPI 1.0"
     assert err.startswith("at 8 ranks: exit status 2") and "MPI_Win_allocate" in err
+
+
+def test_floor_target_and_note(hb):
+    # LeanMPI 0.3 us, the floor 0.2 us: 1.5x <= 2.0; without a floor the
+    # target is not judged against a peer
+    s = hb.summarize({"pingpong": {"leanmpi": [{8: 0.3}], "mpich": [{8: 0.5}]},
+                      "floor": {hb.MACHINE: [{8: 0.2}, {8: 0.25}, {8: 0.15}]}})
+    rows = {r["id"]: r for r in hb.evaluate_targets(s, ["leanmpi", "mpich"])}
+    fl = rows["latency_8B_floor"]
+    assert fl["best_peer"] == hb.MACHINE and fl["best_value"] == pytest.approx(0.2)
+    assert fl["ratio"] == pytest.approx(1.5) and fl["status"] == "PASS"
+    assert rows["latency_8B"]["best_peer"] == "mpich"  # the floor is no peer
+    table = hb.targets_table([fl], {hb.MACHINE: "cache-line floor"})
+    assert "<= 2.0× cache-line floor" in table
+    note = hb.floor_note(s, ["leanmpi", "mpich"], {"leanmpi": "LeanMPI", "mpich": "MPICH 4"})
+    assert "LeanMPI 1.50×" in note and "MPICH 4 2.50×" in note
+    s2 = hb.summarize({"pingpong": {"leanmpi": [{8: 0.3}], "mpich": [{8: 0.5}]}})
+    rows2 = {r["id"]: r for r in hb.evaluate_targets(s2, ["leanmpi", "mpich"])}
+    assert rows2["latency_8B_floor"]["status"] == "no peer"
+    assert hb.floor_note(s2, ["leanmpi"], {}) == ""
+
+
+def test_floor_runs_before_each_repetitions_pingpong(hb):
+    benches = [hb.BENCH_BY_KEY["pingpong"], hb.BENCH_BY_KEY["bw"]]
+    jobs = hb.with_floor(hb.schedule(["leanmpi", "mpich"], benches, 2))
+    floors = [i for i, (_, b, _) in enumerate(jobs) if b.key == "floor"]
+    assert len(floors) == 2
+    for i in floors:
+        rep, _, mk = jobs[i]
+        assert mk == hb.MACHINE and jobs[i + 1][1].key == "pingpong" and jobs[i + 1][0] == rep
+    assert hb.with_floor(hb.schedule(["leanmpi"], [hb.BENCH_BY_KEY["bw"]], 2)) == \
+        hb.schedule(["leanmpi"], [hb.BENCH_BY_KEY["bw"]], 2)
