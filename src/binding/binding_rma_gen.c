@@ -1009,18 +1009,23 @@ static int body_MPI_Win_flush(int rank, MPI_Win win)
 {
     lm_errctx lm_ctx = LM_ERRCTX_INIT("MPI_Win_flush");
     LM_CHECK(lm_check_init(&lm_ctx));
-    LM_CHECK(lm_check_win(&lm_ctx, win, "win", 0));
-    lm_errctx_bind(&lm_ctx, LM_KIND_WIN, win);
-    LM_CHECK(lm_check_rank(&lm_ctx, NULL, rank, "rank", 0));
     return impl_MPI_Win_flush(rank, win);
 }
-int PMPI_Win_flush(int rank, MPI_Win win)
+static __attribute__((noinline, cold)) int slow_MPI_Win_flush(int rank, MPI_Win win)
 {
     int lm_held = lm_cs_call_enter();
     int lm_rc = body_MPI_Win_flush(rank, win);
     if (lm_rc != MPI_SUCCESS) lm_rc = lm_raise_at_boundary("MPI_Win_flush", lm_rc);
     lm_cs_call_exit(lm_held);
     return lm_rc;
+}
+int PMPI_Win_flush(int rank, MPI_Win win)
+{
+    if (!lm_cs_active() && lm_initialized_state() == LM_STATE_INITIALIZED) {
+        int lm_rc = impl_MPI_Win_flush(rank, win);
+        return lm_rc == MPI_SUCCESS ? MPI_SUCCESS : lm_raise_at_boundary("MPI_Win_flush", lm_rc);
+    }
+    return slow_MPI_Win_flush(rank, win);
 }
 extern __typeof__(PMPI_Win_flush) MPI_Win_flush __attribute__((weak, alias("PMPI_Win_flush")));
 
@@ -1046,18 +1051,23 @@ static int body_MPI_Win_flush_local(int rank, MPI_Win win)
 {
     lm_errctx lm_ctx = LM_ERRCTX_INIT("MPI_Win_flush_local");
     LM_CHECK(lm_check_init(&lm_ctx));
-    LM_CHECK(lm_check_win(&lm_ctx, win, "win", 0));
-    lm_errctx_bind(&lm_ctx, LM_KIND_WIN, win);
-    LM_CHECK(lm_check_rank(&lm_ctx, NULL, rank, "rank", 0));
     return impl_MPI_Win_flush_local(rank, win);
 }
-int PMPI_Win_flush_local(int rank, MPI_Win win)
+static __attribute__((noinline, cold)) int slow_MPI_Win_flush_local(int rank, MPI_Win win)
 {
     int lm_held = lm_cs_call_enter();
     int lm_rc = body_MPI_Win_flush_local(rank, win);
     if (lm_rc != MPI_SUCCESS) lm_rc = lm_raise_at_boundary("MPI_Win_flush_local", lm_rc);
     lm_cs_call_exit(lm_held);
     return lm_rc;
+}
+int PMPI_Win_flush_local(int rank, MPI_Win win)
+{
+    if (!lm_cs_active() && lm_initialized_state() == LM_STATE_INITIALIZED) {
+        int lm_rc = impl_MPI_Win_flush_local(rank, win);
+        return lm_rc == MPI_SUCCESS ? MPI_SUCCESS : lm_raise_at_boundary("MPI_Win_flush_local", lm_rc);
+    }
+    return slow_MPI_Win_flush_local(rank, win);
 }
 extern __typeof__(PMPI_Win_flush_local) MPI_Win_flush_local __attribute__((weak, alias("PMPI_Win_flush_local")));
 
@@ -1215,19 +1225,23 @@ static int body_MPI_Win_lock(int lock_type, int rank, int assert, MPI_Win win)
 {
     lm_errctx lm_ctx = LM_ERRCTX_INIT("MPI_Win_lock");
     LM_CHECK(lm_check_init(&lm_ctx));
-    LM_CHECK(lm_check_win(&lm_ctx, win, "win", 0));
-    lm_errctx_bind(&lm_ctx, LM_KIND_WIN, win);
-    LM_CHECK(lm_check_lock_type(&lm_ctx, lock_type, "lock_type"));
-    LM_CHECK(lm_check_rank(&lm_ctx, NULL, rank, "rank", 0));
     return impl_MPI_Win_lock(lock_type, rank, assert, win);
 }
-int PMPI_Win_lock(int lock_type, int rank, int assert, MPI_Win win)
+static __attribute__((noinline, cold)) int slow_MPI_Win_lock(int lock_type, int rank, int assert, MPI_Win win)
 {
     int lm_held = lm_cs_call_enter();
     int lm_rc = body_MPI_Win_lock(lock_type, rank, assert, win);
     if (lm_rc != MPI_SUCCESS) lm_rc = lm_raise_at_boundary("MPI_Win_lock", lm_rc);
     lm_cs_call_exit(lm_held);
     return lm_rc;
+}
+int PMPI_Win_lock(int lock_type, int rank, int assert, MPI_Win win)
+{
+    if (!lm_cs_active() && lm_initialized_state() == LM_STATE_INITIALIZED) {
+        int lm_rc = impl_MPI_Win_lock(lock_type, rank, assert, win);
+        return lm_rc == MPI_SUCCESS ? MPI_SUCCESS : lm_raise_at_boundary("MPI_Win_lock", lm_rc);
+    }
+    return slow_MPI_Win_lock(lock_type, rank, assert, win);
 }
 extern __typeof__(PMPI_Win_lock) MPI_Win_lock __attribute__((weak, alias("PMPI_Win_lock")));
 
@@ -1447,18 +1461,23 @@ static int body_MPI_Win_unlock(int rank, MPI_Win win)
 {
     lm_errctx lm_ctx = LM_ERRCTX_INIT("MPI_Win_unlock");
     LM_CHECK(lm_check_init(&lm_ctx));
-    LM_CHECK(lm_check_win(&lm_ctx, win, "win", 0));
-    lm_errctx_bind(&lm_ctx, LM_KIND_WIN, win);
-    LM_CHECK(lm_check_rank(&lm_ctx, NULL, rank, "rank", 0));
     return impl_MPI_Win_unlock(rank, win);
 }
-int PMPI_Win_unlock(int rank, MPI_Win win)
+static __attribute__((noinline, cold)) int slow_MPI_Win_unlock(int rank, MPI_Win win)
 {
     int lm_held = lm_cs_call_enter();
     int lm_rc = body_MPI_Win_unlock(rank, win);
     if (lm_rc != MPI_SUCCESS) lm_rc = lm_raise_at_boundary("MPI_Win_unlock", lm_rc);
     lm_cs_call_exit(lm_held);
     return lm_rc;
+}
+int PMPI_Win_unlock(int rank, MPI_Win win)
+{
+    if (!lm_cs_active() && lm_initialized_state() == LM_STATE_INITIALIZED) {
+        int lm_rc = impl_MPI_Win_unlock(rank, win);
+        return lm_rc == MPI_SUCCESS ? MPI_SUCCESS : lm_raise_at_boundary("MPI_Win_unlock", lm_rc);
+    }
+    return slow_MPI_Win_unlock(rank, win);
 }
 extern __typeof__(PMPI_Win_unlock) MPI_Win_unlock __attribute__((weak, alias("PMPI_Win_unlock")));
 

@@ -122,11 +122,7 @@ int lm_mcs_write_trylock(const lm_mcs_space *s, lm_mcs_rwlock *l)
     for (int k = 0;; k++) {
         /* read before the compare-and-swap: spinning on loads keeps the
          * line shared until it is worth taking */
-        if (!__atomic_load_n(&l->writer_tail, __ATOMIC_RELAXED) && !__atomic_load_n(&l->state, __ATOMIC_RELAXED) &&
-            lm_osc_cas64(&l->state, 0, LM_MCS_WAFLAG, NULL)) {
-            lm_mcs_count.acquisitions++;
-            return 1;
-        }
+        if (lm_mcs_write_try_once(l)) return 1;
         if (k >= s->tight_spins) return 0;
         relax();
     }
@@ -134,7 +130,7 @@ int lm_mcs_write_trylock(const lm_mcs_space *s, lm_mcs_rwlock *l)
 
 void lm_mcs_write_unlock_direct(const lm_mcs_space *s, lm_mcs_rwlock *l)
 {
-    if (lm_osc_cas64(&l->state, LM_MCS_WAFLAG, 0, NULL)) return;
+    if (lm_mcs_write_release_once(l)) return;
     /* others came while we held it: readers counted in and waiting on the
      * stack (woken here; a writer that queued meanwhile is promoted by the
      * last of them), or a queued writer's interest (promoted here) */

@@ -68,16 +68,28 @@ extern lm_mcs_counters lm_mcs_count;
  * each way); the waiting and the hand-over to a writer are out of line. */
 void lm_mcs_read_wait(const lm_mcs_space *s, lm_mcs_rwlock *l, uint32_t me);
 void lm_mcs_read_handover(const lm_mcs_space *s, lm_mcs_rwlock *l);
-static inline void lm_mcs_read_lock(const lm_mcs_space *s, lm_mcs_rwlock *l, uint32_t me)
+/* The shared lock's first step, for callers that keep the wait out of
+ * line: 1 when the lock is held now, 0 when the caller, counted in
+ * already, must lm_mcs_read_wait. */
+static inline int lm_mcs_read_enter(lm_mcs_rwlock *l)
 {
     lm_mcs_count.acquisitions++;
-    if (lm_osc_fetch_add64(&l->state, LM_MCS_RC_INCR) & LM_MCS_WAFLAG) lm_mcs_read_wait(s, l, me);
+    return !(lm_osc_fetch_add64(&l->state, LM_MCS_RC_INCR) & LM_MCS_WAFLAG);
+}
+static inline void lm_mcs_read_lock(const lm_mcs_space *s, lm_mcs_rwlock *l, uint32_t me)
+{
+    if (!lm_mcs_read_enter(l)) lm_mcs_read_wait(s, l, me);
+}
+/* The shared unlock's first step: 1 when this was the last reader out
+ * and a writer is interested, and the caller must lm_mcs_read_handover. */
+static inline int lm_mcs_read_leave(lm_mcs_rwlock *l)
+{
+    return lm_osc_fetch_add64(&l->state, (uint64_t)0 - LM_MCS_RC_INCR) == (LM_MCS_RC_INCR | LM_MCS_WIFLAG);
 }
 static inline void lm_mcs_read_unlock(const lm_mcs_space *s, lm_mcs_rwlock *l)
 {
     /* the last reader out hands the lock to an interested writer */
-    if (lm_osc_fetch_add64(&l->state, (uint64_t)0 - LM_MCS_RC_INCR) == (LM_MCS_RC_INCR | LM_MCS_WIFLAG))
-        lm_mcs_read_handover(s, l);
+    if (lm_mcs_read_leave(l)) lm_mcs_read_handover(s, l);
 }
 void lm_mcs_write_lock(const lm_mcs_space *s, lm_mcs_rwlock *l, uint32_t me);
 void lm_mcs_write_unlock(const lm_mcs_space *s, lm_mcs_rwlock *l, uint32_t me);
@@ -86,5 +98,21 @@ void lm_mcs_write_unlock(const lm_mcs_space *s, lm_mcs_rwlock *l, uint32_t me);
  * lm_mcs_write_unlock_direct); 0: queue with lm_mcs_write_lock. */
 int lm_mcs_write_trylock(const lm_mcs_space *s, lm_mcs_rwlock *l);
 void lm_mcs_write_unlock_direct(const lm_mcs_space *s, lm_mcs_rwlock *l);
+/* The first try of lm_mcs_write_trylock, in line: 1 when the lock was free
+ * with no writer queued and is now this writer's; 0: call it (it spins). */
+static inline int lm_mcs_write_try_once(lm_mcs_rwlock *l)
+{
+    if (__atomic_load_n(&l->writer_tail, __ATOMIC_RELAXED) || __atomic_load_n(&l->state, __ATOMIC_RELAXED) ||
+        !lm_osc_cas64(&l->state, 0, LM_MCS_WAFLAG, NULL))
+        return 0;
+    lm_mcs_count.acquisitions++;
+    return 1;
+}
+/* The common case of lm_mcs_write_unlock_direct, in line: 1 when nobody
+ * came while this writer held the lock and it is free now; 0: call it. */
+static inline int lm_mcs_write_release_once(lm_mcs_rwlock *l)
+{
+    return lm_osc_cas64(&l->state, LM_MCS_WAFLAG, 0, NULL);
+}
 
 #endif

@@ -85,11 +85,16 @@ typedef struct lm_osc_channel_head {
     int err;     /* the first error an answered operation reported, for the next flush */
 } lm_osc_channel_head;
 int lm_osc_flush_wait(lm_osc_channel *ch, int rank);
-static inline int lm_osc_flush(lm_osc_channel *ch, int rank)
+/* Nothing to serve, nothing in flight, no error to report: a flush now
+ * would return MPI_SUCCESS at once. */
+static inline int lm_osc_idle(const lm_osc_channel *ch)
 {
     const lm_osc_channel_head *h = (const lm_osc_channel_head *)ch; /* a channel starts with its head */
-    if (!h->serve && !h->pending && !h->err) return MPI_SUCCESS;
-    return lm_osc_flush_wait(ch, rank);
+    return !h->serve && !h->pending && !h->err;
+}
+static inline int lm_osc_flush(lm_osc_channel *ch, int rank)
+{
+    return lm_osc_idle(ch) ? MPI_SUCCESS : lm_osc_flush_wait(ch, rank);
 }
 /* MSG operations still without a reply (to rank, or all for -1). */
 int lm_osc_pending(const lm_osc_channel *ch, int rank);

@@ -181,19 +181,37 @@ static __attribute__((noinline)) int lock_refused(int lock_type, int rank, int a
                       LM_WIN_READER_QNODE);
 }
 
-static __attribute__((noinline)) int grow_held(lm_win *w)
+/* MPI_Win_lock with a full held list: grow it, then lock. */
+static __attribute__((noinline)) int lock_growing(int lock_type, int rank, int assert, MPI_Win win, lm_win *w)
 {
     int cap = w->capheld ? 2 * w->capheld : 4;
     lm_win_held *p = lm_realloc(LM_MEM_RMA, w->held, (size_t)cap * sizeof *p);
     if (!p) return lm_err_win(w->obj.handle, MPI_ERR_NO_MEM, "MPI_Win_lock", "out of memory");
     w->held = p;
     w->capheld = cap;
+    return impl_MPI_Win_lock(lock_type, rank, assert, win);
+}
+
+/* An exclusive lock not free at the first try (h in the held list with
+ * its queue node), and a shared one that has to wait: out of line, so
+ * that the uncontended cases keep nothing around a call. */
+static __attribute__((noinline)) int lock_exclusive(lm_win *w, lm_win_held *h)
+{
+    lm_mcs_rwlock *l = &lm_win_ctl_of(w, h->rank)->lock;
+    h->unqueued = (uint8_t)lm_mcs_write_trylock(&w->mcs, l);
+    if (!h->unqueued) lm_mcs_write_lock(&w->mcs, l, lm_win_qnode_id(w->comm->rank, h->qnode));
     return MPI_SUCCESS;
 }
 
-int impl_MPI_Win_lock(int lock_type, int rank, int assert, MPI_Win win)
+static __attribute__((noinline)) int lock_shared_waiting(lm_win *w, lm_mcs_rwlock *l)
 {
-    lm_win *w = lm_win_get(win);
+    /* a reader's queue node serves only while it waits */
+    lm_mcs_read_wait(&w->mcs, l, lm_win_qnode_id(w->comm->rank, LM_WIN_READER_QNODE));
+    return MPI_SUCCESS;
+}
+
+static inline int lock_on(lm_win *w, int lock_type, int rank, int assert, MPI_Win win)
+{
     int nocheck = assert == MPI_MODE_NOCHECK;
     /* an exclusive lock counts against the queue nodes even when it is
      * taken without queueing, so that the limit does not depend on timing */
@@ -202,24 +220,30 @@ int impl_MPI_Win_lock(int lock_type, int rank, int assert, MPI_Win win)
         held_lock(w, rank) ||
         !(lock_type == MPI_LOCK_SHARED || (lock_type == MPI_LOCK_EXCLUSIVE && (nocheck || free_qnodes))))
         return lock_refused(lock_type, rank, assert, win);
-    int rc;
-    if (w->nheld == w->capheld && (rc = grow_held(w))) return rc;
+    if (w->nheld == w->capheld) return lock_growing(lock_type, rank, assert, win, w);
     w->fence_open = 0;
-    lm_win_held h = {.rank = rank, .type = lock_type, .nocheck = (uint8_t)nocheck, .qnode = -1};
-    if (!nocheck) {
-        lm_mcs_rwlock *l = &lm_win_ctl_of(w, rank)->lock;
-        if (lock_type == MPI_LOCK_SHARED) {
-            /* a reader's queue node serves only while it waits */
-            lm_mcs_read_lock(&w->mcs, l, lm_win_qnode_id(w->comm->rank, LM_WIN_READER_QNODE));
-        } else {
-            h.qnode = (int16_t)__builtin_ctz(free_qnodes);
-            w->qnodes_used |= 1u << h.qnode;
-            h.unqueued = (uint8_t)lm_mcs_write_trylock(&w->mcs, l);
-            if (!h.unqueued) lm_mcs_write_lock(&w->mcs, l, lm_win_qnode_id(w->comm->rank, h.qnode));
-        }
-    }
-    w->held[w->nheld++] = h;
-    return MPI_SUCCESS;
+    lm_win_held *h = &w->held[w->nheld++];
+    *h = (lm_win_held){.rank = rank, .type = lock_type, .nocheck = (uint8_t)nocheck, .qnode = -1};
+    if (nocheck) return MPI_SUCCESS;
+    lm_mcs_rwlock *l = &lm_win_ctl_of(w, rank)->lock;
+    if (lock_type == MPI_LOCK_SHARED) return lm_mcs_read_enter(l) ? MPI_SUCCESS : lock_shared_waiting(w, l);
+    h->qnode = (int16_t)__builtin_ctz(free_qnodes);
+    w->qnodes_used |= 1u << h->qnode;
+    h->unqueued = (uint8_t)lm_mcs_write_try_once(l);
+    return h->unqueued ? MPI_SUCCESS : lock_exclusive(w, h);
+}
+
+static __attribute__((noinline)) int lock_looking_up(int lock_type, int rank, int assert, MPI_Win win)
+{
+    return lock_on(lm_win_get(win), lock_type, rank, assert, win);
+}
+
+/* The window of the last call (the memo) in line; any other is looked up
+ * out of line, so that the common case makes no call but the atomic. */
+int impl_MPI_Win_lock(int lock_type, int rank, int assert, MPI_Win win)
+{
+    lm_win *w = lm_object_memo(win, LM_KIND_WIN);
+    return w ? lock_on(w, lock_type, rank, assert, win) : lock_looking_up(lock_type, rank, assert, win);
 }
 
 /* Why MPI_Win_unlock refuses its arguments (MPI_SUCCESS for MPI_PROC_NULL). */
@@ -235,11 +259,9 @@ static __attribute__((noinline)) int unlock_refused(int rank, MPI_Win win)
     return lm_err_win(win, MPI_ERR_RMA_SYNC, "MPI_Win_unlock", "this process holds no lock on rank %d", rank);
 }
 
-int impl_MPI_Win_unlock(int rank, MPI_Win win)
+/* Everything but a shared lock released with nothing to flush. */
+static __attribute__((noinline)) int unlock_releasing(lm_win *w, lm_win_held *h, int rank, MPI_Win win)
 {
-    lm_win *w = lm_win_get(win);
-    lm_win_held *h = w && (unsigned)rank < (unsigned)w->comm->size ? held_lock(w, rank) : NULL;
-    if (!h) return unlock_refused(rank, win);
     int rc = lm_osc_flush(w->ch, rank);
     if (!h->nocheck) {
         lm_mcs_rwlock *l = &lm_win_ctl_of(w, rank)->lock;
@@ -254,6 +276,46 @@ int impl_MPI_Win_unlock(int rank, MPI_Win win)
     *h = w->held[--w->nheld];
     if (rc) return lm_err_win(win, rc, "MPI_Win_unlock", "an operation of the epoch failed at rank %d", rank);
     return MPI_SUCCESS;
+}
+
+static __attribute__((noinline)) int unlock_writer_leaving(lm_win *w, lm_mcs_rwlock *l)
+{
+    lm_mcs_write_unlock_direct(&w->mcs, l);
+    return MPI_SUCCESS;
+}
+
+static __attribute__((noinline)) int unlock_handing_over(lm_win *w, lm_mcs_rwlock *l)
+{
+    lm_mcs_read_handover(&w->mcs, l);
+    return MPI_SUCCESS;
+}
+
+static inline int unlock_on(lm_win *w, int rank, MPI_Win win)
+{
+    lm_win_held *h = w && (unsigned)rank < (unsigned)w->comm->size ? held_lock(w, rank) : NULL;
+    if (!h) return unlock_refused(rank, win);
+    if (h->nocheck || !lm_osc_idle(w->ch) || (h->type != MPI_LOCK_SHARED && !h->unqueued))
+        return unlock_releasing(w, h, rank, win);
+    /* the uncontended cases in line: one atomic */
+    lm_mcs_rwlock *l = &lm_win_ctl_of(w, rank)->lock;
+    if (h->type != MPI_LOCK_SHARED) {
+        w->qnodes_used &= ~(1u << h->qnode);
+        *h = w->held[--w->nheld];
+        return lm_mcs_write_release_once(l) ? MPI_SUCCESS : unlock_writer_leaving(w, l);
+    }
+    *h = w->held[--w->nheld];
+    return lm_mcs_read_leave(l) ? unlock_handing_over(w, l) : MPI_SUCCESS;
+}
+
+static __attribute__((noinline)) int unlock_looking_up(int rank, MPI_Win win)
+{
+    return unlock_on(lm_win_get(win), rank, win);
+}
+
+int impl_MPI_Win_unlock(int rank, MPI_Win win)
+{
+    lm_win *w = lm_object_memo(win, LM_KIND_WIN);
+    return w ? unlock_on(w, rank, win) : unlock_looking_up(rank, win);
 }
 
 /* MPI_Win_lock_all is a shared lock on every rank. The processes of a
@@ -331,23 +393,31 @@ int impl_MPI_Win_unlock_all(MPI_Win win)
     return MPI_SUCCESS;
 }
 
-/* rank: the target, or ALL_TARGETS */
-#define ALL_TARGETS INT32_MIN
-
-static int flush(MPI_Win win, int rank, const char *fname)
+/* Why a flush refuses its arguments, kept out of line like lock_refused
+ * (MPI_SUCCESS for MPI_PROC_NULL inside an epoch). all: every target. */
+static __attribute__((noinline)) int flush_refused(MPI_Win win, int rank, int all, const char *fname)
 {
     int rc;
     lm_win *w = window(win, fname, &rc);
     if (!w) return rc;
-    int all = rank == ALL_TARGETS;
     if (!all && rank != MPI_PROC_NULL && (rank < 0 || rank >= w->comm->size))
         return lm_err_win(win, MPI_ERR_RANK, fname, "rank %d is not in the window's group of %d", rank, w->comm->size);
     if (!w->lockall && !w->nheld)
         return lm_err_win(win, MPI_ERR_RMA_SYNC, fname, "no passive-target epoch is open on this window");
     if (rank == MPI_PROC_NULL) return MPI_SUCCESS;
-    if (!all && !w->lockall && !held_lock(w, rank))
-        return lm_err_win(win, MPI_ERR_RMA_SYNC, fname, "no passive-target epoch is open to rank %d", rank);
-    rc = lm_osc_flush(w->ch, all ? -1 : rank);
+    return lm_err_win(win, MPI_ERR_RMA_SYNC, fname, "no passive-target epoch is open to rank %d", rank);
+}
+
+/* The entry points check nothing but initialization before this (their
+ * wrappers leave the arguments to it, tools/gen/rules.py IMPL_VALIDATES):
+ * a valid call is recognised in one condition. */
+static inline int flush(MPI_Win win, int rank, int all, const char *fname)
+{
+    lm_win *w = lm_win_get(win);
+    if (!w || (all ? !w->lockall && !w->nheld
+                   : (unsigned)rank >= (unsigned)w->comm->size || (!w->lockall && !held_lock(w, rank))))
+        return flush_refused(win, rank, all, fname);
+    int rc = lm_osc_flush(w->ch, all ? -1 : rank);
     /* DIRECT and CMA data is in place already; what follows (a store that
      * tells someone, another operation) must not pass it */
     __atomic_thread_fence(__ATOMIC_RELEASE);
@@ -357,10 +427,10 @@ static int flush(MPI_Win win, int rank, const char *fname)
 
 /* Local completion waits for the replies too: a get's data is only here
  * then, and a put's buffer was copied when the call returned. */
-int impl_MPI_Win_flush(int rank, MPI_Win win) { return flush(win, rank, "MPI_Win_flush"); }
-int impl_MPI_Win_flush_local(int rank, MPI_Win win) { return flush(win, rank, "MPI_Win_flush_local"); }
-int impl_MPI_Win_flush_all(MPI_Win win) { return flush(win, ALL_TARGETS, "MPI_Win_flush_all"); }
-int impl_MPI_Win_flush_local_all(MPI_Win win) { return flush(win, ALL_TARGETS, "MPI_Win_flush_local_all"); }
+int impl_MPI_Win_flush(int rank, MPI_Win win) { return flush(win, rank, 0, "MPI_Win_flush"); }
+int impl_MPI_Win_flush_local(int rank, MPI_Win win) { return flush(win, rank, 0, "MPI_Win_flush_local"); }
+int impl_MPI_Win_flush_all(MPI_Win win) { return flush(win, 0, 1, "MPI_Win_flush_all"); }
+int impl_MPI_Win_flush_local_all(MPI_Win win) { return flush(win, 0, 1, "MPI_Win_flush_local_all"); }
 
 int impl_MPI_Win_sync(MPI_Win win)
 {

@@ -65,6 +65,14 @@ typedef struct lm_handle_memo {
 } lm_handle_memo;
 extern lm_handle_memo lm_handle_last[LM_KIND_COUNT];
 void *lm_object_lookup_table(int handle, enum lm_kind kind);
+/* The object of the kind's last looked-up handle when it is this one, else
+ * NULL (lm_object_lookup then knows): for paths that keep even the call
+ * of a lookup out of line. */
+static inline void *lm_object_memo(int handle, enum lm_kind kind)
+{
+    const lm_handle_memo *m = &lm_handle_last[kind];
+    return handle == m->handle ? m->obj : NULL;
+}
 static inline void *lm_object_lookup(int handle, enum lm_kind kind)
 {
     const lm_handle_memo *m = &lm_handle_last[kind];

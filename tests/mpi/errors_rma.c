@@ -19,6 +19,7 @@
  * different size, so a range check must use the target's size, not the
  * caller's. */
 #include "mpitest.h"
+#include <limits.h>
 
 #define WIN_INTS 16 /* rank r exposes WIN_INTS + r ints */
 #define GUARD 8     /* ints after the window, never to be written */
@@ -163,8 +164,8 @@ static void bad_arguments(ctx *c)
     CHECK_MPI(MPI_Win_lock_all(0, w));
 
     /* target rank out of range */
-    int bad_ranks[2] = {c->size, -7};
-    for (int k = 0; k < 2; k++) {
+    int bad_ranks[3] = {c->size, -7, INT_MIN};
+    for (int k = 0; k < 3; k++) {
         int b = bad_ranks[k];
         CHECK_ERRCLASS(MPI_Put(&x, 1, MPI_INT, b, 1, 1, MPI_INT, w), MPI_ERR_RANK);
         CHECK_ERRCLASS(MPI_Get(&r, 1, MPI_INT, b, 1, 1, MPI_INT, w), MPI_ERR_RANK);
@@ -175,6 +176,8 @@ static void bad_arguments(ctx *c)
         CHECK_ERRCLASS(MPI_Rput(&x, 1, MPI_INT, b, 1, 1, MPI_INT, w, &req), MPI_ERR_RANK);
         CHECK_ERRCLASS(MPI_Win_flush(b, w), MPI_ERR_RANK);
         CHECK_ERRCLASS(MPI_Win_flush_local(b, w), MPI_ERR_RANK);
+        CHECK_ERRCLASS(MPI_Win_lock(MPI_LOCK_SHARED, b, 0, w), MPI_ERR_RANK);
+        CHECK_ERRCLASS(MPI_Win_unlock(b, w), MPI_ERR_RANK);
     }
     /* MPI_PROC_NULL is a valid target that nothing happens to */
     CHECK_MPI(MPI_Put(&x, 1, MPI_INT, MPI_PROC_NULL, 1, 1, MPI_INT, w));

@@ -326,7 +326,7 @@ class Emitter:
 def gen_wrapper(f):
     assert f.ret == "int", f.name
     em = Emitter(f)
-    body = [] if f.name.startswith(R.NO_VALIDATION_PREFIXES) else em.build()
+    body = [] if f.name.startswith(R.NO_VALIDATION_PREFIXES) or f.name in R.IMPL_VALIDATES else em.build()
     init = f.name not in R.NO_INIT_CHECK and not f.name.startswith(R.NO_INIT_CHECK_PREFIXES)
     # The checks and the implementation run inside the library's critical
     # section (src/util/lm_cs.h), taken only at MPI_THREAD_MULTIPLE: the body
@@ -360,12 +360,26 @@ def gen_wrapper(f):
     # return their codes and raise nothing).
     raise_line = ([] if em.tool else
                   [f'    if (lm_rc != MPI_SUCCESS) lm_rc = lm_raise_at_boundary("{f.name}", lm_rc);'])
-    out += [f"{f.pproto}", "{",
-            "    int lm_held = lm_cs_call_enter();",
-            f"    int lm_rc = {body_name}({f.call_args});"] + raise_line + [
-            "    lm_cs_call_exit(lm_held);",
-            "    return lm_rc;",
-            "}"]
+    guarded = ["    int lm_held = lm_cs_call_enter();",
+               f"    int lm_rc = {body_name}({f.call_args});"] + raise_line + [
+               "    lm_cs_call_exit(lm_held);",
+               "    return lm_rc;",
+               "}"]
+    if f.name in R.IMPL_VALIDATES:
+        # One thread and initialized, the usual case, is a plain call of
+        # the implementation with nothing to keep around it; the rest (the
+        # critical section, the initialization error) is out of line.
+        slow = f"slow_{f.name}"
+        out += [f"static __attribute__((noinline, cold)) int {slow}({f.args})", "{"] + guarded
+        out += [f"{f.pproto}", "{",
+                "    if (!lm_cs_active() && lm_initialized_state() == LM_STATE_INITIALIZED) {",
+                f"        int lm_rc = impl_{f.name}({f.call_args});",
+                f'        return lm_rc == MPI_SUCCESS ? MPI_SUCCESS : lm_raise_at_boundary("{f.name}", lm_rc);',
+                "    }",
+                f"    return {slow}({f.call_args});",
+                "}"]
+    else:
+        out += [f"{f.pproto}", "{"] + guarded
     out.append(f'extern __typeof__(P{f.name}) {f.name} __attribute__((weak, alias("P{f.name}")));')
     return "\n".join(out)
 
