@@ -9,7 +9,7 @@
 #define CHUNK_SHIFT 8
 #define CHUNK_SLOTS (1u << CHUNK_SHIFT)
 #define MAX_SLOTS (1u << 20)
-#define FREE_OBJECT_CACHE 64
+#define FREE_OBJECT_CACHE 256
 
 typedef struct slot {
     void *obj;           /* NULL when free */
