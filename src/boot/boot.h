@@ -12,6 +12,7 @@ typedef struct lm_boot_info {
     int universe_size;       /* MPI_UNIVERSE_SIZE: processes the launcher has room for */
     int local_rank;
     int local_size;
+    int node_cpus; /* CPUs of this node for its ranks, one value for all of them (0: unknown) */
     int singleton; /* started without a launcher */
     lm_node_segment *segment;
 } lm_boot_info;

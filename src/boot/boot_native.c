@@ -64,6 +64,7 @@ static int init_native(int fd, int rank)
     g_info.universe_size = l->universe_size;
     g_info.local_rank = lm_layout_local_rank_of(l, rank);
     g_info.local_size = l->local_size;
+    g_info.node_cpus = l->node_cpus;
     g_info.singleton = 0;
     return 0;
 }

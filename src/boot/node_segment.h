@@ -16,7 +16,7 @@
 #include <sys/types.h>
 
 #define LM_NODE_SEGMENT_MAGIC 0x4c65616e4d504931ull /* "LeanMPI1" */
-#define LM_NODE_SEGMENT_VERSION 1u
+#define LM_NODE_SEGMENT_VERSION 2u
 
 enum lm_layout_kind { LM_LAYOUT_BLOCK = 0, LM_LAYOUT_CYCLIC = 1 };
 
@@ -33,6 +33,11 @@ typedef struct lm_layout {
     int32_t ranks_per_node; /* BLOCK: ranks per node (last node may hold fewer) */
     int32_t appnum;
     int32_t universe_size; /* MPI_UNIVERSE_SIZE: the slots the launcher has (>= reported_world_size) */
+    /* CPUs this node's ranks may run on, as the launcher counts them (0:
+     * unknown). One value for the whole node, so that every rank of it
+     * draws the same conclusion (more ranks than CPUs: oversubscribed),
+     * which collectives use to choose their algorithms. */
+    int32_t node_cpus;
 } lm_layout;
 
 enum lm_rank_state { LM_RANK_NOT_STARTED = 0, LM_RANK_INITIALIZED = 1, LM_RANK_FINALIZED = 2, LM_RANK_ABORTED = 3 };

@@ -39,10 +39,11 @@ LM_EXPORT int lm_coll_decompose(const lm_coll_query *q, lm_coll_message_fn fn, v
 
 /* For listings: the i-th algorithm (collective, name, summary, whether it
  * needs a commutative op; that pointer may be NULL), and the i-th row of
- * the selection table; 0 past the end. */
+ * the selection table (oversubscribed: the row applies only where ranks
+ * share cores; may be NULL); 0 past the end. */
 LM_EXPORT int lm_coll_algorithm_info(int i, const char **collective, const char **name, const char **summary,
                                      int *commutative_only);
 LM_EXPORT int lm_coll_selection_row(int i, const char **collective, int *max_procs, size_t *max_bytes,
-                                    const char **algorithm);
+                                    const char **algorithm, int *oversubscribed);
 
 #endif

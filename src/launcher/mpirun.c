@@ -265,12 +265,17 @@ static void report(void)
 /* MPI_UNIVERSE_SIZE: what --universe-size says, else the slots this node
  * offers (the CPUs mpirun may run on, as Open MPI counts them), and never
  * less than MPI_COMM_WORLD. */
+static int node_cpus(void)
+{
+    cpu_set_t set;
+    return sched_getaffinity(0, sizeof set, &set) == 0 ? CPU_COUNT(&set) : 0;
+}
+
 static int universe_size(const lm_options *o)
 {
     if (o->universe_size) return o->universe_size;
-    int slots = 1;
-    cpu_set_t set;
-    if (sched_getaffinity(0, sizeof set, &set) == 0) slots = CPU_COUNT(&set);
+    int slots = node_cpus();
+    if (slots < 1) slots = 1;
     return slots > o->reported_world_size ? slots : o->reported_world_size;
 }
 
@@ -499,7 +504,8 @@ int main(int argc, char **argv)
                         .kind = LM_LAYOUT_BLOCK,
                         .ranks_per_node = o.nranks,
                         .appnum = 0,
-                        .universe_size = universe_size(&o)};
+                        .universe_size = universe_size(&o),
+                        .node_cpus = node_cpus()};
     lm_node_segment_set_transport_area(lm_shm_area_size, lm_shm_area_format);
     J.seg_fd = lm_node_segment_create(job_id, &layout, &J.seg);
     if (J.seg_fd < 0) {

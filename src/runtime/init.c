@@ -86,8 +86,11 @@ static int start_boot(void)
     /* a singleton makes its own segment, with room for the shm transport */
     lm_node_segment_set_transport_area(lm_shm_area_size, lm_shm_area_format);
     if (lm_boot_init(&boot_info)) return MPI_ERR_OTHER;
+    /* the launcher's count where there is one: the same for every rank of
+     * the node (collectives choose algorithms by it) */
+    int cpus = boot_info.node_cpus > 0 ? boot_info.node_cpus : usable_cores();
     lm_state_publish_world(boot_info.world_rank, boot_info.world_size,
-                           boot_info.reported_world_size > boot_info.world_size, boot_info.local_size > usable_cores());
+                           boot_info.reported_world_size > boot_info.world_size, boot_info.local_size > cpus);
     note_node_segment(&boot_info);
     return MPI_SUCCESS;
 }

@@ -64,10 +64,11 @@ static void algorithms(void)
         printf("  %-22s %-20s %s\n", coll, name, summary);
     printf("Selection table (first matching row; 0 = no limit; bytes: the block of one rank):\n");
     printf("  %-22s %10s %12s  %s\n", "collective", "max procs", "max bytes", "algorithm");
-    int max_procs;
+    int max_procs, over;
     size_t max_bytes;
-    for (int i = 0; lm_coll_selection_row(i, &coll, &max_procs, &max_bytes, &alg); i++)
-        printf("  %-22s %10d %12zu  %s\n", coll, max_procs, max_bytes, alg);
+    for (int i = 0; lm_coll_selection_row(i, &coll, &max_procs, &max_bytes, &alg, &over); i++)
+        printf("  %-22s %10d %12zu  %s%s\n", coll, max_procs, max_bytes, alg,
+               over ? "  (only where ranks outnumber the node's CPUs)" : "");
     printf("Overrides set in this environment:");
     int any = 0;
     for (int i = 0; lm_coll_algorithm_info(i, &coll, &name, &summary, NULL); i++) {
