@@ -2,8 +2,9 @@
  *
  * A pipe is a page of control words, then (from PIPE_PIECES_AT on) as
  * many pieces of PIPE_CHUNK bytes as the transport's pipe holds (the
- * depth). head counts the pieces the sender has put in, tail those the receiver has taken out,
- * each written by one side only; piece k lives in slot k % depth. The
+ * depth). head counts the pieces the sender has put in, tail those the
+ * receiver has taken out, each written by one side only; piece k lives in
+ * slot k % depth. The
  * receiver resets both before it sends PIPE, and the sender touches the
  * pipe only between PIPE and its last piece, so a pipe whose last piece
  * is out is free again at once. */
