@@ -64,22 +64,7 @@ typedef struct lm_handle_memo {
     void *obj;
 } lm_handle_memo;
 extern lm_handle_memo lm_handle_last[LM_KIND_COUNT];
-
-/* The slots of a kind, for the lookup in line (lm_handle.c owns them):
- * chunks of LM_HANDLE_CHUNK_SLOTS slots, `used` handed out so far. */
-#define LM_HANDLE_CHUNK_SHIFT 8
-#define LM_HANDLE_CHUNK_SLOTS (1u << LM_HANDLE_CHUNK_SHIFT)
-typedef struct lm_handle_slot {
-    void *obj;           /* NULL when free */
-    uint32_t generation; /* 0..31 */
-    uint32_t next_free;  /* free-list link (slot index + 1; 0 = end) */
-} lm_handle_slot;
-typedef struct lm_handle_slots {
-    lm_handle_slot **chunks;
-    uint32_t used;
-} lm_handle_slots;
-extern lm_handle_slots lm_handle_slots_of[LM_KIND_COUNT];
-
+void *lm_object_lookup_table(int handle, enum lm_kind kind);
 /* The object of the kind's last looked-up handle when it is this one, else
  * NULL (lm_object_lookup then knows): for paths that keep even the call
  * of a lookup out of line. */
@@ -90,16 +75,9 @@ static inline void *lm_object_memo(int handle, enum lm_kind kind)
 }
 static inline void *lm_object_lookup(int handle, enum lm_kind kind)
 {
-    lm_handle_memo *m = &lm_handle_last[kind];
+    const lm_handle_memo *m = &lm_handle_last[kind];
     if (handle == m->handle) return m->obj; /* handle 0 finds NULL */
-    if (LM_HANDLE_KIND(handle) != (unsigned)kind || LM_HANDLE_TIER(handle) != LM_TIER_DYNAMIC) return NULL;
-    uint32_t i = LM_HANDLE_SLOT(handle);
-    const lm_handle_slots *t = &lm_handle_slots_of[kind];
-    if (i >= t->used) return NULL;
-    void *obj = t->chunks[i >> LM_HANDLE_CHUNK_SHIFT][i & (LM_HANDLE_CHUNK_SLOTS - 1)].obj;
-    if (!obj || ((const lm_object *)obj)->handle != handle) return NULL;
-    *m = (lm_handle_memo){handle, obj};
-    return obj;
+    return lm_object_lookup_table(handle, kind);
 }
 /* Visit every live dynamic object of a kind (used at finalize for leak checks). */
 void lm_object_foreach(enum lm_kind kind, void (*fn)(void *obj, void *arg), void *arg);
