@@ -79,6 +79,16 @@ BENCHES = [
           "Streaming bandwidth (window of nonblocking sends)"),
     Bench("bibw", "bandwidth", ("-b",), "series", "mb_s", "MB/s", "higher",
           "Bidirectional bandwidth"),
+    Bench("msgrate2", "bandwidth", ("-p", "-b", "-m", "8"), "series", "msgs_s", "msg/s", "higher",
+          "Message rate, 2 ranks: windows of 64 messages both ways at once (1 to 8 bytes), "
+          "messages per second of both directions", nranks=2),
+    Bench("msgrate4", "bandwidth", ("-p", "-b", "-m", "8"), "series", "msgs_s", "msg/s", "higher",
+          "Message rate, 4 ranks in 2 pairs (0-2, 1-3): windows of 64 messages both ways in "
+          "every pair at once (1 to 8 bytes), messages per second of all pairs and directions",
+          nranks=4),
+    Bench("mbw4", "bandwidth", ("-p",), "series", "mb_s", "MB/s", "higher",
+          "Multi-pair streaming bandwidth, 4 ranks in 2 pairs (0 to 2, 1 to 3; osu_mbw_mr "
+          "style), all pairs at once, bytes of all pairs", nranks=4),
     Bench("strided", "noncontig", (), "series", "gb_s", "GB/s", "higher",
           "Strided ping-pong: MPI_Type_vector(n, 15, 16, MPI_INT) out, plain ints back; "
           "data bytes per half round trip"),
@@ -875,6 +885,9 @@ def render_markdown(result) -> str:
     sections = [("pingpong", "Latency", "latency.png", True),
                 ("bw", "Streaming bandwidth", "bandwidth.png", True),
                 ("bibw", "Bidirectional bandwidth", None, True),
+                ("msgrate2", "Message rate, 2 ranks", None, False),
+                ("msgrate4", "Message rate, 4 ranks", None, False),
+                ("mbw4", "Multi-pair bandwidth, 4 ranks", None, False),
                 ("strided", "Non-contiguous messages", None, False),
                 ("pack", "Packing non-contiguous data", None, False)]
     for bench, title, img, always in sections:
@@ -1555,7 +1568,12 @@ def method_lines(quick, reps, init_runs, coll_reps=None, rma=False):
         "1 MiB, so that a window stays within 64 MiB), rank 1 the matching "
         "MPI_Irecv, each message into its own buffer slot; after MPI_Waitall "
         "rank 1 returns a 4-byte ack. Bidirectional: both ranks send a window to "
-        "each other at once; both directions count. MB = 10^6 bytes.",
+        "each other at once; both directions count. MB = 10^6 bytes. Rates are "
+        "taken over the slowest rank's time.",
+        "Message rate and multi-pair bandwidth (`bandwidth -p`): every rank in "
+        "a pair (rank i with i + n/2), all pairs at once; the message rate runs "
+        "the bidirectional windows at 1 to 8 bytes and counts every message of "
+        "every pair and direction.",
         f"Init: the wall time of the whole `mpirun -n 2 ./init` (MPI_Init + "
         f"MPI_Finalize only), measured by the harness, {init_runs} launches per "
         f"repetition.",

@@ -9,36 +9,60 @@
  * With -b the test is bidirectional: both ranks send a window to each other
  * at the same time and the reported rate counts the bytes of both directions.
  *
- * Output per size: "size=<bytes> iters=<n> window=<w> mb_s=<10^6 bytes/s>". */
+ * With -p every rank takes part, in pairs (osu_mbw_mr style): rank i of the
+ * lower half with rank i + n/2 of the upper half (an odd last rank idles);
+ * the lower rank of each pair plays rank 0, the upper rank 1, all pairs at
+ * once, and the rates count every pair over the slowest rank's time.
+ *
+ * Output per size: "size=<bytes> iters=<n> window=<w> mb_s=<10^6 bytes/s>
+ * msgs_s=<messages per second>" (the message rate counts every message of
+ * every pair and direction). */
 #include "bench_common.h"
 
 #define WINDOW_MAX 64
 #define WINDOW_BYTES (64u << 20)
 
+/* Which pair a rank is in and its side: 0 sends (rank 0's part), 1
+ * receives and acks; -1: no part. Without -p only ranks 0 and 1 pair. */
+static int npairs = 1;
+static int side_of(int rank, int *peer)
+{
+    if (rank < npairs) {
+        *peer = rank + npairs;
+        return 0;
+    }
+    if (rank < 2 * npairs) {
+        *peer = rank - npairs;
+        return 1;
+    }
+    return -1;
+}
+
 /* One window: `win` messages of `sz` bytes, then the ack (or, bidirectional,
- * a window each way).  Ranks above 1 take no part. */
+ * a window each way), in every pair. */
 static void window(char *sbuf, char *rbuf, size_t sz, int win, int rank, int bidir)
 {
     MPI_Request req[2 * WINDOW_MAX];
-    int ack = 0, nr = 0, peer = rank == 0 ? 1 : 0;
+    int ack = 0, nr = 0, peer;
+    int side = side_of(rank, &peer);
 
-    if (rank > 1) return;
+    if (side < 0) return;
     if (bidir) {
         for (int w = 0; w < win; w++)
             MPI_Irecv(rbuf + (size_t)w * sz, (int)sz, MPI_CHAR, peer, 2, MPI_COMM_WORLD, &req[nr++]);
         for (int w = 0; w < win; w++)
             MPI_Isend(sbuf + (size_t)w * sz, (int)sz, MPI_CHAR, peer, 2, MPI_COMM_WORLD, &req[nr++]);
         MPI_Waitall(nr, req, MPI_STATUSES_IGNORE);
-    } else if (rank == 0) {
+    } else if (side == 0) {
         for (int w = 0; w < win; w++)
-            MPI_Isend(sbuf + (size_t)w * sz, (int)sz, MPI_CHAR, 1, 2, MPI_COMM_WORLD, &req[nr++]);
+            MPI_Isend(sbuf + (size_t)w * sz, (int)sz, MPI_CHAR, peer, 2, MPI_COMM_WORLD, &req[nr++]);
         MPI_Waitall(nr, req, MPI_STATUSES_IGNORE);
-        MPI_Recv(&ack, 1, MPI_INT, 1, 3, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+        MPI_Recv(&ack, 1, MPI_INT, peer, 3, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
     } else {
         for (int w = 0; w < win; w++)
-            MPI_Irecv(rbuf + (size_t)w * sz, (int)sz, MPI_CHAR, 0, 2, MPI_COMM_WORLD, &req[nr++]);
+            MPI_Irecv(rbuf + (size_t)w * sz, (int)sz, MPI_CHAR, peer, 2, MPI_COMM_WORLD, &req[nr++]);
         MPI_Waitall(nr, req, MPI_STATUSES_IGNORE);
-        MPI_Send(&ack, 1, MPI_INT, 0, 3, MPI_COMM_WORLD);
+        MPI_Send(&ack, 1, MPI_INT, peer, 3, MPI_COMM_WORLD);
     }
 }
 
@@ -53,8 +77,10 @@ int main(int argc, char **argv)
     MPI_Comm_size(MPI_COMM_WORLD, &nranks);
     bench_require_two(nranks, rank);
     bench_parse_args(argc, argv, &o);
-    for (int i = 1; i < argc; i++)
+    for (int i = 1; i < argc; i++) {
         if (strcmp(argv[i], "-b") == 0) bidir = 1;
+        if (strcmp(argv[i], "-p") == 0) npairs = nranks / 2;
+    }
     bench_print_library(rank);
 
     int nsizes = bench_sizes(&o, sizes);
@@ -67,7 +93,7 @@ int main(int argc, char **argv)
     char *sbuf = bench_alloc(span);
     char *rbuf = bench_alloc(span);
 
-    if (rank == 0) printf("# bench=%s ranks=%d\n", bidir ? "bibw" : "bw", nranks);
+    if (rank == 0) printf("# bench=%s ranks=%d pairs=%d\n", bidir ? "bibw" : "bw", nranks, npairs);
 
     /* First contact (connection set-up, lazy allocation) is not part of
      * the warm-up the iteration count is calibrated on. */
@@ -94,10 +120,12 @@ int main(int argc, char **argv)
         MPI_Barrier(MPI_COMM_WORLD);
         double t0 = MPI_Wtime();
         for (long i = 0; i < iters; i++) window(sbuf, rbuf, sz, win, rank, bidir);
-        double t = MPI_Wtime() - t0;
+        double t = MPI_Wtime() - t0, slowest = 0.0;
+        MPI_Reduce(&t, &slowest, 1, MPI_DOUBLE, MPI_MAX, 0, MPI_COMM_WORLD);
         if (rank == 0) {
-            double bytes = (double)sz * win * iters * (bidir ? 2.0 : 1.0);
-            printf("size=%zu iters=%ld window=%d mb_s=%.2f\n", sz, iters, win, bytes / t / 1e6);
+            double msgs = (double)win * iters * npairs * (bidir ? 2.0 : 1.0);
+            printf("size=%zu iters=%ld window=%d mb_s=%.2f msgs_s=%.0f\n", sz, iters, win,
+                   msgs * (double)sz / slowest / 1e6, msgs / slowest);
             fflush(stdout);
         }
     }

@@ -270,7 +270,21 @@ def test_coll_benches_cover_rank_counts(hb):
     assert [b.nranks for b in coll] == [2, 4, 8]
     assert {b.program for b in coll} == {"coll"} and "coll" in hb.PROGRAMS
     assert all(b.nranks == hb.NRANKS for b in hb.BENCHES
-               if b.kind not in ("coll", "rma_cont", "rma_putall"))
+               if b.kind not in ("coll", "rma_cont", "rma_putall") and b.key not in ("msgrate4", "mbw4"))
+
+
+def test_pair_benches(hb):
+    # the message rate and the multi-pair bandwidth: bandwidth.c in pairs
+    for key, n, metric in (("msgrate2", 2, "msgs_s"), ("msgrate4", 4, "msgs_s"), ("mbw4", 4, "mb_s")):
+        b = hb.BENCH_BY_KEY[key]
+        assert b.program == "bandwidth" and "-p" in b.args and b.nranks == n and b.metric == metric
+        assert b.kind == "series" and b.better == "higher"
+    assert "-b" in hb.BENCH_BY_KEY["msgrate4"].args and "-b" not in hb.BENCH_BY_KEY["mbw4"].args
+    out = ("# bench=bibw ranks=4 pairs=2\n"
+           "size=1 iters=200 window=64 mb_s=4.03 msgs_s=4026111\n"
+           "size=8 iters=200 window=64 mb_s=34.99 msgs_s=4374354\n")
+    recs, _ = hb.parse_output(out)
+    assert hb.series_from_records(recs, "msgs_s") == {1: 4026111, 8: 4374354}
 
 
 def coll_samples():
