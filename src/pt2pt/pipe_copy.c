@@ -137,8 +137,8 @@ void lm_pipe_copy_feed(int receiver_world, const lm_pkt *h)
     if (!j) lm_fatal("out of memory streaming a message to rank %d", receiver_world);
     j->next = P.sends;
     P.sends = j;
+    /* the hook runs in this very progress pass, after the transport */
     lm_progress_hook_set_active(P.progress_slot, 1);
-    lm_pipe_copy_progress();
 }
 
 /* Where piece k starts in the message, and its length. */

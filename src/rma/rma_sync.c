@@ -192,9 +192,9 @@ static __attribute__((noinline)) int lock_growing(int lock_type, int rank, int a
     return impl_MPI_Win_lock(lock_type, rank, assert, win);
 }
 
-/* An exclusive lock not free at the first try (h in the held list with
- * its queue node), and a shared one that has to wait: out of line, so
- * that the uncontended cases keep nothing around a call. */
+/* The waits, out of line so that the uncontended cases keep nothing
+ * around a call: an exclusive lock not free at the first try (h in the
+ * held list with its queue node), a shared one that found a writer. */
 static __attribute__((noinline)) int lock_exclusive(lm_win *w, lm_win_held *h)
 {
     lm_mcs_rwlock *l = &lm_win_ctl_of(w, h->rank)->lock;
@@ -259,7 +259,8 @@ static __attribute__((noinline)) int unlock_refused(int rank, MPI_Win win)
     return lm_err_win(win, MPI_ERR_RMA_SYNC, "MPI_Win_unlock", "this process holds no lock on rank %d", rank);
 }
 
-/* Everything but a shared lock released with nothing to flush. */
+/* Every unlock but the uncontended ones unlock_on does in line: a flush
+ * with work, MPI_MODE_NOCHECK, a writer that queued. */
 static __attribute__((noinline)) int unlock_releasing(lm_win *w, lm_win_held *h, int rank, MPI_Win win)
 {
     int rc = lm_osc_flush(w->ch, rank);

@@ -112,9 +112,14 @@ int lm_shm_init(void *area, int world_rank, int local_rank, int local_size, cons
     return LM_OK;
 }
 
-void *lm_shm_pipe(int local_rank, int i, size_t *bytes)
+int lm_shm_pipes(size_t *bytes)
 {
     if (bytes) *bytes = S.initialized ? S.area->pipe_bytes : 0;
+    return S.initialized ? (int)S.area->pipes : 0;
+}
+
+void *lm_shm_pipe(int local_rank, int i)
+{
     if (!S.initialized || local_rank < 0 || local_rank >= S.nlocal || i < 0 || i >= (int)S.area->pipes) return NULL;
     return lm_shm_area_pipe(S.area, local_rank, (uint32_t)i);
 }

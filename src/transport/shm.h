@@ -23,8 +23,10 @@ int lm_shm_progress(void);
 size_t lm_shm_max_payload(void);
 void lm_shm_counters(lm_transport_counters *out);
 
-/* Pipe i of local_rank (lm_transport_pipe); NULL when out of range. */
-void *lm_shm_pipe(int local_rank, int i, size_t *bytes);
+/* How many pipes each rank owns and their size (lm_transport_pipes);
+ * pipe i of local_rank (lm_transport_pipe), NULL when out of range. */
+int lm_shm_pipes(size_t *bytes);
+void *lm_shm_pipe(int local_rank, int i);
 void lm_shm_count_pipe(size_t sent, size_t received);
 
 /* One-sided (shm_arena.c, shm_rma.c). */

@@ -173,13 +173,11 @@ const char *lm_transport_rget_mechanism(int world_rank)
 
 int lm_transport_pipes(size_t *bytes)
 {
-    size_t b = 0;
-    if (!T.initialized || !lm_shm_pipe(T.env.local_rank, 0, &b)) {
+    if (!T.initialized) {
         if (bytes) *bytes = 0;
         return 0;
     }
-    if (bytes) *bytes = b;
-    return LM_SHM_PIPES;
+    return lm_shm_pipes(bytes);
 }
 
 void lm_transport_count_pipe(size_t sent, size_t received) { lm_shm_count_pipe(sent, received); }
@@ -187,7 +185,7 @@ void lm_transport_count_pipe(size_t sent, size_t received) { lm_shm_count_pipe(s
 void *lm_transport_pipe(int world_rank, int index)
 {
     if (!T.initialized) return NULL;
-    return lm_shm_pipe(lm_transport_local_rank(world_rank), index, NULL);
+    return lm_shm_pipe(lm_transport_local_rank(world_rank), index);
 }
 
 int lm_transport_progress(void)
