@@ -6,12 +6,10 @@
 
 lm_request *lm_request_new(int kind)
 {
-    lm_request *r = lm_object_alloc(LM_KIND_REQUEST, sizeof *r);
+    lm_request *r = lm_object_alloc_sized(LM_KIND_REQUEST, sizeof *r);
     if (r) r->kind = (uint8_t)kind;
     return r;
 }
-
-lm_request *lm_request_get(MPI_Request h) { return lm_object_lookup(h, LM_KIND_REQUEST); }
 
 void lm_request_release(lm_request *r)
 {
@@ -21,7 +19,7 @@ void lm_request_release(lm_request *r)
     if (r->holds_comm) lm_comm_drop(r->comm);
     if (r->ext_free) r->ext_free(r);
     if (r->part) lm_part_release(r);
-    lm_object_free(r);
+    lm_object_free_sized(r, sizeof *r);
 }
 
 void lm_request_complete(lm_request *r)

@@ -64,14 +64,15 @@ struct lm_request {
 
 /* A fresh handle object request (refcount 1). NULL when out of memory. */
 lm_request *lm_request_new(int kind);
-lm_request *lm_request_get(MPI_Request r);
+static inline lm_request *lm_request_get(MPI_Request r) { return lm_object_lookup(r, LM_KIND_REQUEST); }
 /* Release the request's object (handle requests) or nothing (stack ones). */
 void lm_request_release(lm_request *r);
 /* A handle request holds its communicator until it is released, so that
- * MPI_Comm_free while it is pending does not destroy it (comm.h). */
+ * MPI_Comm_free while it is pending does not destroy it (comm.h); the
+ * predefined ones are never destroyed before finalize. */
 static inline void lm_request_hold_comm(lm_request *r)
 {
-    if (r->obj.handle && r->comm && !r->holds_comm) {
+    if (r->obj.handle && r->comm && !r->holds_comm && LM_HANDLE_TIER(r->comm->obj.handle) == LM_TIER_DYNAMIC) {
         lm_comm_hold(r->comm);
         r->holds_comm = 1;
     }

@@ -64,7 +64,7 @@ typedef struct lm_win {
 } lm_win;
 
 /* The live window for a handle, or NULL. */
-static inline lm_win *lm_win_get(MPI_Win win) { return lm_object_lookup(win, LM_KIND_WIN); }
+static inline lm_win *lm_win_get(MPI_Win win) { return lm_object_lookup_remember(win, LM_KIND_WIN); }
 /* The error handler of a live window: 1 and *e set, or 0 if win is not one. */
 int lm_win_errhandler(MPI_Win win, MPI_Errhandler *e);
 

@@ -1,57 +1,19 @@
-/* Object table: per kind, slots grow in chunks as objects are created (never
- * sized by the job). A slot remembers a 5-bit generation so stale handles
- * are caught. Freed objects of the same size are recycled, which keeps
- * request allocation off malloc on the hot path. */
+/* Object table: per kind, one flat array of slots that doubles as objects
+ * are created (never sized by the job); objects themselves never move, so
+ * the array may. A slot remembers a 5-bit generation so stale handles are
+ * caught. A freed slot keeps its object for the next allocation of the
+ * kind (up to LM_HANDLE_OBJECTS_KEPT per kind, all of one size), which keeps request allocation
+ * off malloc on the hot path with no cache of its own to search. */
 #include "util/lm_handle.h"
 #include "util/lm_mem.h"
 #include <string.h>
 
-#define CHUNK_SHIFT 8
-#define CHUNK_SLOTS (1u << CHUNK_SHIFT)
+#define FIRST_SLOTS 64u
 #define MAX_SLOTS (1u << 20)
-#define FREE_OBJECT_CACHE 256
 
-typedef struct slot {
-    void *obj;           /* NULL when free */
-    uint32_t generation; /* 0..31 */
-    uint32_t next_free;  /* free-list link (slot index + 1; 0 = end) */
-} slot;
-
-typedef struct kind_table {
-    slot **chunks;
-    uint32_t nchunks;
-    uint32_t used;      /* slots ever handed out */
-    uint32_t free_head; /* index + 1 */
-    size_t live;
-    size_t cached_size; /* size of the objects in the cache */
-    void *cache[FREE_OBJECT_CACHE];
-    int ncached;
-} kind_table;
-
-static kind_table tables[LM_KIND_COUNT];
+static uint32_t capacity[LM_KIND_COUNT];
+lm_handle_index lm_handle_indexes[LM_KIND_COUNT];
 lm_handle_memo lm_handle_last[LM_KIND_COUNT];
-
-static slot *slot_at(kind_table *t, uint32_t i) { return &t->chunks[i >> CHUNK_SHIFT][i & (CHUNK_SLOTS - 1)]; }
-
-static int grab_slot(kind_table *t, uint32_t *out)
-{
-    if (t->free_head) {
-        *out = t->free_head - 1;
-        t->free_head = slot_at(t, *out)->next_free;
-        return 0;
-    }
-    if (t->used >= MAX_SLOTS) return -1;
-    if ((t->used >> CHUNK_SHIFT) >= t->nchunks) {
-        slot **nc = lm_realloc(LM_MEM_CORE, t->chunks, (t->nchunks + 1) * sizeof(slot *));
-        if (!nc) return -1;
-        t->chunks = nc;
-        t->chunks[t->nchunks] = lm_calloc(LM_MEM_CORE, CHUNK_SLOTS, sizeof(slot));
-        if (!t->chunks[t->nchunks]) return -1;
-        t->nchunks++;
-    }
-    *out = t->used++;
-    return 0;
-}
 
 static enum lm_mem_component component_of(enum lm_kind k)
 {
@@ -65,28 +27,52 @@ static enum lm_mem_component component_of(enum lm_kind k)
     }
 }
 
+static __attribute__((noinline)) int grow(enum lm_kind kind, lm_handle_index *x)
+{
+    uint32_t old = capacity[kind];
+    if (x->used >= MAX_SLOTS) return -1;
+    uint32_t cap = old ? 2 * old : FIRST_SLOTS;
+    if (cap > MAX_SLOTS) cap = MAX_SLOTS;
+    lm_handle_slot *s = lm_realloc(LM_MEM_CORE, x->slots, cap * sizeof *s);
+    if (!s) return -1;
+    memset(s + old, 0, (cap - old) * sizeof *s);
+    x->slots = s;
+    capacity[kind] = cap;
+    return 0;
+}
+
 void *lm_object_alloc(enum lm_kind kind, size_t size)
 {
-    kind_table *t = &tables[kind];
+    lm_handle_index *x = &lm_handle_indexes[kind];
     uint32_t i;
-    if (grab_slot(t, &i)) return NULL;
-    lm_object *o;
-    if (t->ncached && t->cached_size == size) {
-        o = t->cache[--t->ncached];
-        memset(o, 0, size);
+    if (x->free_head) {
+        i = x->free_head - 1;
+        x->free_head = x->slots[i].next_free;
     } else {
-        o = lm_calloc(component_of(kind), 1, size);
-        if (!o) {
-            slot_at(t, i)->next_free = t->free_head;
-            t->free_head = i + 1;
-            return NULL;
+        if (x->used == capacity[kind] && grow(kind, x)) return NULL;
+        i = x->used++;
+    }
+    lm_handle_slot *s = &x->slots[i];
+    lm_object *o = s->obj;
+    if (o) {
+        x->kept--;
+        if (lm_alloc_size(o) == size) memset(o, 0, size);
+        else {
+            lm_free(component_of(kind), o);
+            o = NULL;
         }
     }
-    slot *s = slot_at(t, i);
+    if (!o) o = lm_calloc(component_of(kind), 1, size);
+    if (!o) {
+        s->obj = NULL;
+        s->next_free = x->free_head;
+        x->free_head = i + 1;
+        return NULL;
+    }
     s->obj = o;
     o->handle = LM_HANDLE(kind, LM_TIER_DYNAMIC, (s->generation << 20) | i);
     o->refcount = 1;
-    t->live++;
+    x->live++;
     return o;
 }
 
@@ -94,57 +80,53 @@ void lm_object_free(void *obj)
 {
     lm_object *o = obj;
     unsigned kind = LM_HANDLE_KIND(o->handle);
-    kind_table *t = &tables[kind];
+    lm_handle_index *x = &lm_handle_indexes[kind];
     uint32_t i = LM_HANDLE_SLOT(o->handle);
-    slot *s = slot_at(t, i);
-    if (lm_handle_last[kind].handle == o->handle) lm_handle_last[kind] = (lm_handle_memo){0, NULL};
-    s->obj = NULL;
-    s->generation = (s->generation + 1) & 31u;
-    s->next_free = t->free_head;
-    t->free_head = i + 1;
-    t->live--;
+    lm_handle_slot *s = &x->slots[i];
     size_t size = lm_alloc_size(o);
-    o->handle = 0;
-    if (t->ncached < FREE_OBJECT_CACHE && (t->ncached == 0 || t->cached_size == size)) {
-        t->cached_size = size;
-        t->cache[t->ncached++] = o;
+    if (lm_handle_last[kind].handle == o->handle) lm_handle_last[kind] = (lm_handle_memo){0, NULL};
+    o->handle = 0; /* later lookups of the old handle fail */
+    s->generation = (s->generation + 1) & 31u;
+    s->next_free = x->free_head;
+    x->free_head = i + 1;
+    x->live--;
+    if (x->kept < LM_HANDLE_OBJECTS_KEPT && (x->kept_size == size || !x->kept)) {
+        x->kept++;
+        x->kept_size = size;
     } else {
+        s->obj = NULL;
         lm_free(component_of(kind), o);
     }
 }
 
-void *lm_object_lookup_table(int handle, enum lm_kind kind)
-{
-    kind_table *t = &tables[kind];
-    if (LM_HANDLE_KIND(handle) != (unsigned)kind || LM_HANDLE_TIER(handle) != LM_TIER_DYNAMIC) return NULL;
-    uint32_t i = LM_HANDLE_SLOT(handle);
-    if (i >= t->used) return NULL;
-    slot *s = slot_at(t, i);
-    if (!s->obj || ((lm_object *)s->obj)->handle != handle) return NULL;
-    lm_handle_last[kind] = (lm_handle_memo){handle, s->obj};
-    return s->obj;
-}
-
 void lm_object_foreach(enum lm_kind kind, void (*fn)(void *, void *), void *arg)
 {
-    kind_table *t = &tables[kind];
-    for (uint32_t i = 0; i < t->used; i++) {
-        slot *s = slot_at(t, i);
-        if (s->obj) fn(s->obj, arg);
+    const lm_handle_index *x = &lm_handle_indexes[kind];
+    for (uint32_t i = 0; i < x->used; i++) {
+        lm_object *o = x->slots[i].obj;
+        if (o && o->handle) fn(o, arg);
     }
 }
 
-size_t lm_object_live_count(enum lm_kind kind) { return tables[kind].live; }
+size_t lm_object_live_count(enum lm_kind kind) { return lm_handle_indexes[kind].live; }
 
 void lm_object_finalize(void)
 {
     for (int k = 0; k < LM_KIND_COUNT; k++) {
-        kind_table *t = &tables[k];
-        while (t->ncached) lm_free(component_of((enum lm_kind)k), t->cache[--t->ncached]);
-        if (t->live) continue;
-        for (uint32_t c = 0; c < t->nchunks; c++) lm_free(LM_MEM_CORE, t->chunks[c]);
-        lm_free(LM_MEM_CORE, t->chunks);
+        lm_handle_index *x = &lm_handle_indexes[k];
+        for (uint32_t i = 0; i < x->used; i++) {
+            lm_object *o = x->slots[i].obj;
+            if (o && !o->handle) {
+                lm_free(component_of((enum lm_kind)k), o);
+                x->slots[i].obj = NULL;
+            }
+        }
+        x->kept = 0;
+        if (x->live) continue;
+        lm_free(LM_MEM_CORE, x->slots);
         /* an empty table: later lookups fail instead of reading freed slots */
-        memset(t, 0, sizeof *t);
+        memset(x, 0, sizeof *x);
+        capacity[k] = 0;
+        lm_handle_last[k] = (lm_handle_memo){0, NULL};
     }
 }

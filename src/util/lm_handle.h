@@ -54,30 +54,103 @@ typedef struct lm_object {
 void *lm_object_alloc(enum lm_kind kind, size_t obj_size);
 /* Release the slot; any later lookup of the handle fails. */
 void lm_object_free(void *obj);
-/* Dynamic object for a handle, or NULL if the handle is not a live dynamic
- * object of that kind. Predefined objects are resolved by each kind's module.
- * The last handle found per kind is remembered (and forgotten when its
- * object is freed): calls on one window or one communicator repeat, and
- * the repeat is a compare in the caller, without a call into the table. */
+/* The last handle found per kind by lm_object_lookup_remember (forgotten
+ * when its object is freed): calls on one window repeat, and the repeat
+ * is a compare in the caller, with no table read. */
 typedef struct lm_handle_memo {
     int handle; /* 0 with obj NULL when none */
     void *obj;
 } lm_handle_memo;
 extern lm_handle_memo lm_handle_last[LM_KIND_COUNT];
-void *lm_object_lookup_table(int handle, enum lm_kind kind);
-/* The object of the kind's last looked-up handle when it is this one, else
- * NULL (lm_object_lookup then knows): for paths that keep even the call
- * of a lookup out of line. */
+/* The table of a kind as the in-line paths read it: slots by index
+ * (lm_handle.c grows the array; a slot's obj is NULL, or a kept object whose
+ * handle is 0 while the slot is free), the free list, and the objects kept
+ * in free slots for reuse (all of kept_size bytes). */
+typedef struct lm_handle_slot {
+    lm_object *obj;
+    uint32_t next_free;  /* free-list link (slot index + 1; 0 = end) */
+    uint32_t generation; /* 0..31 */
+} lm_handle_slot;
+typedef struct lm_handle_index {
+    lm_handle_slot *slots;
+    uint32_t used;      /* slots ever handed out */
+    uint32_t free_head; /* index + 1; 0 = none */
+    size_t kept_size;   /* size of the kept objects */
+    size_t live;
+    int kept; /* free slots holding an object */
+} lm_handle_index;
+extern lm_handle_index lm_handle_indexes[LM_KIND_COUNT];
+#define LM_HANDLE_OBJECTS_KEPT 256
+
+/* lm_object_alloc and lm_object_free in line, for a kind whose objects all
+ * have one size known to the caller (requests): the common case, a free
+ * slot that kept an object of that size, is a pop and a clear; anything
+ * else goes to the general functions. */
+static inline void *lm_object_alloc_sized(enum lm_kind kind, size_t size)
+{
+    lm_handle_index *x = &lm_handle_indexes[kind];
+    uint32_t f = x->free_head;
+    if (f && x->kept_size == size) {
+        lm_handle_slot *s = &x->slots[f - 1];
+        lm_object *o = s->obj;
+        if (o) {
+            x->free_head = s->next_free;
+            x->kept--;
+            x->live++;
+            __builtin_memset(o, 0, size);
+            o->handle = LM_HANDLE(kind, LM_TIER_DYNAMIC, (s->generation << 20) | (f - 1));
+            o->refcount = 1;
+            return o;
+        }
+    }
+    return lm_object_alloc(kind, size);
+}
+static inline void lm_object_free_sized(void *obj, size_t size)
+{
+    lm_object *o = obj;
+    unsigned kind = LM_HANDLE_KIND(o->handle);
+    lm_handle_index *x = &lm_handle_indexes[kind];
+    if (x->kept < LM_HANDLE_OBJECTS_KEPT && (x->kept_size == size || !x->kept)) {
+        uint32_t i = LM_HANDLE_SLOT(o->handle);
+        lm_handle_slot *s = &x->slots[i];
+        if (lm_handle_last[kind].handle == o->handle) lm_handle_last[kind] = (lm_handle_memo){0, NULL};
+        o->handle = 0; /* later lookups of the old handle fail */
+        s->generation = (s->generation + 1) & 31u;
+        s->next_free = x->free_head;
+        x->free_head = i + 1;
+        x->live--;
+        x->kept++;
+        x->kept_size = size;
+        return;
+    }
+    lm_object_free(obj);
+}
+
+/* Dynamic object for a handle, or NULL if the handle is not a live dynamic
+ * object of that kind. Predefined objects are resolved by each kind's
+ * module. In line: one compare for kind and tier (bit 31 included), one
+ * bound, one load, one compare of the object's own handle. */
+static inline void *lm_object_lookup(int handle, enum lm_kind kind)
+{
+    if (((uint32_t)handle >> 25) != (((uint32_t)kind << 2) | LM_TIER_DYNAMIC)) return NULL;
+    uint32_t i = LM_HANDLE_SLOT(handle);
+    const lm_handle_index *x = &lm_handle_indexes[kind];
+    if (i >= x->used) return NULL;
+    lm_object *o = x->slots[i].obj;
+    return o && o->handle == handle ? o : NULL;
+}
+static inline void *lm_object_lookup_remember(int handle, enum lm_kind kind)
+{
+    void *o = lm_object_lookup(handle, kind);
+    if (o) lm_handle_last[kind] = (lm_handle_memo){handle, o};
+    return o;
+}
+/* The object of the kind's remembered handle when it is this one, else
+ * NULL (the caller then looks it up): handle 0 finds NULL. */
 static inline void *lm_object_memo(int handle, enum lm_kind kind)
 {
     const lm_handle_memo *m = &lm_handle_last[kind];
     return handle == m->handle ? m->obj : NULL;
-}
-static inline void *lm_object_lookup(int handle, enum lm_kind kind)
-{
-    const lm_handle_memo *m = &lm_handle_last[kind];
-    if (handle == m->handle) return m->obj; /* handle 0 finds NULL */
-    return lm_object_lookup_table(handle, kind);
 }
 /* Visit every live dynamic object of a kind (used at finalize for leak checks). */
 void lm_object_foreach(enum lm_kind kind, void (*fn)(void *obj, void *arg), void *arg);
