@@ -536,13 +536,21 @@ static int body_MPI_Irecv(void* buf, int count, MPI_Datatype datatype, int sourc
     LM_CHECK(lm_check_buffer(&lm_ctx, buf, count, datatype, "buf", 0));
     return impl_MPI_Irecv(buf, count, datatype, source, tag, comm, request);
 }
-int PMPI_Irecv(void* buf, int count, MPI_Datatype datatype, int source, int tag, MPI_Comm comm, MPI_Request* request)
+static __attribute__((noinline)) int slow_MPI_Irecv(void* buf, int count, MPI_Datatype datatype, int source, int tag, MPI_Comm comm, MPI_Request* request)
 {
     int lm_held = lm_cs_call_enter();
     int lm_rc = body_MPI_Irecv(buf, count, datatype, source, tag, comm, request);
     if (lm_rc != MPI_SUCCESS) lm_rc = lm_raise_at_boundary("MPI_Irecv", lm_rc);
     lm_cs_call_exit(lm_held);
     return lm_rc;
+}
+int PMPI_Irecv(void* buf, int count, MPI_Datatype datatype, int source, int tag, MPI_Comm comm, MPI_Request* request)
+{
+    int lm_rc;
+    if (!lm_cs_active() && lm_initialized_state() == LM_STATE_INITIALIZED &&
+        fast_MPI_Irecv(buf, count, datatype, source, tag, comm, request, &lm_rc))
+        return lm_rc == MPI_SUCCESS ? MPI_SUCCESS : lm_raise_at_boundary("MPI_Irecv", lm_rc);
+    return slow_MPI_Irecv(buf, count, datatype, source, tag, comm, request);
 }
 extern __typeof__(PMPI_Irecv) MPI_Irecv __attribute__((weak, alias("PMPI_Irecv")));
 
@@ -636,13 +644,21 @@ static int body_MPI_Isend(const void* buf, int count, MPI_Datatype datatype, int
     LM_CHECK(lm_check_buffer(&lm_ctx, buf, count, datatype, "buf", 0));
     return impl_MPI_Isend(buf, count, datatype, dest, tag, comm, request);
 }
-int PMPI_Isend(const void* buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm, MPI_Request* request)
+static __attribute__((noinline)) int slow_MPI_Isend(const void* buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm, MPI_Request* request)
 {
     int lm_held = lm_cs_call_enter();
     int lm_rc = body_MPI_Isend(buf, count, datatype, dest, tag, comm, request);
     if (lm_rc != MPI_SUCCESS) lm_rc = lm_raise_at_boundary("MPI_Isend", lm_rc);
     lm_cs_call_exit(lm_held);
     return lm_rc;
+}
+int PMPI_Isend(const void* buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm, MPI_Request* request)
+{
+    int lm_rc;
+    if (!lm_cs_active() && lm_initialized_state() == LM_STATE_INITIALIZED &&
+        fast_MPI_Isend(buf, count, datatype, dest, tag, comm, request, &lm_rc))
+        return lm_rc == MPI_SUCCESS ? MPI_SUCCESS : lm_raise_at_boundary("MPI_Isend", lm_rc);
+    return slow_MPI_Isend(buf, count, datatype, dest, tag, comm, request);
 }
 extern __typeof__(PMPI_Isend) MPI_Isend __attribute__((weak, alias("PMPI_Isend")));
 
@@ -1056,13 +1072,21 @@ static int body_MPI_Recv(void* buf, int count, MPI_Datatype datatype, int source
     LM_CHECK(lm_check_buffer(&lm_ctx, buf, count, datatype, "buf", 0));
     return impl_MPI_Recv(buf, count, datatype, source, tag, comm, status);
 }
-int PMPI_Recv(void* buf, int count, MPI_Datatype datatype, int source, int tag, MPI_Comm comm, MPI_Status* status)
+static __attribute__((noinline)) int slow_MPI_Recv(void* buf, int count, MPI_Datatype datatype, int source, int tag, MPI_Comm comm, MPI_Status* status)
 {
     int lm_held = lm_cs_call_enter();
     int lm_rc = body_MPI_Recv(buf, count, datatype, source, tag, comm, status);
     if (lm_rc != MPI_SUCCESS) lm_rc = lm_raise_at_boundary("MPI_Recv", lm_rc);
     lm_cs_call_exit(lm_held);
     return lm_rc;
+}
+int PMPI_Recv(void* buf, int count, MPI_Datatype datatype, int source, int tag, MPI_Comm comm, MPI_Status* status)
+{
+    int lm_rc;
+    if (!lm_cs_active() && lm_initialized_state() == LM_STATE_INITIALIZED &&
+        fast_MPI_Recv(buf, count, datatype, source, tag, comm, status, &lm_rc))
+        return lm_rc == MPI_SUCCESS ? MPI_SUCCESS : lm_raise_at_boundary("MPI_Recv", lm_rc);
+    return slow_MPI_Recv(buf, count, datatype, source, tag, comm, status);
 }
 extern __typeof__(PMPI_Recv) MPI_Recv __attribute__((weak, alias("PMPI_Recv")));
 
@@ -1346,13 +1370,21 @@ static int body_MPI_Send(const void* buf, int count, MPI_Datatype datatype, int 
     LM_CHECK(lm_check_buffer(&lm_ctx, buf, count, datatype, "buf", 0));
     return impl_MPI_Send(buf, count, datatype, dest, tag, comm);
 }
-int PMPI_Send(const void* buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm)
+static __attribute__((noinline)) int slow_MPI_Send(const void* buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm)
 {
     int lm_held = lm_cs_call_enter();
     int lm_rc = body_MPI_Send(buf, count, datatype, dest, tag, comm);
     if (lm_rc != MPI_SUCCESS) lm_rc = lm_raise_at_boundary("MPI_Send", lm_rc);
     lm_cs_call_exit(lm_held);
     return lm_rc;
+}
+int PMPI_Send(const void* buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm)
+{
+    int lm_rc;
+    if (!lm_cs_active() && lm_initialized_state() == LM_STATE_INITIALIZED &&
+        fast_MPI_Send(buf, count, datatype, dest, tag, comm, &lm_rc))
+        return lm_rc == MPI_SUCCESS ? MPI_SUCCESS : lm_raise_at_boundary("MPI_Send", lm_rc);
+    return slow_MPI_Send(buf, count, datatype, dest, tag, comm);
 }
 extern __typeof__(PMPI_Send) MPI_Send __attribute__((weak, alias("PMPI_Send")));
 

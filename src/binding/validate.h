@@ -15,9 +15,6 @@
 #include "comm/intercomm.h"
 #include "comm/topo_create.h"
 
-/* Largest tag; the value of the MPI_TAG_UB attribute. */
-#define LM_TAG_UB 1073741823
-
 /* Which object's error handler reports an error: none (MPI_COMM_SELF's,
  * via lm_err_noobj) until the call's communicator/window/file/session
  * argument has been validated. */

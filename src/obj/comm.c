@@ -18,13 +18,11 @@
 #include <stdlib.h>
 #include <string.h>
 
-#define LM_TAG_UB_VALUE 1073741823
-
 static lm_comm world, self;
 static lm_group *world_group, *self_group;
 
 /* Predefined attribute values live here so that pointers to them stay valid. */
-static int attr_tag_ub = LM_TAG_UB_VALUE, attr_host = MPI_PROC_NULL, attr_io, attr_wtime_global = 0, attr_universe,
+static int attr_tag_ub = LM_TAG_UB, attr_host = MPI_PROC_NULL, attr_io, attr_wtime_global = 0, attr_universe,
            attr_appnum, attr_lastusedcode = MPI_ERR_LASTCODE;
 
 lm_comm *lm_comm_get(MPI_Comm h)
@@ -33,11 +31,6 @@ lm_comm *lm_comm_get(MPI_Comm h)
     if (h == MPI_COMM_SELF) return self.group ? &self : NULL;
     lm_comm *c = lm_object_lookup(h, LM_KIND_COMM);
     return c && !c->freed ? c : NULL;
-}
-
-int lm_comm_world_rank(const lm_comm *c, int r)
-{
-    return lm_group_world_rank(c->is_inter ? c->remote_group : c->group, r);
 }
 
 int lm_comm_init_builtin(void)

@@ -18,6 +18,9 @@
  * every mask, so nothing can match it and nothing is released for it. */
 #define LM_CONTEXT_PENDING 0xfffe
 
+/* Largest tag; the value of the MPI_TAG_UB attribute. */
+#define LM_TAG_UB 1073741823
+
 typedef struct lm_comm {
     lm_object obj;
     uint16_t context_id; /* pt2pt matching context; collectives use context_id + 1 */
@@ -62,7 +65,10 @@ typedef struct lm_comm {
  * (MPI_COMM_NULL included; a freed one with operations still pending too). */
 lm_comm *lm_comm_get(MPI_Comm comm);
 /* World rank of comm-rank r (remote group for intercommunicators). */
-int lm_comm_world_rank(const lm_comm *c, int r);
+static inline int lm_comm_world_rank(const lm_comm *c, int r)
+{
+    return lm_group_world_rank(c->is_inter ? c->remote_group : c->group, r);
+}
 /* Size of the group a rank argument refers to (remote group for intercomms). */
 static inline int lm_comm_peer_size(const lm_comm *c) { return c->is_inter ? lm_group_size(c->remote_group) : c->size; }
 

@@ -6,16 +6,15 @@
 #include "datatype/datatype.h"
 #include "util/lm_error.h"
 #include "util/lm_mem.h"
+#include "util/lm_state.h"
 #include "api/impl_gen.h"
 #include <string.h>
 
-static int describe(lm_request *r, const char *fname, const void *buf, MPI_Count count, MPI_Datatype dt, int peer,
-                    int tag, MPI_Comm comm, lm_comm **cp)
+/* The request's peer, tag and data, for a communicator and type known to
+ * be valid. */
+static inline void describe_with(lm_request *r, lm_comm *c, lm_datatype *t, const void *buf, MPI_Count count,
+                                 MPI_Datatype dt, int peer, int tag)
 {
-    lm_comm *c = lm_comm_get(comm);
-    lm_datatype *t = lm_datatype_get(dt);
-    if (!c) return lm_err_comm(comm, MPI_ERR_COMM, fname, "invalid communicator");
-    if (!t) return lm_err_comm(comm, MPI_ERR_TYPE, fname, "invalid datatype");
     r->comm = c;
     lm_request_hold_comm(r);
     r->ctx = c->context_id;
@@ -36,8 +35,37 @@ static int describe(lm_request *r, const char *fname, const void *buf, MPI_Count
         r->dtype = t;
         if (r->obj.handle) t->obj.refcount += !t->predefined;
     }
+}
+
+static int describe(lm_request *r, const char *fname, const void *buf, MPI_Count count, MPI_Datatype dt, int peer,
+                    int tag, MPI_Comm comm, lm_comm **cp)
+{
+    lm_comm *c = lm_comm_get(comm);
+    lm_datatype *t = lm_datatype_get(dt);
+    if (!c) return lm_err_comm(comm, MPI_ERR_COMM, fname, "invalid communicator");
+    if (!t) return lm_err_comm(comm, MPI_ERR_TYPE, fname, "invalid datatype");
+    describe_with(r, c, t, buf, count, dt, peer, tag);
     *cp = c;
     return MPI_SUCCESS;
+}
+
+/* The plain case of a send or receive, seen at a glance (the fast paths
+ * below): a live intracommunicator, a rank of it (or MPI_ANY_SOURCE for a
+ * receive), a tag in range (or MPI_ANY_TAG for a receive), a committed
+ * type, a count >= 0 and a buffer that is not NULL unless empty. NULL for
+ * anything else, which the entry point's checks then explain. */
+static inline lm_comm *plain_args(const void *buf, MPI_Count count, MPI_Datatype dt, int peer, int tag, MPI_Comm comm,
+                                  int recv, lm_datatype **tp)
+{
+    lm_comm *c = lm_comm_get(comm);
+    lm_datatype *t = lm_datatype_get(dt);
+    if (!c || !t || !t->committed || c->is_inter || count < 0 || (!buf && count) || buf == MPI_IN_PLACE ||
+        lm_world_simulated)
+        return NULL;
+    if ((unsigned)peer >= (unsigned)c->size && !(recv && peer == MPI_ANY_SOURCE)) return NULL;
+    if ((unsigned)tag > LM_TAG_UB && !(recv && tag == MPI_ANY_TAG)) return NULL;
+    *tp = t;
+    return c;
 }
 
 static int finish(lm_request *r, lm_comm *c, const char *fname, MPI_Status *status)
@@ -47,6 +75,16 @@ static int finish(lm_request *r, lm_comm *c, const char *fname, MPI_Status *stat
     if (r->error != MPI_SUCCESS)
         return lm_err_comm(c->obj.handle, r->error, fname, "message from rank %d with tag %d: %lld bytes received",
                            r->source, r->tag, (long long)r->bytes);
+    return MPI_SUCCESS;
+}
+
+/* A blocking send described on the stack: started and waited for. */
+static int send_and_wait(lm_request *r, const char *fname, int dest, MPI_Comm comm)
+{
+    int rc = lm_send_start(r);
+    if (rc == MPI_SUCCESS && !r->complete) lm_progress_until(&r->complete);
+    if (rc == MPI_SUCCESS) rc = r->error; /* a queued packet the transport refused */
+    if (rc != MPI_SUCCESS) return lm_err_comm(comm, rc, fname, "send to rank %d failed", dest);
     return MPI_SUCCESS;
 }
 
@@ -65,10 +103,19 @@ static int blocking_send(const char *fname, int mode, const void *buf, MPI_Count
     lm_comm *c;
     int rc = describe(&r, fname, buf, count, dt, dest, tag, comm, &c);
     if (rc != MPI_SUCCESS) return rc;
-    rc = lm_send_start(&r);
-    if (rc == MPI_SUCCESS && !r.complete) lm_progress_until(&r.complete);
-    if (rc == MPI_SUCCESS) rc = r.error; /* a queued packet the transport refused */
-    if (rc != MPI_SUCCESS) return lm_err_comm(comm, rc, fname, "send to rank %d failed", dest);
+    return send_and_wait(&r, fname, dest, comm);
+}
+
+/* A send request started; on failure it never reaches the program. */
+static int start_send_request(lm_request *r, const char *fname, int dest, MPI_Comm comm, MPI_Request *request)
+{
+    *request = r->obj.handle;
+    int rc = lm_send_start(r);
+    if (rc != MPI_SUCCESS) {
+        *request = MPI_REQUEST_NULL;
+        lm_request_release(r);
+        return lm_err_comm(comm, rc, fname, "send to rank %d failed", dest);
+    }
     return MPI_SUCCESS;
 }
 
@@ -85,20 +132,13 @@ static int nonblocking_send(const char *fname, int mode, const void *buf, MPI_Co
         lm_request_release(r);
         return rc;
     }
-    *request = r->obj.handle;
     if (persistent) {
+        *request = r->obj.handle;
         r->persistent = 1;
         r->complete = 1; /* inactive */
         return MPI_SUCCESS;
     }
-    rc = lm_send_start(r);
-    if (rc != MPI_SUCCESS) {
-        /* not started: the request never reaches the program */
-        *request = MPI_REQUEST_NULL;
-        lm_request_release(r);
-        return lm_err_comm(comm, rc, fname, "send to rank %d failed", dest);
-    }
-    return MPI_SUCCESS;
+    return start_send_request(r, fname, dest, comm, request);
 }
 
 static int recv_request(const char *fname, void *buf, MPI_Count count, MPI_Datatype dt, int source, int tag,
@@ -119,6 +159,48 @@ static int recv_request(const char *fname, void *buf, MPI_Count count, MPI_Datat
         return MPI_SUCCESS;
     }
     return lm_recv_start(r);
+}
+
+/* ---- fast paths: the plain case, without a second look at the arguments */
+
+int fast_MPI_Send(const void *buf, int count, MPI_Datatype dt, int dest, int tag, MPI_Comm comm, int *rc)
+{
+    lm_datatype *t;
+    lm_comm *c = plain_args(buf, count, dt, dest, tag, comm, 0, &t);
+    if (!c) return 0;
+    lm_request r;
+    memset(&r, 0, sizeof r);
+    r.kind = LM_REQ_SEND;
+    describe_with(&r, c, t, buf, count, dt, dest, tag);
+    *rc = send_and_wait(&r, "MPI_Send", dest, comm);
+    return 1;
+}
+
+int fast_MPI_Isend(const void *buf, int count, MPI_Datatype dt, int dest, int tag, MPI_Comm comm, MPI_Request *request,
+                   int *rc)
+{
+    lm_datatype *t;
+    lm_comm *c = plain_args(buf, count, dt, dest, tag, comm, 0, &t);
+    if (!c || !request) return 0;
+    lm_request *r = lm_request_new(LM_REQ_SEND);
+    if (!r) return 0; /* the checked path says it */
+    describe_with(r, c, t, buf, count, dt, dest, tag);
+    *rc = start_send_request(r, "MPI_Isend", dest, comm, request);
+    return 1;
+}
+
+int fast_MPI_Irecv(void *buf, int count, MPI_Datatype dt, int source, int tag, MPI_Comm comm, MPI_Request *request,
+                   int *rc)
+{
+    lm_datatype *t;
+    lm_comm *c = plain_args(buf, count, dt, source, tag, comm, 1, &t);
+    if (!c || !request) return 0;
+    lm_request *r = lm_request_new(LM_REQ_RECV);
+    if (!r) return 0;
+    describe_with(r, c, t, buf, count, dt, source, tag);
+    *request = r->obj.handle;
+    *rc = lm_recv_start(r);
+    return 1;
 }
 
 #define SEND_FAMILY(NAME, MODE, CT)                                                                         \
@@ -169,6 +251,21 @@ static int blocking_recv(void *buf, MPI_Count count, MPI_Datatype dt, int source
     if (rc != MPI_SUCCESS) return rc;
     lm_recv_start(&r);
     return finish(&r, c, "MPI_Recv", status);
+}
+
+int fast_MPI_Recv(void *buf, int count, MPI_Datatype dt, int source, int tag, MPI_Comm comm, MPI_Status *status,
+                  int *rc)
+{
+    lm_datatype *t;
+    lm_comm *c = plain_args(buf, count, dt, source, tag, comm, 1, &t);
+    if (!c) return 0;
+    lm_request r;
+    memset(&r, 0, sizeof r);
+    r.kind = LM_REQ_RECV;
+    describe_with(&r, c, t, buf, count, dt, source, tag);
+    lm_recv_start(&r);
+    *rc = finish(&r, c, "MPI_Recv", status);
+    return 1;
 }
 
 int impl_MPI_Recv(void *buf, int count, MPI_Datatype datatype, int source, int tag, MPI_Comm comm, MPI_Status *status)

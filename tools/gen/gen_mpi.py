@@ -365,7 +365,20 @@ def gen_wrapper(f):
                "    lm_cs_call_exit(lm_held);",
                "    return lm_rc;",
                "}"]
-    if f.name in R.IMPL_VALIDATES:
+    if f.name in R.FAST_PATH:
+        # One thread and initialized: the implementation's fast path first,
+        # with no critical section to keep around it; what it declines goes
+        # through the checks, out of line.
+        slow = f"slow_{f.name}"
+        out += [f"static __attribute__((noinline)) int {slow}({f.args})", "{"] + guarded
+        out += [f"{f.pproto}", "{",
+                "    int lm_rc;",
+                "    if (!lm_cs_active() && lm_initialized_state() == LM_STATE_INITIALIZED &&",
+                f"        fast_{f.name}({f.call_args}, &lm_rc))",
+                f'        return lm_rc == MPI_SUCCESS ? MPI_SUCCESS : lm_raise_at_boundary("{f.name}", lm_rc);',
+                f"    return {slow}({f.call_args});",
+                "}"]
+    elif f.name in R.IMPL_VALIDATES:
         # One thread and initialized, the usual case, is a plain call of
         # the implementation with nothing to keep around it; the rest (the
         # critical section, the initialization error) is out of line.
@@ -413,6 +426,10 @@ def gen_impl(funcs):
          " * replaces the default, which raises MPI_ERR_UNSUPPORTED_OPERATION. */",
          "#ifndef LM_IMPL_GEN_H", "#define LM_IMPL_GEN_H", '#include "mpi.h"', ""]
     h += [impl_proto(f, "impl_") + ";" for f in wrapped]
+    h += ["", "/* Fast paths (FAST_PATH in tools/gen/rules.py): nonzero with *rc set when",
+          " * the call was the plain case and is done; 0, having done nothing, to",
+          " * leave it to the checks and impl_MPI_X. */"]
+    h += [f"int fast_{f.name}({f.args}, int *rc);" for f in wrapped if f.name in R.FAST_PATH]
     h += ["", "#endif", ""]
     write("src/api/impl_gen.h", "\n".join(h))
 
