@@ -1,17 +1,27 @@
 /* Fast boxes: per-pair single-producer single-consumer rings in the
  * receiver's part of the shm area, for pairs that talk a lot.
  *
- * An entry is handed over by its flag word: the sender fills header and
- * payload, then release-stores flag = 1; the receiver acquire-loads the flag
- * of its next entry, handles the message in place, then release-stores
- * flag = 0 to give the entry back. One cache line changes hands each way;
- * no atomics read-modify-write, no queue, no lock.
+ * A ring holds records back to back, each a whole number of cache lines
+ * (LM_FB_ALIGN): a 16-byte record header, the AM header, the payload. The
+ * first word of a record is its length, stored last with release; the
+ * receiver acquire-loads the word at its tail and finds a length (a
+ * record: handle it in place, move on by that length), LM_FB_WRAP (the
+ * rest of the ring is unused: go on at its start) or 0 (nothing yet).
+ * Every line of the ring that is free has 0 in its first word: the ring
+ * starts zeroed, and the receiver clears the first word of each line of a
+ * record it has handled (one store for a small message, as a flag would
+ * take), so bytes of an earlier lap are never taken for a header. The
+ * receiver also publishes how far it has read (`freed`, in the slot's
+ * first line) once per pass; the sender reads it only when its cached copy
+ * says the ring is full. Small messages take one line each, so a ring of
+ * 32 KiB holds hundreds of them in flight, and messages up to
+ * LM_SHM_FB_PAYLOAD_MAX still fit.
  *
  * A slot is claimed by a sender with one CAS on its owner word and kept until
  * the job ends (slots are few and bounded; a sender that finds none uses
  * cells only).
  *
- * Ordering with the cell queue: see shm.c (each entry carries q_before, each
+ * Ordering with the cell queue: see shm.c (each record carries q_before, each
  * cell fb_before). */
 #ifndef LM_FASTBOX_H
 #define LM_FASTBOX_H
@@ -21,31 +31,41 @@
 #include <string.h>
 #include "shm_layout.h"
 
-typedef struct lm_fastbox_entry {
-    _Atomic uint32_t flag; /* 1: full (sender -> receiver); 0: free */
+#define LM_FB_ALIGN 64u
+#define LM_FB_WRAP 1u /* a length no record has (records are LM_FB_ALIGN multiples) */
+
+typedef struct lm_fastbox_record {
+    _Atomic uint32_t len; /* bytes of the record; 0: not yet written; LM_FB_WRAP */
     uint16_t hdr_len;
     uint16_t pad;
     uint32_t payload_len;
-    uint32_t q_before; /* cells the sender sent on this pair before this entry */
-    unsigned char data[LM_SHM_FB_ENTRY_SIZE - LM_SHM_FB_ENTRY_HDR];
-} lm_fastbox_entry;
+    uint32_t q_before;    /* cells the sender sent on this pair before this record */
+    unsigned char data[]; /* AM header, then the payload 8-byte aligned */
+} lm_fastbox_record;
 
 typedef struct lm_fastbox_slot {
-    _Atomic int32_t owner; /* sender's local rank + 1; 0: free */
-    char pad[60];
-    lm_fastbox_entry entry[LM_SHM_FB_ENTRIES];
+    _Atomic int32_t owner;  /* sender's local rank + 1; 0: free */
+    _Atomic uint32_t freed; /* ring bytes the receiver has read, all laps (mod 2^32) */
+    char pad[56];
+    _Alignas(64) unsigned char ring[LM_SHM_FB_RING_BYTES];
 } lm_fastbox_slot;
 
-_Static_assert(sizeof(lm_fastbox_entry) == LM_SHM_FB_ENTRY_SIZE, "entry size");
-_Static_assert(sizeof(lm_fastbox_slot) == 64 + LM_SHM_FB_ENTRIES * LM_SHM_FB_ENTRY_SIZE, "slot size");
-_Static_assert((LM_SHM_FB_ENTRIES & (LM_SHM_FB_ENTRIES - 1)) == 0, "entries: power of two");
+_Static_assert(sizeof(lm_fastbox_slot) == 64 + LM_SHM_FB_RING_BYTES, "slot size");
+_Static_assert((LM_SHM_FB_RING_BYTES & (LM_SHM_FB_RING_BYTES - 1)) == 0, "ring: power of two");
+_Static_assert(sizeof(lm_fastbox_record) == 16, "record header");
 
 /* Payload starts 8-byte aligned after the AM header. */
 static inline size_t lm_fastbox_payload_at(size_t hdr_len) { return (hdr_len + 7u) & ~(size_t)7u; }
 
 static inline int lm_fastbox_fits(size_t hdr_len, size_t payload_len)
 {
-    return lm_fastbox_payload_at(hdr_len) + payload_len <= sizeof(((lm_fastbox_entry *)0)->data);
+    return hdr_len <= 64 && payload_len <= LM_SHM_FB_PAYLOAD_MAX;
+}
+
+static inline uint32_t lm_fastbox_record_bytes(size_t hdr_len, size_t payload_len)
+{
+    size_t n = sizeof(lm_fastbox_record) + lm_fastbox_payload_at(hdr_len) + payload_len;
+    return (uint32_t)((n + LM_FB_ALIGN - 1) & ~(size_t)(LM_FB_ALIGN - 1));
 }
 
 static inline lm_fastbox_slot *lm_fastbox_slot_at(lm_shm_area *a, int receiver, unsigned slot)
@@ -53,13 +73,29 @@ static inline lm_fastbox_slot *lm_fastbox_slot_at(lm_shm_area *a, int receiver, 
     return (lm_fastbox_slot *)lm_shm_area_fb_base(a, receiver) + slot;
 }
 
-/* Sender: try to put one message into entry number `head` (mod ring size).
- * 0 on success, -1 if that entry has not been given back yet. */
-static inline int lm_fastbox_put(lm_fastbox_slot *s, uint32_t head, uint32_t q_before, const void *hdr, size_t hdr_len,
-                                 const void *p0, size_t l0, const void *p1, size_t l1)
+static inline lm_fastbox_record *lm_fastbox_at(lm_fastbox_slot *s, uint32_t pos)
 {
-    lm_fastbox_entry *e = &s->entry[head & (LM_SHM_FB_ENTRIES - 1)];
-    if (atomic_load_explicit(&e->flag, memory_order_acquire)) return -1;
+    return (lm_fastbox_record *)(s->ring + (pos & (LM_SHM_FB_RING_BYTES - 1)));
+}
+
+/* Sender: put one message at *head (ring bytes written, all laps), which
+ * advances; *freed_seen caches the receiver's `freed`. 0 on success, -1 if
+ * the ring has no room for it now (nothing written). The message must fit
+ * (lm_fastbox_fits). */
+static inline int lm_fastbox_put(lm_fastbox_slot *s, uint32_t *head, uint32_t *freed_seen, uint32_t q_before,
+                                 const void *hdr, size_t hdr_len, const void *p0, size_t l0, const void *p1, size_t l1)
+{
+    uint32_t len = lm_fastbox_record_bytes(hdr_len, l0 + l1);
+    uint32_t h = *head, pos = h & (LM_SHM_FB_RING_BYTES - 1);
+    /* a record never straddles the end: the rest of the ring is skipped,
+     * marked by a wrap mark where the record would have started */
+    uint32_t skip = pos + len > LM_SHM_FB_RING_BYTES ? LM_SHM_FB_RING_BYTES - pos : 0;
+    uint32_t need = skip + len;
+    if (h + need - *freed_seen > LM_SHM_FB_RING_BYTES) {
+        *freed_seen = atomic_load_explicit(&s->freed, memory_order_acquire);
+        if (h + need - *freed_seen > LM_SHM_FB_RING_BYTES) return -1;
+    }
+    lm_fastbox_record *e = lm_fastbox_at(s, h + skip);
     e->hdr_len = (uint16_t)hdr_len;
     e->payload_len = (uint32_t)(l0 + l1);
     e->q_before = q_before;
@@ -67,18 +103,43 @@ static inline int lm_fastbox_put(lm_fastbox_slot *s, uint32_t head, uint32_t q_b
     unsigned char *p = e->data + lm_fastbox_payload_at(hdr_len);
     if (l0) memcpy(p, p0, l0);
     if (l1) memcpy(p + l0, p1, l1);
-    atomic_store_explicit(&e->flag, 1, memory_order_release);
+    atomic_store_explicit(&e->len, len, memory_order_release);
+    if (skip) atomic_store_explicit(&lm_fastbox_at(s, h)->len, LM_FB_WRAP, memory_order_release);
+    *head = h + skip + len;
     return 0;
 }
 
-/* Receiver: the entry number `tail` if it is full, else NULL. */
-static inline lm_fastbox_entry *lm_fastbox_peek(lm_fastbox_slot *s, uint32_t tail)
+/* Receiver: the record at *tail if one is there (passing a wrap mark, which
+ * it clears, moving *tail to the ring's start), else NULL. */
+static inline lm_fastbox_record *lm_fastbox_peek(lm_fastbox_slot *s, uint32_t *tail)
 {
-    lm_fastbox_entry *e = &s->entry[tail & (LM_SHM_FB_ENTRIES - 1)];
-    return atomic_load_explicit(&e->flag, memory_order_acquire) ? e : NULL;
+    lm_fastbox_record *e = lm_fastbox_at(s, *tail);
+    uint32_t len = atomic_load_explicit(&e->len, memory_order_acquire);
+    if (len == LM_FB_WRAP) {
+        atomic_store_explicit(&e->len, 0, memory_order_relaxed);
+        *tail += LM_SHM_FB_RING_BYTES - (*tail & (LM_SHM_FB_RING_BYTES - 1));
+        e = lm_fastbox_at(s, *tail);
+        len = atomic_load_explicit(&e->len, memory_order_acquire);
+    }
+    return len ? e : NULL;
 }
 
-static inline void lm_fastbox_release(lm_fastbox_entry *e) { atomic_store_explicit(&e->flag, 0, memory_order_release); }
+/* Receiver: past the record just handled, whose lines are cleared for the
+ * next lap. */
+static inline void lm_fastbox_consume(uint32_t *tail, lm_fastbox_record *e)
+{
+    uint32_t len = atomic_load_explicit(&e->len, memory_order_relaxed);
+    for (uint32_t off = LM_FB_ALIGN; off < len; off += LM_FB_ALIGN)
+        atomic_store_explicit((_Atomic uint32_t *)((unsigned char *)e + off), 0, memory_order_relaxed);
+    atomic_store_explicit(&e->len, 0, memory_order_relaxed);
+    *tail += len;
+}
+
+/* Receiver: let the sender reuse everything before tail. */
+static inline void lm_fastbox_give_back(lm_fastbox_slot *s, uint32_t tail)
+{
+    atomic_store_explicit(&s->freed, tail, memory_order_release);
+}
 
 /* Sender: claim a free slot of `receiver` among its first `max_slots`; the
  * slot index, or -1 if all are taken. */

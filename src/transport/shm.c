@@ -16,15 +16,15 @@
  * Order between the two paths (a message never overtakes an earlier one from
  * the same sender): once a pair has a fast box, the sender counts what it sent
  * each way since FASTBOX_START and stamps every message with the other path's
- * count: a fast-box entry carries q_before (cells sent before it), a cell
- * carries fb_before (entries sent before it). The receiver
- *   - handles a fast-box entry only when it has handled q_before cells of
- *     that pair, otherwise leaves it (and the entries behind it) for later;
- *   - before handling a cell, first handles the pair's entries up to
- *     fb_before. Those entries are visible by then: they were written before
+ * count: a fast-box record carries q_before (cells sent before it), a cell
+ * carries fb_before (records sent before it). The receiver
+ *   - handles a fast-box record only when it has handled q_before cells of
+ *     that pair, otherwise leaves it (and the records behind it) for later;
+ *   - before handling a cell, first handles the pair's records up to
+ *     fb_before. Those records are visible by then: they were written before
  *     the cell was published through the queue.
  * So the sender may switch paths message by message (a message too big for
- * an entry, or a full ring, simply goes through a cell) without waiting for
+ * a record, or a full ring, simply goes through a cell) without waiting for
  * any acknowledgement, and the hot path costs one extra store and compare. */
 #include "shm.h"
 #include "am_dispatch.h"
@@ -46,7 +46,7 @@ typedef struct lm_shm_cell {
     uint8_t kind;
     uint8_t fb_slot; /* receiver slot + 1 if the pair has a fast box, else 0 */
     uint32_t payload_len;
-    uint32_t fb_before; /* fast-box entries the sender put before this cell */
+    uint32_t fb_before; /* fast-box records the sender put before this cell */
     char pad[LM_SHM_CELL_HDR - 24];
     unsigned char am_hdr[LM_SHM_CELL_AM_HDR];
     unsigned char payload[LM_SHM_CELL_PAYLOAD];
@@ -56,7 +56,8 @@ _Static_assert(LM_AM_HDR_MAX <= LM_SHM_CELL_AM_HDR, "AM header fits a cell");
 
 struct lm_shm_peer {
     lm_fastbox_slot *fb;      /* NULL until a fast box is claimed */
-    uint32_t fb_head;         /* next entry to fill */
+    uint32_t fb_head;         /* ring bytes written (fastbox.h) */
+    uint32_t fb_freed_seen;   /* the receiver's `freed` as last read */
     uint32_t fb_sent, q_sent; /* since FASTBOX_START */
     uint32_t sent;            /* messages before a fast box, for the threshold */
     int local_rank;
@@ -68,7 +69,7 @@ struct lm_shm_peer {
 typedef struct rx_slot {
     lm_fastbox_slot *box;
     int src_world;
-    uint32_t tail;
+    uint32_t tail; /* ring bytes read */
     uint32_t fb_handled, q_handled;
 } rx_slot;
 
@@ -198,7 +199,7 @@ static void fastbox_start(lm_shm_peer *p)
     lm_shm_queue_enqueue(S.base, &lm_shm_area_ctl(S.area, p->local_rank)->recv, off);
     p->fb = lm_fastbox_slot_at(S.area, p->local_rank, (unsigned)k);
     p->fb_slot1 = (uint8_t)(k + 1);
-    p->fb_head = p->fb_sent = p->q_sent = 0;
+    p->fb_head = p->fb_freed_seen = p->fb_sent = p->q_sent = 0;
     p->fb_state = FB_ACTIVE;
     S.fb_held++;
 }
@@ -211,8 +212,7 @@ int lm_shm_send(lm_shm_peer *p, const void *hdr, size_t hdr_len, const void *p0,
         ++p->sent >= (uint32_t)S.cfg.fastbox_threshold)
         fastbox_start(p);
     if (p->fb && lm_fastbox_fits(hdr_len, len) &&
-        lm_fastbox_put(p->fb, p->fb_head, p->q_sent, hdr, hdr_len, p0, l0, p1, l1) == 0) {
-        p->fb_head++;
+        lm_fastbox_put(p->fb, &p->fb_head, &p->fb_freed_seen, p->q_sent, hdr, hdr_len, p0, l0, p1, l1) == 0) {
         p->fb_sent++;
         S.cnt.fastbox_sent++;
         S.cnt.am_sent++;
@@ -243,25 +243,29 @@ int lm_shm_send(lm_shm_peer *p, const void *hdr, size_t hdr_len, const void *p0,
     return LM_OK;
 }
 
-static inline void deliver_entry(rx_slot *r, lm_fastbox_entry *e)
+static inline void deliver_record(rx_slot *r, lm_fastbox_record *e)
 {
     lm_am_deliver(r->src_world, e->data, e->hdr_len, e->data + lm_fastbox_payload_at(e->hdr_len), e->payload_len);
     S.cnt.am_received++;
     S.cnt.am_bytes_received += e->payload_len;
-    lm_fastbox_release(e);
-    r->tail++;
+    lm_fastbox_consume(&r->tail, e);
     r->fb_handled++;
 }
+
+/* Records handled per slot and pass, so that one busy sender cannot keep
+ * the others and the queue waiting. */
+#define FB_BATCH 64
 
 static int poll_fastbox(rx_slot *r)
 {
     int n = 0;
-    lm_fastbox_entry *e;
-    while (n < (int)LM_SHM_FB_ENTRIES && (e = lm_fastbox_peek(r->box, r->tail)) != NULL) {
+    lm_fastbox_record *e;
+    while (n < FB_BATCH && (e = lm_fastbox_peek(r->box, &r->tail)) != NULL) {
         if ((int32_t)(e->q_before - r->q_handled) > 0) break; /* an earlier cell of this pair is still in the queue */
-        deliver_entry(r, e);
+        deliver_record(r, e);
         n++;
     }
+    if (n) lm_fastbox_give_back(r->box, r->tail);
     return n;
 }
 
@@ -278,12 +282,14 @@ static void handle_cell(uint64_t off)
     } else {
         rx_slot *r = c->fb_slot ? &S.rx[c->fb_slot - 1u] : NULL;
         if (r) {
+            uint32_t before = r->fb_handled;
             while ((int32_t)(c->fb_before - r->fb_handled) > 0) {
                 /* Published before this cell, so present; the loop only
-                 * guards against a weakly ordered read of the flag. */
-                lm_fastbox_entry *e = lm_fastbox_peek(r->box, r->tail);
-                if (e) deliver_entry(r, e);
+                 * guards against a weakly ordered read of the length. */
+                lm_fastbox_record *e = lm_fastbox_peek(r->box, &r->tail);
+                if (e) deliver_record(r, e);
             }
+            if (r->fb_handled != before) lm_fastbox_give_back(r->box, r->tail);
         }
         lm_am_deliver(c->src_world, c->am_hdr, c->hdr_len, c->payload, c->payload_len);
         S.cnt.am_received++;

@@ -7,9 +7,9 @@
 static uint64_t round_up(uint64_t x, uint64_t a) { return (x + a - 1) / a * a; }
 
 /* The fast-box slot layout lives in fastbox.h; only its size matters here,
- * and it is fixed by the constants: one cache line of owner word, then the
- * entries. */
-static uint64_t fb_slot_size(void) { return 64u + (uint64_t)LM_SHM_FB_ENTRIES * LM_SHM_FB_ENTRY_SIZE; }
+ * and it is fixed by the constants: one cache line of control words, then
+ * the ring. */
+static uint64_t fb_slot_size(void) { return 64u + (uint64_t)LM_SHM_FB_RING_BYTES; }
 
 static uint64_t arena_size_param(void)
 {
@@ -32,8 +32,8 @@ static void compute(lm_shm_area *h, int local_size)
     h->cell_size = LM_SHM_CELL_SIZE;
     h->cells_per_rank = LM_SHM_CELLS_PER_RANK;
     h->fb_slots = LM_SHM_FB_SLOTS;
-    h->fb_entries = LM_SHM_FB_ENTRIES;
-    h->fb_entry_size = LM_SHM_FB_ENTRY_SIZE;
+    h->fb_ring_bytes = LM_SHM_FB_RING_BYTES;
+    h->fb_payload_max = LM_SHM_FB_PAYLOAD_MAX;
     h->arena_size = arena_size_param();
     h->ctl_offset = PAGE;
     uint64_t off = round_up(h->ctl_offset + n * sizeof(lm_shm_rank_ctl), PAGE);
@@ -73,8 +73,8 @@ int lm_shm_area_check(const void *area, int local_size)
 {
     const lm_shm_area *h = area;
     if (h->magic != LM_SHM_AREA_MAGIC || h->local_size != local_size) return -1;
-    if (h->cell_size != LM_SHM_CELL_SIZE || h->fb_entries != LM_SHM_FB_ENTRIES ||
-        h->fb_entry_size != LM_SHM_FB_ENTRY_SIZE || h->fb_slots != LM_SHM_FB_SLOTS || h->pipes != LM_SHM_PIPES ||
+    if (h->cell_size != LM_SHM_CELL_SIZE || h->fb_ring_bytes != LM_SHM_FB_RING_BYTES ||
+        h->fb_payload_max != LM_SHM_FB_PAYLOAD_MAX || h->fb_slots != LM_SHM_FB_SLOTS || h->pipes != LM_SHM_PIPES ||
         h->pipe_bytes != LM_SHM_PIPE_BYTES)
         return -1;
     return 0;

@@ -32,10 +32,12 @@
 #define LM_SHM_CELL_PAYLOAD (LM_SHM_CELL_SIZE - LM_SHM_CELL_HDR - LM_SHM_CELL_AM_HDR)
 
 /* Fast boxes: each receiver offers LM_SHM_FB_SLOTS single-producer rings of
- * LM_SHM_FB_ENTRIES entries of LM_SHM_FB_ENTRY_SIZE bytes. 2 KiB entries cover
- * the small-message range where latency matters; 16 of them let a sender
- * stream without waiting for each handshake. The cvar FASTBOX_MAX can lower
- * the slot count a receiver serves, never raise it above this. */
+ * LM_SHM_FB_RING_BYTES bytes. Records take what they need in whole cache
+ * lines (fastbox.h), so an 8-byte message uses one line and a ring holds
+ * 512 of them, while messages up to LM_SHM_FB_PAYLOAD_MAX bytes (the
+ * small-message range where latency matters) still fit. The cvar
+ * FASTBOX_MAX can lower the slot count a receiver serves, never raise it
+ * above this. */
 /* Pipes: each rank owns LM_SHM_PIPES buffers through which a node-local
  * sender streams a large message to it, the sender copying in while the
  * receiver copies out (the protocol is pt2pt/pipe_copy.c's). Sized for a
@@ -46,21 +48,20 @@
 #define LM_SHM_PIPE_BYTES (8192u + (256u << 10))
 
 #define LM_SHM_FB_SLOTS 8u
-#define LM_SHM_FB_ENTRIES 16u /* power of two */
-#define LM_SHM_FB_ENTRY_SIZE 2048u
-#define LM_SHM_FB_ENTRY_HDR 16u
+#define LM_SHM_FB_RING_BYTES 32768u /* power of two */
+#define LM_SHM_FB_PAYLOAD_MAX 4096u
 
 /* One-sided arena per rank; LEANMPI_SHM_ARENA_SIZE (bytes) overrides it,
  * read by the formatter (the launcher), which records it in the header. */
 #define LM_SHM_ARENA_DEFAULT (1u << 20)
 
-#define LM_SHM_AREA_MAGIC 0x4c4d53484d415232ull /* "LMSHMAR2" */
+#define LM_SHM_AREA_MAGIC 0x4c4d53484d415233ull /* "LMSHMAR3" */
 
 typedef struct lm_shm_area {
     uint64_t magic;
     int32_t local_size;
     uint32_t cell_size, cells_per_rank;
-    uint32_t fb_slots, fb_entries, fb_entry_size;
+    uint32_t fb_slots, fb_ring_bytes, fb_payload_max;
     uint64_t arena_size;
     uint64_t ctl_offset;   /* lm_shm_rank_ctl[local_size] */
     uint64_t cells_offset; /* + local_rank * cells_stride */

@@ -17,14 +17,14 @@ enum { AM_DATA = 3, AM_PING = 4 };
 static uint32_t next_seq[H_MAX_RANKS];
 static long received;
 
-/* Sizes that alternate between fitting an entry and not, in runs of
+/* Sizes that alternate between fitting a record and not, in runs of
  * varying length, plus the exact boundary. */
 static size_t size_of(uint32_t seq)
 {
-    size_t fit = sizeof(((lm_fastbox_entry *)0)->data) - lm_fastbox_payload_at(sizeof(hdr));
+    size_t fit = LM_SHM_FB_PAYLOAD_MAX;
     uint32_t x = seq * 2654435761u;
     switch ((seq / 7) % 5) {
-    case 0: return seq % 2 ? 8 : 4000;               /* strict alternation */
+    case 0: return seq % 2 ? 8 : 5000;               /* strict alternation */
     case 1: return x % 3 ? x % 64 : 3000 + x % 9000; /* mostly small */
     case 2: return x % 3 ? 3000 + x % 9000 : x % 64; /* mostly large */
     case 3: return fit + (seq % 2);                  /* boundary: fits / one over */
@@ -139,6 +139,49 @@ static int ping_pong(int r)
 }
 
 /* --- the ring on its own -------------------------------------------------- */
+static uint32_t lcg(uint32_t *x) { return *x = *x * 1664525u + 1013904223u; }
+
+/* Many laps of records of random sizes, put and taken in random bursts, in
+ * a ring whose bytes start as garbage except the first word of each line
+ * (what the protocol keeps 0 in free lines): every record comes back whole
+ * and in order, so no stale byte is ever taken for a header. */
+static void ring_laps(lm_fastbox_slot *s)
+{
+    static unsigned char buf[LM_SHM_FB_PAYLOAD_MAX];
+    memset(s->ring, 0xa5, sizeof s->ring);
+    for (uint32_t off = 0; off < LM_SHM_FB_RING_BYTES; off += LM_FB_ALIGN) memset(s->ring + off, 0, 4);
+    atomic_store(&s->freed, 0);
+    uint32_t head = 0, seen = 0, tail = 0, x = 12345, put = 0, got = 0, full = 0;
+    hdr h = {AM_DATA, {0}, 0};
+    while (got < 200000) {
+        for (uint32_t k = lcg(&x) % 40; k > 0; k--) {
+            uint32_t y = lcg(&x) >> 8;
+            size_t len = y % 4 ? y % 100 : y % (LM_SHM_FB_PAYLOAD_MAX + 1);
+            for (size_t i = 0; i < len; i++) buf[i] = (unsigned char)(put + i);
+            h.seq = put;
+            if (lm_fastbox_put(s, &head, &seen, put, &h, sizeof h, buf, len / 2, buf + len / 2, len - len / 2)) {
+                full++;
+                break;
+            }
+            put++;
+        }
+        for (uint32_t k = lcg(&x) % 40; k > 0; k--) {
+            lm_fastbox_record *e = lm_fastbox_peek(s, &tail);
+            if (!e) {
+                CHECK(got == put);
+                break;
+            }
+            const unsigned char *p = e->data + lm_fastbox_payload_at(e->hdr_len);
+            CHECK(e->hdr_len == sizeof h && ((hdr *)e->data)->seq == got && e->q_before == got);
+            for (uint32_t i = 0; i < e->payload_len; i++) CHECK(p[i] == (unsigned char)(got + i));
+            lm_fastbox_consume(&tail, e);
+            got++;
+        }
+        lm_fastbox_give_back(s, tail);
+    }
+    CHECK(full > 0 && head / LM_SHM_FB_RING_BYTES > 100); /* it filled up, and went round many times */
+}
+
 static void ring(void)
 {
     h_setup(2);
@@ -148,22 +191,37 @@ static void ring(void)
     CHECK(lm_fastbox_claim(a, 0, 1, 2) == -1); /* bounded */
     lm_fastbox_slot *s = lm_fastbox_slot_at(a, 0, 0);
     hdr h = {AM_DATA, {0}, 0};
-    CHECK(lm_fastbox_fits(sizeof h, 2032 - 8) && !lm_fastbox_fits(sizeof h, 2032 - 7));
-    uint32_t head = 0, tail = 0;
-    for (; head < LM_SHM_FB_ENTRIES; head++) {
-        h.seq = head;
-        CHECK(lm_fastbox_put(s, head, 7, &h, sizeof h, "ab", 2, "cd", 2) == 0);
-    }
-    CHECK(lm_fastbox_put(s, head, 7, &h, sizeof h, NULL, 0, NULL, 0) == -1); /* full */
-    for (; tail < 3; tail++) {
-        lm_fastbox_entry *e = lm_fastbox_peek(s, tail);
-        CHECK(e && e->q_before == 7 && e->payload_len == 4 && ((hdr *)e->data)->seq == tail);
+    CHECK(lm_fastbox_fits(sizeof h, LM_SHM_FB_PAYLOAD_MAX) && !lm_fastbox_fits(sizeof h, LM_SHM_FB_PAYLOAD_MAX + 1));
+    CHECK(lm_fastbox_record_bytes(sizeof h, 8) == 64); /* a small message takes one line */
+    uint32_t head = 0, seen = 0, tail = 0, n = 0;
+    while (lm_fastbox_put(s, &head, &seen, 7, &h, sizeof h, "ab", 2, "cd", 2) == 0) h.seq = ++n;
+    CHECK(n == LM_SHM_FB_RING_BYTES / LM_FB_ALIGN && head == LM_SHM_FB_RING_BYTES); /* every line used */
+    for (uint32_t i = 0; i < 3; i++) {
+        lm_fastbox_record *e = lm_fastbox_peek(s, &tail);
+        CHECK(e && e->q_before == 7 && e->payload_len == 4 && ((hdr *)e->data)->seq == i);
         CHECK(memcmp(e->data + lm_fastbox_payload_at(sizeof h), "abcd", 4) == 0);
-        lm_fastbox_release(e);
+        lm_fastbox_consume(&tail, e);
     }
-    CHECK(lm_fastbox_put(s, head++, 7, &h, sizeof h, NULL, 0, NULL, 0) == 0);
-    while (lm_fastbox_peek(s, tail)) lm_fastbox_release(lm_fastbox_peek(s, tail++));
-    CHECK(tail == head);
+    CHECK(lm_fastbox_put(s, &head, &seen, 7, &h, sizeof h, NULL, 0, NULL, 0) == -1); /* not given back yet */
+    lm_fastbox_give_back(s, tail);
+    CHECK(lm_fastbox_put(s, &head, &seen, 7, &h, sizeof h, NULL, 0, NULL, 0) == 0);
+    lm_fastbox_record *e;
+    while ((e = lm_fastbox_peek(s, &tail)) != NULL) lm_fastbox_consume(&tail, e);
+    CHECK(tail == head && head == LM_SHM_FB_RING_BYTES + LM_FB_ALIGN);
+    lm_fastbox_give_back(s, tail);
+    /* records of 65 lines: the eighth does not fit before the end, so the
+     * rest of the ring is skipped behind a wrap mark */
+    static unsigned char big[LM_SHM_FB_PAYLOAD_MAX];
+    uint32_t rec = lm_fastbox_record_bytes(sizeof h, sizeof big), start = head;
+    CHECK(rec == 65 * LM_FB_ALIGN);
+    for (int i = 0; i < 8; i++) {
+        CHECK(lm_fastbox_put(s, &head, &seen, 7, &h, sizeof h, big, sizeof big, NULL, 0) == 0);
+        CHECK((e = lm_fastbox_peek(s, &tail)) != NULL && e->payload_len == sizeof big);
+        lm_fastbox_consume(&tail, e);
+        lm_fastbox_give_back(s, tail);
+    }
+    CHECK(head == 2 * LM_SHM_FB_RING_BYTES + rec && tail == head && head - start > 8 * rec);
+    ring_laps(lm_fastbox_slot_at(a, 0, 1));
 }
 
 int main(void)
