@@ -22,6 +22,7 @@
 #include "pt2pt/engine_internal.h"
 #include "transport/transport.h"
 #include "boot/boot.h"
+#include "util/lm_copy.h"
 #include "util/lm_cvar.h"
 #include "util/lm_error.h"
 #include "util/lm_mem.h"
@@ -539,7 +540,7 @@ static void deliver_eager(lm_request *r, int src_rank, int tag, const void *data
     }
     if (n) {
         if (r->dtype) lm_typemap_unpack(r->dtype, r->buf, r->count, 0, data, n);
-        else memcpy(r->buf, data, n);
+        else lm_copy(r->buf, data, n);
     }
     r->source = src_rank;
     r->tag = tag;

@@ -11,15 +11,13 @@ lm_request *lm_request_new(int kind)
     return r;
 }
 
-void lm_request_release(lm_request *r)
+void lm_request_release_parts(lm_request *r)
 {
-    if (!r->obj.handle) return;
     /* handle requests hold a reference on a type with gaps (describe) */
     if (r->dtype) lm_datatype_release(r->dtype);
     if (r->holds_comm) lm_comm_drop(r->comm);
     if (r->ext_free) r->ext_free(r);
     if (r->part) lm_part_release(r);
-    lm_object_free_sized(r, sizeof *r);
 }
 
 void lm_request_complete(lm_request *r)

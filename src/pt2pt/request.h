@@ -65,8 +65,16 @@ struct lm_request {
 /* A fresh handle object request (refcount 1). NULL when out of memory. */
 lm_request *lm_request_new(int kind);
 static inline lm_request *lm_request_get(MPI_Request r) { return lm_object_lookup(r, LM_KIND_REQUEST); }
+/* What a request holds besides its object (types, communicator, state of
+ * operations built on it), for lm_request_release. */
+void lm_request_release_parts(lm_request *r);
 /* Release the request's object (handle requests) or nothing (stack ones). */
-void lm_request_release(lm_request *r);
+static inline void lm_request_release(lm_request *r)
+{
+    if (!r->obj.handle) return;
+    if (r->dtype || r->holds_comm || r->ext_free || r->part) lm_request_release_parts(r);
+    lm_object_free_sized(r, sizeof *r);
+}
 /* A handle request holds its communicator until it is released, so that
  * MPI_Comm_free while it is pending does not destroy it (comm.h); the
  * predefined ones are never destroyed before finalize. */

@@ -30,6 +30,7 @@
 #include <stdint.h>
 #include <string.h>
 #include "shm_layout.h"
+#include "util/lm_copy.h"
 
 #define LM_FB_ALIGN 64u
 #define LM_FB_WRAP 1u /* a length no record has (records are LM_FB_ALIGN multiples) */
@@ -99,10 +100,10 @@ static inline int lm_fastbox_put(lm_fastbox_slot *s, uint32_t *head, uint32_t *f
     e->hdr_len = (uint16_t)hdr_len;
     e->payload_len = (uint32_t)(l0 + l1);
     e->q_before = q_before;
-    memcpy(e->data, hdr, hdr_len);
+    lm_copy(e->data, hdr, hdr_len);
     unsigned char *p = e->data + lm_fastbox_payload_at(hdr_len);
-    if (l0) memcpy(p, p0, l0);
-    if (l1) memcpy(p + l0, p1, l1);
+    lm_copy(p, p0, l0);
+    lm_copy(p + l0, p1, l1);
     atomic_store_explicit(&e->len, len, memory_order_release);
     if (skip) atomic_store_explicit(&lm_fastbox_at(s, h)->len, LM_FB_WRAP, memory_order_release);
     *head = h + skip + len;

@@ -125,11 +125,6 @@ int lm_transport_am_sendv(int dst, const void *hdr, size_t hdr_len, const void *
     return lm_shm_send(p, hdr, hdr_len, p0, l0, p1, l1);
 }
 
-int lm_transport_am_send(int dst, const void *hdr, size_t hdr_len, const void *payload, size_t payload_len)
-{
-    return lm_transport_am_sendv(dst, hdr, hdr_len, payload, payload_len, NULL, 0);
-}
-
 size_t lm_transport_max_payload(int dst)
 {
     /* Self could take more, but one limit for every local peer keeps the

@@ -41,11 +41,15 @@ void lm_transport_finalize(void);
 
 void lm_transport_register_am(uint8_t am_id, lm_am_handler handler);
 
-/* hdr[0] is the AM id. LM_OK, LM_EAGAIN, LM_EPEER or LM_EINVAL. */
-int lm_transport_am_send(int dst_world_rank, const void *hdr, size_t hdr_len, const void *payload, size_t payload_len);
-/* Gather form: payload given as two pieces (e.g. a staged header + user data). */
+/* Gather form: payload given as two pieces (e.g. a staged header + user data).
+ * hdr[0] is the AM id. LM_OK, LM_EAGAIN, LM_EPEER or LM_EINVAL. */
 int lm_transport_am_sendv(int dst_world_rank, const void *hdr, size_t hdr_len, const void *p0, size_t l0,
                           const void *p1, size_t l1);
+static inline int lm_transport_am_send(int dst_world_rank, const void *hdr, size_t hdr_len, const void *payload,
+                                       size_t payload_len)
+{
+    return lm_transport_am_sendv(dst_world_rank, hdr, hdr_len, payload, payload_len, NULL, 0);
+}
 /* Largest payload_len (l0 + l1) an AM to this peer may carry. */
 size_t lm_transport_max_payload(int dst_world_rank);
 
