@@ -4,6 +4,8 @@
 #include "datatype/datatype.h"
 #include <string.h>
 
+lm_request lm_request_done = {.kind = LM_REQ_SEND, .complete = 1};
+
 lm_request *lm_request_new(int kind)
 {
     lm_request *r = lm_object_alloc_sized(LM_KIND_REQUEST, sizeof *r);

@@ -64,7 +64,17 @@ struct lm_request {
 
 /* A fresh handle object request (refcount 1). NULL when out of memory. */
 lm_request *lm_request_new(int kind);
-static inline lm_request *lm_request_get(MPI_Request r) { return lm_object_lookup(r, LM_KIND_REQUEST); }
+/* The one predefined request (the generator counts it): every send that
+ * was complete when it started (eager, handed to the transport at once)
+ * gets this handle instead of an object of its own, as its status carries
+ * nothing; completing it just sets the program's handle to
+ * MPI_REQUEST_NULL. Its object is never released (handle 0). */
+#define LM_REQUEST_DONE LM_HANDLE(LM_KIND_REQUEST, LM_TIER_BUILTIN, 0)
+extern lm_request lm_request_done;
+static inline lm_request *lm_request_get(MPI_Request r)
+{
+    return r == LM_REQUEST_DONE ? &lm_request_done : lm_object_lookup(r, LM_KIND_REQUEST);
+}
 /* What a request holds besides its object (types, communicator, state of
  * operations built on it), for lm_request_release. */
 void lm_request_release_parts(lm_request *r);

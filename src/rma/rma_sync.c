@@ -114,7 +114,7 @@ int lm_rma_holds_exclusive(const lm_win *w, int rank)
     return 0;
 }
 
-static lm_win *window(MPI_Win win, const char *fname, int *rc)
+static inline lm_win *window(MPI_Win win, const char *fname, int *rc)
 {
     lm_win *w = lm_win_get(win);
     *rc = w ? MPI_SUCCESS : lm_err_win(win, MPI_ERR_WIN, fname, "invalid window");

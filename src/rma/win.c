@@ -16,6 +16,8 @@
 #include <stdio.h>
 #include <string.h>
 
+lm_win *lm_win_lookup(MPI_Win win) { return lm_object_lookup_remember(win, LM_KIND_WIN); }
+
 static struct lm_attr_list **attr_list_of(int handle)
 {
     lm_win *w = lm_win_get(handle);

@@ -64,7 +64,14 @@ typedef struct lm_win {
 } lm_win;
 
 /* The live window for a handle, or NULL. */
-static inline lm_win *lm_win_get(MPI_Win win) { return lm_object_lookup_remember(win, LM_KIND_WIN); }
+lm_win *lm_win_lookup(MPI_Win win);
+static inline lm_win *lm_win_get(MPI_Win win)
+{
+    /* calls repeat on one window: the remembered one in line, any other
+     * out of line (which remembers it) */
+    lm_win *w = lm_object_memo(win, LM_KIND_WIN);
+    return w ? w : lm_win_lookup(win);
+}
 /* The error handler of a live window: 1 and *e set, or 0 if win is not one. */
 int lm_win_errhandler(MPI_Win win, MPI_Errhandler *e);
 

@@ -39,5 +39,4 @@ static inline void lm_copy(void *dst, const void *src, size_t n)
     }
 }
 
-
 #endif

@@ -56,7 +56,8 @@ void *lm_object_alloc(enum lm_kind kind, size_t obj_size);
 void lm_object_free(void *obj);
 /* The last handle found per kind by lm_object_lookup_remember (forgotten
  * when its object is freed): calls on one window repeat, and the repeat
- * is a compare in the caller, with no table read. */
+ * is a compare in the caller, with no table read; every lookup of the
+ * kind, the argument checks' included, tries it first. */
 typedef struct lm_handle_memo {
     int handle; /* 0 with obj NULL when none */
     void *obj;
@@ -126,11 +127,10 @@ static inline void lm_object_free_sized(void *obj, size_t size)
     lm_object_free(obj);
 }
 
-/* Dynamic object for a handle, or NULL if the handle is not a live dynamic
- * object of that kind. Predefined objects are resolved by each kind's
- * module. In line: one compare for kind and tier (bit 31 included), one
- * bound, one load, one compare of the object's own handle. */
-static inline void *lm_object_lookup(int handle, enum lm_kind kind)
+/* The object of a dynamic handle by its slot: one compare for kind and
+ * tier (bit 31 included), one bound, one load, one compare of the
+ * object's own handle. */
+static inline void *lm_object_in_table(int handle, enum lm_kind kind)
 {
     if (((uint32_t)handle >> 25) != (((uint32_t)kind << 2) | LM_TIER_DYNAMIC)) return NULL;
     uint32_t i = LM_HANDLE_SLOT(handle);
@@ -139,10 +139,24 @@ static inline void *lm_object_lookup(int handle, enum lm_kind kind)
     lm_object *o = x->slots[i].obj;
     return o && o->handle == handle ? o : NULL;
 }
+/* Dynamic object for a handle, or NULL if the handle is not a live dynamic
+ * object of that kind. Predefined objects are resolved by each kind's
+ * module. In line: the kind's remembered handle first (a compare), then
+ * the table. */
+static inline void *lm_object_lookup(int handle, enum lm_kind kind)
+{
+    const lm_handle_memo *m = &lm_handle_last[kind];
+    if (handle == m->handle) return m->obj; /* handle 0 finds NULL */
+    return lm_object_in_table(handle, kind);
+}
+/* The same, remembering what it found in the table: for kinds whose calls
+ * repeat on one object (a window's lock, put and flush). */
 static inline void *lm_object_lookup_remember(int handle, enum lm_kind kind)
 {
-    void *o = lm_object_lookup(handle, kind);
-    if (o) lm_handle_last[kind] = (lm_handle_memo){handle, o};
+    lm_handle_memo *m = &lm_handle_last[kind];
+    if (handle == m->handle) return m->obj;
+    void *o = lm_object_in_table(handle, kind);
+    if (o) *m = (lm_handle_memo){handle, o};
     return o;
 }
 /* The object of the kind's remembered handle when it is this one, else

@@ -3,7 +3,8 @@
  * statuses, handles set to MPI_REQUEST_NULL on completion; persistent
  * requests (inactive after completion, restartable, empty status when
  * waited on inactive, Request_free active or not); Request_get_status (does
- * not free); Cancel of posted receives.  Each part runs on COMM_SELF (the
+ * not free); Cancel of posted receives; small sends (which may complete at
+ * once and share one handle) completed by each call.  Each part runs on COMM_SELF (the
  * peer is oneself) and between the ranks of pairs (2k, 2k+1), on a
  * communicator of the pair so that wildcards see the peer only.
  *
@@ -486,6 +487,63 @@ static void cancel_part(const pairing *p)
     CHECK_MPI(MPI_Barrier(p->comm));
 }
 
+/* Small sends complete at once where the library can hand them over (it may
+ * then give every such send the same handle): several in flight at a time,
+ * each completed by a different call (Wait, Test, Waitany, Testsome,
+ * Request_get_status then Waitall, Request_free), all set to
+ * MPI_REQUEST_NULL, every message received whole and in order; Start on
+ * one is refused, as on any request that is not persistent. */
+#define NSEND 6
+static void send_handles_part(const pairing *p)
+{
+    int out[NSEND], in[NSEND], flag = 0, idx = -1, n = 0, ids[NSEND];
+    MPI_Request s[NSEND], r[NSEND];
+    for (int i = 0; i < NSEND; i++) {
+        in[i] = -1;
+        CHECK_MPI(MPI_Irecv(&in[i], 1, MPI_INT, p->peer, 50 + i, p->comm, &r[i]));
+    }
+    for (int i = 0; i < NSEND; i++) {
+        out[i] = value(50 + i, p->me_world, 0, i);
+        CHECK_MPI(MPI_Isend(&out[i], 1, MPI_INT, p->peer, 50 + i, p->comm, &s[i]));
+    }
+    CHECK_MPI(MPI_Wait(&s[0], MPI_STATUS_IGNORE));
+    CHECK(s[0] == MPI_REQUEST_NULL, "Wait left a send handle set");
+    do CHECK_MPI(MPI_Test(&s[1], &flag, MPI_STATUS_IGNORE));
+    while (!flag);
+    CHECK(s[1] == MPI_REQUEST_NULL, "Test left a send handle set");
+    CHECK_MPI(MPI_Waitany(1, &s[2], &idx, MPI_STATUS_IGNORE));
+    CHECK(idx == 0 && s[2] == MPI_REQUEST_NULL, "Waitany: index %d", idx);
+    do CHECK_MPI(MPI_Testsome(1, &s[3], &n, ids, MPI_STATUSES_IGNORE));
+    while (n == 0);
+    CHECK(n == 1 && s[3] == MPI_REQUEST_NULL, "Testsome: %d done", n);
+    do CHECK_MPI(MPI_Request_get_status(s[4], &flag, MPI_STATUS_IGNORE));
+    while (!flag);
+    CHECK(s[4] != MPI_REQUEST_NULL, "Request_get_status freed a send handle");
+    CHECK_MPI(MPI_Waitall(1, &s[4], MPI_STATUSES_IGNORE));
+    CHECK(s[4] == MPI_REQUEST_NULL, "Waitall left a send handle set");
+    CHECK_MPI(MPI_Request_free(&s[5]));
+    CHECK(s[5] == MPI_REQUEST_NULL, "Request_free left a send handle set");
+    CHECK_MPI(MPI_Waitall(NSEND, r, MPI_STATUSES_IGNORE));
+    for (int i = 0; i < NSEND; i++) CHECK(in[i] == value(50 + i, p->peer_world, 0, i), "message %d: got %d", i, in[i]);
+
+    /* Start on a send request that is not persistent */
+    MPI_Request x;
+    CHECK_MPI(MPI_Irecv(&in[0], 1, MPI_INT, p->peer, 60, p->comm, &r[0]));
+    CHECK_MPI(MPI_Isend(&out[0], 1, MPI_INT, p->peer, 60, p->comm, &x));
+    /* the handler that reports it: the request's communicator's, or
+     * MPI_COMM_SELF's (no object) */
+    CHECK_MPI(MPI_Comm_set_errhandler(p->comm, MPI_ERRORS_RETURN));
+    CHECK_MPI(MPI_Comm_set_errhandler(MPI_COMM_SELF, MPI_ERRORS_RETURN));
+    int rc = MPI_Start(&x), cls = -1;
+    MPI_Error_class(rc, &cls);
+    CHECK(cls == MPI_ERR_REQUEST, "MPI_Start on a send that is not persistent gave class %d", cls);
+    CHECK_MPI(MPI_Comm_set_errhandler(p->comm, MPI_ERRORS_ARE_FATAL));
+    CHECK_MPI(MPI_Comm_set_errhandler(MPI_COMM_SELF, MPI_ERRORS_ARE_FATAL));
+    CHECK_MPI(MPI_Wait(&x, MPI_STATUS_IGNORE));
+    CHECK_MPI(MPI_Wait(&r[0], MPI_STATUS_IGNORE));
+    CHECK(in[0] == value(50, p->peer_world, 0, 0), "message after Start: got %d", in[0]);
+}
+
 static void run_all(const pairing *p, const char *where)
 {
     char msg[160];
@@ -501,6 +559,9 @@ static void run_all(const pairing *p, const char *where)
     mt_pass(msg);
     cancel_part(p);
     snprintf(msg, sizeof msg, "p2p_wait %s: Cancel of posted receives, Test_cancelled", where);
+    mt_pass(msg);
+    send_handles_part(p);
+    snprintf(msg, sizeof msg, "p2p_wait %s: small sends completed by every kind of call, Start refused", where);
     mt_pass(msg);
 }
 

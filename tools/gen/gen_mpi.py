@@ -483,7 +483,8 @@ def gen_predefined_counts():
              "#ifndef LM_PREDEFINED_GEN_H", "#define LM_PREDEFINED_GEN_H", ""]
     for kind in ("COMM", "GROUP", "OP", "ERRHANDLER", "REQUEST", "INFO", "WIN",
                  "MESSAGE", "SESSION", "FILE"):
-        lines.append(f"#define LM_PREDEFINED_COUNT_{kind} {len(P.PREDEFINED.get(kind, []))}")
+        n = len(P.PREDEFINED.get(kind, [])) + P.INTERNAL_PREDEFINED_COUNT.get(kind, 0)
+        lines.append(f"#define LM_PREDEFINED_COUNT_{kind} {n}")
     lines.append(f"#define LM_PREDEFINED_COUNT_DATATYPE {len(P.DATATYPES)}")
     lines += ["", "#endif", ""]
     write("src/binding/predefined_gen.h", "\n".join(lines))
