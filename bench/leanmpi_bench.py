@@ -817,8 +817,9 @@ def floor_note(summary, mpis, labels) -> str:
         v = value_of(summary, "pingpong", m, size=8)
         if v is not None and floor:
             mult.append(f"{labels.get(m, m)} {v / floor:.2f}×")
-    return (f"\n{FLOOR.title}: {fmt_stat(st)} µs (`bench/src/floor.c`, run once per "
-            f"repetition before the ping-pong jobs). 8-byte latency as a multiple of it: "
+    return (f"\n{FLOOR.title}: {fmt_stat(st)} µs (`bench/src/floor.c`, the fastest of 20 "
+            f"slices, run once per repetition before the ping-pong jobs). 8-byte latency "
+            f"as a multiple of it: "
             + (", ".join(mult) if mult else "–") + ".\n")
 
 
@@ -1561,7 +1562,9 @@ def method_lines(quick, reps, init_runs, coll_reps=None, rma=False):
         "Cache-line floor: `bench/src/floor.c`, built with the system `cc -O2`, "
         "forks once; parent and child bounce one cache line of shared memory "
         "(the parent writes the round number, the child writes it back), no MPI, "
-        "no binding; half the round-trip time, once per repetition right before "
+        "no binding; half the round-trip time of the fastest of 20 equal slices "
+        "of the run (the line's cost changes from second to second on a shared "
+        "machine; a floor is the best it does), once per repetition right before "
         "the ping-pong jobs. It is what one 8-byte message costs at best: the "
         "line has to move from one core to the other.",
         "Streaming bandwidth: rank 0 posts a window of 64 MPI_Isend (fewer above "

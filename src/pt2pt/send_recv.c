@@ -163,18 +163,26 @@ static int recv_request(const char *fname, void *buf, MPI_Count count, MPI_Datat
 
 /* ---- fast paths: the plain case, without a second look at the arguments */
 
+/* Dense data that the transport takes at once (lm_send_bytes_now): 1 with
+ * *rc set when it was sent, or the transport failed; 0 when the send needs
+ * a request. */
+static inline int sent_now(const void *buf, int count, const lm_datatype *t, int dest, int tag, lm_comm *c,
+                           MPI_Comm comm, const char *fname, int *rc)
+{
+    if (!lm_datatype_dense(t)) return 0;
+    int sent;
+    *rc = lm_send_bytes_now((const char *)buf + (t->predefined ? 0 : t->true_lb), (size_t)count * t->extent, dest, tag,
+                            c, c->context_id, &sent);
+    if (*rc != MPI_SUCCESS) *rc = lm_err_comm(comm, *rc, fname, "send to rank %d failed", dest);
+    return *rc != MPI_SUCCESS || sent;
+}
+
 int fast_MPI_Send(const void *buf, int count, MPI_Datatype dt, int dest, int tag, MPI_Comm comm, int *rc)
 {
     lm_datatype *t;
     lm_comm *c = plain_args(buf, count, dt, dest, tag, comm, 0, &t);
     if (!c) return 0;
-    if (lm_datatype_dense(t)) {
-        int sent;
-        *rc = lm_send_bytes_now((const char *)buf + (t->predefined ? 0 : t->true_lb), (size_t)count * t->extent, dest,
-                                tag, c, c->context_id, &sent);
-        if (*rc != MPI_SUCCESS) *rc = lm_err_comm(comm, *rc, "MPI_Send", "send to rank %d failed", dest);
-        if (*rc != MPI_SUCCESS || sent) return 1;
-    }
+    if (sent_now(buf, count, t, dest, tag, c, comm, "MPI_Send", rc)) return 1;
     lm_request r;
     memset(&r, 0, sizeof r);
     r.kind = LM_REQ_SEND;
@@ -189,16 +197,10 @@ int fast_MPI_Isend(const void *buf, int count, MPI_Datatype dt, int dest, int ta
     lm_datatype *t;
     lm_comm *c = plain_args(buf, count, dt, dest, tag, comm, 0, &t);
     if (!c || !request) return 0;
-    if (lm_datatype_dense(t)) {
-        /* handed over now: complete, and nothing to tell about it later */
-        int sent;
-        *rc = lm_send_bytes_now((const char *)buf + (t->predefined ? 0 : t->true_lb), (size_t)count * t->extent, dest,
-                                tag, c, c->context_id, &sent);
-        if (*rc != MPI_SUCCESS) *rc = lm_err_comm(comm, *rc, "MPI_Isend", "send to rank %d failed", dest);
-        if (*rc != MPI_SUCCESS || sent) {
-            *request = *rc == MPI_SUCCESS ? LM_REQUEST_DONE : MPI_REQUEST_NULL;
-            return 1;
-        }
+    if (sent_now(buf, count, t, dest, tag, c, comm, "MPI_Isend", rc)) {
+        /* complete, and nothing to tell about it later */
+        *request = *rc == MPI_SUCCESS ? LM_REQUEST_DONE : MPI_REQUEST_NULL;
+        return 1;
     }
     lm_request *r = lm_request_new(LM_REQ_SEND);
     if (!r) return 0; /* the checked path says it */
