@@ -80,20 +80,9 @@ void lm_object_free(void *obj)
 {
     lm_object *o = obj;
     unsigned kind = LM_HANDLE_KIND(o->handle);
-    lm_handle_index *x = &lm_handle_indexes[kind];
-    uint32_t i = LM_HANDLE_SLOT(o->handle);
-    lm_handle_slot *s = &x->slots[i];
     size_t size = lm_alloc_size(o);
-    if (lm_handle_last[kind].handle == o->handle) lm_handle_last[kind] = (lm_handle_memo){0, NULL};
-    o->handle = 0; /* later lookups of the old handle fail */
-    s->generation = (s->generation + 1) & 31u;
-    s->next_free = x->free_head;
-    x->free_head = i + 1;
-    x->live--;
-    if (x->kept < LM_HANDLE_OBJECTS_KEPT && (x->kept_size == size || !x->kept)) {
-        x->kept++;
-        x->kept_size = size;
-    } else {
+    lm_handle_slot *s = lm_object_slot_release(o);
+    if (!lm_object_keep(&lm_handle_indexes[kind], size)) {
         s->obj = NULL;
         lm_free(component_of(kind), o);
     }

@@ -106,22 +106,37 @@ static inline void *lm_object_alloc_sized(enum lm_kind kind, size_t size)
     }
     return lm_object_alloc(kind, size);
 }
+/* The slot of o back on its kind's free list, o's handle resolving no
+ * more; o stays in the slot (the caller keeps or frees it). */
+static inline lm_handle_slot *lm_object_slot_release(lm_object *o)
+{
+    unsigned kind = LM_HANDLE_KIND(o->handle);
+    lm_handle_index *x = &lm_handle_indexes[kind];
+    uint32_t i = LM_HANDLE_SLOT(o->handle);
+    lm_handle_slot *s = &x->slots[i];
+    if (lm_handle_last[kind].handle == o->handle) lm_handle_last[kind] = (lm_handle_memo){0, NULL};
+    o->handle = 0; /* later lookups of the old handle fail */
+    s->generation = (s->generation + 1) & 31u;
+    s->next_free = x->free_head;
+    x->free_head = i + 1;
+    x->live--;
+    return s;
+}
+/* Whether a freed object of this size stays in its slot for reuse. */
+static inline int lm_object_keep(lm_handle_index *x, size_t size)
+{
+    if (x->kept >= LM_HANDLE_OBJECTS_KEPT || (x->kept && x->kept_size != size)) return 0;
+    x->kept++;
+    x->kept_size = size;
+    return 1;
+}
 static inline void lm_object_free_sized(void *obj, size_t size)
 {
     lm_object *o = obj;
-    unsigned kind = LM_HANDLE_KIND(o->handle);
-    lm_handle_index *x = &lm_handle_indexes[kind];
+    lm_handle_index *x = &lm_handle_indexes[LM_HANDLE_KIND(o->handle)];
     if (x->kept < LM_HANDLE_OBJECTS_KEPT && (x->kept_size == size || !x->kept)) {
-        uint32_t i = LM_HANDLE_SLOT(o->handle);
-        lm_handle_slot *s = &x->slots[i];
-        if (lm_handle_last[kind].handle == o->handle) lm_handle_last[kind] = (lm_handle_memo){0, NULL};
-        o->handle = 0; /* later lookups of the old handle fail */
-        s->generation = (s->generation + 1) & 31u;
-        s->next_free = x->free_head;
-        x->free_head = i + 1;
-        x->live--;
-        x->kept++;
-        x->kept_size = size;
+        lm_object_slot_release(o);
+        lm_object_keep(x, size);
         return;
     }
     lm_object_free(obj);
