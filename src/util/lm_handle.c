@@ -76,17 +76,13 @@ void *lm_object_alloc(enum lm_kind kind, size_t size)
     return o;
 }
 
-void lm_object_free(void *obj)
+void lm_object_drop(lm_handle_slot *s, lm_object *o, enum lm_kind kind)
 {
-    lm_object *o = obj;
-    unsigned kind = LM_HANDLE_KIND(o->handle);
-    size_t size = lm_alloc_size(o);
-    lm_handle_slot *s = lm_object_slot_release(o);
-    if (!lm_object_keep(&lm_handle_indexes[kind], size)) {
-        s->obj = NULL;
-        lm_free(component_of(kind), o);
-    }
+    s->obj = NULL;
+    lm_free(component_of(kind), o);
 }
+
+void lm_object_free(void *obj) { lm_object_free_sized(obj, lm_alloc_size(obj)); }
 
 void lm_object_foreach(enum lm_kind kind, void (*fn)(void *, void *), void *arg)
 {

@@ -130,16 +130,14 @@ static inline int lm_object_keep(lm_handle_index *x, size_t size)
     x->kept_size = size;
     return 1;
 }
+/* Out of line: the memory of a released object that is not kept. */
+void lm_object_drop(lm_handle_slot *s, lm_object *o, enum lm_kind kind);
 static inline void lm_object_free_sized(void *obj, size_t size)
 {
     lm_object *o = obj;
-    lm_handle_index *x = &lm_handle_indexes[LM_HANDLE_KIND(o->handle)];
-    if (x->kept < LM_HANDLE_OBJECTS_KEPT && (x->kept_size == size || !x->kept)) {
-        lm_object_slot_release(o);
-        lm_object_keep(x, size);
-        return;
-    }
-    lm_object_free(obj);
+    enum lm_kind kind = (enum lm_kind)LM_HANDLE_KIND(o->handle);
+    lm_handle_slot *s = lm_object_slot_release(o);
+    if (!lm_object_keep(&lm_handle_indexes[kind], size)) lm_object_drop(s, o, kind);
 }
 
 /* The object of a dynamic handle by its slot: one compare for kind and
