@@ -47,6 +47,19 @@ typedef struct pipe_job {
     int index; /* receiver: which of its pipes */
 } pipe_job;
 
+/* Receiver: a matched message that wants a pipe while all are busy. It
+ * waits for the next pipe that frees rather than taking the single copy:
+ * a stream of such messages (a window of 16 KiB sends, say) would
+ * otherwise move four through pipes and every other one by a system call
+ * that costs three times as much. */
+typedef struct pipe_wait {
+    struct pipe_wait *next;
+    lm_request *req;
+    uint64_t sreq;
+    size_t len;
+    int src_world;
+} pipe_wait;
+
 static struct {
     int npipes;
     uint64_t depth;
@@ -54,6 +67,7 @@ static struct {
     long mode;          /* LEANMPI_LARGE_COPY */
     size_t max;         /* LEANMPI_PIPE_MAX */
     pipe_job *sends, *recvs;
+    pipe_wait *waiting, **waiting_tail; /* oldest first */
     int progress_slot;
 } P = {.progress_slot = -1};
 
@@ -67,6 +81,8 @@ void lm_pipe_copy_init(void)
     P.mode = lm_cvar(LM_CVAR_LARGE_COPY);
     P.max = (size_t)lm_cvar(LM_CVAR_PIPE_MAX);
     P.sends = P.recvs = NULL;
+    P.waiting = NULL;
+    P.waiting_tail = &P.waiting;
     P.progress_slot = lm_progress_hook_register(lm_pipe_copy_progress);
 }
 
@@ -106,10 +122,10 @@ static pipe_job *job_new(lm_request *req, char *pipe, size_t len, int index)
     return j;
 }
 
-int lm_pipe_copy_start(lm_request *r, int src_world, uint64_t sreq, size_t n, int single_copy_possible)
+/* Receiver: take a free pipe for r and tell the sender. 0 if no memory
+ * (the caller decides what else to do). */
+static int claim(lm_request *r, int src_world, uint64_t sreq, size_t n)
 {
-    if (n == 0 || !P.free_mask || src_world == lm_world_rank() || !wants_pipe(n, single_copy_possible)) return 0;
-    if (!lm_transport_pipe(src_world, 0)) return 0; /* off this node */
     int index = __builtin_ctz(P.free_mask);
     char *pipe = lm_transport_pipe(lm_world_rank(), index);
     pipe_job *j = pipe ? job_new(r, pipe, n, index) : NULL;
@@ -125,6 +141,30 @@ int lm_pipe_copy_start(lm_request *r, int src_world, uint64_t sreq, size_t n, in
     lm_pkt h = {.am_id = LM_AM_PT2PT, .type = LM_PKT_PIPE, .sreq = sreq, .rreq = (uint64_t)index, .size = n};
     lm_pt2pt_post_control(src_world, &h);
     return 1;
+}
+
+int lm_pipe_copy_start(lm_request *r, int src_world, uint64_t sreq, size_t n, int single_copy_possible)
+{
+    if (n == 0 || !P.npipes || src_world == lm_world_rank() || !wants_pipe(n, single_copy_possible)) return 0;
+    if (!lm_transport_pipe(src_world, 0)) return 0; /* off this node */
+    if (P.free_mask) return claim(r, src_world, sreq, n);
+    /* every pipe is busy, so the hook is active and frees one soon */
+    pipe_wait *w = lm_malloc(LM_MEM_PT2PT, sizeof *w);
+    if (!w) return 0;
+    *w = (pipe_wait){.req = r, .sreq = sreq, .len = n, .src_world = src_world};
+    *P.waiting_tail = w;
+    P.waiting_tail = &w->next;
+    return 1;
+}
+
+/* Receiver: a pipe has freed; give it to the oldest waiting message. */
+static void start_waiting(void)
+{
+    pipe_wait *w = P.waiting;
+    if (!(P.waiting = w->next)) P.waiting_tail = &P.waiting;
+    if (!claim(w->req, w->src_world, w->sreq, w->len))
+        lm_fatal("out of memory receiving a message from rank %d", w->src_world);
+    lm_free(LM_MEM_PT2PT, w);
 }
 
 void lm_pipe_copy_feed(int receiver_world, const lm_pkt *h)
@@ -189,9 +229,6 @@ static int drain(pipe_job *j, int *events)
     return 1;
 }
 
-#include <stdio.h>
-#include <stdlib.h>
-#include <time.h>
 int lm_pipe_copy_progress(void)
 {
     int events = 0;
@@ -218,9 +255,10 @@ int lm_pipe_copy_progress(void)
         j->req->bytes = (MPI_Count)j->len;
         lm_request_complete(j->req);
         lm_free(LM_MEM_PT2PT, j);
+        if (P.waiting) start_waiting();
     }
     if (!P.sends && !P.recvs) lm_progress_hook_set_active(P.progress_slot, 0);
     return events;
 }
 
-int lm_pipe_copy_busy(void) { return P.sends != NULL || P.recvs != NULL; }
+int lm_pipe_copy_busy(void) { return P.sends != NULL || P.recvs != NULL || P.waiting != NULL; }

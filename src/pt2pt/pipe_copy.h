@@ -16,8 +16,8 @@
  * sender's progress then fills the pipe and the receiver's empties it; the
  * sender's request completes when its last piece is in, the receiver's
  * when its last piece is out, which frees the pipe: no FIN. A receiver
- * with every pipe busy, and a sender off the node, fall back to the other
- * protocols. Unlike a single copy, a pipe moves only while both sides
+ * with every pipe busy queues the message for the next pipe that frees; a
+ * sender off the node takes the other protocols. Unlike a single copy, a pipe moves only while both sides
  * call MPI.
  *
  * LEANMPI_LARGE_COPY says which messages take a pipe: by default those
