@@ -155,13 +155,21 @@ static int body_MPI_Get(void* origin_addr, int origin_count, MPI_Datatype origin
     LM_CHECK(lm_check_buffer(&lm_ctx, origin_addr, origin_count, origin_datatype, "origin_addr", 0));
     return impl_MPI_Get(origin_addr, origin_count, origin_datatype, target_rank, target_disp, target_count, target_datatype, win);
 }
-int PMPI_Get(void* origin_addr, int origin_count, MPI_Datatype origin_datatype, int target_rank, MPI_Aint target_disp, int target_count, MPI_Datatype target_datatype, MPI_Win win)
+static __attribute__((noinline)) int slow_MPI_Get(void* origin_addr, int origin_count, MPI_Datatype origin_datatype, int target_rank, MPI_Aint target_disp, int target_count, MPI_Datatype target_datatype, MPI_Win win)
 {
     int lm_held = lm_cs_call_enter();
     int lm_rc = body_MPI_Get(origin_addr, origin_count, origin_datatype, target_rank, target_disp, target_count, target_datatype, win);
     if (lm_rc != MPI_SUCCESS) lm_rc = lm_raise_at_boundary("MPI_Get", lm_rc);
     lm_cs_call_exit(lm_held);
     return lm_rc;
+}
+int PMPI_Get(void* origin_addr, int origin_count, MPI_Datatype origin_datatype, int target_rank, MPI_Aint target_disp, int target_count, MPI_Datatype target_datatype, MPI_Win win)
+{
+    int lm_rc;
+    if (!lm_cs_active() && lm_initialized_state() == LM_STATE_INITIALIZED &&
+        fast_MPI_Get(origin_addr, origin_count, origin_datatype, target_rank, target_disp, target_count, target_datatype, win, &lm_rc))
+        return lm_rc == MPI_SUCCESS ? MPI_SUCCESS : lm_raise_at_boundary("MPI_Get", lm_rc);
+    return slow_MPI_Get(origin_addr, origin_count, origin_datatype, target_rank, target_disp, target_count, target_datatype, win);
 }
 extern __typeof__(PMPI_Get) MPI_Get __attribute__((weak, alias("PMPI_Get")));
 
@@ -443,13 +451,21 @@ static int body_MPI_Put(const void* origin_addr, int origin_count, MPI_Datatype 
     LM_CHECK(lm_check_buffer(&lm_ctx, origin_addr, origin_count, origin_datatype, "origin_addr", 0));
     return impl_MPI_Put(origin_addr, origin_count, origin_datatype, target_rank, target_disp, target_count, target_datatype, win);
 }
-int PMPI_Put(const void* origin_addr, int origin_count, MPI_Datatype origin_datatype, int target_rank, MPI_Aint target_disp, int target_count, MPI_Datatype target_datatype, MPI_Win win)
+static __attribute__((noinline)) int slow_MPI_Put(const void* origin_addr, int origin_count, MPI_Datatype origin_datatype, int target_rank, MPI_Aint target_disp, int target_count, MPI_Datatype target_datatype, MPI_Win win)
 {
     int lm_held = lm_cs_call_enter();
     int lm_rc = body_MPI_Put(origin_addr, origin_count, origin_datatype, target_rank, target_disp, target_count, target_datatype, win);
     if (lm_rc != MPI_SUCCESS) lm_rc = lm_raise_at_boundary("MPI_Put", lm_rc);
     lm_cs_call_exit(lm_held);
     return lm_rc;
+}
+int PMPI_Put(const void* origin_addr, int origin_count, MPI_Datatype origin_datatype, int target_rank, MPI_Aint target_disp, int target_count, MPI_Datatype target_datatype, MPI_Win win)
+{
+    int lm_rc;
+    if (!lm_cs_active() && lm_initialized_state() == LM_STATE_INITIALIZED &&
+        fast_MPI_Put(origin_addr, origin_count, origin_datatype, target_rank, target_disp, target_count, target_datatype, win, &lm_rc))
+        return lm_rc == MPI_SUCCESS ? MPI_SUCCESS : lm_raise_at_boundary("MPI_Put", lm_rc);
+    return slow_MPI_Put(origin_addr, origin_count, origin_datatype, target_rank, target_disp, target_count, target_datatype, win);
 }
 extern __typeof__(PMPI_Put) MPI_Put __attribute__((weak, alias("PMPI_Put")));
 

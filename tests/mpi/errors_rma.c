@@ -212,6 +212,13 @@ static void bad_arguments(ctx *c)
     CHECK_ERRCLASS(MPI_Put(&x, 1, MPI_INT, t, -1, 1, MPI_INT, w), MPI_ERR_DISP);
     CHECK_ERRCLASS(MPI_Get(&r, 1, MPI_INT, t, -1, 1, MPI_INT, w), MPI_ERR_DISP);
     CHECK_ERRCLASS(MPI_Accumulate(&x, 1, MPI_INT, t, -4, 1, MPI_INT, MPI_SUM, w), MPI_ERR_DISP);
+    /* an origin buffer that is not one, where the rest would be fine */
+    CHECK_ERRCLASS(MPI_Put(NULL, 1, MPI_INT, t, 1, 1, MPI_INT, w), MPI_ERR_BUFFER);
+    CHECK_ERRCLASS(MPI_Get(NULL, 1, MPI_INT, t, 1, 1, MPI_INT, w), MPI_ERR_BUFFER);
+    CHECK_ERRCLASS(MPI_Put(MPI_IN_PLACE, 1, MPI_INT, t, 1, 1, MPI_INT, w), MPI_ERR_BUFFER);
+    /* counts that do not describe the same bytes on both sides */
+    CHECK_ERRCLASS(MPI_Put(two, 2, MPI_INT, t, 1, 1, MPI_INT, w), MPI_ERR_TYPE);
+    CHECK_ERRCLASS(MPI_Put(&x, -1, MPI_INT, t, 1, -1, MPI_INT, w), MPI_ERR_COUNT);
     /* the last int of the target is in range: reading it works */
     r = -1;
     CHECK_MPI(MPI_Get(&r, 1, MPI_INT, t, nt - 1, 1, MPI_INT, w));
