@@ -639,6 +639,9 @@ int impl_MPI_Win_wait(MPI_Win win);
 /* Fast paths (FAST_PATH in tools/gen/rules.py): nonzero with *rc set when
  * the call was the plain case and is done; 0, having done nothing, to
  * leave it to the checks and impl_MPI_X. */
+int fast_MPI_Accumulate(const void* origin_addr, int origin_count, MPI_Datatype origin_datatype, int target_rank, MPI_Aint target_disp, int target_count, MPI_Datatype target_datatype, MPI_Op op, MPI_Win win, int *rc);
+int fast_MPI_Compare_and_swap(const void* origin_addr, const void* compare_addr, void* result_addr, MPI_Datatype datatype, int target_rank, MPI_Aint target_disp, MPI_Win win, int *rc);
+int fast_MPI_Fetch_and_op(const void* origin_addr, void* result_addr, MPI_Datatype datatype, int target_rank, MPI_Aint target_disp, MPI_Op op, MPI_Win win, int *rc);
 int fast_MPI_Get(void* origin_addr, int origin_count, MPI_Datatype origin_datatype, int target_rank, MPI_Aint target_disp, int target_count, MPI_Datatype target_datatype, MPI_Win win, int *rc);
 int fast_MPI_Irecv(void* buf, int count, MPI_Datatype datatype, int source, int tag, MPI_Comm comm, MPI_Request* request, int *rc);
 int fast_MPI_Isend(const void* buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm, MPI_Request* request, int *rc);

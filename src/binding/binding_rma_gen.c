@@ -20,13 +20,21 @@ static int body_MPI_Accumulate(const void* origin_addr, int origin_count, MPI_Da
     LM_CHECK(lm_check_buffer(&lm_ctx, origin_addr, origin_count, origin_datatype, "origin_addr", 0));
     return impl_MPI_Accumulate(origin_addr, origin_count, origin_datatype, target_rank, target_disp, target_count, target_datatype, op, win);
 }
-int PMPI_Accumulate(const void* origin_addr, int origin_count, MPI_Datatype origin_datatype, int target_rank, MPI_Aint target_disp, int target_count, MPI_Datatype target_datatype, MPI_Op op, MPI_Win win)
+static __attribute__((noinline)) int slow_MPI_Accumulate(const void* origin_addr, int origin_count, MPI_Datatype origin_datatype, int target_rank, MPI_Aint target_disp, int target_count, MPI_Datatype target_datatype, MPI_Op op, MPI_Win win)
 {
     int lm_held = lm_cs_call_enter();
     int lm_rc = body_MPI_Accumulate(origin_addr, origin_count, origin_datatype, target_rank, target_disp, target_count, target_datatype, op, win);
     if (lm_rc != MPI_SUCCESS) lm_rc = lm_raise_at_boundary("MPI_Accumulate", lm_rc);
     lm_cs_call_exit(lm_held);
     return lm_rc;
+}
+int PMPI_Accumulate(const void* origin_addr, int origin_count, MPI_Datatype origin_datatype, int target_rank, MPI_Aint target_disp, int target_count, MPI_Datatype target_datatype, MPI_Op op, MPI_Win win)
+{
+    int lm_rc;
+    if (!lm_cs_active() && lm_initialized_state() == LM_STATE_INITIALIZED &&
+        fast_MPI_Accumulate(origin_addr, origin_count, origin_datatype, target_rank, target_disp, target_count, target_datatype, op, win, &lm_rc))
+        return lm_rc == MPI_SUCCESS ? MPI_SUCCESS : lm_raise_at_boundary("MPI_Accumulate", lm_rc);
+    return slow_MPI_Accumulate(origin_addr, origin_count, origin_datatype, target_rank, target_disp, target_count, target_datatype, op, win);
 }
 extern __typeof__(PMPI_Accumulate) MPI_Accumulate __attribute__((weak, alias("PMPI_Accumulate")));
 
@@ -89,13 +97,21 @@ static int body_MPI_Compare_and_swap(const void* origin_addr, const void* compar
     LM_CHECK(lm_check_buffer(&lm_ctx, result_addr, 0, MPI_DATATYPE_NULL, "result_addr", 0));
     return impl_MPI_Compare_and_swap(origin_addr, compare_addr, result_addr, datatype, target_rank, target_disp, win);
 }
-int PMPI_Compare_and_swap(const void* origin_addr, const void* compare_addr, void* result_addr, MPI_Datatype datatype, int target_rank, MPI_Aint target_disp, MPI_Win win)
+static __attribute__((noinline)) int slow_MPI_Compare_and_swap(const void* origin_addr, const void* compare_addr, void* result_addr, MPI_Datatype datatype, int target_rank, MPI_Aint target_disp, MPI_Win win)
 {
     int lm_held = lm_cs_call_enter();
     int lm_rc = body_MPI_Compare_and_swap(origin_addr, compare_addr, result_addr, datatype, target_rank, target_disp, win);
     if (lm_rc != MPI_SUCCESS) lm_rc = lm_raise_at_boundary("MPI_Compare_and_swap", lm_rc);
     lm_cs_call_exit(lm_held);
     return lm_rc;
+}
+int PMPI_Compare_and_swap(const void* origin_addr, const void* compare_addr, void* result_addr, MPI_Datatype datatype, int target_rank, MPI_Aint target_disp, MPI_Win win)
+{
+    int lm_rc;
+    if (!lm_cs_active() && lm_initialized_state() == LM_STATE_INITIALIZED &&
+        fast_MPI_Compare_and_swap(origin_addr, compare_addr, result_addr, datatype, target_rank, target_disp, win, &lm_rc))
+        return lm_rc == MPI_SUCCESS ? MPI_SUCCESS : lm_raise_at_boundary("MPI_Compare_and_swap", lm_rc);
+    return slow_MPI_Compare_and_swap(origin_addr, compare_addr, result_addr, datatype, target_rank, target_disp, win);
 }
 extern __typeof__(PMPI_Compare_and_swap) MPI_Compare_and_swap __attribute__((weak, alias("PMPI_Compare_and_swap")));
 
@@ -113,13 +129,21 @@ static int body_MPI_Fetch_and_op(const void* origin_addr, void* result_addr, MPI
     LM_CHECK(lm_check_buffer(&lm_ctx, result_addr, 0, MPI_DATATYPE_NULL, "result_addr", 0));
     return impl_MPI_Fetch_and_op(origin_addr, result_addr, datatype, target_rank, target_disp, op, win);
 }
-int PMPI_Fetch_and_op(const void* origin_addr, void* result_addr, MPI_Datatype datatype, int target_rank, MPI_Aint target_disp, MPI_Op op, MPI_Win win)
+static __attribute__((noinline)) int slow_MPI_Fetch_and_op(const void* origin_addr, void* result_addr, MPI_Datatype datatype, int target_rank, MPI_Aint target_disp, MPI_Op op, MPI_Win win)
 {
     int lm_held = lm_cs_call_enter();
     int lm_rc = body_MPI_Fetch_and_op(origin_addr, result_addr, datatype, target_rank, target_disp, op, win);
     if (lm_rc != MPI_SUCCESS) lm_rc = lm_raise_at_boundary("MPI_Fetch_and_op", lm_rc);
     lm_cs_call_exit(lm_held);
     return lm_rc;
+}
+int PMPI_Fetch_and_op(const void* origin_addr, void* result_addr, MPI_Datatype datatype, int target_rank, MPI_Aint target_disp, MPI_Op op, MPI_Win win)
+{
+    int lm_rc;
+    if (!lm_cs_active() && lm_initialized_state() == LM_STATE_INITIALIZED &&
+        fast_MPI_Fetch_and_op(origin_addr, result_addr, datatype, target_rank, target_disp, op, win, &lm_rc))
+        return lm_rc == MPI_SUCCESS ? MPI_SUCCESS : lm_raise_at_boundary("MPI_Fetch_and_op", lm_rc);
+    return slow_MPI_Fetch_and_op(origin_addr, result_addr, datatype, target_rank, target_disp, op, win);
 }
 extern __typeof__(PMPI_Fetch_and_op) MPI_Fetch_and_op __attribute__((weak, alias("PMPI_Fetch_and_op")));
 

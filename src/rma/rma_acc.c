@@ -17,6 +17,7 @@
 #include "transport/transport.h"
 #include "util/lm_error.h"
 #include "util/lm_mem.h"
+#include "util/lm_copy.h"
 #include "api/impl_gen.h"
 #include <string.h>
 
@@ -40,6 +41,46 @@ static const lm_datatype *elem_type(int basic)
 /* Apply one run in this process's address space at p: data holds the
  * operands (for OP_CAS: new value, then compare value), result receives
  * the old contents when asked. */
+/* One element of the types and ops that counters and flags use (sums,
+ * bit operations on integers), applied in line instead of through
+ * lm_op_apply. inline_op says which (MPI_REPLACE aside); apply_one takes
+ * those and MPI_REPLACE. */
+static inline int inline_op(MPI_Op op, int kind, size_t size)
+{
+    if ((kind == LM_TK_INT || kind == LM_TK_UINT) && (size == 4 || size == 8))
+        return op == MPI_SUM || op == MPI_BAND || op == MPI_BOR || op == MPI_BXOR;
+    return kind == LM_TK_FLOAT && op == MPI_SUM && (size == sizeof(double) || size == sizeof(float));
+}
+#define ONE_INT(T, OP)            \
+    do {                          \
+        T x, y;                   \
+        memcpy(&x, q, sizeof x);  \
+        memcpy(&y, in, sizeof y); \
+        x = (T)(OP);              \
+        memcpy(q, &x, sizeof x);  \
+        return;                   \
+    } while (0)
+static inline void apply_one(MPI_Op op, int kind, size_t size, char *q, const char *in)
+{
+    if (op == MPI_REPLACE) {
+        memcpy(q, in, size);
+    } else if (kind == LM_TK_FLOAT) {
+        if (size == sizeof(double)) ONE_INT(double, x + y);
+        ONE_INT(float, x + y);
+    } else if (size == 8) {
+        if (op == MPI_SUM) ONE_INT(uint64_t, x + y);
+        if (op == MPI_BAND) ONE_INT(uint64_t, x & y);
+        if (op == MPI_BOR) ONE_INT(uint64_t, x | y);
+        ONE_INT(uint64_t, x ^ y);
+    } else {
+        if (op == MPI_SUM) ONE_INT(uint32_t, x + y);
+        if (op == MPI_BAND) ONE_INT(uint32_t, x & y);
+        if (op == MPI_BOR) ONE_INT(uint32_t, x | y);
+        ONE_INT(uint32_t, x ^ y);
+    }
+}
+#undef ONE_INT
+
 static int apply_run(const acc_run *r, char *p, const char *data, char *result)
 {
     const lm_datatype *e = elem_type(r->elem);
@@ -222,15 +263,32 @@ static int accumulate_direct(const void *obuf, MPI_Count ocount, MPI_Datatype od
     if (!no_op && (odt != tdt || (int64_t)tt->size * ocount != bytes)) return 0;
     int result = rbuf || rdt != MPI_DATATYPE_NULL;
     if (result && (rdt != tdt || (int64_t)tt->size * rcount != bytes)) return 0;
-    if (compare ? !is_cas_kind(kind) || bytes > CAS_HERE
-                : LM_HANDLE_TIER(op) != LM_TIER_BUILTIN ||
-                      (op != MPI_REPLACE && op != MPI_NO_OP && !lm_op_valid_for(op, tt)))
+    int one = !compare && bytes == tt->size && (op == MPI_REPLACE || no_op || inline_op(op, kind, (size_t)bytes));
+    if (!one && (compare ? !is_cas_kind(kind) || bytes > CAS_HERE
+                         : LM_HANDLE_TIER(op) != LM_TIER_BUILTIN ||
+                               (op != MPI_REPLACE && op != MPI_NO_OP && !lm_op_valid_for(op, tt))))
         return 0;
     char *target = lm_rma_direct_bytes(w, rank, disp, bytes);
     if (!target) return 0;
+    if (one) {
+        /* one element of a counter or a flag: in line */
+        int locked = !lm_rma_holds_exclusive(w, rank);
+        if (locked) lm_rma_acc_lock(w, rank);
+        if (result) lm_copy(rbuf, target, (size_t)bytes);
+        if (!no_op) apply_one(op, kind, (size_t)bytes, target, obuf);
+        if (locked) lm_rma_acc_unlock(w, rank);
+        *rc = MPI_SUCCESS;
+        return 1;
+    }
     *rc = accumulate_here(w, rank, target, (size_t)bytes, compare ? OP_CAS : (int64_t)op, elem, no_op ? NULL : obuf,
                           compare, result ? rbuf : NULL);
     return 1;
+}
+
+/* What the caller of accumulate_direct returns for its outcome. */
+static int direct_outcome(int rc, MPI_Win win, const char *fname, int rank)
+{
+    return rc ? lm_err_win(win, rc, fname, "the operation on rank %d failed", rank) : MPI_SUCCESS;
 }
 
 /* The common body. result: the result buffer of the fetching calls
@@ -243,10 +301,8 @@ static int accumulate(const char *fname, const void *obuf, MPI_Count ocount, MPI
     int no_op = !cas && op == MPI_NO_OP;
     int rc;
     if (!request &&
-        accumulate_direct(obuf, ocount, odt, rbuf, rcount, rdt, rank, disp, tcount, tdt, op, compare, win, &rc)) {
-        if (rc) return lm_err_win(win, rc, fname, "the operation on rank %d failed", rank);
-        return MPI_SUCCESS;
-    }
+        accumulate_direct(obuf, ocount, odt, rbuf, rcount, rdt, rank, disp, tcount, tdt, op, compare, win, &rc))
+        return direct_outcome(rc, win, fname, rank);
     lm_rma_args a;
     rc = lm_rma_prepare(&a, win, fname, rank, disp, obuf, ocount, odt, tcount, tdt, !no_op);
     if (rc) return rc;
@@ -350,6 +406,46 @@ static int accumulate(const char *fname, const void *obuf, MPI_Count ocount, MPI
     if (req) *request = req->obj.handle;
     if (rc) return lm_err_win(win, rc, fname, "the operation on rank %d failed", rank);
     return MPI_SUCCESS;
+}
+
+/* The entry points' fast paths (FAST_PATH in tools/gen/rules.py):
+ * accumulate_direct before the generated checks. Beyond what it looks at,
+ * those checks refuse only buffers that are NULL or MPI_IN_PLACE (an
+ * origin may be NULL for MPI_NO_OP), so those are declined here too. */
+static inline int bad_buffer(const void *p) { return !p || p == MPI_IN_PLACE; }
+
+int fast_MPI_Accumulate(const void *origin_addr, int origin_count, MPI_Datatype origin_datatype, int target_rank,
+                        MPI_Aint target_disp, int target_count, MPI_Datatype target_datatype, MPI_Op op, MPI_Win win,
+                        int *rc)
+{
+    if (bad_buffer(origin_addr) ||
+        !accumulate_direct(origin_addr, origin_count, origin_datatype, NULL, 0, MPI_DATATYPE_NULL, target_rank,
+                           target_disp, target_count, target_datatype, op, NULL, win, rc))
+        return 0;
+    *rc = direct_outcome(*rc, win, "MPI_Accumulate", target_rank);
+    return 1;
+}
+
+int fast_MPI_Fetch_and_op(const void *origin_addr, void *result_addr, MPI_Datatype datatype, int target_rank,
+                          MPI_Aint target_disp, MPI_Op op, MPI_Win win, int *rc)
+{
+    if ((op != MPI_NO_OP && bad_buffer(origin_addr)) || bad_buffer(result_addr) ||
+        !accumulate_direct(origin_addr, 1, datatype, result_addr, 1, datatype, target_rank, target_disp, 1, datatype,
+                           op, NULL, win, rc))
+        return 0;
+    *rc = direct_outcome(*rc, win, "MPI_Fetch_and_op", target_rank);
+    return 1;
+}
+
+int fast_MPI_Compare_and_swap(const void *origin_addr, const void *compare_addr, void *result_addr,
+                              MPI_Datatype datatype, int target_rank, MPI_Aint target_disp, MPI_Win win, int *rc)
+{
+    if (bad_buffer(origin_addr) || bad_buffer(compare_addr) || bad_buffer(result_addr) ||
+        !accumulate_direct(origin_addr, 1, datatype, result_addr, 1, datatype, target_rank, target_disp, 1, datatype,
+                           MPI_REPLACE, compare_addr, win, rc))
+        return 0;
+    *rc = direct_outcome(*rc, win, "MPI_Compare_and_swap", target_rank);
+    return 1;
 }
 
 int impl_MPI_Accumulate(const void *origin_addr, int origin_count, MPI_Datatype origin_datatype, int target_rank,

@@ -28,11 +28,12 @@ IMPL_VALIDATES = {"MPI_Win_lock", "MPI_Win_unlock", "MPI_Win_flush", "MPI_Win_fl
 
 # Calls whose implementation also defines `fast_MPI_X(args..., int *rc)`:
 # it takes the plain case, whose arguments it can see are valid at a glance
-# (src/pt2pt/send_recv.c, src/rma/rma_comm.c), sets *rc and returns nonzero;
+# (src/pt2pt/send_recv.c, src/rma/rma_comm.c, src/rma/rma_acc.c), sets *rc and returns nonzero;
 # for anything else it returns 0 having done nothing, and the entry point
 # runs the generated checks and impl_MPI_X as usual, so every refusal is
 # explained the same way.
-FAST_PATH = {"MPI_Send", "MPI_Recv", "MPI_Isend", "MPI_Irecv", "MPI_Put", "MPI_Get"}
+FAST_PATH = {"MPI_Send", "MPI_Recv", "MPI_Isend", "MPI_Irecv", "MPI_Put", "MPI_Get", "MPI_Accumulate",
+             "MPI_Fetch_and_op", "MPI_Compare_and_swap"}
 
 # Implemented directly in hand-written binding files (no validation wrapper,
 # no impl_ hook): trivial or unable to forward their arguments (varargs).
