@@ -46,7 +46,7 @@ static const type_case ints[] = {
 /* Slots of the window, in order: per integer type and bit op two slots
  * (Accumulate, Fetch_and_op); float and double sums (two each); a
  * REPLACE slot; a NO_OP slot; then the 2-int run. */
-#define SLOT_INT(ti, op, fetch) (((ti) * N_BIT_OPS + (op)) * 2 + (fetch))
+#define SLOT_INT(ti, op, fetch) (((ti)*N_BIT_OPS + (op)) * 2 + (fetch))
 #define SLOT_FLOAT(fetch) (N_INTS * N_BIT_OPS * 2 + (fetch))
 #define SLOT_DOUBLE(fetch) (SLOT_FLOAT(2) + (fetch))
 #define SLOT_REPLACE (SLOT_DOUBLE(2))
@@ -158,8 +158,7 @@ int main(int argc, char **argv)
             CHECK_MPI(MPI_Fetch_and_op(NULL, &seen, MPI_LONG_LONG, t, SLOT_NOOP * sizeof(slot), MPI_NO_OP, win));
             /* two unsigned summed as a run of two elements */
             unsigned two[2] = {1, 0};
-            CHECK_MPI(
-                MPI_Accumulate(two, 2, MPI_UNSIGNED, t, SLOT_PAIR * sizeof(slot), 2, MPI_UNSIGNED, MPI_SUM, win));
+            CHECK_MPI(MPI_Accumulate(two, 2, MPI_UNSIGNED, t, SLOT_PAIR * sizeof(slot), 2, MPI_UNSIGNED, MPI_SUM, win));
             CHECK_MPI(MPI_Win_flush(t, win));
             CHECK(fold >= 0 && dold >= 0, "rank %d: fetched float sums %g/%g from rank %d", me, fold, dold, t);
             CHECK(prev >= -1 && prev < n, "rank %d: MPI_REPLACE fetched %lld from rank %d", me, prev, t);
@@ -204,8 +203,8 @@ int main(int argc, char **argv)
         unsigned want_low = 0xfffffffeu + (unsigned)(n * ROUNDS), high;
         memcpy(&high, v[SLOT_PAIR].bytes + sizeof(unsigned), sizeof high);
         CHECK(v[SLOT_PAIR].u == want_low && high == 0,
-              "rank %d's 2-element run: {0x%x, %u}, expected {0x%x, 0} (no carry between elements)", t,
-              v[SLOT_PAIR].u, high, want_low);
+              "rank %d's 2-element run: {0x%x, %u}, expected {0x%x, 0} (no carry between elements)", t, v[SLOT_PAIR].u,
+              high, want_low);
     }
     free(all);
     mt_pass("one-element accumulates (sum and bit ops on 4- and 8-byte integers, float and double sums, "
