@@ -1289,17 +1289,23 @@ static int body_MPI_Win_lock_all(int assert, MPI_Win win)
 {
     lm_errctx lm_ctx = LM_ERRCTX_INIT("MPI_Win_lock_all");
     LM_CHECK(lm_check_init(&lm_ctx));
-    LM_CHECK(lm_check_win(&lm_ctx, win, "win", 0));
-    lm_errctx_bind(&lm_ctx, LM_KIND_WIN, win);
     return impl_MPI_Win_lock_all(assert, win);
 }
-int PMPI_Win_lock_all(int assert, MPI_Win win)
+static __attribute__((noinline, cold)) int slow_MPI_Win_lock_all(int assert, MPI_Win win)
 {
     int lm_held = lm_cs_call_enter();
     int lm_rc = body_MPI_Win_lock_all(assert, win);
     if (lm_rc != MPI_SUCCESS) lm_rc = lm_raise_at_boundary("MPI_Win_lock_all", lm_rc);
     lm_cs_call_exit(lm_held);
     return lm_rc;
+}
+int PMPI_Win_lock_all(int assert, MPI_Win win)
+{
+    if (!lm_cs_active() && lm_initialized_state() == LM_STATE_INITIALIZED) {
+        int lm_rc = impl_MPI_Win_lock_all(assert, win);
+        return lm_rc == MPI_SUCCESS ? MPI_SUCCESS : lm_raise_at_boundary("MPI_Win_lock_all", lm_rc);
+    }
+    return slow_MPI_Win_lock_all(assert, win);
 }
 extern __typeof__(PMPI_Win_lock_all) MPI_Win_lock_all __attribute__((weak, alias("PMPI_Win_lock_all")));
 
@@ -1525,17 +1531,23 @@ static int body_MPI_Win_unlock_all(MPI_Win win)
 {
     lm_errctx lm_ctx = LM_ERRCTX_INIT("MPI_Win_unlock_all");
     LM_CHECK(lm_check_init(&lm_ctx));
-    LM_CHECK(lm_check_win(&lm_ctx, win, "win", 0));
-    lm_errctx_bind(&lm_ctx, LM_KIND_WIN, win);
     return impl_MPI_Win_unlock_all(win);
 }
-int PMPI_Win_unlock_all(MPI_Win win)
+static __attribute__((noinline, cold)) int slow_MPI_Win_unlock_all(MPI_Win win)
 {
     int lm_held = lm_cs_call_enter();
     int lm_rc = body_MPI_Win_unlock_all(win);
     if (lm_rc != MPI_SUCCESS) lm_rc = lm_raise_at_boundary("MPI_Win_unlock_all", lm_rc);
     lm_cs_call_exit(lm_held);
     return lm_rc;
+}
+int PMPI_Win_unlock_all(MPI_Win win)
+{
+    if (!lm_cs_active() && lm_initialized_state() == LM_STATE_INITIALIZED) {
+        int lm_rc = impl_MPI_Win_unlock_all(win);
+        return lm_rc == MPI_SUCCESS ? MPI_SUCCESS : lm_raise_at_boundary("MPI_Win_unlock_all", lm_rc);
+    }
+    return slow_MPI_Win_unlock_all(win);
 }
 extern __typeof__(PMPI_Win_unlock_all) MPI_Win_unlock_all __attribute__((weak, alias("PMPI_Win_unlock_all")));
 

@@ -24,7 +24,8 @@ NO_VALIDATION_PREFIXES = ("MPI_T_",)
 # themselves, in one condition before anything else, and explain a refusal
 # out of line (src/rma/rma_sync.c): the wrapper checks initialization only,
 # so that a valid call looks at each argument once.
-IMPL_VALIDATES = {"MPI_Win_lock", "MPI_Win_unlock", "MPI_Win_flush", "MPI_Win_flush_local"}
+IMPL_VALIDATES = {"MPI_Win_lock", "MPI_Win_unlock", "MPI_Win_lock_all", "MPI_Win_unlock_all", "MPI_Win_flush",
+                  "MPI_Win_flush_local"}
 
 # Calls whose implementation also defines `fast_MPI_X(args..., int *rc)`:
 # it takes the plain case, whose arguments it can see are valid at a glance
