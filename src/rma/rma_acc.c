@@ -38,9 +38,6 @@ static const lm_datatype *elem_type(int basic)
     return lm_datatype_get((MPI_Datatype)LM_HANDLE(LM_KIND_DATATYPE, LM_TIER_BUILTIN, basic));
 }
 
-/* Apply one run in this process's address space at p: data holds the
- * operands (for OP_CAS: new value, then compare value), result receives
- * the old contents when asked. */
 /* One element of the types and ops that counters and flags use (sums,
  * bit operations on integers), applied in line instead of through
  * lm_op_apply. inline_op says which (MPI_REPLACE aside); apply_one takes
@@ -51,7 +48,7 @@ static inline int inline_op(MPI_Op op, int kind, size_t size)
         return op == MPI_SUM || op == MPI_BAND || op == MPI_BOR || op == MPI_BXOR;
     return kind == LM_TK_FLOAT && op == MPI_SUM && (size == sizeof(double) || size == sizeof(float));
 }
-#define ONE_INT(T, OP)            \
+#define APPLY_ONE(T, OP)          \
     do {                          \
         T x, y;                   \
         memcpy(&x, q, sizeof x);  \
@@ -65,22 +62,25 @@ static inline void apply_one(MPI_Op op, int kind, size_t size, char *q, const ch
     if (op == MPI_REPLACE) {
         memcpy(q, in, size);
     } else if (kind == LM_TK_FLOAT) {
-        if (size == sizeof(double)) ONE_INT(double, x + y);
-        ONE_INT(float, x + y);
+        if (size == sizeof(double)) APPLY_ONE(double, x + y);
+        APPLY_ONE(float, x + y);
     } else if (size == 8) {
-        if (op == MPI_SUM) ONE_INT(uint64_t, x + y);
-        if (op == MPI_BAND) ONE_INT(uint64_t, x & y);
-        if (op == MPI_BOR) ONE_INT(uint64_t, x | y);
-        ONE_INT(uint64_t, x ^ y);
+        if (op == MPI_SUM) APPLY_ONE(uint64_t, x + y);
+        if (op == MPI_BAND) APPLY_ONE(uint64_t, x & y);
+        if (op == MPI_BOR) APPLY_ONE(uint64_t, x | y);
+        APPLY_ONE(uint64_t, x ^ y);
     } else {
-        if (op == MPI_SUM) ONE_INT(uint32_t, x + y);
-        if (op == MPI_BAND) ONE_INT(uint32_t, x & y);
-        if (op == MPI_BOR) ONE_INT(uint32_t, x | y);
-        ONE_INT(uint32_t, x ^ y);
+        if (op == MPI_SUM) APPLY_ONE(uint32_t, x + y);
+        if (op == MPI_BAND) APPLY_ONE(uint32_t, x & y);
+        if (op == MPI_BOR) APPLY_ONE(uint32_t, x | y);
+        APPLY_ONE(uint32_t, x ^ y);
     }
 }
-#undef ONE_INT
+#undef APPLY_ONE
 
+/* Apply one run in this process's address space at p: data holds the
+ * operands (for OP_CAS: new value, then compare value), result receives
+ * the old contents when asked. */
 static int apply_run(const acc_run *r, char *p, const char *data, char *result)
 {
     const lm_datatype *e = elem_type(r->elem);
@@ -410,8 +410,9 @@ static int accumulate(const char *fname, const void *obuf, MPI_Count ocount, MPI
 
 /* The entry points' fast paths (FAST_PATH in tools/gen/rules.py):
  * accumulate_direct before the generated checks. Beyond what it looks at,
- * those checks refuse only buffers that are NULL or MPI_IN_PLACE (an
- * origin may be NULL for MPI_NO_OP), so those are declined here too. */
+ * those checks refuse only buffers that are NULL or MPI_IN_PLACE (the
+ * origin of MPI_Fetch_and_op may be NULL for MPI_NO_OP), so those are
+ * declined here too. */
 static inline int bad_buffer(const void *p) { return !p || p == MPI_IN_PLACE; }
 
 int fast_MPI_Accumulate(const void *origin_addr, int origin_count, MPI_Datatype origin_datatype, int target_rank,
@@ -429,7 +430,7 @@ int fast_MPI_Accumulate(const void *origin_addr, int origin_count, MPI_Datatype 
 int fast_MPI_Fetch_and_op(const void *origin_addr, void *result_addr, MPI_Datatype datatype, int target_rank,
                           MPI_Aint target_disp, MPI_Op op, MPI_Win win, int *rc)
 {
-    if ((op != MPI_NO_OP && bad_buffer(origin_addr)) || bad_buffer(result_addr) ||
+    if (origin_addr == MPI_IN_PLACE || (op != MPI_NO_OP && !origin_addr) || bad_buffer(result_addr) ||
         !accumulate_direct(origin_addr, 1, datatype, result_addr, 1, datatype, target_rank, target_disp, 1, datatype,
                            op, NULL, win, rc))
         return 0;
@@ -520,6 +521,11 @@ int impl_MPI_Fetch_and_op(const void *origin_addr, void *result_addr, MPI_Dataty
     lm_datatype *t = lm_datatype_get(datatype);
     if (t && !t->predefined)
         return lm_err_win(win, MPI_ERR_TYPE, "MPI_Fetch_and_op", "the datatype must be a predefined one");
+    /* one element each: the generated checks see no count to hold a NULL
+     * buffer against */
+    if (!result_addr || (op != MPI_NO_OP && !origin_addr))
+        return lm_err_win(win, MPI_ERR_BUFFER, "MPI_Fetch_and_op", "argument %s is NULL",
+                          result_addr ? "origin_addr" : "result_addr");
     return accumulate("MPI_Fetch_and_op", origin_addr, 1, datatype, result_addr, 1, datatype, target_rank, target_disp,
                       1, datatype, op, NULL, win, NULL);
 }
@@ -530,6 +536,11 @@ int impl_MPI_Compare_and_swap(const void *origin_addr, const void *compare_addr,
     lm_datatype *t = lm_datatype_get(datatype);
     if (t && !t->predefined)
         return lm_err_win(win, MPI_ERR_TYPE, "MPI_Compare_and_swap", "the datatype must be a predefined one");
+    if (!origin_addr || !compare_addr || !result_addr)
+        return lm_err_win(win, MPI_ERR_BUFFER, "MPI_Compare_and_swap", "argument %s is NULL",
+                          !origin_addr    ? "origin_addr"
+                          : !compare_addr ? "compare_addr"
+                                          : "result_addr");
     return accumulate("MPI_Compare_and_swap", origin_addr, 1, datatype, result_addr, 1, datatype, target_rank,
                       target_disp, 1, datatype, MPI_REPLACE, compare_addr, win, NULL);
 }

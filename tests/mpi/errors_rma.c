@@ -216,6 +216,13 @@ static void bad_arguments(ctx *c)
     CHECK_ERRCLASS(MPI_Put(NULL, 1, MPI_INT, t, 1, 1, MPI_INT, w), MPI_ERR_BUFFER);
     CHECK_ERRCLASS(MPI_Get(NULL, 1, MPI_INT, t, 1, 1, MPI_INT, w), MPI_ERR_BUFFER);
     CHECK_ERRCLASS(MPI_Put(MPI_IN_PLACE, 1, MPI_INT, t, 1, 1, MPI_INT, w), MPI_ERR_BUFFER);
+    CHECK_ERRCLASS(MPI_Accumulate(NULL, 1, MPI_INT, t, 1, 1, MPI_INT, MPI_SUM, w), MPI_ERR_BUFFER);
+    CHECK_ERRCLASS(MPI_Fetch_and_op(NULL, &r, MPI_INT, t, 1, MPI_SUM, w), MPI_ERR_BUFFER);
+    CHECK_ERRCLASS(MPI_Fetch_and_op(&x, NULL, MPI_INT, t, 1, MPI_SUM, w), MPI_ERR_BUFFER);
+    CHECK_ERRCLASS(MPI_Fetch_and_op(MPI_IN_PLACE, &r, MPI_INT, t, 1, MPI_NO_OP, w), MPI_ERR_BUFFER);
+    CHECK_ERRCLASS(MPI_Compare_and_swap(&x, NULL, &r, MPI_INT, t, 1, w), MPI_ERR_BUFFER);
+    CHECK_ERRCLASS(MPI_Compare_and_swap(NULL, &cmp, &r, MPI_INT, t, 1, w), MPI_ERR_BUFFER);
+    CHECK_ERRCLASS(MPI_Compare_and_swap(&x, &cmp, NULL, MPI_INT, t, 1, w), MPI_ERR_BUFFER);
     /* counts that do not describe the same bytes on both sides */
     CHECK_ERRCLASS(MPI_Put(two, 2, MPI_INT, t, 1, 1, MPI_INT, w), MPI_ERR_TYPE);
     CHECK_ERRCLASS(MPI_Put(&x, -1, MPI_INT, t, 1, -1, MPI_INT, w), MPI_ERR_COUNT);
