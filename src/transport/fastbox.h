@@ -63,6 +63,16 @@ static inline int lm_fastbox_fits(size_t hdr_len, size_t payload_len)
     return hdr_len <= 64 && payload_len <= LM_SHM_FB_PAYLOAD_MAX;
 }
 
+/* Sender: has the receiver handled every record put in so far? last: where
+ * the latest record starts (records are handled in order, and a handled
+ * record's first word is cleared). */
+static inline int lm_fastbox_drained(lm_fastbox_slot *s, uint32_t head, uint32_t last, uint32_t freed_seen)
+{
+    if (freed_seen == head) return 1;
+    return atomic_load_explicit(&((lm_fastbox_record *)(s->ring + (last & (LM_SHM_FB_RING_BYTES - 1))))->len,
+                                memory_order_acquire) == 0;
+}
+
 static inline uint32_t lm_fastbox_record_bytes(size_t hdr_len, size_t payload_len)
 {
     size_t n = sizeof(lm_fastbox_record) + lm_fastbox_payload_at(hdr_len) + payload_len;

@@ -58,6 +58,8 @@ struct lm_shm_peer {
     lm_fastbox_slot *fb;      /* NULL until a fast box is claimed */
     uint32_t fb_head;         /* ring bytes written (fastbox.h) */
     uint32_t fb_freed_seen;   /* the receiver's `freed` as last read */
+    uint32_t fb_last;         /* where the latest record starts */
+    int last_in_ring;         /* the latest message on this pair went through the ring */
     uint32_t fb_sent, q_sent; /* since FASTBOX_START */
     uint32_t sent;            /* messages before a fast box, for the threshold */
     int local_rank;
@@ -199,7 +201,8 @@ static void fastbox_start(lm_shm_peer *p)
     lm_shm_queue_enqueue(S.base, &lm_shm_area_ctl(S.area, p->local_rank)->recv, off);
     p->fb = lm_fastbox_slot_at(S.area, p->local_rank, (unsigned)k);
     p->fb_slot1 = (uint8_t)(k + 1);
-    p->fb_head = p->fb_freed_seen = p->fb_sent = p->q_sent = 0;
+    p->fb_head = p->fb_freed_seen = p->fb_last = p->fb_sent = p->q_sent = 0;
+    p->last_in_ring = 1;
     p->fb_state = FB_ACTIVE;
     S.fb_held++;
 }
@@ -211,8 +214,16 @@ int lm_shm_send(lm_shm_peer *p, const void *hdr, size_t hdr_len, const void *p0,
     if (!p->fb && p->fb_state == FB_NONE && S.cfg.fastbox_threshold > 0 && S.cfg.fastbox_max > 0 &&
         ++p->sent >= (uint32_t)S.cfg.fastbox_threshold)
         fastbox_start(p);
+    /* Above LM_SHM_FB_STREAM_MAX a record goes into the ring only while
+     * the pair takes turns (the previous message went there too and has
+     * been handled): a stream of such messages stays in the cells, which
+     * measured faster than records and cells mixed in one window. */
     if (p->fb && lm_fastbox_fits(hdr_len, len) &&
+        (len <= LM_SHM_FB_STREAM_MAX ||
+         (p->last_in_ring && lm_fastbox_drained(p->fb, p->fb_head, p->fb_last, p->fb_freed_seen))) &&
         lm_fastbox_put(p->fb, &p->fb_head, &p->fb_freed_seen, p->q_sent, hdr, hdr_len, p0, l0, p1, l1) == 0) {
+        p->fb_last = p->fb_head - lm_fastbox_record_bytes(hdr_len, len);
+        p->last_in_ring = 1;
         p->fb_sent++;
         S.cnt.fastbox_sent++;
         S.cnt.am_sent++;
@@ -220,6 +231,7 @@ int lm_shm_send(lm_shm_peer *p, const void *hdr, size_t hdr_len, const void *p0,
         return LM_OK;
     }
     if (len > LM_SHM_CELL_PAYLOAD) return LM_EINVAL;
+    p->last_in_ring = 0;
     uint64_t off = cell_alloc();
     if (!off) {
         S.cnt.send_eagain++;

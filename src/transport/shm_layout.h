@@ -49,7 +49,10 @@
 
 #define LM_SHM_FB_SLOTS 8u
 #define LM_SHM_FB_RING_BYTES 32768u /* power of two */
-#define LM_SHM_FB_PAYLOAD_MAX 4096u
+#define LM_SHM_FB_PAYLOAD_MAX 8192u
+/* Larger payloads go into a ring only between turns of a request-response
+ * pair (shm.c, lm_shm_send). */
+#define LM_SHM_FB_STREAM_MAX 4096u
 
 /* One-sided arena per rank; LEANMPI_SHM_ARENA_SIZE (bytes) overrides it,
  * read by the formatter (the launcher), which records it in the header. */

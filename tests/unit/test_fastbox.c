@@ -209,18 +209,31 @@ static void ring(void)
     while ((e = lm_fastbox_peek(s, &tail)) != NULL) lm_fastbox_consume(&tail, e);
     CHECK(tail == head && head == LM_SHM_FB_RING_BYTES + LM_FB_ALIGN);
     lm_fastbox_give_back(s, tail);
-    /* records of 65 lines: the eighth does not fit before the end, so the
-     * rest of the ring is skipped behind a wrap mark */
+    /* records of the largest payload (one line more than the payload): one
+     * that does not fit before the end of the ring goes to its start, the
+     * rest of the ring skipped behind a wrap mark */
     static unsigned char big[LM_SHM_FB_PAYLOAD_MAX];
-    uint32_t rec = lm_fastbox_record_bytes(sizeof h, sizeof big), start = head;
-    CHECK(rec == 65 * LM_FB_ALIGN);
+    uint32_t rec = lm_fastbox_record_bytes(sizeof h, sizeof big), start = head, model = head, wraps = 0;
+    CHECK(rec == LM_SHM_FB_PAYLOAD_MAX + LM_FB_ALIGN);
     for (int i = 0; i < 8; i++) {
         CHECK(lm_fastbox_put(s, &head, &seen, 7, &h, sizeof h, big, sizeof big, NULL, 0) == 0);
+        if (model % LM_SHM_FB_RING_BYTES + rec > LM_SHM_FB_RING_BYTES) {
+            model += LM_SHM_FB_RING_BYTES - model % LM_SHM_FB_RING_BYTES;
+            wraps++;
+        }
+        uint32_t last = model; /* where this record starts */
+        model += rec;
+        CHECK(head == model);
+        /* not handled yet: the ring is not drained, whatever `freed` said */
+        CHECK(!lm_fastbox_drained(s, head, last, seen));
         CHECK((e = lm_fastbox_peek(s, &tail)) != NULL && e->payload_len == sizeof big);
         lm_fastbox_consume(&tail, e);
+        /* handled: drained, seen from the record alone, before any give-back */
+        CHECK(lm_fastbox_drained(s, head, last, seen));
         lm_fastbox_give_back(s, tail);
     }
-    CHECK(head == 2 * LM_SHM_FB_RING_BYTES + rec && tail == head && head - start > 8 * rec);
+    CHECK(wraps > 0 && tail == head && head - start > 8 * rec);
+    CHECK(lm_fastbox_drained(s, head, head, head)); /* `freed` caught up */
     ring_laps(lm_fastbox_slot_at(a, 0, 1));
 }
 
