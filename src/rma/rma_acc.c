@@ -219,22 +219,29 @@ static void acc_issue_run(void *arg, int64_t disp, size_t size, uint64_t reps, i
  * under the accumulate lock, without the machinery of issued operations.
  * in: the origin data (NULL for MPI_NO_OP), compare: MPI_Compare_and_swap's
  * (at most CAS_HERE bytes), out: where the old contents go (NULL for
- * none). Returns an MPI error class. */
+ * none); one: a single element of an op apply_one takes (inline_op, or
+ * MPI_REPLACE and MPI_NO_OP). Returns an MPI error class. */
 #define CAS_HERE 32
-static int accumulate_here(lm_win *w, int rank, char *target, size_t bytes, int64_t op, int elem, const char *in,
-                           const char *compare, char *out)
+static inline int accumulate_here(lm_win *w, int rank, char *target, size_t bytes, int64_t op, int elem, const char *in,
+                                  const char *compare, char *out, int one)
 {
     char cas_in[2 * CAS_HERE];
-    acc_run r = {
-        .op = op, .elem = elem, .want_result = out != NULL, .size = bytes, .reps = 1, .stride = (int64_t)bytes};
     if (compare) {
         memcpy(cas_in, in, bytes);
         memcpy(cas_in + bytes, compare, bytes);
         in = cas_in;
     }
-    int locked = !lm_rma_holds_exclusive(w, rank);
+    int rc = MPI_SUCCESS, locked = !lm_rma_holds_exclusive(w, rank);
     if (locked) lm_rma_acc_lock(w, rank);
-    int rc = apply_run(&r, target, in, out);
+    if (one) {
+        /* one element of a counter or a flag: in line */
+        if (out) lm_copy(out, target, bytes);
+        if (in) apply_one((MPI_Op)op, lm_builtin_types[elem].kind, bytes, target, in);
+    } else {
+        acc_run r = {
+            .op = op, .elem = elem, .want_result = out != NULL, .size = bytes, .reps = 1, .stride = (int64_t)bytes};
+        rc = apply_run(&r, target, in, out);
+    }
     if (locked) lm_rma_acc_unlock(w, rank);
     return rc;
 }
@@ -270,18 +277,8 @@ static int accumulate_direct(const void *obuf, MPI_Count ocount, MPI_Datatype od
         return 0;
     char *target = lm_rma_direct_bytes(w, rank, disp, bytes);
     if (!target) return 0;
-    if (one) {
-        /* one element of a counter or a flag: in line */
-        int locked = !lm_rma_holds_exclusive(w, rank);
-        if (locked) lm_rma_acc_lock(w, rank);
-        if (result) lm_copy(rbuf, target, (size_t)bytes);
-        if (!no_op) apply_one(op, kind, (size_t)bytes, target, obuf);
-        if (locked) lm_rma_acc_unlock(w, rank);
-        *rc = MPI_SUCCESS;
-        return 1;
-    }
     *rc = accumulate_here(w, rank, target, (size_t)bytes, compare ? OP_CAS : (int64_t)op, elem, no_op ? NULL : obuf,
-                          compare, result ? rbuf : NULL);
+                          compare, result ? rbuf : NULL, one);
     return 1;
 }
 
@@ -340,7 +337,7 @@ static int accumulate(const char *fname, const void *obuf, MPI_Count ocount, MPI
         (no_op || lm_datatype_dense(a.ot)) && (!rt || lm_datatype_dense(rt)) && (!cas || a.bytes <= CAS_HERE)) {
         rc = accumulate_here(a.w, a.rank, a.t.mapped + a.lo, a.bytes, cas ? OP_CAS : (int64_t)op, elem,
                              no_op ? NULL : (const char *)obuf + a.ot->true_lb, compare,
-                             rt ? (char *)rbuf + rt->true_lb : NULL);
+                             rt ? (char *)rbuf + rt->true_lb : NULL, 0);
         if (rc) return lm_err_win(win, rc, fname, "the operation on rank %d failed", rank);
         return MPI_SUCCESS;
     }

@@ -297,26 +297,26 @@ static int put_get(int put, const char *fname, void *obuf, MPI_Count ocount, MPI
  * what put_get_here looks at (window, types, counts, rank, displacement,
  * epoch, bounds) those checks refuse only an origin buffer that is NULL or
  * MPI_IN_PLACE, so that is declined here too. */
+static inline int fast_put_get(int put, void *obuf, int ocount, MPI_Datatype odt, int rank, MPI_Aint disp, int tcount,
+                               MPI_Datatype tdt, MPI_Win win, int *rc)
+{
+    if (!obuf || obuf == MPI_IN_PLACE || !put_get_here(put, obuf, ocount, odt, rank, disp, tcount, tdt, win)) return 0;
+    *rc = MPI_SUCCESS;
+    return 1;
+}
+
 int fast_MPI_Put(const void *origin_addr, int origin_count, MPI_Datatype origin_datatype, int target_rank,
                  MPI_Aint target_disp, int target_count, MPI_Datatype target_datatype, MPI_Win win, int *rc)
 {
-    if (!origin_addr || origin_addr == MPI_IN_PLACE ||
-        !put_get_here(1, (void *)origin_addr, origin_count, origin_datatype, target_rank, target_disp, target_count,
-                      target_datatype, win))
-        return 0;
-    *rc = MPI_SUCCESS;
-    return 1;
+    return fast_put_get(1, (void *)origin_addr, origin_count, origin_datatype, target_rank, target_disp, target_count,
+                        target_datatype, win, rc);
 }
 
 int fast_MPI_Get(void *origin_addr, int origin_count, MPI_Datatype origin_datatype, int target_rank,
                  MPI_Aint target_disp, int target_count, MPI_Datatype target_datatype, MPI_Win win, int *rc)
 {
-    if (!origin_addr || origin_addr == MPI_IN_PLACE ||
-        !put_get_here(0, origin_addr, origin_count, origin_datatype, target_rank, target_disp, target_count,
-                      target_datatype, win))
-        return 0;
-    *rc = MPI_SUCCESS;
-    return 1;
+    return fast_put_get(0, origin_addr, origin_count, origin_datatype, target_rank, target_disp, target_count,
+                        target_datatype, win, rc);
 }
 
 int impl_MPI_Put(const void *origin_addr, int origin_count, MPI_Datatype origin_datatype, int target_rank,
