@@ -1,4 +1,5 @@
-/* mpirun / mpiexec: starts the ranks of a job on this node and owns the job
+/* mpirun / mpiexec: starts the ranks of a job on this node, or across hosts
+ * through a tree of launch agents (agent.c, agent_tree.h), and owns the job
  * until its end.
  *
  * One thread, one poll loop, no busy waiting: signals arrive through a
@@ -15,9 +16,12 @@
 #endif
 #include "boot/node_segment.h"
 #include "transport/shm_layout.h"
+#include "agent.h"
+#include "agent_tree.h"
 #include "find_program.h"
 #include "options.h"
 #include "output_forward.h"
+#include "rank_exit.h"
 #include "signal_names.h"
 #include "spawn.h"
 
@@ -48,11 +52,12 @@ enum cause {
     CAUSE_NO_FINALIZE,
     CAUSE_TIMEOUT,
     CAUSE_INTERRUPT,
-    CAUSE_LAUNCH
+    CAUSE_LAUNCH,
+    CAUSE_AGENT /* a launch agent failed or was lost: agent_message says how */
 };
 
 typedef struct rank_proc {
-    pid_t pid; /* 0 once reaped */
+    pid_t pid; /* 0 once reaped (across hosts: -1 while running, pid known at its end) */
     lm_outstream out, err;
 } rank_proc;
 
@@ -63,12 +68,18 @@ static struct job {
     rank_proc *ranks;
     int alive;
     pid_t pgid;
-    lm_node_segment *seg;
+    lm_node_segment *seg; /* one node: the job's segment (across hosts the agents hold them) */
     int seg_fd;
+    /* across hosts */
+    int multi;
+    lm_job_desc desc;
+    lm_subtree agents;
     /* first failure */
     enum cause cause;
     int cause_rank, cause_value, exit_status;
     pid_t cause_pid;
+    char abort_message[256];
+    char agent_message[512];
     double timeout_s; /* --timeout, 0 = none */
     double deadline;  /* when --timeout expires (monotonic) */
     /* teardown */
@@ -91,7 +102,8 @@ static double now_s(void)
 
 static void signal_job(int sig)
 {
-    if (J.pgid > 0) kill(-J.pgid, sig);
+    if (J.multi) lm_subtree_signal(&J.agents, sig);
+    else if (J.pgid > 0) kill(-J.pgid, sig);
 }
 
 static void begin_teardown(int first_signal)
@@ -125,38 +137,37 @@ static int abort_status(int errorcode)
     return errorcode > 255 ? 255 : errorcode;
 }
 
-/* The aborting rank writes the record before it exits, but a different rank
- * may be reaped first; wait briefly for the writer to finish. */
-static int abort_claimed(void)
-{
-    lm_abort_record *ar = &J.seg->abort_record;
-    int c = atomic_load_explicit(&ar->claimed, memory_order_acquire);
-    for (int i = 0; c == 1 && i < 200; i++) {
-        nanosleep(&(struct timespec){0, 1000000}, NULL);
-        c = atomic_load_explicit(&ar->claimed, memory_order_acquire);
-    }
-    return c;
-}
-
-static void rank_ended(int r, int status)
+/* Rank r ended as x says: the first abnormal end decides the job's fate. */
+static void rank_ended(int r, const lm_exit_wire *x)
 {
     if (J.tearing_down) return; /* what happens to ranks now is our doing */
-    int state = atomic_load(&lm_node_segment_rank(J.seg, r)->state);
-    int claimed = abort_claimed();
-    if (claimed) {
-        lm_abort_record *ar = &J.seg->abort_record;
-        int who = claimed == 2 ? ar->world_rank : r;
-        set_cause(CAUSE_ABORT, who, claimed == 2 ? ar->errorcode : 1, abort_status(claimed == 2 ? ar->errorcode : 1));
+    int status = x->wait_status;
+    if (x->abort_claimed) {
+        int complete = x->abort_claimed == 2;
+        int code = complete ? x->abort_code : 1;
+        if (complete) snprintf(J.abort_message, sizeof J.abort_message, "%s", x->abort_message);
+        set_cause(CAUSE_ABORT, complete ? x->abort_rank : r, code, abort_status(code));
     } else if (WIFSIGNALED(status)) {
         set_cause(CAUSE_SIGNAL, r, WTERMSIG(status), 128 + WTERMSIG(status));
     } else if (WIFEXITED(status) && WEXITSTATUS(status) != 0) {
         set_cause(CAUSE_EXIT, r, WEXITSTATUS(status), WEXITSTATUS(status));
-    } else if (state == LM_RANK_INITIALIZED) {
+    } else if (x->state == LM_RANK_INITIALIZED) {
         set_cause(CAUSE_NO_FINALIZE, r, 0, 1);
     } else {
         return; /* a normal end */
     }
     begin_teardown(SIGTERM);
+}
+
+static void rank_gone(int r)
+{
+    J.ranks[r].pid = 0;
+    J.alive--;
+    if (r == 0 && J.stdin_pipe >= 0) { /* nobody left to read it */
+        close(J.stdin_pipe);
+        J.stdin_pipe = -1;
+    }
+    if (r == 0) J.stdin_open = 0;
 }
 
 static void reap(void)
@@ -165,16 +176,16 @@ static void reap(void)
         int status;
         pid_t pid = waitpid(-1, &status, WNOHANG);
         if (pid <= 0) return;
+        if (J.multi) {
+            lm_subtree_reaped(&J.agents, pid, status);
+            continue;
+        }
         for (int r = 0; r < J.n; r++) {
             if (J.ranks[r].pid != pid) continue;
-            rank_ended(r, status);
-            J.ranks[r].pid = 0;
-            J.alive--;
-            if (r == 0 && J.stdin_pipe >= 0) { /* nobody left to read it */
-                close(J.stdin_pipe);
-                J.stdin_pipe = -1;
-                J.stdin_open = 0;
-            }
+            lm_exit_wire x;
+            lm_rank_exit_read(J.seg, r, pid, status, &x);
+            rank_ended(r, &x);
+            rank_gone(r);
             break;
         }
     }
@@ -225,6 +236,57 @@ static void pump_stdin(short revents_in, short revents_out)
     }
 }
 
+/* Across hosts rank 0's stdin travels as STDIN frames, one chunk in flight
+ * at a time (J.in_len is its size until the agent acknowledges it), so a
+ * rank that does not read cannot make anyone buffer without bound. */
+static void pump_stdin_remote(void)
+{
+    lm_child_agent *c = lm_subtree_toward(&J.agents, -1, 0, J.desc.fanout);
+    ssize_t r = read(0, J.inbuf, sizeof J.inbuf);
+    if (r > 0) {
+        J.in_len = (size_t)r;
+        if (c) lm_link_send(&c->link, LM_FRAME_STDIN, 0, -1, 0, J.inbuf, (size_t)r);
+    } else if (r == 0 || (errno != EINTR && errno != EAGAIN)) {
+        J.stdin_open = 0;
+        if (c) lm_link_send(&c->link, LM_FRAME_STDIN, 0, -1, 0, NULL, 0);
+    }
+}
+
+static void agent_failed(const char *why)
+{
+    if (J.cause == CAUSE_NONE) snprintf(J.agent_message, sizeof J.agent_message, "%s", why);
+    set_cause(CAUSE_AGENT, -1, 0, 1);
+    begin_teardown(SIGTERM);
+}
+
+static void from_agent(lm_child_agent *c, const lm_frame *f, const char *p)
+{
+    int r = f->rank;
+    int rank_ok = r >= 0 && r < J.n;
+    switch (f->type) {
+    case LM_FRAME_OUT:
+        if (rank_ok && (f->value == 1 || f->value == 2))
+            lm_out_feed(f->value == 1 ? &J.ranks[r].out : &J.ranks[r].err, p, f->len);
+        break;
+    case LM_FRAME_EXIT:
+        if (rank_ok && J.ranks[r].pid != 0 && f->len == sizeof(lm_exit_wire)) {
+            lm_exit_wire x;
+            memcpy(&x, p, sizeof x);
+            x.abort_message[sizeof x.abort_message - 1] = '\0';
+            J.ranks[r].pid = x.pid;
+            rank_ended(r, &x);
+            rank_gone(r);
+        }
+        break;
+    case LM_FRAME_STDIN_ACK: J.in_len = 0; break;
+    case LM_FRAME_FAIL: agent_failed(f->len && p[f->len - 1] == '\0' ? p : "a launch agent failed"); break;
+    case LM_FRAME_DONE:
+        if (f->node == c->node) c->done = 1;
+        break;
+    default: break;
+    }
+}
+
 static void report(void)
 {
     char pidbuf[32] = "";
@@ -232,8 +294,9 @@ static void report(void)
     switch (J.cause) {
     case CAUSE_NONE:
     case CAUSE_LAUNCH: break;
+    case CAUSE_AGENT: fprintf(stderr, "%s: %s\n", g_prog, J.agent_message); break;
     case CAUSE_ABORT: {
-        const char *msg = J.seg->abort_record.message;
+        const char *msg = J.abort_message;
         fprintf(stderr, "%s: rank %d called MPI_Abort with error code %d%s%s\n", g_prog, J.cause_rank, J.cause_value,
                 msg[0] ? ": " : "", msg);
         break;
@@ -295,16 +358,17 @@ static int nonblocking_pipe(int p[2])
     return 0;
 }
 
+/* Forward our stdin only if we have one, and not from a terminal we are in
+ * the background of: reading it would stop us (SIGTTIN) and with us the
+ * whole job. */
+static int have_stdin(void) { return fcntl(0, F_GETFD) >= 0 && !(isatty(0) && tcgetpgrp(0) != getpgrp()); }
+
 /* Start every rank. On failure the ranks already started are ended. */
 static int launch(const lm_options *o, const char *path, const char *job_id)
 {
     int devnull = open("/dev/null", O_RDONLY | O_CLOEXEC);
     int in_pipe[2] = {-1, -1};
-    /* Forward our stdin only if we have one, and not from a terminal we
-     * are in the background of: reading it would stop us (SIGTTIN) and with
-     * us the whole job. */
-    int have_stdin = fcntl(0, F_GETFD) >= 0 && !(isatty(0) && tcgetpgrp(0) != getpgrp());
-    if (have_stdin && pipe2(in_pipe, O_CLOEXEC) == 0) {
+    if (have_stdin() && pipe2(in_pipe, O_CLOEXEC) == 0) {
         fcntl(in_pipe[1], F_SETFL, O_NONBLOCK);
         J.stdin_pipe = in_pipe[1];
         J.stdin_open = 1;
@@ -358,6 +422,61 @@ static int launch(const lm_options *o, const char *path, const char *job_id)
     return rc;
 }
 
+/* Across hosts: start the agents of the top of the tree and give them the
+ * job; they start the rest. */
+static void launch_agents(const lm_options *o, const char *path, const char *job_id)
+{
+    static char cwd[PATH_MAX], exe[PATH_MAX];
+    ssize_t len = readlink("/proc/self/exe", exe, sizeof exe - 1);
+    if (len <= 0 || !getcwd(cwd, sizeof cwd)) {
+        agent_failed("cannot find mpirun's own path or the working directory");
+        return;
+    }
+    exe[len] = '\0';
+    const lm_hostlist *hl = &o->hosts;
+    lm_job_desc *d = &J.desc;
+    *d = (lm_job_desc){.job_id = job_id,
+                       .cwd = cwd,
+                       .path = path,
+                       .agent_exe = exe,
+                       .launch_agent = o->launch_agent ? o->launch_agent : LM_DEFAULT_LAUNCH_AGENT,
+                       .fanout = o->fanout ? o->fanout : LM_DEFAULT_FANOUT,
+                       .world_size = o->nranks,
+                       .reported_world_size = o->reported_world_size,
+                       .ranks_per_node = hl->h[0].nranks,
+                       .nhosts = hl->n};
+    int slots = lm_hosts_total_slots(hl);
+    d->universe_size = o->universe_size ? o->universe_size
+                                        : (slots > o->reported_world_size ? slots : o->reported_world_size);
+    d->host_names = calloc((size_t)hl->n, sizeof *d->host_names);
+    d->host_nranks = calloc((size_t)hl->n, sizeof *d->host_nranks);
+    for (d->argc = 0; o->argv[d->argc]; d->argc++) continue;
+    d->argv = (const char **)o->argv;
+    d->nenv = o->nenv;
+    d->env = (const char **)o->env;
+    if (!d->host_names || !d->host_nranks) {
+        agent_failed("out of memory");
+        return;
+    }
+    for (int i = 0; i < hl->n; i++) {
+        d->host_names[i] = hl->h[i].name;
+        d->host_nranks[i] = hl->h[i].nranks;
+    }
+    for (int r = 0; r < J.n; r++) {
+        J.ranks[r].pid = -1;
+        lm_out_init(&J.ranks[r].out, -1, 1, r);
+        lm_out_init(&J.ranks[r].err, -1, 2, r);
+    }
+    J.alive = J.n;
+    J.stdin_open = have_stdin();
+    lm_wbuf job = {0};
+    lm_job_encode(d, &job);
+    char why[512];
+    if (job.failed) agent_failed("out of memory");
+    else if (lm_subtree_start(&J.agents, d, job.p, job.len, -1, why, sizeof why) != 0) agent_failed(why);
+    free(job.p);
+}
+
 static int poll_timeout_ms(void)
 {
     double next = -1, t = now_s();
@@ -368,11 +487,13 @@ static int poll_timeout_ms(void)
     return ms <= 0 ? 0 : (int)(ms + 1);
 }
 
+static int job_running(void) { return J.multi ? !lm_subtree_done(&J.agents) : J.alive > 0; }
+
 static void run(const lm_options *o, int sfd)
 {
-    int nfds_max = 2 + 2 * J.n + 1;
+    int nfds_max = 3 + 2 * J.n + 2 * J.agents.n + 1;
     struct pollfd *pfd = calloc((size_t)nfds_max, sizeof *pfd);
-    lm_outstream **who = calloc((size_t)nfds_max, sizeof *who);
+    void **who = calloc((size_t)nfds_max, sizeof *who);
     if (!pfd || !who) {
         fprintf(stderr, "%s: out of memory\n", g_prog);
         set_cause(CAUSE_LAUNCH, -1, 0, 1);
@@ -382,7 +503,7 @@ static void run(const lm_options *o, int sfd)
     J.timeout_s = o->timeout_s;
     if (J.timeout_s > 0) J.deadline = now_s() + J.timeout_s;
 
-    while (J.alive > 0 && pfd) {
+    while (job_running() && pfd) {
         int n = 0, in_idx = -1, pipe_idx = -1;
         pfd[n++] = (struct pollfd){.fd = sfd, .events = POLLIN};
         if (J.stdin_open && J.in_len == 0) {
@@ -402,12 +523,37 @@ static void run(const lm_options *o, int sfd)
                     pfd[n++] = (struct pollfd){.fd = s[k]->fd, .events = POLLIN};
                 }
         }
+        int first_agent = n;
+        for (int k = 0; k < J.agents.n; k++) {
+            lm_child_agent *c = &J.agents.kids[k];
+            if (c->link.rfd < 0) continue;
+            who[n] = c;
+            pfd[n++] = (struct pollfd){
+                .fd = c->link.rfd, .events = (short)(POLLIN | (lm_link_queued(&c->link) ? POLLOUT : 0))};
+        }
         int rc = poll(pfd, (nfds_t)n, poll_timeout_ms());
         if (rc < 0 && errno != EINTR) break;
         if (rc > 0) {
-            for (int i = first_out; i < n; i++)
+            for (int i = first_out; i < first_agent; i++)
                 if (pfd[i].revents) lm_out_pump(who[i]);
-            if ((in_idx >= 0 && pfd[in_idx].revents) || (pipe_idx >= 0 && pfd[pipe_idx].revents))
+            for (int i = first_agent; i < n; i++) {
+                lm_child_agent *c = who[i];
+                if (!pfd[i].revents) continue;
+                if (pfd[i].revents & POLLOUT) lm_link_flush(&c->link);
+                int eof = lm_link_read(&c->link) != 0;
+                lm_frame f;
+                const char *p;
+                while (lm_link_next(&c->link, &f, &p)) from_agent(c, &f, p);
+                if (eof && !c->done) { /* the agent, or the link to it, is gone */
+                    char why[512];
+                    lm_subtree_lost(c, &J.desc, why, sizeof why);
+                    agent_failed(why);
+                } else if (eof) {
+                    lm_link_close(&c->link);
+                }
+            }
+            if (J.multi && in_idx >= 0 && pfd[in_idx].revents) pump_stdin_remote();
+            else if ((in_idx >= 0 && pfd[in_idx].revents) || (pipe_idx >= 0 && pfd[pipe_idx].revents))
                 pump_stdin(in_idx >= 0 ? pfd[in_idx].revents : 0, pipe_idx >= 0 ? pfd[pipe_idx].revents : 0);
             if (pfd[0].revents & POLLIN) {
                 struct signalfd_siginfo si;
@@ -434,6 +580,13 @@ static void run(const lm_options *o, int sfd)
  * it without waiting for writers that might have outlived the ranks. */
 static void drain_output(void)
 {
+    if (J.multi) { /* the agents drained the pipes; end what a lost agent left unfinished */
+        for (int r = 0; r < J.n; r++) {
+            lm_out_feed(&J.ranks[r].out, NULL, 0);
+            lm_out_feed(&J.ranks[r].err, NULL, 0);
+        }
+        return;
+    }
     for (int r = 0; r < J.n; r++) {
         lm_outstream *s[2] = {&J.ranks[r].out, &J.ranks[r].err};
         for (int k = 0; k < 2; k++)
@@ -450,6 +603,22 @@ static void drain_output(void)
     }
 }
 
+/* The agents' launch commands end after their DONE (or were lost): give
+ * them a moment, then end whatever of them is left. */
+static void end_agents(void)
+{
+    for (int i = 0; i < 1000; i++) {
+        reap();
+        int left = 0;
+        for (int k = 0; k < J.agents.n; k++) left += J.agents.kids[k].pid > 0;
+        if (!left) return;
+        nanosleep(&(struct timespec){0, 1000000}, NULL);
+    }
+    lm_subtree_kill(&J.agents);
+    for (int k = 0; k < J.agents.n; k++)
+        if (J.agents.kids[k].pid > 0) waitpid(J.agents.kids[k].pid, NULL, 0);
+}
+
 static const char *base_name(const char *p)
 {
     const char *s = strrchr(p, '/');
@@ -458,6 +627,7 @@ static const char *base_name(const char *p)
 
 int main(int argc, char **argv)
 {
+    if (argc == 2 && strcmp(argv[1], "--lm-agent") == 0) return lm_agent_main();
     g_prog = base_name(argv[0]);
     lm_options o;
     int prc = lm_options_parse(g_prog, argc, argv, &o);
@@ -496,31 +666,43 @@ int main(int argc, char **argv)
     struct timespec ts;
     clock_gettime(CLOCK_REALTIME, &ts);
     snprintf(job_id, sizeof job_id, "%lx-%d", (unsigned long)ts.tv_sec, (int)getpid());
-    lm_layout layout = {.world_size = o.nranks,
-                        .reported_world_size = o.reported_world_size,
-                        .node_count = 1,
-                        .node_id = 0,
-                        .local_size = o.nranks,
-                        .kind = LM_LAYOUT_BLOCK,
-                        .ranks_per_node = o.nranks,
-                        .appnum = 0,
-                        .universe_size = universe_size(&o),
-                        .node_cpus = node_cpus()};
-    lm_node_segment_set_transport_area(lm_shm_area_size, lm_shm_area_format);
-    J.seg_fd = lm_node_segment_create(job_id, &layout, &J.seg);
-    if (J.seg_fd < 0) {
-        fprintf(stderr, "%s: cannot create the node segment: %s\n", g_prog, strerror(errno));
-        return 1;
+    if (o.hosts.n) {
+        J.multi = 1;
+        launch_agents(&o, path, job_id);
+        run(&o, sfd);
+        end_agents();
+        drain_output();
+    } else {
+        lm_layout layout = {.world_size = o.nranks,
+                            .reported_world_size = o.reported_world_size,
+                            .node_count = 1,
+                            .node_id = 0,
+                            .local_size = o.nranks,
+                            .kind = LM_LAYOUT_BLOCK,
+                            .ranks_per_node = o.nranks,
+                            .appnum = 0,
+                            .universe_size = universe_size(&o),
+                            .node_cpus = node_cpus()};
+        lm_node_segment_set_transport_area(lm_shm_area_size, lm_shm_area_format);
+        J.seg_fd = lm_node_segment_create(job_id, &layout, &J.seg);
+        if (J.seg_fd < 0) {
+            fprintf(stderr, "%s: cannot create the node segment: %s\n", g_prog, strerror(errno));
+            return 1;
+        }
+        launch(&o, path, job_id);
+        run(&o, sfd);
+        drain_output();
+        /* Processes the ranks left behind in the job's group go with the job. */
+        if (J.pgid > 0 && kill(-J.pgid, 0) == 0) kill(-J.pgid, SIGKILL);
     }
-
-    launch(&o, path, job_id);
-    run(&o, sfd);
-    drain_output();
-    /* Processes the ranks left behind in the job's group go with the job. */
-    if (J.pgid > 0 && kill(-J.pgid, 0) == 0) kill(-J.pgid, SIGKILL);
     report();
-    lm_node_segment_detach(J.seg);
-    close(J.seg_fd);
+    if (J.seg) {
+        lm_node_segment_detach(J.seg);
+        close(J.seg_fd);
+    }
+    lm_subtree_free(&J.agents);
+    free(J.desc.host_names);
+    free(J.desc.host_nranks);
     lm_options_free(&o);
     free(J.ranks);
     return J.cause == CAUSE_NONE ? 0 : J.exit_status;

@@ -18,13 +18,23 @@ static void usage(const char *prog, FILE *f)
 {
     fprintf(f,
             "Usage: %s [options] program [arguments...]\n"
-            "Start an MPI job of N ranks on this node.\n\n"
+            "Start an MPI job of N ranks on this node, or across hosts.\n\n"
             "Options:\n"
             "  -n, -np N                 number of ranks (default 1)\n"
             "  -x VAR[=value]            export VAR (from this environment, or set to value)\n"
             "  --env VAR=value           set VAR in every rank (also: --env VAR value,\n"
             "                            -env/-genv VAR value)\n"
-            "  --oversubscribe           accepted for compatibility; always allowed\n"
+            "  --oversubscribe           on one node: always allowed; across hosts: more\n"
+            "                            ranks than slots, spread evenly\n"
+            "  --host H[:N][,H[:N]...]   run on these hosts with N slots each (default 1);\n"
+            "                            also -H, -host; ranks fill the slots in order\n"
+            "  --hostfile F              hosts from F, one per line: 'name slots=N' or\n"
+            "                            'name:N' (also -hostfile, --machinefile, -f)\n"
+            "  --launch-agent TEMPLATE   command that runs a command on host {host}\n"
+            "                            (default: ssh -x -o BatchMode=yes -o\n"
+            "                            ConnectTimeout=5 {host}); the host itself runs\n"
+            "                            without it\n"
+            "  --launch-fanout K         each launch agent starts at most K others (32)\n"
             "  --tag-output              prefix each output line with [1,RANK]<stdout>: or\n"
             "                            [1,RANK]<stderr>:\n"
             "  --timeout SECONDS         end the job (exit status 124) if it runs longer\n"
@@ -138,6 +148,7 @@ int lm_options_parse(const char *prog, int argc, char **argv, lm_options *o)
             const char *v = NEXT_VALUE();
             NEED(v);
             if (parse_count(prog, opt, v, &o->nranks)) goto error;
+            o->nranks_given = 1;
         } else if (is(opt, "--simulate-world-size", NULL)) {
             const char *v = NEXT_VALUE();
             NEED(v);
@@ -160,7 +171,28 @@ int lm_options_parse(const char *prog, int argc, char **argv, lm_options *o)
         } else if (is(opt, "--tag-output", "-tag-output")) {
             o->tag_output = 1;
         } else if (is(opt, "--oversubscribe", "-oversubscribe")) {
-            /* One node, any number of ranks: nothing to allow. */
+            o->oversubscribe = 1;
+        } else if (is(opt, "--host", "-host") || is(opt, "-H", "--hosts")) {
+            const char *v = NEXT_VALUE();
+            NEED(v);
+            if (lm_hosts_parse_list(prog, v, &o->hosts)) goto error;
+        } else if (is(opt, "--hostfile", "-hostfile") || is(opt, "--machinefile", "-machinefile") ||
+                   is(opt, "-f", NULL)) {
+            const char *v = NEXT_VALUE();
+            NEED(v);
+            if (lm_hosts_parse_file(prog, v, &o->hosts)) goto error;
+        } else if (is(opt, "--launch-agent", "-launch-agent")) {
+            const char *v = NEXT_VALUE();
+            NEED(v);
+            if (!*v) {
+                fprintf(stderr, "%s: %s needs a command\n", prog, opt);
+                goto error;
+            }
+            o->launch_agent = v;
+        } else if (is(opt, "--launch-fanout", NULL)) {
+            const char *v = NEXT_VALUE();
+            NEED(v);
+            if (parse_count(prog, opt, v, &o->fanout)) goto error;
         } else if (is(opt, "-x", NULL)) {
             const char *v = NEXT_VALUE();
             NEED(v);
@@ -199,6 +231,12 @@ int lm_options_parse(const char *prog, int argc, char **argv, lm_options *o)
         fprintf(stderr, "%s: no program given (see %s --help)\n", prog, prog);
         goto error;
     }
+    if (o->hosts.n) {
+        int rpn;
+        int n = o->nranks_given ? o->nranks : 0;
+        if (lm_hosts_place(prog, &o->hosts, &n, o->oversubscribe, &rpn)) goto error;
+        o->nranks = n;
+    }
     if (o->reported_world_size && o->reported_world_size < o->nranks) {
         fprintf(stderr, "%s: --simulate-world-size (%d) must be at least the number of ranks (%d)\n", prog,
                 o->reported_world_size, o->nranks);
@@ -219,6 +257,7 @@ error:
 
 void lm_options_free(lm_options *o)
 {
+    lm_hosts_free(&o->hosts);
     for (int k = 0; k < o->nenv; k++) free(o->env[k]);
     free(o->env);
     o->env = NULL;

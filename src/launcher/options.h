@@ -1,12 +1,18 @@
 /* mpirun's command line. */
 #ifndef LM_LAUNCHER_OPTIONS_H
 #define LM_LAUNCHER_OPTIONS_H
+#include "hosts.h"
 
 typedef struct lm_options {
-    int nranks;              /* -n/-np; 1 when absent */
+    int nranks;              /* -n/-np; 1 when absent (with hosts: one per slot) */
+    int nranks_given;
     int reported_world_size; /* --simulate-world-size; 0 = nranks */
     int universe_size;       /* --universe-size; 0 = the CPUs mpirun may use (at least the world) */
     int tag_output;          /* --tag-output */
+    int oversubscribe;       /* --oversubscribe: more ranks than the hosts' slots */
+    lm_hostlist hosts;       /* --host, --hostfile: empty = this node only */
+    const char *launch_agent; /* --launch-agent template; NULL = ssh */
+    int fanout;               /* --launch-fanout: agents each agent starts */
     double timeout_s;        /* --timeout; 0 = none */
     int nenv;                /* -x / --env settings, each "VAR=value" */
     char **env;

@@ -126,14 +126,50 @@ static void hold(lm_outstream *s, const char *p, size_t n)
     s->partial_len += n;
 }
 
-static void close_stream(lm_outstream *s)
+static void end_stream(lm_outstream *s)
 {
     if (s->partial_len) emit(s, s->partial, s->partial_len, 1);
     free(s->partial);
     s->partial = NULL;
     s->partial_len = 0;
-    close(s->fd);
-    s->fd = -1;
+}
+
+/* Forward the whole lines of chunk[0..r) and hold the rest. */
+static void feed(lm_outstream *s, const char *chunk, size_t r)
+{
+    const char *last_nl = memrchr(chunk, '\n', r);
+    if (!last_nl) {
+        hold(s, chunk, r);
+        return;
+    }
+    size_t whole = (size_t)(last_nl - chunk) + 1;
+    if (s->partial_len) {
+        /* Finish the held line first, in the same staged write. */
+        const char *nl = memchr(chunk, '\n', whole);
+        size_t first = (size_t)(nl - chunk) + 1;
+        if (s->partial_len + first <= LINE_MAX_HELD) {
+            memcpy(s->partial + s->partial_len, chunk, first);
+            emit(s, s->partial, s->partial_len + first, 0);
+        } else {
+            emit(s, s->partial, s->partial_len, 1);
+            emit(s, chunk, first, 0);
+        }
+        s->partial_len = 0;
+        emit(s, chunk + first, whole - first, 0);
+    } else {
+        emit(s, chunk, whole, 0);
+    }
+    if (r > whole) hold(s, chunk + whole, r - whole);
+}
+
+void lm_out_feed(lm_outstream *s, const char *data, size_t len)
+{
+    if (len) {
+        feed(s, data, len);
+    } else {
+        end_stream(s);
+    }
+    stage_flush();
 }
 
 int lm_out_pump(lm_outstream *s)
@@ -147,33 +183,13 @@ int lm_out_pump(lm_outstream *s)
         if (r < 0 && errno == EINTR) continue;
         if (r < 0 && errno == EAGAIN) break;
         if (r <= 0) {
-            close_stream(s);
+            end_stream(s);
+            close(s->fd);
+            s->fd = -1;
             stage_flush();
             return 0;
         }
-        char *last_nl = memrchr(chunk, '\n', (size_t)r);
-        if (!last_nl) {
-            hold(s, chunk, (size_t)r);
-            continue;
-        }
-        size_t whole = (size_t)(last_nl - chunk) + 1;
-        if (s->partial_len) {
-            /* Finish the held line first, in the same staged write. */
-            char *nl = memchr(chunk, '\n', whole);
-            size_t first = (size_t)(nl - chunk) + 1;
-            if (s->partial_len + first <= LINE_MAX_HELD) {
-                memcpy(s->partial + s->partial_len, chunk, first);
-                emit(s, s->partial, s->partial_len + first, 0);
-            } else {
-                emit(s, s->partial, s->partial_len, 1);
-                emit(s, chunk, first, 0);
-            }
-            s->partial_len = 0;
-            emit(s, chunk + first, whole - first, 0);
-        } else {
-            emit(s, chunk, whole, 0);
-        }
-        if ((size_t)r > whole) hold(s, chunk + whole, (size_t)r - whole);
+        feed(s, chunk, (size_t)r);
     }
     stage_flush();
     return 1;

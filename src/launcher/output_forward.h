@@ -25,5 +25,8 @@ void lm_out_set_tagging(int on);
  * (or a read error) the pending partial line is written and the fd closed.
  * Returns 1 while the stream is open, 0 once closed. */
 int lm_out_pump(lm_outstream *s);
+/* The same for a stream whose bytes arrive by other means (a rank on
+ * another host, through its launch agent): len = 0 is the end of stream. */
+void lm_out_feed(lm_outstream *s, const char *data, size_t len);
 
 #endif

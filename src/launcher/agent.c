@@ -1,0 +1,497 @@
+/* The launch agent: mpirun started on a host of a job across nodes
+ * (`mpirun --lm-agent`, by the launch template), with its control channel on
+ * stdin/stdout. It reads the job, starts the agents of its subtree, creates
+ * its node's segment (layout, rank blocks, key-value store, shm area),
+ * starts its local ranks, and then only relays: rank output and exits up,
+ * signals and stdin down, its children's frames both ways.
+ *
+ * It owns nothing that outlives it: the ranks die with it (parent-death
+ * signal), the segment is a memfd, and when its parent goes away (mpirun
+ * ended, or a link of the tree broke) it kills its ranks and exits, which
+ * its own children see as the end of their channel in turn. */
+#ifndef _GNU_SOURCE
+#define _GNU_SOURCE /* pipe2 */
+#endif
+#include "agent.h"
+#include "agent_link.h"
+#include "agent_tree.h"
+#include "boot/node_segment.h"
+#include "rank_exit.h"
+#include "spawn.h"
+#include "transport/shm_layout.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <poll.h>
+#include <sched.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/signalfd.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#define OUT_CHUNK (64 * 1024)
+#define UP_QUEUE_MAX (1u << 20) /* stop reading rank output while this much waits to go up */
+#define FLUSH_WAIT_MS 5000      /* at exit: how long the last frames may take to leave */
+
+typedef struct local_rank {
+    pid_t pid; /* 0 once reaped */
+    int world_rank;
+    int fd[3]; /* [1] stdout, [2] stderr read ends; -1 once closed */
+} local_rank;
+
+static struct agent {
+    int node;
+    lm_job_desc d;
+    char *job;
+    size_t job_len;
+    lm_link up;
+    lm_node_segment *seg;
+    int seg_fd;
+    int nlocal, alive;
+    local_rank *ranks;
+    pid_t pgid;
+    lm_subtree kids;
+    int stdin_fd; /* towards local rank 0 (world rank 0), or -1 */
+    char *in_buf;
+    size_t in_len, in_off;
+    int in_eof; /* STDIN end of file received: close once the buffer is written */
+} A = {.seg_fd = -1, .stdin_fd = -1};
+
+static const char *my_host(void) { return A.d.host_names ? A.d.host_names[A.node] : "?"; }
+
+static void fail_up(const char *fmt, ...)
+{
+    char msg[512];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(msg, sizeof msg, fmt, ap);
+    va_end(ap);
+    lm_link_send(&A.up, LM_FRAME_FAIL, A.node, -1, 0, msg, strlen(msg) + 1);
+}
+
+/* Give queued frames to the parent, waiting up to FLUSH_WAIT_MS. */
+static void flush_up(void)
+{
+    for (int waited = 0; lm_link_queued(&A.up) && A.up.wfd >= 0 && waited < FLUSH_WAIT_MS; waited += 10) {
+        if (lm_link_flush(&A.up) != 0) break;
+        struct pollfd p = {.fd = A.up.wfd, .events = POLLOUT};
+        poll(&p, 1, 10);
+    }
+}
+
+/* Everything below us dies now (the ranks also by their parent-death
+ * signal, the subtrees when their channel ends). */
+static void kill_all(void)
+{
+    if (A.pgid > 0) kill(-A.pgid, SIGKILL);
+    lm_subtree_kill(&A.kids);
+}
+
+static void signal_all(int sig)
+{
+    if (A.pgid > 0) kill(-A.pgid, sig);
+    lm_subtree_signal(&A.kids, sig);
+}
+
+static void stdin_write(void)
+{
+    while (A.stdin_fd >= 0 && A.in_off < A.in_len) {
+        ssize_t w = write(A.stdin_fd, A.in_buf + A.in_off, A.in_len - A.in_off);
+        if (w > 0) {
+            A.in_off += (size_t)w;
+        } else if (w < 0 && (errno == EAGAIN || errno == EINTR)) {
+            return;
+        } else { /* rank 0 closed its stdin: drop the rest */
+            close(A.stdin_fd);
+            A.stdin_fd = -1;
+        }
+    }
+    if (A.in_len) { /* all of it written (or dropped): ask for more */
+        A.in_len = A.in_off = 0;
+        lm_link_send(&A.up, LM_FRAME_STDIN_ACK, A.node, -1, 0, NULL, 0);
+    }
+    if (A.in_eof && A.stdin_fd >= 0) {
+        close(A.stdin_fd);
+        A.stdin_fd = -1;
+    }
+}
+
+static void from_parent(const lm_frame *f, const char *payload)
+{
+    if (f->type == LM_FRAME_SIGNAL) {
+        signal_all(f->value);
+    } else if (f->type == LM_FRAME_STDIN && f->node != A.node) {
+        lm_child_agent *c = lm_subtree_toward(&A.kids, A.node, f->node, A.d.fanout);
+        if (c) lm_link_send(&c->link, f->type, f->node, f->rank, f->value, payload, f->len);
+    } else if (f->type == LM_FRAME_STDIN) {
+        if (f->len == 0) {
+            A.in_eof = 1;
+        } else {
+            char *b = realloc(A.in_buf, f->len);
+            if (!b) return;
+            A.in_buf = b;
+            memcpy(b, payload, f->len);
+            A.in_len = f->len;
+            A.in_off = 0;
+        }
+        stdin_write();
+    }
+}
+
+static void from_child(lm_child_agent *c, const lm_frame *f, const char *payload)
+{
+    if (f->type == LM_FRAME_DONE && f->node == c->node) {
+        c->done = 1;
+        return;
+    }
+    lm_link_send(&A.up, f->type, f->node, f->rank, f->value, payload, f->len);
+}
+
+static void reap(void)
+{
+    for (;;) {
+        int st;
+        pid_t pid = waitpid(-1, &st, WNOHANG);
+        if (pid <= 0) return;
+        for (int i = 0; i < A.nlocal; i++)
+            if (A.ranks[i].pid == pid) {
+                lm_exit_wire x;
+                lm_rank_exit_read(A.seg, i, pid, st, &x);
+                lm_link_send(&A.up, LM_FRAME_EXIT, A.node, A.ranks[i].world_rank, 0, &x, sizeof x);
+                A.ranks[i].pid = 0;
+                A.alive--;
+                if (A.ranks[i].world_rank == 0 && A.stdin_fd >= 0) {
+                    close(A.stdin_fd);
+                    A.stdin_fd = -1;
+                }
+            }
+        lm_subtree_reaped(&A.kids, pid, st);
+    }
+}
+
+/* Forward what one rank stream holds now; an empty OUT frame is its end. */
+static void pump_output(local_rank *r, int stream)
+{
+    static char chunk[OUT_CHUNK];
+    for (int round = 0; round < 4 && r->fd[stream] >= 0; round++) {
+        ssize_t n = read(r->fd[stream], chunk, sizeof chunk);
+        if (n < 0 && errno == EINTR) continue;
+        if (n < 0 && errno == EAGAIN) return;
+        if (n <= 0) {
+            close(r->fd[stream]);
+            r->fd[stream] = -1;
+            n = 0;
+        }
+        lm_link_send(&A.up, LM_FRAME_OUT, A.node, r->world_rank, stream, chunk, (size_t)n);
+    }
+}
+
+static int nonblocking_pipe(int p[2])
+{
+    if (pipe2(p, O_CLOEXEC) != 0) return -1;
+    fcntl(p[0], F_SETFL, O_NONBLOCK);
+    return 0;
+}
+
+static int node_cpus(void)
+{
+    cpu_set_t set;
+    return sched_getaffinity(0, sizeof set, &set) == 0 ? CPU_COUNT(&set) : 0;
+}
+
+static int start_ranks(void)
+{
+    lm_layout layout = {.world_size = A.d.world_size,
+                        .reported_world_size = A.d.reported_world_size,
+                        .node_count = A.d.nhosts,
+                        .node_id = A.node,
+                        .local_size = A.d.host_nranks[A.node],
+                        .kind = LM_LAYOUT_BLOCK,
+                        .ranks_per_node = A.d.ranks_per_node,
+                        .appnum = 0,
+                        .universe_size = A.d.universe_size,
+                        .node_cpus = node_cpus()};
+    lm_node_segment_set_transport_area(lm_shm_area_size, lm_shm_area_format);
+    A.seg_fd = lm_node_segment_create(A.d.job_id, &layout, &A.seg);
+    if (A.seg_fd < 0) {
+        fail_up("host %s: cannot create the node segment: %s", my_host(), strerror(errno));
+        return -1;
+    }
+    A.nlocal = layout.local_size;
+    A.ranks = calloc((size_t)A.nlocal, sizeof *A.ranks);
+    int devnull = open("/dev/null", O_RDONLY | O_CLOEXEC);
+    if (!A.ranks || devnull < 0) {
+        fail_up("host %s: out of resources starting %d ranks", my_host(), A.nlocal);
+        return -1;
+    }
+    lm_spawn_job sj = {.path = A.d.path,
+                       .argv = (char **)A.d.argv,
+                       .env = (char **)A.d.env,
+                       .nenv = A.d.nenv,
+                       .segment_fd = A.seg_fd,
+                       .job_id = A.d.job_id,
+                       .world_size = A.d.world_size,
+                       .local_size = A.nlocal,
+                       .pgid = 0};
+    int rc = 0;
+    for (int i = 0; i < A.nlocal && rc == 0; i++) {
+        local_rank *r = &A.ranks[i];
+        r->world_rank = lm_layout_world_rank_of(&layout, A.node, i);
+        r->fd[1] = r->fd[2] = -1;
+        int out[2], err[2], in[2] = {-1, -1};
+        if (nonblocking_pipe(out) != 0) {
+            rc = -1;
+            break;
+        }
+        if (nonblocking_pipe(err) != 0) {
+            close(out[0]);
+            close(out[1]);
+            rc = -1;
+            break;
+        }
+        if (r->world_rank == 0 && pipe2(in, O_CLOEXEC) == 0) {
+            fcntl(in[1], F_SETFL, O_NONBLOCK);
+            A.stdin_fd = in[1];
+        }
+        pid_t pid = lm_spawn_rank(&sj, r->world_rank, i, in[0] >= 0 ? in[0] : devnull, out[1], err[1]);
+        int saved = errno;
+        close(out[1]);
+        close(err[1]);
+        if (in[0] >= 0) close(in[0]);
+        r->fd[1] = out[0];
+        r->fd[2] = err[0];
+        if (pid < 0) {
+            errno = saved;
+            rc = -1;
+            break;
+        }
+        r->pid = pid;
+        A.alive++;
+        A.pgid = sj.pgid;
+    }
+    close(devnull);
+    if (rc != 0) fail_up("host %s: cannot start its ranks: %s", my_host(), strerror(errno));
+    return rc;
+}
+
+static int start_children(void)
+{
+    char why[512];
+    if (lm_subtree_start(&A.kids, &A.d, A.job, A.job_len, A.node, why, sizeof why) == 0) return 0;
+    fail_up("%s", why);
+    return -1;
+}
+
+/* The first frame from the parent is the job; nothing else may come first. */
+static int read_job(void)
+{
+    for (;;) {
+        lm_frame f;
+        const char *payload;
+        if (lm_link_next(&A.up, &f, &payload)) {
+            if (f.type != LM_FRAME_JOB) return -1;
+            A.node = f.node;
+            A.job = malloc(f.len ? f.len : 1);
+            if (!A.job) return -1;
+            memcpy(A.job, payload, f.len);
+            A.job_len = f.len;
+            if (lm_job_decode(A.job, A.job_len, &A.d) != 0) return -1;
+            return A.node >= 0 && A.node < A.d.nhosts ? 0 : -1;
+        }
+        struct pollfd p = {.fd = A.up.rfd, .events = POLLIN};
+        if (poll(&p, 1, -1) < 0 && errno != EINTR) return -1;
+        if (lm_link_read(&A.up) != 0) return -1;
+    }
+}
+
+static int everything_ended(void)
+{
+    if (A.alive) return 0;
+    for (int i = 0; i < A.nlocal; i++)
+        if (A.ranks[i].fd[1] >= 0 || A.ranks[i].fd[2] >= 0) return 0;
+    return lm_subtree_done(&A.kids);
+}
+
+/* Ranks are gone; what they wrote is in the pipes. Read it without waiting
+ * for writers that outlived them (their own children). */
+static void drain_output(void)
+{
+    for (int i = 0; i < A.nlocal; i++)
+        for (int s = 1; s <= 2; s++) {
+            local_rank *r = &A.ranks[i];
+            struct pollfd p = {.fd = r->fd[s], .events = POLLIN};
+            while (r->fd[s] >= 0 && poll(&p, 1, 0) > 0) pump_output(r, s);
+            if (r->fd[s] >= 0) {
+                close(r->fd[s]);
+                r->fd[s] = -1;
+                lm_link_send(&A.up, LM_FRAME_OUT, A.node, r->world_rank, s, NULL, 0);
+            }
+        }
+}
+
+static void run(int sfd)
+{
+    int cap = 3 + 2 * A.kids.n + 2 * A.nlocal + 1;
+    struct pollfd *pfd = calloc((size_t)cap, sizeof *pfd);
+    void **who = calloc((size_t)cap, sizeof *who);
+    int *kind = calloc((size_t)cap, sizeof *kind);
+    if (!pfd || !who || !kind) {
+        fail_up("host %s: out of memory", my_host());
+        kill_all();
+        return;
+    }
+    enum { K_SIG, K_UP_IN, K_UP_OUT, K_KID_IN, K_KID_OUT, K_RANK_OUT, K_RANK_ERR, K_STDIN };
+    for (;;) {
+        if (A.alive == 0) drain_output();
+        if (everything_ended()) break;
+        int n = 0;
+        pfd[n] = (struct pollfd){.fd = sfd, .events = POLLIN};
+        kind[n++] = K_SIG;
+        pfd[n] = (struct pollfd){.fd = A.up.rfd, .events = POLLIN};
+        kind[n++] = K_UP_IN;
+        if (lm_link_queued(&A.up)) {
+            pfd[n] = (struct pollfd){.fd = A.up.wfd, .events = POLLOUT};
+            kind[n++] = K_UP_OUT;
+        }
+        for (int k = 0; k < A.kids.n; k++) {
+            lm_child_agent *c = &A.kids.kids[k];
+            if (c->link.rfd >= 0) {
+                pfd[n] = (struct pollfd){.fd = c->link.rfd, .events = POLLIN};
+                who[n] = c;
+                kind[n++] = K_KID_IN;
+            }
+            if (lm_link_queued(&c->link)) {
+                pfd[n] = (struct pollfd){.fd = c->link.wfd, .events = POLLOUT};
+                who[n] = c;
+                kind[n++] = K_KID_OUT;
+            }
+        }
+        if (lm_link_queued(&A.up) < UP_QUEUE_MAX)
+            for (int i = 0; i < A.nlocal; i++)
+                for (int s = 1; s <= 2; s++)
+                    if (A.ranks[i].fd[s] >= 0) {
+                        pfd[n] = (struct pollfd){.fd = A.ranks[i].fd[s], .events = POLLIN};
+                        who[n] = &A.ranks[i];
+                        kind[n++] = s == 1 ? K_RANK_OUT : K_RANK_ERR;
+                    }
+        if (A.stdin_fd >= 0 && A.in_off < A.in_len) {
+            pfd[n] = (struct pollfd){.fd = A.stdin_fd, .events = POLLOUT};
+            kind[n++] = K_STDIN;
+        }
+        if (poll(pfd, (nfds_t)n, -1) < 0 && errno != EINTR) break;
+        for (int i = 0; i < n; i++) {
+            if (!pfd[i].revents) continue;
+            switch (kind[i]) {
+            case K_SIG: {
+                struct signalfd_siginfo si;
+                while (read(sfd, &si, sizeof si) == (ssize_t)sizeof si) {
+                    if (si.ssi_signo == SIGCHLD) {
+                        reap();
+                    } else { /* told to stop by someone other than mpirun */
+                        fail_up("host %s: the launch agent received %s", my_host(), strsignal((int)si.ssi_signo));
+                        flush_up();
+                        kill_all();
+                        goto out;
+                    }
+                }
+                break;
+            }
+            case K_UP_IN: {
+                int eof = lm_link_read(&A.up) != 0;
+                lm_frame f;
+                const char *p;
+                while (lm_link_next(&A.up, &f, &p)) from_parent(&f, p);
+                if (eof) { /* mpirun or our parent agent is gone: so is the job */
+                    kill_all();
+                    goto out;
+                }
+                break;
+            }
+            case K_UP_OUT:
+                if (lm_link_flush(&A.up) != 0) {
+                    kill_all();
+                    goto out;
+                }
+                break;
+            case K_KID_IN: {
+                lm_child_agent *c = who[i];
+                int eof = lm_link_read(&c->link) != 0;
+                lm_frame f;
+                const char *p;
+                while (lm_link_next(&c->link, &f, &p)) from_child(c, &f, p);
+                if (eof && !c->done) { /* its agent, or the link to it, is gone */
+                    char why[512];
+                    lm_subtree_lost(c, &A.d, why, sizeof why);
+                    fail_up("%s", why);
+                } else if (eof) {
+                    lm_link_close(&c->link);
+                }
+                break;
+            }
+            case K_KID_OUT: lm_link_flush(&((lm_child_agent *)who[i])->link); break;
+            case K_RANK_OUT:
+            case K_RANK_ERR: pump_output(who[i], kind[i] == K_RANK_OUT ? 1 : 2); break;
+            case K_STDIN: stdin_write(); break;
+            }
+        }
+    }
+    lm_link_send(&A.up, LM_FRAME_DONE, A.node, -1, 0, NULL, 0);
+    flush_up();
+out:
+    /* Processes the ranks left behind in the job's group go with the job. */
+    if (A.pgid > 0 && kill(-A.pgid, 0) == 0) kill(-A.pgid, SIGKILL);
+    free(pfd);
+    free(who);
+    free(kind);
+}
+
+int lm_agent_main(void)
+{
+    sigset_t mask;
+    sigemptyset(&mask);
+    int handled[] = {SIGCHLD, SIGINT, SIGTERM, SIGHUP, SIGQUIT};
+    for (size_t i = 0; i < sizeof handled / sizeof handled[0]; i++) sigaddset(&mask, handled[i]);
+    sigprocmask(SIG_BLOCK, &mask, NULL);
+    signal(SIGPIPE, SIG_IGN);
+    int sfd = signalfd(-1, &mask, SFD_CLOEXEC | SFD_NONBLOCK);
+    /* The channel: stdin and stdout. Nothing else may write to stdout. */
+    int up_in = fcntl(0, F_DUPFD_CLOEXEC, 3), up_out = fcntl(1, F_DUPFD_CLOEXEC, 3);
+    int devnull = open("/dev/null", O_RDWR);
+    if (sfd < 0 || up_in < 0 || up_out < 0 || devnull < 0) {
+        fprintf(stderr, "mpirun --lm-agent: cannot set up: %s\n", strerror(errno));
+        return 1;
+    }
+    dup2(devnull, 0);
+    dup2(devnull, 1);
+    close(devnull);
+    fcntl(up_in, F_SETFL, O_NONBLOCK);
+    fcntl(up_out, F_SETFL, O_NONBLOCK);
+    lm_link_init(&A.up, up_in, up_out);
+    if (read_job() != 0) {
+        fprintf(stderr, "mpirun --lm-agent: no valid job arrived on stdin (this mode is for mpirun itself)\n");
+        return 1;
+    }
+    int rc = 0;
+    if (chdir(A.d.cwd) != 0) {
+        fail_up("host %s: cannot enter the working directory %s: %s", my_host(), A.d.cwd, strerror(errno));
+        rc = 1;
+    } else if (access(A.d.path, X_OK) != 0) {
+        fail_up("host %s: cannot execute %s: %s", my_host(), A.d.path, strerror(errno));
+        rc = 1;
+    } else if (start_children() != 0 || start_ranks() != 0) {
+        rc = 1;
+    } else {
+        lm_link_send(&A.up, LM_FRAME_STARTED, A.node, -1, A.nlocal, NULL, 0);
+    }
+    /* Also after a failure, which is reported: mpirun then ends the job,
+     * and what did start here ends through its signals or this channel's end. */
+    run(sfd);
+    lm_subtree_free(&A.kids);
+    lm_job_desc_free(&A.d);
+    return rc;
+}
