@@ -347,6 +347,11 @@ static void run(int sfd)
     }
     enum { K_SIG, K_UP_IN, K_UP_OUT, K_KID_IN, K_KID_OUT, K_RANK_OUT, K_RANK_ERR, K_STDIN };
     for (;;) {
+        /* Frames that arrived with the job (stdin, a signal) are already
+         * buffered: no poll would report them. */
+        lm_frame bf;
+        const char *bp;
+        while (lm_link_next(&A.up, &bf, &bp)) from_parent(&bf, bp);
         if (A.alive == 0) drain_output();
         if (everything_ended()) break;
         int n = 0;

@@ -62,6 +62,11 @@ int lm_link_send(lm_link *l, int type, int node, int rank, int value, const void
 int lm_link_read(lm_link *l)
 {
     if (l->rfd < 0) return -1;
+    if (l->in_off) { /* drop the frames handed out: one move per read, not per frame */
+        memmove(l->in, l->in + l->in_off, l->in_len - l->in_off);
+        l->in_len -= l->in_off;
+        l->in_off = 0;
+    }
     for (int round = 0; round < 4; round++) {
         if (reserve(&l->in, &l->in_cap, l->in_len + 65536)) return -1;
         ssize_t r = read(l->rfd, l->in + l->in_len, l->in_cap - l->in_len);
@@ -80,22 +85,19 @@ int lm_link_read(lm_link *l)
 
 int lm_link_next(lm_link *l, lm_frame *f, const char **payload)
 {
-    if (l->in_used) { /* drop the frame handed out last */
-        memmove(l->in, l->in + l->in_used, l->in_len - l->in_used);
-        l->in_len -= l->in_used;
-        l->in_used = 0;
-    }
-    if (l->in_len < sizeof *f) return 0;
-    memcpy(f, l->in, sizeof *f);
+    size_t avail = l->in_len - l->in_off;
+    if (avail < sizeof *f) return 0;
+    memcpy(f, l->in + l->in_off, sizeof *f);
     if (f->len > LM_FRAME_PAYLOAD_MAX) { /* not one of ours: treat as a broken link */
-        l->in_len = 0;
+        l->in_len = l->in_off = 0;
         if (l->rfd >= 0) close(l->rfd);
         l->rfd = -1;
         return 0;
     }
-    if (l->in_len < sizeof *f + f->len) return 0;
-    *payload = l->in + sizeof *f;
-    l->in_used = sizeof *f + f->len;
+    if (avail < sizeof *f + f->len) return 0;
+    *payload = l->in + l->in_off + sizeof *f; /* valid until the next lm_link_read */
+    l->in_off += sizeof *f + f->len;
+    l->frames_in++;
     return 1;
 }
 

@@ -49,7 +49,8 @@ typedef struct lm_exit_wire {
 typedef struct lm_link {
     int rfd, wfd; /* read from the other end / write to it; -1 once closed */
     char *in;
-    size_t in_len, in_cap, in_used; /* in_used: bytes of the frame handed out last */
+    size_t in_len, in_cap, in_off; /* in_off: start of the first frame not yet handed out */
+    unsigned long frames_in;       /* frames handed out so far: 0 = never heard from */
     char *out;
     size_t out_len, out_off, out_cap;
 } lm_link;
@@ -64,8 +65,8 @@ size_t lm_link_queued(const lm_link *l);
 /* Read what is available (POLLIN). 0 while open, -1 at end of stream or on
  * a malformed frame. */
 int lm_link_read(lm_link *l);
-/* The next whole frame read, if any: its header and payload stay valid until
- * the next call. Returns 1 for a frame, 0 for none. */
+/* The next whole frame read, if any: its payload stays valid until the next
+ * lm_link_read. Returns 1 for a frame, 0 for none. */
 int lm_link_next(lm_link *l, lm_frame *f, const char **payload);
 void lm_link_close(lm_link *l);
 

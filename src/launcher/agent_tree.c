@@ -266,6 +266,7 @@ int lm_subtree_done(const lm_subtree *t)
 void lm_subtree_lost(lm_child_agent *c, const lm_job_desc *d, char *why, size_t why_cap)
 {
     c->done = 1;
+    int heard = c->link.frames_in > 0;
     lm_link_close(&c->link);
     for (int i = 0; i < 200 && c->pid > 0; i++) {
         if (waitpid(c->pid, &c->status, WNOHANG) == c->pid) c->pid = 0;
@@ -273,7 +274,13 @@ void lm_subtree_lost(lm_child_agent *c, const lm_job_desc *d, char *why, size_t 
     }
     const char *host = d->host_names[c->node];
     int st = c->status;
-    if (c->pid == 0 && WIFEXITED(st))
+    if (c->pid == 0 && WIFEXITED(st) && !heard)
+        snprintf(why, why_cap, "host %s: the launch command ended with status %d before the agent started%s", host,
+                 WEXITSTATUS(st),
+                 WEXITSTATUS(st) == 255 ? " (could it reach the host?)"
+                 : WEXITSTATUS(st) == 127 ? " (is mpirun installed at the same path there?)"
+                                          : "");
+    else if (c->pid == 0 && WIFEXITED(st))
         snprintf(why, why_cap, "host %s: the launch agent ended with status %d before its ranks did%s", host,
                  WEXITSTATUS(st), WEXITSTATUS(st) == 255 ? " (could the launch command reach the host?)" : "");
     else if (c->pid == 0 && WIFSIGNALED(st))

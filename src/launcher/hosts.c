@@ -166,7 +166,7 @@ int lm_hosts_place(const char *prog, lm_hostlist *hl, int *nranks, int oversubsc
     for (int i = 1; i < used; i++)
         if (hl->h[i].nranks > rpn || (i < used - 1 && hl->h[i].nranks != rpn)) {
             fprintf(stderr,
-                    "%s: filling the slots in order puts %d ranks on %s but %d on %s; this version needs the "
+                    "%s: filling the slots in order puts %d rank(s) on %s but %d on %s; this version needs the "
                     "same number of ranks on every host but the last: give the hosts equal slots\n",
                     prog, rpn, hl->h[0].name, hl->h[i].nranks, hl->h[i].name);
             return -1;

@@ -287,10 +287,16 @@ static void from_agent(lm_child_agent *c, const lm_frame *f, const char *p)
     }
 }
 
+static int lm_min_int(int a, int b) { return a < b ? a : b; }
+
 static void report(void)
 {
-    char pidbuf[32] = "";
-    if (J.cause_pid > 0) snprintf(pidbuf, sizeof pidbuf, " (pid %d)", (int)J.cause_pid);
+    char pidbuf[320] = "";
+    if (J.cause_pid > 0 && J.multi && J.cause_rank >= 0 && J.desc.ranks_per_node > 0)
+        snprintf(pidbuf, sizeof pidbuf, " (pid %d on host %s)", (int)J.cause_pid,
+                 J.desc.host_names[lm_min_int(J.cause_rank / J.desc.ranks_per_node, J.desc.nhosts - 1)]);
+    else if (J.cause_pid > 0)
+        snprintf(pidbuf, sizeof pidbuf, " (pid %d)", (int)J.cause_pid);
     switch (J.cause) {
     case CAUSE_NONE:
     case CAUSE_LAUNCH: break;
@@ -524,12 +530,16 @@ static void run(const lm_options *o, int sfd)
                 }
         }
         int first_agent = n;
-        for (int k = 0; k < J.agents.n; k++) {
+        for (int k = 0; k < J.agents.n; k++) { /* two pipes: read end, then write end if queued */
             lm_child_agent *c = &J.agents.kids[k];
-            if (c->link.rfd < 0) continue;
-            who[n] = c;
-            pfd[n++] = (struct pollfd){
-                .fd = c->link.rfd, .events = (short)(POLLIN | (lm_link_queued(&c->link) ? POLLOUT : 0))};
+            if (c->link.rfd >= 0) {
+                who[n] = c;
+                pfd[n++] = (struct pollfd){.fd = c->link.rfd, .events = POLLIN};
+            }
+            if (c->link.wfd >= 0 && lm_link_queued(&c->link)) {
+                who[n] = c;
+                pfd[n++] = (struct pollfd){.fd = c->link.wfd, .events = POLLOUT};
+            }
         }
         int rc = poll(pfd, (nfds_t)n, poll_timeout_ms());
         if (rc < 0 && errno != EINTR) break;
@@ -539,7 +549,10 @@ static void run(const lm_options *o, int sfd)
             for (int i = first_agent; i < n; i++) {
                 lm_child_agent *c = who[i];
                 if (!pfd[i].revents) continue;
-                if (pfd[i].revents & POLLOUT) lm_link_flush(&c->link);
+                if (pfd[i].fd == c->link.wfd) {
+                    lm_link_flush(&c->link); /* a failed write shows as the read end's end */
+                    continue;
+                }
                 int eof = lm_link_read(&c->link) != 0;
                 lm_frame f;
                 const char *p;

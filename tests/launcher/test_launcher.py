@@ -316,22 +316,18 @@ def case_stdin_to_rank0():
     job.finish()
 
 
-def case_output_forwarding():
-    job = Job()
-    size = 2 * 1024 * 1024
-    r = job.run(["-n", "4"] + helper(job, "flood:%d" % size, "err:to-stderr",
-                                     "partial:tail-without-newline"))
-    check(r.returncode == 0, "exit 0", r)
-    lines = r.stdout.split("\n")
-    pattern = re.compile(r"rank (\d) line (\d+) abcdefghijklmnopqrstuvwxyz0123456789$")
+def check_flood_lines(stdout, nranks, size):
+    """Every line the flood:SIZE action of each rank wrote arrived, once and
+    in order per rank."""
+    pattern = re.compile(r"rank (\d+) line (\d+) abcdefghijklmnopqrstuvwxyz0123456789$")
     counts = {}
-    for line in lines:
+    for line in stdout.split("\n"):
         m = pattern.match(line)
         if m:
             rank, num = int(m.group(1)), int(m.group(2))
             check(num == counts.get(rank, 0), "rank %d line %d out of order or lost" % (rank, num))
             counts[rank] = num + 1
-    for rank in range(4):
+    for rank in range(nranks):
         written, expected = 0, 0
         while written < size:
             written += len("rank %d line %d abcdefghijklmnopqrstuvwxyz0123456789\n"
@@ -339,6 +335,15 @@ def case_output_forwarding():
             expected += 1
         check(counts.get(rank, 0) == expected, "rank %d: %d of %d lines arrived"
               % (rank, counts.get(rank, 0), expected))
+
+
+def case_output_forwarding():
+    job = Job()
+    size = 2 * 1024 * 1024
+    r = job.run(["-n", "4"] + helper(job, "flood:%d" % size, "err:to-stderr",
+                                     "partial:tail-without-newline"))
+    check(r.returncode == 0, "exit 0", r)
+    check_flood_lines(r.stdout, 4, size)
     check(r.stdout.count("tail-without-newline") == 4, "last partial line of every rank", r)
     check(r.stderr.count("to-stderr\n") == 4, "stderr of every rank", r)
     job.finish()
