@@ -27,6 +27,10 @@ const lm_boot_info *lm_boot(void);
 int lm_boot_world_size_hint(void);
 
 int lm_boot_put(const char *key, const void *value, size_t len);
+/* The value world_rank put under key: its length (copies up to cap bytes),
+ * or -ENOENT while it is not there. A rank on another host is asked of
+ * this host's launch agent on each call (direct modex, kvs_wire.h); -EIO
+ * when that cannot be done. */
 long lm_boot_get(int world_rank, const char *key, void *value, size_t cap);
 
 int lm_boot_is_local(int world_rank);

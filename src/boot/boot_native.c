@@ -8,8 +8,12 @@
 #include "boot/boot.h"
 #include "util/lm_error.h"
 #include "boot/kvs.h"
+#include "boot/kvs_wire.h"
 
 #include <errno.h>
+#include <fcntl.h>
+#include <pthread.h>
+#include <sys/socket.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -19,6 +23,9 @@
 static lm_boot_info g_info;
 static lm_kvs *g_kvs;
 static int g_ready;
+/* The socket to this host's launch agent (jobs across hosts), or -1. */
+static int g_agent_fd = -1;
+static pthread_mutex_t g_agent_lock = PTHREAD_MUTEX_INITIALIZER;
 
 static int env_int(const char *name, int *out)
 {
@@ -66,6 +73,9 @@ static int init_native(int fd, int rank)
     g_info.local_size = l->local_size;
     g_info.node_cpus = l->node_cpus;
     g_info.singleton = 0;
+    int afd = -1;
+    if (env_int("LEANMPI_AGENT_FD", &afd) == 1 && fcntl(afd, F_SETFD, FD_CLOEXEC) == 0)
+        g_agent_fd = afd; /* kept out of the processes this rank may start */
     return 0;
 }
 
@@ -150,12 +160,35 @@ int lm_boot_put(const char *key, const void *value, size_t len)
     return rc ? rc : lm_kvs_put(g_kvs, k, value, len);
 }
 
+/* A key of a rank on another host, through this host's agent: one request,
+ * one answer (found, or -ENOENT when that rank has not put it yet). */
+static long get_remote(int world_rank, const char *k, void *value, size_t cap)
+{
+    if (g_agent_fd < 0) return -ENOENT;
+    lm_kvs_request req = {.rank = world_rank};
+    snprintf(req.key, sizeof req.key, "%s", k);
+    lm_kvs_reply rep;
+    long n = -EIO;
+    pthread_mutex_lock(&g_agent_lock);
+    if (send(g_agent_fd, &req, sizeof req, MSG_NOSIGNAL) == (ssize_t)sizeof req) {
+        ssize_t got;
+        do
+            got = recv(g_agent_fd, &rep, sizeof rep, 0);
+        while (got < 0 && errno == EINTR);
+        if (got == (ssize_t)sizeof rep) n = rep.result;
+    }
+    pthread_mutex_unlock(&g_agent_lock);
+    if (n > LM_KVS_VALUE_MAX) return -EIO;
+    if (n > 0) memcpy(value, rep.value, (size_t)n < cap ? (size_t)n : cap);
+    return n;
+}
+
 long lm_boot_get(int world_rank, const char *key, void *value, size_t cap)
 {
     char k[LM_KVS_KEY_MAX];
-    /* One node today: a rank elsewhere has no entry in this node's store. */
-    if (!g_ready || !g_kvs || !lm_boot_is_local(world_rank)) return -ENOENT;
+    if (!g_ready || !g_kvs || world_rank < 0 || world_rank >= g_info.world_size) return -ENOENT;
     if (make_key(k, world_rank, key)) return -ENOENT;
+    if (!lm_boot_is_local(world_rank)) return get_remote(world_rank, k, value, cap);
     return lm_kvs_get(g_kvs, k, value, cap);
 }
 

@@ -15,6 +15,8 @@
 #include "agent.h"
 #include "agent_link.h"
 #include "agent_tree.h"
+#include "boot/kvs.h"
+#include "boot/kvs_wire.h"
 #include "boot/node_segment.h"
 #include "rank_exit.h"
 #include "spawn.h"
@@ -30,6 +32,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/signalfd.h>
+#include <sys/socket.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
@@ -41,7 +44,8 @@
 typedef struct local_rank {
     pid_t pid; /* 0 once reaped */
     int world_rank;
-    int fd[3]; /* [1] stdout, [2] stderr read ends; -1 once closed */
+    int fd[3];  /* [1] stdout, [2] stderr read ends; -1 once closed */
+    int kvs_fd; /* its requests for keys of other hosts (kvs_wire.h); -1 once closed */
 } local_rank;
 
 static struct agent {
@@ -121,8 +125,79 @@ static void stdin_write(void)
     }
 }
 
+/* ---- direct modex: keys of ranks on other hosts ---------------------- */
+
+static void kvs_on_this_host(const lm_frame *f, const char *payload);
+
+/* Pass a frame on toward node f->node: down the subtree that holds it, else
+ * up (mpirun passes it down again). */
+static void route(const lm_frame *f, const void *payload)
+{
+    if (f->node == A.node) {
+        kvs_on_this_host(f, payload);
+        return;
+    }
+    lm_child_agent *c = lm_subtree_toward(&A.kids, A.node, f->node, A.d.fanout);
+    lm_link_send(c ? &c->link : &A.up, f->type, f->node, f->rank, f->value, payload, f->len);
+}
+
+static void kvs_on_this_host(const lm_frame *f, const char *payload)
+{
+    const lm_layout *l = &A.seg->layout;
+    if (f->type == LM_FRAME_KVS_GET && f->len == sizeof(lm_kvs_request)) {
+        lm_kvs_request req;
+        memcpy(&req, payload, sizeof req);
+        req.key[sizeof req.key - 1] = '\0';
+        char v[LM_KVS_VALUE_MAX];
+        long n = lm_kvs_get(lm_kvs_from(lm_node_segment_at(A.seg, A.seg->kvs_offset)), req.key, v, sizeof v);
+        lm_frame back = {.type = LM_FRAME_KVS_VALUE,
+                         .node = lm_layout_node_of(l, f->rank),
+                         .rank = f->rank,
+                         .value = (int32_t)n,
+                         .len = n > 0 ? (uint32_t)n : 0};
+        route(&back, v);
+    } else if (f->type == LM_FRAME_KVS_VALUE && f->rank >= 0 && f->rank < l->world_size &&
+               lm_layout_node_of(l, f->rank) == A.node) {
+        local_rank *r = &A.ranks[lm_layout_local_rank_of(l, f->rank)];
+        lm_kvs_reply rep = {.result = f->value};
+        memcpy(rep.value, payload, f->len < sizeof rep.value ? f->len : sizeof rep.value);
+        /* One request in flight per rank, so its socket has room. */
+        if (r->kvs_fd >= 0) send(r->kvs_fd, &rep, sizeof rep, MSG_DONTWAIT | MSG_NOSIGNAL);
+    }
+}
+
+/* A local rank asks for a key of a rank on another host. */
+static void kvs_request(local_rank *r)
+{
+    lm_kvs_request req;
+    ssize_t got = recv(r->kvs_fd, &req, sizeof req, MSG_DONTWAIT);
+    if (got < 0 && (errno == EAGAIN || errno == EINTR)) return;
+    if (got <= 0) { /* the rank is gone, or closed its end */
+        close(r->kvs_fd);
+        r->kvs_fd = -1;
+        return;
+    }
+    const lm_layout *l = &A.seg->layout;
+    if (got != (ssize_t)sizeof req || req.rank < 0 || req.rank >= l->world_size) {
+        lm_kvs_reply rep = {.result = -ENOENT};
+        send(r->kvs_fd, &rep, sizeof rep, MSG_DONTWAIT | MSG_NOSIGNAL);
+        return;
+    }
+    lm_frame f = {.type = LM_FRAME_KVS_GET,
+                  .node = lm_layout_node_of(l, req.rank),
+                  .rank = r->world_rank,
+                  .len = sizeof req};
+    route(&f, &req);
+}
+
+static int is_kvs_frame(int type) { return type == LM_FRAME_KVS_GET || type == LM_FRAME_KVS_VALUE; }
+
 static void from_parent(const lm_frame *f, const char *payload)
 {
+    if (is_kvs_frame(f->type)) {
+        route(f, payload);
+        return;
+    }
     if (f->type == LM_FRAME_SIGNAL) {
         signal_all(f->value);
     } else if (f->type == LM_FRAME_STDIN && f->node != A.node) {
@@ -149,6 +224,10 @@ static void from_child(lm_child_agent *c, const lm_frame *f, const char *payload
         c->done = 1;
         return;
     }
+    if (is_kvs_frame(f->type)) {
+        route(f, payload);
+        return;
+    }
     lm_link_send(&A.up, f->type, f->node, f->rank, f->value, payload, f->len);
 }
 
@@ -165,6 +244,8 @@ static void reap(void)
                 lm_link_send(&A.up, LM_FRAME_EXIT, A.node, A.ranks[i].world_rank, 0, &x, sizeof x);
                 A.ranks[i].pid = 0;
                 A.alive--;
+                if (A.ranks[i].kvs_fd >= 0) close(A.ranks[i].kvs_fd);
+                A.ranks[i].kvs_fd = -1;
                 if (A.ranks[i].world_rank == 0 && A.stdin_fd >= 0) {
                     close(A.stdin_fd);
                     A.stdin_fd = -1;
@@ -229,6 +310,8 @@ static int start_ranks(void)
         fail_up("host %s: out of resources starting %d ranks", my_host(), A.nlocal);
         return -1;
     }
+    for (int i = 0; i < A.nlocal; i++) /* also those never reached if a start fails */
+        A.ranks[i].fd[1] = A.ranks[i].fd[2] = A.ranks[i].kvs_fd = -1;
     lm_spawn_job sj = {.path = A.d.path,
                        .argv = (char **)A.d.argv,
                        .env = (char **)A.d.env,
@@ -242,8 +325,8 @@ static int start_ranks(void)
     for (int i = 0; i < A.nlocal && rc == 0; i++) {
         local_rank *r = &A.ranks[i];
         r->world_rank = lm_layout_world_rank_of(&layout, A.node, i);
-        r->fd[1] = r->fd[2] = -1;
-        int out[2], err[2], in[2] = {-1, -1};
+        r->fd[1] = r->fd[2] = r->kvs_fd = -1;
+        int out[2], err[2], in[2] = {-1, -1}, kv[2];
         if (nonblocking_pipe(out) != 0) {
             rc = -1;
             break;
@@ -254,14 +337,25 @@ static int start_ranks(void)
             rc = -1;
             break;
         }
+        if (socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, kv) != 0) {
+            close(out[0]);
+            close(out[1]);
+            close(err[0]);
+            close(err[1]);
+            rc = -1;
+            break;
+        }
+        fcntl(kv[0], F_SETFL, O_NONBLOCK);
+        r->kvs_fd = kv[0];
         if (r->world_rank == 0 && pipe2(in, O_CLOEXEC) == 0) {
             fcntl(in[1], F_SETFL, O_NONBLOCK);
             A.stdin_fd = in[1];
         }
-        pid_t pid = lm_spawn_rank(&sj, r->world_rank, i, in[0] >= 0 ? in[0] : devnull, out[1], err[1]);
+        pid_t pid = lm_spawn_rank(&sj, r->world_rank, i, in[0] >= 0 ? in[0] : devnull, out[1], err[1], kv[1]);
         int saved = errno;
         close(out[1]);
         close(err[1]);
+        close(kv[1]);
         if (in[0] >= 0) close(in[0]);
         r->fd[1] = out[0];
         r->fd[2] = err[0];
@@ -336,7 +430,7 @@ static void drain_output(void)
 
 static void run(int sfd)
 {
-    int cap = 3 + 2 * A.kids.n + 2 * A.nlocal + 1;
+    int cap = 3 + 2 * A.kids.n + 3 * A.nlocal + 1;
     struct pollfd *pfd = calloc((size_t)cap, sizeof *pfd);
     void **who = calloc((size_t)cap, sizeof *who);
     int *kind = calloc((size_t)cap, sizeof *kind);
@@ -345,7 +439,8 @@ static void run(int sfd)
         kill_all();
         return;
     }
-    enum { K_SIG, K_UP_IN, K_UP_OUT, K_KID_IN, K_KID_OUT, K_RANK_OUT, K_RANK_ERR, K_STDIN };
+    int done_sent = 0;
+    enum { K_SIG, K_UP_IN, K_UP_OUT, K_KID_IN, K_KID_OUT, K_RANK_OUT, K_RANK_ERR, K_STDIN, K_RANK_KVS };
     for (;;) {
         /* Frames that arrived with the job (stdin, a signal) are already
          * buffered: no poll would report them. */
@@ -353,7 +448,12 @@ static void run(int sfd)
         const char *bp;
         while (lm_link_next(&A.up, &bf, &bp)) from_parent(&bf, bp);
         if (A.alive == 0) drain_output();
-        if (everything_ended()) break;
+        /* Done, but still here: ranks on other hosts may yet ask for keys
+         * of ours, until mpirun ends the job by closing the channel. */
+        if (!done_sent && everything_ended()) {
+            lm_link_send(&A.up, LM_FRAME_DONE, A.node, -1, 0, NULL, 0);
+            done_sent = 1;
+        }
         int n = 0;
         pfd[n] = (struct pollfd){.fd = sfd, .events = POLLIN};
         kind[n++] = K_SIG;
@@ -388,6 +488,12 @@ static void run(int sfd)
             pfd[n] = (struct pollfd){.fd = A.stdin_fd, .events = POLLOUT};
             kind[n++] = K_STDIN;
         }
+        for (int i = 0; i < A.nlocal; i++)
+            if (A.ranks[i].kvs_fd >= 0) {
+                pfd[n] = (struct pollfd){.fd = A.ranks[i].kvs_fd, .events = POLLIN};
+                who[n] = &A.ranks[i];
+                kind[n++] = K_RANK_KVS;
+            }
         if (poll(pfd, (nfds_t)n, -1) < 0 && errno != EINTR) break;
         for (int i = 0; i < n; i++) {
             if (!pfd[i].revents) continue;
@@ -442,11 +548,10 @@ static void run(int sfd)
             case K_RANK_OUT:
             case K_RANK_ERR: pump_output(who[i], kind[i] == K_RANK_OUT ? 1 : 2); break;
             case K_STDIN: stdin_write(); break;
+            case K_RANK_KVS: kvs_request(who[i]); break;
             }
         }
     }
-    lm_link_send(&A.up, LM_FRAME_DONE, A.node, -1, 0, NULL, 0);
-    flush_up();
 out:
     /* Processes the ranks left behind in the job's group go with the job. */
     if (A.pgid > 0 && kill(-A.pgid, 0) == 0) kill(-A.pgid, SIGKILL);

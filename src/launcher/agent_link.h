@@ -21,7 +21,11 @@ enum lm_frame_type {
     LM_FRAME_OUT,       /* up: bytes rank `rank` wrote on stream `value` (1 or 2) */
     LM_FRAME_EXIT,      /* up: rank `rank` ended; payload: lm_exit_wire */
     LM_FRAME_FAIL,      /* up: node `node` failed; payload: the reason, a string */
-    LM_FRAME_DONE       /* up: node `node` and everything below it ended */
+    LM_FRAME_DONE,      /* up: node `node` and everything below it ended */
+    /* Direct modex (boot/kvs_wire.h), routed through the tree to `node`:
+     * the agent of the host whose node KVS holds the key, then back. */
+    LM_FRAME_KVS_GET,  /* rank `rank` asks; payload: lm_kvs_request */
+    LM_FRAME_KVS_VALUE /* the answer for rank `rank`: value = length or -ENOENT; payload: the value */
 };
 
 typedef struct lm_frame {

@@ -283,6 +283,12 @@ static void from_agent(lm_child_agent *c, const lm_frame *f, const char *p)
     case LM_FRAME_DONE:
         if (f->node == c->node) c->done = 1;
         break;
+    case LM_FRAME_KVS_GET: /* between hosts in different subtrees: pass it down again */
+    case LM_FRAME_KVS_VALUE: {
+        lm_child_agent *to = lm_subtree_toward(&J.agents, -1, f->node, J.desc.fanout);
+        if (to) lm_link_send(&to->link, f->type, f->node, f->rank, f->value, p, f->len);
+        break;
+    }
     default: break;
     }
 }
@@ -404,7 +410,7 @@ static int launch(const lm_options *o, const char *path, const char *job_id)
             break;
         }
         int in = (r == 0 && in_pipe[0] >= 0) ? in_pipe[0] : devnull;
-        pid_t pid = lm_spawn_rank(&sj, r, r, in, out[1], err[1]);
+        pid_t pid = lm_spawn_rank(&sj, r, r, in, out[1], err[1], -1);
         int saved = errno;
         close(out[1]);
         close(err[1]);
@@ -620,6 +626,8 @@ static void drain_output(void)
  * them a moment, then end whatever of them is left. */
 static void end_agents(void)
 {
+    /* Agents stay, serving their hosts' keys, until their channel ends. */
+    for (int k = 0; k < J.agents.n; k++) lm_link_close(&J.agents.kids[k].link);
     for (int i = 0; i < 1000; i++) {
         reap();
         int left = 0;

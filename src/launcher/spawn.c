@@ -4,6 +4,7 @@
 #include "spawn.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -19,7 +20,7 @@ static void setenv_int(const char *name, long v)
 }
 
 /* Runs in the child; never returns. */
-static void child(lm_spawn_job *job, pid_t launcher, int rank, int local_rank, int in, int out, int err)
+static void child(lm_spawn_job *job, pid_t launcher, int rank, int local_rank, int in, int out, int err, int agent_fd)
 {
     /* One group for the whole job: mpirun signals it as a unit, and the
      * terminal's Ctrl-C reaches only mpirun (which then ends the job). */
@@ -49,19 +50,24 @@ static void child(lm_spawn_job *job, pid_t launcher, int rank, int local_rank, i
     setenv_int("LEANMPI_LOCAL_RANK", local_rank);
     setenv_int("LEANMPI_LOCAL_SIZE", job->local_size);
     setenv("LEANMPI_JOB_ID", job->job_id, 1);
+    if (agent_fd >= 0) { /* created close-on-exec: this rank's copy stays open */
+        int flags = fcntl(agent_fd, F_GETFD);
+        if (flags < 0 || fcntl(agent_fd, F_SETFD, flags & ~FD_CLOEXEC) != 0) _exit(127);
+        setenv_int("LEANMPI_AGENT_FD", agent_fd);
+    }
 
     execv(job->path, job->argv);
     fprintf(stderr, "mpirun: rank %d: cannot execute '%s': %s\n", rank, job->path, strerror(errno));
     _exit(127);
 }
 
-pid_t lm_spawn_rank(lm_spawn_job *job, int rank, int local_rank, int stdin_fd, int out_fd, int err_fd)
+pid_t lm_spawn_rank(lm_spawn_job *job, int rank, int local_rank, int stdin_fd, int out_fd, int err_fd, int agent_fd)
 {
     pid_t launcher = getpid();
     fflush(NULL);
     pid_t pid = fork();
     if (pid < 0) return -1;
-    if (pid == 0) child(job, launcher, rank, local_rank, stdin_fd, out_fd, err_fd);
+    if (pid == 0) child(job, launcher, rank, local_rank, stdin_fd, out_fd, err_fd, agent_fd);
     /* Also from the parent, so the group exists before we might signal it
      * (whichever of the two setpgid calls runs first wins; both agree). */
     if (job->pgid == 0) job->pgid = pid;

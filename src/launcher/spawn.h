@@ -16,8 +16,9 @@ typedef struct lm_spawn_job {
     pid_t pgid; /* 0 until the first rank has started: it leads the group */
 } lm_spawn_job;
 
-/* stdin_fd/out_fd/err_fd become the rank's 0/1/2. Returns the pid or -1.
- * The first call sets job->pgid. */
-pid_t lm_spawn_rank(lm_spawn_job *job, int rank, int local_rank, int stdin_fd, int out_fd, int err_fd);
+/* stdin_fd/out_fd/err_fd become the rank's 0/1/2; agent_fd (or -1) is
+ * inherited as LEANMPI_AGENT_FD. Returns the pid or -1. The first call sets
+ * job->pgid. */
+pid_t lm_spawn_rank(lm_spawn_job *job, int rank, int local_rank, int stdin_fd, int out_fd, int err_fd, int agent_fd);
 
 #endif

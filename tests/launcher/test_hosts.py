@@ -97,18 +97,22 @@ def nranks(c):
 # ---------------------------------------------------------------- normal runs
 
 def case_identity():
-    """Every rank knows its place, in a tree of fanout 32 (all agents started
-    by mpirun) and of fanout 1 (a chain: each agent starts the next)."""
+    """Every rank knows its place and reads the key every other rank put
+    (direct modex: a key of another host comes through the agents), in a
+    tree of fanout 32 (all agents started by mpirun) and of fanout 1 (a
+    chain: each agent starts the next)."""
     c = cluster()
     n = nranks(c)
     for fanout in (None, 1):
         job = tl.Job()
-        r = job.run(c.args(fanout=fanout) + tl.helper(job, "init", "identity", "finalize"))
+        r = job.run(c.args(fanout=fanout) + tl.helper(job, "init", "identity", "kvs", "finalize"))
         check(r.returncode == 0, "exit 0 (fanout %s)" % fanout, r)
         for rank in range(n):
             want = "rank %d size %d reported %d local %d/%d singleton 0" % (
                 rank, n, n, rank % PER_HOST, PER_HOST)
             check(want in r.stdout, "identity of rank %d (fanout %s)" % (rank, fanout), r)
+            check("rank %d kvs ok" % rank in r.stdout,
+                  "rank %d read every rank's key, those of other hosts through the agents" % rank, r)
         check(r.stderr == "", "no messages on a clean run", r)
         job.finish()
 
