@@ -12,8 +12,9 @@ all: build
 # Build needs only a C compiler, CMake and a build tool; tests need Python 3,
 # pkg-config (the installation test checks the installed leanmpi.pc),
 # clang-format (the format check, tools/format.sh) and iproute2 (ip and tc
-# for the virtual cluster of the multinode tests, tools/vcluster).
-DEBIAN_PACKAGES = gcc make cmake ninja-build pkg-config python3 python3-venv clang-format iproute2
+# for the virtual cluster of the multinode tests, tools/vcluster). libfabric
+# is the network transport's (jobs across hosts); the build works without it.
+DEBIAN_PACKAGES = gcc make cmake ninja-build pkg-config python3 python3-venv clang-format iproute2 libfabric-dev
 deps:
 	@missing=""; \
 	for p in $(DEBIAN_PACKAGES); do dpkg -s $$p >/dev/null 2>&1 || missing="$$missing $$p"; done; \

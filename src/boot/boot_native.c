@@ -172,8 +172,7 @@ static long get_remote(int world_rank, const char *k, void *value, size_t cap)
     pthread_mutex_lock(&g_agent_lock);
     if (send(g_agent_fd, &req, sizeof req, MSG_NOSIGNAL) == (ssize_t)sizeof req) {
         ssize_t got;
-        do
-            got = recv(g_agent_fd, &rep, sizeof rep, 0);
+        do got = recv(g_agent_fd, &rep, sizeof rep, 0);
         while (got < 0 && errno == EINTR);
         if (got == (ssize_t)sizeof rep) n = rep.result;
     }

@@ -11,8 +11,8 @@
 #include "boot/kvs.h"
 
 typedef struct lm_kvs_request {
-    int32_t rank;              /* the world rank that put the key */
-    char key[LM_KVS_KEY_MAX];  /* the node KVS key, as that rank's node stores it */
+    int32_t rank;             /* the world rank that put the key */
+    char key[LM_KVS_KEY_MAX]; /* the node KVS key, as that rank's node stores it */
 } lm_kvs_request;
 
 typedef struct lm_kvs_reply {

@@ -183,10 +183,8 @@ static void kvs_request(local_rank *r)
         send(r->kvs_fd, &rep, sizeof rep, MSG_DONTWAIT | MSG_NOSIGNAL);
         return;
     }
-    lm_frame f = {.type = LM_FRAME_KVS_GET,
-                  .node = lm_layout_node_of(l, req.rank),
-                  .rank = r->world_rank,
-                  .len = sizeof req};
+    lm_frame f = {
+        .type = LM_FRAME_KVS_GET, .node = lm_layout_node_of(l, req.rank), .rank = r->world_rank, .len = sizeof req};
     route(&f, &req);
 }
 

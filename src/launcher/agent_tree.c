@@ -159,8 +159,8 @@ static void exec_agent(const lm_job_desc *d, const char *host, const char *cmd, 
     _exit(127);
 }
 
-int lm_agent_start(const lm_job_desc *d, const void *job_payload, size_t job_len, int node, pid_t *pid,
-                   lm_link *link, char *why, size_t why_cap)
+int lm_agent_start(const lm_job_desc *d, const void *job_payload, size_t job_len, int node, pid_t *pid, lm_link *link,
+                   char *why, size_t why_cap)
 {
     const char *host = d->host_names[node];
     char *cmd = NULL;
@@ -277,7 +277,7 @@ void lm_subtree_lost(lm_child_agent *c, const lm_job_desc *d, char *why, size_t 
     if (c->pid == 0 && WIFEXITED(st) && !heard)
         snprintf(why, why_cap, "host %s: the launch command ended with status %d before the agent started%s", host,
                  WEXITSTATUS(st),
-                 WEXITSTATUS(st) == 255 ? " (could it reach the host?)"
+                 WEXITSTATUS(st) == 255   ? " (could it reach the host?)"
                  : WEXITSTATUS(st) == 127 ? " (is mpirun installed at the same path there?)"
                                           : "");
     else if (c->pid == 0 && WIFEXITED(st))
@@ -285,8 +285,7 @@ void lm_subtree_lost(lm_child_agent *c, const lm_job_desc *d, char *why, size_t 
                  WEXITSTATUS(st), WEXITSTATUS(st) == 255 ? " (could the launch command reach the host?)" : "");
     else if (c->pid == 0 && WIFSIGNALED(st))
         snprintf(why, why_cap, "host %s: the launch agent was killed by signal %d", host, WTERMSIG(st));
-    else
-        snprintf(why, why_cap, "host %s: lost the connection to the launch agent", host);
+    else snprintf(why, why_cap, "host %s: lost the connection to the launch agent", host);
 }
 
 void lm_subtree_kill(lm_subtree *t)

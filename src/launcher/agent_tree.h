@@ -51,8 +51,8 @@ int lm_tree_child_toward(int v, int d, int fanout);
  * the host is this machine), in a process group of its own and tied to our
  * life, and send it the job. On success *pid is the launch command's pid
  * and *link its control channel. -1 with a message in why[] otherwise. */
-int lm_agent_start(const lm_job_desc *d, const void *job_payload, size_t job_len, int node, pid_t *pid,
-                   lm_link *link, char *why, size_t why_cap);
+int lm_agent_start(const lm_job_desc *d, const void *job_payload, size_t job_len, int node, pid_t *pid, lm_link *link,
+                   char *why, size_t why_cap);
 
 /* The agents a process started (mpirun: those of nodes 0..K-1; the agent
  * of node v: those of its children). */

@@ -301,8 +301,7 @@ static void report(void)
     if (J.cause_pid > 0 && J.multi && J.cause_rank >= 0 && J.desc.ranks_per_node > 0)
         snprintf(pidbuf, sizeof pidbuf, " (pid %d on host %s)", (int)J.cause_pid,
                  J.desc.host_names[lm_min_int(J.cause_rank / J.desc.ranks_per_node, J.desc.nhosts - 1)]);
-    else if (J.cause_pid > 0)
-        snprintf(pidbuf, sizeof pidbuf, " (pid %d)", (int)J.cause_pid);
+    else if (J.cause_pid > 0) snprintf(pidbuf, sizeof pidbuf, " (pid %d)", (int)J.cause_pid);
     switch (J.cause) {
     case CAUSE_NONE:
     case CAUSE_LAUNCH: break;

@@ -4,17 +4,17 @@
 #include "hosts.h"
 
 typedef struct lm_options {
-    int nranks;              /* -n/-np; 1 when absent (with hosts: one per slot) */
+    int nranks; /* -n/-np; 1 when absent (with hosts: one per slot) */
     int nranks_given;
-    int reported_world_size; /* --simulate-world-size; 0 = nranks */
-    int universe_size;       /* --universe-size; 0 = the CPUs mpirun may use (at least the world) */
-    int tag_output;          /* --tag-output */
-    int oversubscribe;       /* --oversubscribe: more ranks than the hosts' slots */
-    lm_hostlist hosts;       /* --host, --hostfile: empty = this node only */
+    int reported_world_size;  /* --simulate-world-size; 0 = nranks */
+    int universe_size;        /* --universe-size; 0 = the CPUs mpirun may use (at least the world) */
+    int tag_output;           /* --tag-output */
+    int oversubscribe;        /* --oversubscribe: more ranks than the hosts' slots */
+    lm_hostlist hosts;        /* --host, --hostfile: empty = this node only */
     const char *launch_agent; /* --launch-agent template; NULL = ssh */
     int fanout;               /* --launch-fanout: agents each agent starts */
-    double timeout_s;        /* --timeout; 0 = none */
-    int nenv;                /* -x / --env settings, each "VAR=value" */
+    double timeout_s;         /* --timeout; 0 = none */
+    int nenv;                 /* -x / --env settings, each "VAR=value" */
     char **env;
     char **argv; /* program and its arguments (points into main's argv) */
 } lm_options;

@@ -94,7 +94,13 @@ static int start_boot(void)
     note_node_segment(&boot_info);
     return MPI_SUCCESS;
 }
-static int start_transport(void) { return lm_transport_init() == LM_OK ? MPI_SUCCESS : MPI_ERR_OTHER; }
+static char transport_failure[400] = "cannot start the transports";
+static int start_transport(void)
+{
+    if (lm_transport_init() == LM_OK) return MPI_SUCCESS;
+    snprintf(transport_failure, sizeof transport_failure, "cannot start the transports: %s", lm_transport_error());
+    return MPI_ERR_OTHER;
+}
 static int start_objects(void) { return lm_comm_init_builtin(); }
 static int start_datatypes(void) { return lm_datatype_init_builtin(); }
 static int start_pt2pt(void) { return lm_pt2pt_init(); }
@@ -120,7 +126,7 @@ static const struct start_step {
 } start_steps[] = {
     {"handles", NULL, stop_handles, NULL},
     {"boot", start_boot, lm_boot_finalize, "bootstrap failed"},
-    {"transport", start_transport, lm_transport_finalize, "cannot start the transports"},
+    {"transport", start_transport, lm_transport_finalize, transport_failure},
     {"objects", start_objects, stop_objects, "cannot create the predefined communicators"},
     {"datatypes", start_datatypes, lm_datatype_finalize, "cannot create the predefined datatypes"},
     {"pt2pt", start_pt2pt, lm_pt2pt_finalize, "cannot start point-to-point communication"},

@@ -1,16 +1,19 @@
-/* Dispatch: my own rank -> self, a rank on my node -> shm, anything else ->
- * LM_EPEER until a network backend exists. The last destination's shm peer
+/* Dispatch: my own rank -> self, a rank on my node -> shm, a rank on another
+ * host -> ofi (started only in jobs across hosts; LM_EPEER without it). The
+ * last destination's shm peer
  * is cached so a stream to one peer (the latency-critical case) costs no
  * layout evaluation and no hash lookup per message. */
 #include "transport.h"
 #include "am_dispatch.h"
 #include "boot/boot.h"
 #include "cma.h"
+#include "ofi.h"
 #include "util/lm_cvar.h"
 #include "self.h"
 #include "shm.h"
 #include "shm_layout.h"
 #include "transport_env.h"
+#include <stdio.h>
 #include <string.h>
 
 lm_am_handler lm_am_handlers[LM_AM_MAX_HANDLERS];
@@ -18,6 +21,8 @@ lm_am_handler lm_am_handlers[LM_AM_MAX_HANDLERS];
 static struct {
     lm_transport_env env;
     int initialized;
+    int ofi_on;
+    char error[320];
     int last_world; /* cache: last shm destination */
     lm_shm_peer *last_peer;
 } T = {.last_world = -1};
@@ -38,9 +43,26 @@ int lm_transport_init_env(const lm_transport_env *env)
     int rc = lm_shm_init(env->shm_area, env->world_rank, env->local_rank, env->local_size, &cfg);
     if (rc != LM_OK) return rc;
     lm_cma_init(env->cma_enable);
+    T.ofi_on = 0;
+    T.error[0] = '\0';
+    if (env->multi_node) {
+        lm_ofi_config oc = {.world_rank = env->world_rank, .put = env->kvs_put, .get = env->kvs_get};
+        rc = lm_ofi_init(&oc);
+        if (rc != LM_OK) {
+            snprintf(T.error, sizeof T.error, "the network transport: %s", lm_ofi_error());
+            lm_shm_finalize();
+            lm_self_finalize();
+            return rc;
+        }
+        T.ofi_on = 1;
+    }
     T.initialized = 1;
     return LM_OK;
 }
+
+const char *lm_transport_error(void) { return T.error[0] ? T.error : "the shared-memory area is not usable"; }
+
+const char *lm_transport_network(void) { return T.ofi_on ? lm_ofi_provider() : NULL; }
 
 static pid_t boot_pid_of(int world_rank) { return (pid_t)lm_boot_pid_of(world_rank); }
 
@@ -73,6 +95,9 @@ int lm_transport_init(void)
         .fastbox_max = (int)lm_cvar(LM_CVAR_FASTBOX_MAX),
         .fastbox_peers = (int)lm_cvar(LM_CVAR_FASTBOX_PEERS),
         .cma_enable = (int)lm_cvar(LM_CVAR_CMA_ENABLE),
+        .multi_node = seg->layout.node_count > 1,
+        .kvs_put = lm_boot_put,
+        .kvs_get = lm_boot_get,
     };
     long fault_after = lm_cvar(LM_CVAR_FAULT_SEND_AFTER);
     fault_sends_left = fault_after > 0 ? fault_after : -1;
@@ -82,6 +107,8 @@ int lm_transport_init(void)
 void lm_transport_finalize(void)
 {
     if (!T.initialized) return;
+    if (T.ofi_on) lm_ofi_finalize();
+    T.ofi_on = 0;
     lm_self_finalize();
     lm_shm_finalize();
     T.last_world = -1;
@@ -119,7 +146,7 @@ int lm_transport_am_sendv(int dst, const void *hdr, size_t hdr_len, const void *
         if (l0 + l1 > lm_shm_max_payload()) return LM_EINVAL;
         return lm_self_send(hdr, hdr_len, p0, l0, p1, l1);
     }
-    if (lm_transport_local_rank(dst) < 0) return LM_EPEER;
+    if (lm_transport_local_rank(dst) < 0) return T.ofi_on ? lm_ofi_send(dst, hdr, hdr_len, p0, l0, p1, l1) : LM_EPEER;
     lm_shm_peer *p = shm_peer_of(dst);
     if (!p) return LM_EAGAIN; /* out of memory for the peer state: may pass */
     return lm_shm_send(p, hdr, hdr_len, p0, l0, p1, l1);
@@ -129,6 +156,7 @@ size_t lm_transport_max_payload(int dst)
 {
     /* Self could take more, but one limit for every local peer keeps the
      * protocols' chunking identical whoever the peer is. */
+    if (T.ofi_on && dst != T.env.world_rank && lm_transport_local_rank(dst) < 0) return lm_ofi_max_payload();
     return lm_shm_max_payload();
 }
 
@@ -143,7 +171,8 @@ static int single_copy(int peer, void *local, uint64_t remote_addr, size_t len, 
         lm_self_count_copy(len);
         return LM_OK;
     }
-    if (lm_transport_local_rank(peer) < 0) return LM_EPEER;
+    /* Another host: no single copy (yet); the caller streams through AMs. */
+    if (lm_transport_local_rank(peer) < 0) return T.ofi_on ? LM_ENOTSUP : LM_EPEER;
     pid_t pid = T.env.pid_of ? T.env.pid_of(peer) : 0;
     if (pid <= 0) return LM_ENOTSUP;
     return write ? lm_cma_write(pid, remote_addr, local, len) : lm_cma_read(pid, local, remote_addr, len);
@@ -186,7 +215,9 @@ void *lm_transport_pipe(int world_rank, int index)
 int lm_transport_progress(void)
 {
     /* Fast boxes first (inside shm progress), then the shm queue, then self. */
-    return lm_shm_progress() + lm_self_progress();
+    int n = lm_shm_progress() + lm_self_progress();
+    if (T.ofi_on) n += lm_ofi_progress();
+    return n;
 }
 
 static void add(lm_transport_counters *a, const lm_transport_counters *b)
@@ -219,6 +250,10 @@ void lm_transport_get_counters(const char *backend, lm_transport_counters *out)
     }
     if (all || strcmp(backend, "cma") == 0) {
         lm_cma_counters(&c);
+        add(out, &c);
+    }
+    if (all || strcmp(backend, "ofi") == 0) {
+        lm_ofi_counters(&c);
         add(out, &c);
     }
 }

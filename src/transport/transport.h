@@ -26,7 +26,7 @@
 #define LM_ENOTSUP (-95)
 #define LM_EINVAL (-22)
 #define LM_ENOMEM (-12)
-#define LM_EPEER (-113) /* peer unreachable (not on this node, no network backend) */
+#define LM_EPEER (-113) /* peer unreachable (on another host, and no network backend) */
 #define LM_EIO (-5)     /* the transport failed for good (LEANMPI_FAULT_SEND_AFTER fakes it) */
 
 #define LM_AM_HDR_MAX 64
@@ -38,6 +38,10 @@ typedef void (*lm_am_handler)(int src_world_rank, const void *hdr, size_t hdr_le
 /* Called once by core init after lm_boot_init(). */
 int lm_transport_init(void);
 void lm_transport_finalize(void);
+/* Why lm_transport_init failed. */
+const char *lm_transport_error(void);
+/* The network provider in use ("tcp;ofi_rxm", ...), NULL in a job on one node. */
+const char *lm_transport_network(void);
 
 void lm_transport_register_am(uint8_t am_id, lm_am_handler handler);
 

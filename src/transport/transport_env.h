@@ -3,6 +3,7 @@
  * (a shared mapping and forked processes) so they need no launcher. */
 #ifndef LM_TRANSPORT_ENV_H
 #define LM_TRANSPORT_ENV_H
+#include <stddef.h>
 #include <sys/types.h>
 
 typedef struct lm_transport_env {
@@ -15,6 +16,11 @@ typedef struct lm_transport_env {
     int fastbox_max;                      /* slots a receiver serves (<= LM_SHM_FB_SLOTS) */
     int fastbox_peers;                    /* receivers a sender holds fast boxes at (0: any number) */
     int cma_enable;
+    /* A job across hosts starts the network backend (ofi.h), whose
+     * addresses go through the bootstrap's store; NULL/0 otherwise. */
+    int multi_node;
+    int (*kvs_put)(const char *key, const void *value, size_t len);
+    long (*kvs_get)(int world_rank, const char *key, void *value, size_t cap);
 } lm_transport_env;
 
 int lm_transport_init_env(const lm_transport_env *env);

@@ -13,10 +13,15 @@ add_library(lm_transport_testlib STATIC
   ${LM_TRANSPORT_ROOT}/src/transport/shm_rma.c
   ${LM_TRANSPORT_ROOT}/src/transport/fastbox.c
   ${LM_TRANSPORT_ROOT}/src/transport/cma.c
+  ${LM_TRANSPORT_ROOT}/src/transport/ofi.c
   ${LM_TRANSPORT_ROOT}/src/util/lm_hashmap.c
   ${LM_TRANSPORT_ROOT}/tests/unit/stub_core.c)
 target_include_directories(lm_transport_testlib PUBLIC
   ${LM_TRANSPORT_ROOT}/include ${LM_TRANSPORT_ROOT}/src ${LM_TRANSPORT_ROOT}/tests/unit)
+target_compile_definitions(lm_transport_testlib PRIVATE LM_HAVE_OFI=${LM_HAVE_OFI})
+if(LM_HAVE_OFI)
+  target_link_libraries(lm_transport_testlib PUBLIC PkgConfig::LIBFABRIC)
+endif()
 
 foreach(t hashmap shm_queue fastbox transport_shm transport_cma transport_rma)
   add_executable(test_${t} ${LM_TRANSPORT_ROOT}/tests/unit/test_${t}.c)

@@ -2,10 +2,15 @@
  * so transport unit tests link without the rest of the library. The tests
  * initialise the transport with lm_transport_init_env(), so the boot stubs
  * are never reached. */
+#include <errno.h>
+#include <stdarg.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 #include "boot/boot.h"
 #include "util/lm_cvar.h"
+#include "util/lm_error.h"
 #include "util/lm_mem.h"
 
 void *lm_malloc(enum lm_mem_component c, size_t n) { return malloc(n); }
@@ -28,3 +33,15 @@ const lm_boot_info *lm_boot(void) { return NULL; }
 int lm_boot_is_local(int world_rank) { return 0; }
 int lm_boot_local_rank_of(int world_rank) { return -1; }
 int lm_boot_pid_of(int world_rank) { return 0; }
+int lm_boot_put(const char *key, const void *value, size_t len) { return -EINVAL; }
+long lm_boot_get(int world_rank, const char *key, void *value, size_t cap) { return -ENOENT; }
+
+void lm_fatal(const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    vfprintf(stderr, fmt, ap);
+    va_end(ap);
+    fputc('\n', stderr);
+    _exit(1);
+}

@@ -1,0 +1,516 @@
+/* Network backend on libfabric (see ofi.h). Wire format of one message, in
+ * one bounce buffer or one inject:
+ *
+ *   [0, 16)   prefix: sender's world rank, header length, sequence number
+ *   [16, 80)  the AM header (LM_AM_HDR_MAX bytes reserved, hdr_len used)
+ *   [80, ..)  the payload
+ *
+ * The payload sits at a fixed, 16-byte aligned offset, as in shm cells, so
+ * a handler may read structures from it in place; the unused header bytes
+ * cost up to 64 bytes a message on the wire, nothing next to a network
+ * round trip. The sender's rank travels in the message: the receiver needs
+ * no address-vector entry (and no reverse lookup) for a peer that writes to
+ * it before it ever writes back.
+ *
+ * Order: the endpoint is asked for send-after-send order, which providers
+ * give for the matching of messages, but a message the provider moves by
+ * its own rendezvous may complete after a later, smaller one. Messages are
+ * kept within 16 KiB (the eager size of ofi_rxm's default buffers), and the
+ * sequence number puts any that still complete out of order back in order:
+ * an early one waits, copied, until those before it have been delivered. */
+#include "ofi.h"
+#include "am_dispatch.h"
+#include "util/lm_error.h"
+#include "util/lm_hashmap.h"
+#include "util/lm_mem.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#define OFI_PREFIX 16u
+#define OFI_PAYLOAD_AT (OFI_PREFIX + LM_AM_HDR_MAX)
+#define OFI_BUF_SIZE (16u * 1024u)
+#define OFI_PAYLOAD_MAX (OFI_BUF_SIZE - OFI_PAYLOAD_AT)
+#define OFI_SEND_BUFS 16 /* messages in flight that did not fit an inject */
+#define OFI_RECV_BUFS 16 /* receives kept posted */
+#define OFI_ADDR_KEY "ofi"
+#define OFI_ADDR_MAX 256         /* LM_KVS_VALUE_MAX */
+#define OFI_MISS_RETRY_NS 200000 /* ask the store again for a missing address after 0.2 ms */
+
+typedef struct ofi_prefix {
+    int32_t src;
+    uint16_t hdr_len;
+    uint16_t unused;
+    uint32_t seq; /* per sender-receiver pair, from 0 */
+    uint32_t reserved;
+} ofi_prefix;
+_Static_assert(sizeof(ofi_prefix) == OFI_PREFIX, "prefix size");
+
+#if LM_HAVE_OFI
+#include <rdma/fabric.h>
+#include <rdma/fi_cm.h>
+#include <rdma/fi_domain.h>
+#include <rdma/fi_endpoint.h>
+#include <rdma/fi_errno.h>
+
+#include <arpa/inet.h>
+#include <netinet/in.h>
+
+/* A message that completed before an earlier one of its sender. */
+typedef struct ofi_stashed {
+    struct ofi_stashed *next; /* by sequence number */
+    uint32_t seq;
+    size_t len;
+    _Alignas(16) unsigned char data[];
+} ofi_stashed;
+
+/* What this rank keeps per peer it talked to, either way (R1). */
+typedef struct ofi_peer {
+    int has_addr;
+    fi_addr_t addr;
+    uint32_t send_seq; /* the next message to it */
+    uint32_t recv_seq; /* the next message from it to deliver */
+    ofi_stashed *stash;
+} ofi_peer;
+
+typedef struct ofi_buf {
+    struct fi_context2 ctx; /* first: the completion's op_context is the buffer */
+    struct ofi_buf *next;   /* free list (sends) */
+    int is_send;
+    int dst; /* sends: the peer, for error messages */
+    _Alignas(64) unsigned char data[OFI_BUF_SIZE];
+} ofi_buf;
+
+static struct {
+    int on;
+    lm_ofi_config cfg;
+    struct fi_info *info; /* the chosen one (a copy) */
+    struct fid_fabric *fabric;
+    struct fid_domain *domain;
+    struct fid_cq *cq;
+    struct fid_av *av;
+    struct fid_ep *ep;
+    struct fid_mr *mr; /* both pools, when the provider needs local registration */
+    void *mr_desc;
+    ofi_buf *pool; /* OFI_SEND_BUFS sends, then OFI_RECV_BUFS receives */
+    ofi_buf *free_sends;
+    int sends_in_flight;
+    size_t inject_max;
+    lm_hashmap peers; /* world rank -> ofi_peer */
+    int miss_rank;    /* the last peer whose address was not there yet, and when */
+    struct timespec miss_at;
+    int finalizing;
+    char error[256];
+    lm_transport_counters cnt;
+} O = {.miss_rank = -1};
+
+static void set_error(const char *what, int rc)
+{
+    snprintf(O.error, sizeof O.error, "%s: %s", what, fi_strerror(rc < 0 ? -rc : rc));
+}
+
+const char *lm_ofi_error(void) { return O.error; }
+const char *lm_ofi_provider(void) { return O.on ? O.info->fabric_attr->prov_name : NULL; }
+size_t lm_ofi_max_payload(void) { return OFI_PAYLOAD_MAX; }
+
+static int is_loopback(const struct fi_info *i)
+{
+    if (!i->src_addr) return 0;
+    if (i->addr_format == FI_SOCKADDR_IN) {
+        const struct sockaddr_in *a = i->src_addr;
+        return (ntohl(a->sin_addr.s_addr) >> 24) == 127;
+    }
+    if (i->addr_format == FI_SOCKADDR_IN6) {
+        const struct sockaddr_in6 *a = i->src_addr;
+        return IN6_IS_ADDR_LOOPBACK(&a->sin6_addr) || IN6_IS_ADDR_LINKLOCAL(&a->sin6_addr);
+    }
+    return 0;
+}
+
+/* The first interface that other hosts can reach (IPv4 before IPv6 for the
+ * socket providers), else the first of all: ranks whose hosts are names on
+ * one machine reach each other on the loopback interface as well. */
+static struct fi_info *choose(struct fi_info *list)
+{
+    for (struct fi_info *i = list; i; i = i->next)
+        if (!is_loopback(i) && i->addr_format != FI_SOCKADDR_IN6) return i;
+    for (struct fi_info *i = list; i; i = i->next)
+        if (!is_loopback(i)) return i;
+    return list;
+}
+
+static int post_recv(ofi_buf *b)
+{
+    for (;;) {
+        ssize_t rc = fi_recv(O.ep, b->data, OFI_BUF_SIZE, O.mr_desc, FI_ADDR_UNSPEC, &b->ctx);
+        if (rc == 0) return LM_OK;
+        if (rc != -FI_EAGAIN) {
+            set_error("fi_recv", (int)rc);
+            return LM_EIO;
+        }
+        fi_cq_read(O.cq, NULL, 0); /* let the provider progress */
+    }
+}
+
+static int open_endpoint(void)
+{
+    int rc;
+    if ((rc = fi_fabric(O.info->fabric_attr, &O.fabric, NULL))) return set_error("fi_fabric", rc), LM_EIO;
+    if ((rc = fi_domain(O.fabric, O.info, &O.domain, NULL))) return set_error("fi_domain", rc), LM_EIO;
+    struct fi_cq_attr cqa = {.format = FI_CQ_FORMAT_MSG, .size = 4 * (OFI_SEND_BUFS + OFI_RECV_BUFS)};
+    if ((rc = fi_cq_open(O.domain, &cqa, &O.cq, NULL))) return set_error("fi_cq_open", rc), LM_EIO;
+    struct fi_av_attr ava = {.type = FI_AV_TABLE};
+    if ((rc = fi_av_open(O.domain, &ava, &O.av, NULL))) return set_error("fi_av_open", rc), LM_EIO;
+    if ((rc = fi_endpoint(O.domain, O.info, &O.ep, NULL))) return set_error("fi_endpoint", rc), LM_EIO;
+    if ((rc = fi_ep_bind(O.ep, &O.cq->fid, FI_TRANSMIT | FI_RECV))) return set_error("fi_ep_bind cq", rc), LM_EIO;
+    if ((rc = fi_ep_bind(O.ep, &O.av->fid, 0))) return set_error("fi_ep_bind av", rc), LM_EIO;
+    if ((rc = fi_enable(O.ep))) return set_error("fi_enable", rc), LM_EIO;
+    size_t nbufs = OFI_SEND_BUFS + OFI_RECV_BUFS;
+    O.pool = lm_malloc(LM_MEM_TRANSPORT, nbufs * sizeof *O.pool);
+    if (!O.pool) return snprintf(O.error, sizeof O.error, "no memory for the message buffers"), LM_ENOMEM;
+    if (O.info->domain_attr->mr_mode & FI_MR_LOCAL) {
+        rc = fi_mr_reg(O.domain, O.pool, nbufs * sizeof *O.pool, FI_SEND | FI_RECV, 0, 0, 0, &O.mr, NULL);
+        if (rc) return set_error("fi_mr_reg", rc), LM_EIO;
+        O.mr_desc = fi_mr_desc(O.mr);
+    }
+    O.free_sends = NULL;
+    for (int i = OFI_SEND_BUFS - 1; i >= 0; i--) {
+        O.pool[i].is_send = 1;
+        O.pool[i].next = O.free_sends;
+        O.free_sends = &O.pool[i];
+    }
+    for (int i = OFI_SEND_BUFS; i < (int)nbufs; i++) {
+        O.pool[i].is_send = 0;
+        if ((rc = post_recv(&O.pool[i])) != LM_OK) return rc;
+    }
+    return LM_OK;
+}
+
+static void close_all(void)
+{
+    if (O.ep) fi_close(&O.ep->fid);
+    if (O.mr) fi_close(&O.mr->fid);
+    if (O.av) fi_close(&O.av->fid);
+    if (O.cq) fi_close(&O.cq->fid);
+    if (O.domain) fi_close(&O.domain->fid);
+    if (O.fabric) fi_close(&O.fabric->fid);
+    if (O.info) fi_freeinfo(O.info);
+    lm_free(LM_MEM_TRANSPORT, O.pool);
+    for (size_t i = 0; i < O.peers.capacity; i++) {
+        if (O.peers.slots[i].key == LM_HASHMAP_EMPTY) continue;
+        ofi_peer *p = O.peers.slots[i].value;
+        while (p->stash) {
+            ofi_stashed *m = p->stash;
+            p->stash = m->next;
+            lm_free(LM_MEM_TRANSPORT, m);
+        }
+        lm_free(LM_MEM_PEER_TABLE, p);
+    }
+    lm_hashmap_destroy(&O.peers);
+    O.ep = NULL;
+    O.mr = NULL;
+    O.mr_desc = NULL;
+    O.av = NULL;
+    O.cq = NULL;
+    O.domain = NULL;
+    O.fabric = NULL;
+    O.info = NULL;
+    O.pool = NULL;
+    O.free_sends = NULL;
+    O.on = 0;
+}
+
+int lm_ofi_init(const lm_ofi_config *cfg)
+{
+    O.cfg = *cfg;
+    O.error[0] = '\0';
+    O.miss_rank = -1;
+    O.sends_in_flight = 0;
+    O.finalizing = 0;
+    memset(&O.cnt, 0, sizeof O.cnt);
+    lm_hashmap_init(&O.peers, LM_MEM_PEER_TABLE);
+    struct fi_info *hints = fi_allocinfo();
+    if (!hints) return snprintf(O.error, sizeof O.error, "fi_allocinfo failed"), LM_ENOMEM;
+    hints->caps = FI_MSG;
+    hints->mode = FI_CONTEXT | FI_CONTEXT2;
+    hints->ep_attr->type = FI_EP_RDM;
+    hints->tx_attr->msg_order = FI_ORDER_SAS;
+    hints->rx_attr->msg_order = FI_ORDER_SAS;
+    hints->domain_attr->threading = FI_THREAD_DOMAIN; /* the MPI layer serializes its calls */
+    hints->domain_attr->mr_mode = FI_MR_LOCAL | FI_MR_VIRT_ADDR | FI_MR_ALLOCATED | FI_MR_PROV_KEY;
+    const char *prov = getenv("LEANMPI_OFI_PROVIDER");
+    if (prov && *prov) hints->fabric_attr->prov_name = strdup(prov);
+    struct fi_info *list = NULL;
+    int rc = fi_getinfo(FI_VERSION(1, 9), NULL, NULL, 0, hints, &list);
+    fi_freeinfo(hints);
+    if (rc || !list) {
+        snprintf(O.error, sizeof O.error, "no libfabric provider offers reliable ordered messages%s%s%s: %s",
+                 prov && *prov ? " (LEANMPI_OFI_PROVIDER=" : "", prov && *prov ? prov : "", prov && *prov ? ")" : "",
+                 fi_strerror(-rc));
+        return LM_EIO;
+    }
+    O.info = fi_dupinfo(choose(list));
+    fi_freeinfo(list);
+    if (!O.info) return snprintf(O.error, sizeof O.error, "fi_dupinfo failed"), LM_ENOMEM;
+    O.inject_max = O.info->tx_attr->inject_size;
+    rc = open_endpoint();
+    if (rc == LM_OK) {
+        char addr[OFI_ADDR_MAX];
+        size_t alen = sizeof addr;
+        int grc = fi_getname(&O.ep->fid, addr, &alen);
+        if (grc) {
+            set_error("fi_getname", grc);
+            rc = LM_EIO;
+        } else if (!O.cfg.put || O.cfg.put(OFI_ADDR_KEY, addr, alen) != 0) {
+            snprintf(O.error, sizeof O.error, "cannot publish the endpoint's address");
+            rc = LM_EIO;
+        }
+    }
+    if (rc != LM_OK) {
+        close_all();
+        return rc;
+    }
+    O.on = 1;
+    return LM_OK;
+}
+
+static int64_t ns_since(const struct timespec *t)
+{
+    struct timespec now;
+    clock_gettime(CLOCK_MONOTONIC, &now);
+    return (int64_t)(now.tv_sec - t->tv_sec) * 1000000000 + (now.tv_nsec - t->tv_nsec);
+}
+
+static ofi_peer *peer_of(int rank)
+{
+    ofi_peer *p = lm_hashmap_get(&O.peers, rank);
+    if (p) return p;
+    p = lm_calloc(LM_MEM_PEER_TABLE, 1, sizeof *p);
+    if (p && lm_hashmap_put(&O.peers, rank, p) != 0) {
+        lm_free(LM_MEM_PEER_TABLE, p);
+        p = NULL;
+    }
+    return p;
+}
+
+/* The peer, with its address inserted on first contact. LM_EAGAIN while
+ * the peer has not published its address (it is still starting). */
+static int peer_to(int dst, ofi_peer **out)
+{
+    ofi_peer *p = peer_of(dst);
+    if (!p) return LM_EAGAIN;
+    *out = p;
+    if (p->has_addr) return LM_OK;
+    if (dst == O.miss_rank && ns_since(&O.miss_at) < OFI_MISS_RETRY_NS) return LM_EAGAIN;
+    char addr[OFI_ADDR_MAX];
+    long n = O.cfg.get ? O.cfg.get(dst, OFI_ADDR_KEY, addr, sizeof addr) : -ENOENT;
+    if (n == -ENOENT) {
+        O.miss_rank = dst;
+        clock_gettime(CLOCK_MONOTONIC, &O.miss_at);
+        return LM_EAGAIN;
+    }
+    if (n <= 0 || n > (long)sizeof addr) return LM_EPEER;
+    if (fi_av_insert(O.av, addr, 1, &p->addr, 0, NULL) != 1) return LM_EIO;
+    p->has_addr = 1;
+    if (O.miss_rank == dst) O.miss_rank = -1;
+    return LM_OK;
+}
+
+static size_t pack(unsigned char *m, uint32_t seq, const void *hdr, size_t hdr_len, const void *p0, size_t l0,
+                   const void *p1, size_t l1)
+{
+    ofi_prefix pre = {.src = O.cfg.world_rank, .hdr_len = (uint16_t)hdr_len, .seq = seq};
+    memcpy(m, &pre, sizeof pre);
+    memcpy(m + OFI_PREFIX, hdr, hdr_len);
+    if (l0) memcpy(m + OFI_PAYLOAD_AT, p0, l0);
+    if (l1) memcpy(m + OFI_PAYLOAD_AT + l0, p1, l1);
+    return OFI_PAYLOAD_AT + l0 + l1;
+}
+
+int lm_ofi_send(int dst, const void *hdr, size_t hdr_len, const void *p0, size_t l0, const void *p1, size_t l1)
+{
+    if (!O.on) return LM_EPEER;
+    if (hdr_len == 0 || hdr_len > LM_AM_HDR_MAX || l0 + l1 > OFI_PAYLOAD_MAX) return LM_EINVAL;
+    ofi_peer *peer;
+    int rc = peer_to(dst, &peer);
+    if (rc != LM_OK) return rc;
+    fi_addr_t to = peer->addr;
+    size_t total = OFI_PAYLOAD_AT + l0 + l1;
+    ssize_t frc;
+    if (total <= O.inject_max) {
+        _Alignas(16) unsigned char m[OFI_PAYLOAD_AT + 1024];
+        if (total <= sizeof m) {
+            pack(m, peer->send_seq, hdr, hdr_len, p0, l0, p1, l1);
+            frc = fi_inject(O.ep, m, total, to);
+            if (frc == 0) goto sent;
+            if (frc != -FI_EAGAIN) goto failed;
+            O.cnt.send_eagain++;
+            lm_ofi_progress();
+            return LM_EAGAIN;
+        }
+    }
+    if (!O.free_sends) lm_ofi_progress(); /* completions give buffers back */
+    ofi_buf *b = O.free_sends;
+    if (!b) {
+        O.cnt.send_eagain++;
+        return LM_EAGAIN;
+    }
+    pack(b->data, peer->send_seq, hdr, hdr_len, p0, l0, p1, l1);
+    b->dst = dst;
+    frc = fi_send(O.ep, b->data, total, O.mr_desc, to, &b->ctx);
+    if (frc == -FI_EAGAIN) {
+        O.cnt.send_eagain++;
+        lm_ofi_progress();
+        return LM_EAGAIN;
+    }
+    if (frc) goto failed;
+    O.free_sends = b->next;
+    O.sends_in_flight++;
+sent:
+    peer->send_seq++;
+    O.cnt.am_sent++;
+    O.cnt.am_bytes_sent += l0 + l1;
+    return LM_OK;
+failed:
+    set_error("send", (int)frc);
+    return LM_EIO;
+}
+
+static void deliver_now(const unsigned char *m, size_t len)
+{
+    ofi_prefix pre;
+    memcpy(&pre, m, sizeof pre);
+    size_t plen = len - OFI_PAYLOAD_AT;
+    O.cnt.am_received++;
+    O.cnt.am_bytes_received += plen;
+    lm_am_deliver(pre.src, m + OFI_PREFIX, pre.hdr_len, m + OFI_PAYLOAD_AT, plen);
+}
+
+/* Deliver a received message in its sender's order: now if it is the next
+ * one (then the stashed ones that follow it), else keep a copy until then. */
+static void deliver(const unsigned char *m, size_t len)
+{
+    ofi_prefix pre;
+    memcpy(&pre, m, sizeof pre);
+    if (len < OFI_PAYLOAD_AT || pre.hdr_len == 0 || pre.hdr_len > LM_AM_HDR_MAX) {
+        fprintf(stderr, "LeanMPI: dropped a malformed network message (%zu bytes)\n", len);
+        return;
+    }
+    ofi_peer *p = peer_of(pre.src);
+    if (!p) lm_fatal("the network transport: no memory for the state of rank %d", (int)pre.src);
+    if (pre.seq != p->recv_seq) {
+        ofi_stashed *s = lm_malloc(LM_MEM_TRANSPORT, sizeof *s + len);
+        if (!s) lm_fatal("the network transport: no memory to reorder a message from rank %d", (int)pre.src);
+        s->seq = pre.seq;
+        s->len = len;
+        memcpy(s->data, m, len);
+        ofi_stashed **at = &p->stash;
+        while (*at && (int32_t)((*at)->seq - pre.seq) < 0) at = &(*at)->next;
+        s->next = *at;
+        *at = s;
+        return;
+    }
+    p->recv_seq++;
+    deliver_now(m, len);
+    /* The handler may have sent, never received: p and its stash are stable. */
+    while (p->stash && p->stash->seq == p->recv_seq) {
+        ofi_stashed *s = p->stash;
+        p->stash = s->next;
+        p->recv_seq++;
+        deliver_now(s->data, s->len);
+        lm_free(LM_MEM_TRANSPORT, s);
+    }
+}
+
+/* A failed operation: a send that cannot reach its peer would leave the
+ * protocol above waiting for ever, so the job ends with the cause. */
+static void on_error(void)
+{
+    struct fi_cq_err_entry e = {0};
+    if (fi_cq_readerr(O.cq, &e, 0) != 1) return;
+    ofi_buf *b = e.op_context;
+    if (e.err == FI_ECANCELED || O.finalizing) {
+        if (b && b->is_send) {
+            b->next = O.free_sends;
+            O.free_sends = b;
+            O.sends_in_flight--;
+        }
+        return;
+    }
+    char peer[48] = "";
+    if (b && b->is_send) snprintf(peer, sizeof peer, " to rank %d", b->dst);
+    lm_fatal("the network transport (%s) failed%s: %s", O.info->fabric_attr->prov_name, peer,
+             fi_cq_strerror(O.cq, e.prov_errno, e.err_data, NULL, 0));
+}
+
+int lm_ofi_progress(void)
+{
+    if (!O.on) return 0;
+    struct fi_cq_msg_entry ev[16];
+    int handled = 0;
+    for (;;) {
+        ssize_t n = fi_cq_read(O.cq, ev, 16);
+        if (n == -FI_EAGAIN) break;
+        if (n == -FI_EAVAIL) {
+            on_error();
+            continue;
+        }
+        if (n < 0) break;
+        for (ssize_t i = 0; i < n; i++) {
+            ofi_buf *b = ev[i].op_context;
+            if (!b) continue;
+            if (b->is_send) {
+                b->next = O.free_sends;
+                O.free_sends = b;
+                O.sends_in_flight--;
+            } else {
+                deliver(b->data, ev[i].len);
+                if (post_recv(b) != LM_OK) lm_fatal("the network transport: %s", O.error);
+            }
+        }
+        handled += (int)n;
+        if (n < 16) break;
+    }
+    return handled;
+}
+
+void lm_ofi_finalize(void)
+{
+    if (!O.on) return;
+    /* Sends in flight hold buffers the provider still reads: wait for them,
+     * boundedly (a peer that is gone cannot complete them). */
+    struct timespec t0;
+    clock_gettime(CLOCK_MONOTONIC, &t0);
+    while (O.sends_in_flight > 0 && ns_since(&t0) < 2000000000LL) lm_ofi_progress();
+    O.finalizing = 1;
+    close_all();
+}
+
+void lm_ofi_counters(lm_transport_counters *out) { *out = O.cnt; }
+
+#else /* built without libfabric */
+
+int lm_ofi_init(const lm_ofi_config *cfg)
+{
+    (void)cfg;
+    return LM_ENOTSUP;
+}
+void lm_ofi_finalize(void) {}
+const char *lm_ofi_error(void)
+{
+    return "this LeanMPI was built without libfabric (install libfabric-dev and rebuild)";
+}
+const char *lm_ofi_provider(void) { return NULL; }
+int lm_ofi_send(int dst, const void *hdr, size_t hdr_len, const void *p0, size_t l0, const void *p1, size_t l1)
+{
+    (void)dst, (void)hdr, (void)hdr_len, (void)p0, (void)l0, (void)p1, (void)l1;
+    return LM_EPEER;
+}
+size_t lm_ofi_max_payload(void) { return OFI_PAYLOAD_MAX; }
+int lm_ofi_progress(void) { return 0; }
+void lm_ofi_counters(lm_transport_counters *out) { memset(out, 0, sizeof *out); }
+
+#endif

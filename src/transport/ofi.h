@@ -1,0 +1,43 @@
+/* Network backend on libfabric: active messages to ranks on other hosts.
+ *
+ * Started only in a job that spans hosts, so a job on one node never opens
+ * a fabric. Each rank opens one reliable datagram endpoint (FI_EP_RDM with
+ * send-after-send order, `tcp;ofi_rxm` on Ethernet, verbs, efa or cxi where
+ * the hardware exists; LEANMPI_OFI_PROVIDER overrides the choice) and
+ * publishes its address in its node's store under "ofi". A peer's address
+ * is fetched and inserted into the address vector on the first message to
+ * it (dynamic add procs: the table grows with the peers contacted, never
+ * with the job). Messages travel in bounce buffers from two fixed pools
+ * (sends and posted receives), so memory does not grow with traffic either;
+ * a message that fits the provider's inject size needs no buffer at all. */
+#ifndef LM_TRANSPORT_OFI_H
+#define LM_TRANSPORT_OFI_H
+#include <stddef.h>
+#include "transport.h"
+
+typedef struct lm_ofi_config {
+    int world_rank;
+    /* The store the addresses go through: publish this rank's, read a peer's
+     * (length, or -ENOENT while the peer has not published yet). */
+    int (*put)(const char *key, const void *value, size_t len);
+    long (*get)(int world_rank, const char *key, void *value, size_t cap);
+} lm_ofi_config;
+
+/* LM_OK; LM_ENOTSUP when built without libfabric; LM_EIO when no provider
+ * fits or the endpoint cannot be opened (lm_ofi_error() says why). */
+int lm_ofi_init(const lm_ofi_config *cfg);
+/* Waits (boundedly) for sends in flight, then closes everything. */
+void lm_ofi_finalize(void);
+const char *lm_ofi_error(void);
+/* "tcp;ofi_rxm", ... once started; NULL before. */
+const char *lm_ofi_provider(void);
+
+/* Same contract as lm_transport_am_sendv; LM_EAGAIN also while the peer has
+ * not published its address yet. */
+int lm_ofi_send(int dst_world_rank, const void *hdr, size_t hdr_len, const void *p0, size_t l0, const void *p1,
+                size_t l1);
+size_t lm_ofi_max_payload(void);
+int lm_ofi_progress(void);
+void lm_ofi_counters(lm_transport_counters *out);
+
+#endif

@@ -1,0 +1,98 @@
+#!/usr/bin/env python3
+"""Run an MPI test program across hosts and check it as run_expect.py does.
+
+  on_hosts.py --mpirun PATH --hosts N --per-host K [--vcluster TOOL]
+              [--name NAME] [--timeout S] -- program [args...]
+
+Without --vcluster the hosts are names only (h0, h1, ...): the launch
+command is tests/launcher/fake_host.sh, which starts every host's agent on
+this machine, so the job runs as N hosts of K ranks (one node segment per
+host, the network transport between hosts) without namespaces or root.
+With --vcluster the job runs on a virtual cluster of N hosts brought up for
+this run (tools/vcluster) and removed afterwards; where this machine cannot
+host one the test exits 77 (skipped) with the reason.
+
+Passes when the job exits 0, prints a PASS or SKIP line and no FAIL line,
+within the time limit; the job's process group is killed on timeout.
+"""
+import argparse
+import os
+import re
+import shlex
+import signal
+import subprocess
+import sys
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+FAKE_HOST = os.path.join(HERE, "..", "launcher", "fake_host.sh")
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--mpirun", required=True)
+    ap.add_argument("--hosts", type=int, default=2)
+    ap.add_argument("--per-host", type=int, default=2)
+    ap.add_argument("--vcluster")
+    ap.add_argument("--name", default="lmmpi", help="virtual cluster name (1-8 letters/digits)")
+    ap.add_argument("--subnet", default="10.213.5")
+    ap.add_argument("--timeout", type=float, default=90.0)
+    ap.add_argument("command", nargs=argparse.REMAINDER)
+    a = ap.parse_args()
+    cmd = a.command[1:] if a.command[:1] == ["--"] else a.command
+    if not cmd:
+        ap.error("no program given")
+
+    up = False
+    if a.vcluster:
+        chk = subprocess.run([a.vcluster, "check"], capture_output=True, text=True)
+        if chk.returncode == 77:
+            print("SKIP", (chk.stdout + chk.stderr).strip())
+            return 77
+        r = subprocess.run([a.vcluster, "up", a.name, str(a.hosts), "--subnet", a.subnet],
+                           capture_output=True, text=True, timeout=60)
+        if r.returncode != 0:
+            print("FAIL vcluster up:", r.stderr.strip())
+            return 1
+        up = True
+        hosts = ["%s-%d" % (a.name, i) for i in range(a.hosts)]
+        agent = "%s exec %s {host}" % (shlex.quote(a.vcluster), a.name)
+    else:
+        hosts = ["h%d" % i for i in range(a.hosts)]
+        agent = "sh %s {host}" % shlex.quote(os.path.normpath(FAKE_HOST))
+    spec = ",".join("%s:%d" % (h, a.per_host) for h in hosts)
+    job = [a.mpirun, "--host", spec, "--launch-agent", agent] + cmd
+    print("+", " ".join(shlex.quote(x) for x in job), flush=True)
+    try:
+        rc = run(job, a.timeout)
+    finally:
+        if up:
+            r = subprocess.run([a.vcluster, "down", a.name], capture_output=True, text=True,
+                               timeout=60)
+            if r.returncode != 0:
+                print("FAIL vcluster down:", r.stderr.strip())
+                rc = 1
+    return rc
+
+
+def run(job, timeout):
+    p = subprocess.Popen(job, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
+                         start_new_session=True)
+    try:
+        out, _ = p.communicate(timeout=timeout)
+    except subprocess.TimeoutExpired:
+        os.killpg(p.pid, signal.SIGKILL)
+        out, _ = p.communicate()
+        sys.stdout.write(out)
+        print("FAIL: the job did not end within %g s" % timeout)
+        return 1
+    sys.stdout.write(out)
+    ok = (p.returncode == 0 and re.search(r"(?m)^(PASS|SKIP)", out)
+          and not re.search(r"(?m)^FAIL", out))
+    if not ok:
+        print("FAIL: exit status %d, or no PASS line, or a FAIL line" % p.returncode)
+        return 1
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
