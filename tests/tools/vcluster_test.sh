@@ -42,6 +42,12 @@ for i in 0 1 2; do
 done
 echo "PASS up: three hosts with addresses, host names, shaping and no route out"
 
+# ssh's form, for launchers that expect ssh: options before the host are
+# skipped, the words are one command line for sh
+got=$("$vc" ssh "$name" -x -o BatchMode=yes "$name-1" echo '$(hostname)' "'a  b'") || fail "ssh form"
+[ "$got" = "$name-1 a  b" ] || fail "ssh form ran as: '$got'"
+echo "PASS ssh: options skipped, words run by sh as the host"
+
 # a TCP connection by host name, from host 0 to host 2, answered with the
 # server's host name and the client's address (bounded by timeouts)
 "$vc" exec "$name" "$name-2" python3 -c '
