@@ -33,6 +33,10 @@ int lm_boot_put(const char *key, const void *value, size_t len);
  * when that cannot be done. */
 long lm_boot_get(int world_rank, const char *key, void *value, size_t cap);
 
+/* 1 once since the last call when a rank on another host asked for a key
+ * of this rank that was not there: whoever publishes keys on demand (the
+ * network transport its address) publishes now. */
+int lm_boot_key_wanted(void);
 int lm_boot_is_local(int world_rank);
 int lm_boot_local_rank_of(int world_rank);
 int lm_boot_pid_of(int world_rank); /* 0 if not (yet) known */

@@ -191,6 +191,13 @@ long lm_boot_get(int world_rank, const char *key, void *value, size_t cap)
     return lm_kvs_get(g_kvs, k, value, cap);
 }
 
+int lm_boot_key_wanted(void)
+{
+    if (!g_ready) return 0;
+    _Atomic int32_t *w = &my_block()->key_wanted;
+    return atomic_load_explicit(w, memory_order_relaxed) && atomic_exchange(w, 0);
+}
+
 int lm_boot_is_local(int world_rank)
 {
     if (!g_ready || world_rank < 0 || world_rank >= g_info.world_size) return 0;

@@ -46,7 +46,9 @@ typedef struct lm_rank_block {
     _Atomic int32_t state; /* enum lm_rank_state */
     _Atomic int32_t pid;   /* written by the rank at init */
     int32_t world_rank;
-    int32_t pad;
+    /* A rank on another host asked for a key this rank has not put yet (set
+     * by the host's launch agent, taken by the rank: lm_boot_key_wanted). */
+    _Atomic int32_t key_wanted;
     _Atomic uint64_t unexpected_bytes; /* eager bytes this rank holds unmatched (flow control) */
     char pad2[64 - 24];
 } lm_rank_block;

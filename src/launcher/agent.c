@@ -150,6 +150,10 @@ static void kvs_on_this_host(const lm_frame *f, const char *payload)
         req.key[sizeof req.key - 1] = '\0';
         char v[LM_KVS_VALUE_MAX];
         long n = lm_kvs_get(lm_kvs_from(lm_node_segment_at(A.seg, A.seg->kvs_offset)), req.key, v, sizeof v);
+        /* Not there yet: tell its rank that someone waits for it (keys such
+         * as the network address are published on demand). */
+        if (n == -ENOENT && req.rank >= 0 && req.rank < l->world_size && lm_layout_node_of(l, req.rank) == A.node)
+            atomic_store(&lm_node_segment_rank(A.seg, lm_layout_local_rank_of(l, req.rank))->key_wanted, 1);
         lm_frame back = {.type = LM_FRAME_KVS_VALUE,
                          .node = lm_layout_node_of(l, f->rank),
                          .rank = f->rank,

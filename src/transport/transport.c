@@ -1,5 +1,9 @@
 /* Dispatch: my own rank -> self, a rank on my node -> shm, a rank on another
- * host -> ofi (started only in jobs across hosts; LM_EPEER without it). The
+ * host -> ofi. The network is opened lazily, in jobs across hosts only: at
+ * this rank's first message to another host, or when a rank on another host
+ * asks for this rank's address (lm_boot_key_wanted, checked by progress), so
+ * a rank that talks only within its host never opens a fabric: its memory
+ * and start-up are those of a job on one node. The
  * last destination's shm peer
  * is cached so a stream to one peer (the latency-critical case) costs no
  * layout evaluation and no hash lookup per message. */
@@ -9,6 +13,7 @@
 #include "cma.h"
 #include "ofi.h"
 #include "util/lm_cvar.h"
+#include "util/lm_error.h"
 #include "self.h"
 #include "shm.h"
 #include "shm_layout.h"
@@ -21,7 +26,9 @@ lm_am_handler lm_am_handlers[LM_AM_MAX_HANDLERS];
 static struct {
     lm_transport_env env;
     int initialized;
-    int ofi_on;
+    int ofi_on;     /* the network is open */
+    int ofi_lazy;   /* a job across hosts whose network is not open yet */
+    int ofi_failed; /* opening it failed: T.error says why */
     char error[320];
     int last_world; /* cache: last shm destination */
     lm_shm_peer *last_peer;
@@ -43,20 +50,30 @@ int lm_transport_init_env(const lm_transport_env *env)
     int rc = lm_shm_init(env->shm_area, env->world_rank, env->local_rank, env->local_size, &cfg);
     if (rc != LM_OK) return rc;
     lm_cma_init(env->cma_enable);
-    T.ofi_on = 0;
+    T.ofi_on = T.ofi_failed = 0;
+    T.ofi_lazy = env->multi_node;
     T.error[0] = '\0';
-    if (env->multi_node) {
-        lm_ofi_config oc = {.world_rank = env->world_rank, .put = env->kvs_put, .get = env->kvs_get};
-        rc = lm_ofi_init(&oc);
-        if (rc != LM_OK) {
-            snprintf(T.error, sizeof T.error, "the network transport: %s", lm_ofi_error());
-            lm_shm_finalize();
-            lm_self_finalize();
-            return rc;
-        }
-        T.ofi_on = 1;
-    }
     T.initialized = 1;
+    return LM_OK;
+}
+
+/* Open the network now (see the top of this file). LM_OK, or LM_EIO with
+ * the reason in T.error, said once on stderr: the MPI error the caller gets
+ * names only the peer. */
+static int open_network(void)
+{
+    if (T.ofi_on) return LM_OK;
+    if (T.ofi_failed || !T.ofi_lazy) return T.ofi_failed ? LM_EIO : LM_EPEER;
+    lm_ofi_config oc = {.world_rank = T.env.world_rank, .put = T.env.kvs_put, .get = T.env.kvs_get};
+    int rc = lm_ofi_init(&oc);
+    T.ofi_lazy = 0;
+    if (rc != LM_OK) {
+        T.ofi_failed = 1;
+        snprintf(T.error, sizeof T.error, "the network transport: %s", lm_ofi_error());
+        fprintf(stderr, "LeanMPI: rank %d: cannot reach ranks on other hosts: %s\n", T.env.world_rank, T.error);
+        return LM_EIO;
+    }
+    T.ofi_on = 1;
     return LM_OK;
 }
 
@@ -98,6 +115,7 @@ int lm_transport_init(void)
         .multi_node = seg->layout.node_count > 1,
         .kvs_put = lm_boot_put,
         .kvs_get = lm_boot_get,
+        .key_wanted = lm_boot_key_wanted,
     };
     long fault_after = lm_cvar(LM_CVAR_FAULT_SEND_AFTER);
     fault_sends_left = fault_after > 0 ? fault_after : -1;
@@ -108,7 +126,7 @@ void lm_transport_finalize(void)
 {
     if (!T.initialized) return;
     if (T.ofi_on) lm_ofi_finalize();
-    T.ofi_on = 0;
+    T.ofi_on = T.ofi_lazy = T.ofi_failed = 0;
     lm_self_finalize();
     lm_shm_finalize();
     T.last_world = -1;
@@ -146,7 +164,10 @@ int lm_transport_am_sendv(int dst, const void *hdr, size_t hdr_len, const void *
         if (l0 + l1 > lm_shm_max_payload()) return LM_EINVAL;
         return lm_self_send(hdr, hdr_len, p0, l0, p1, l1);
     }
-    if (lm_transport_local_rank(dst) < 0) return T.ofi_on ? lm_ofi_send(dst, hdr, hdr_len, p0, l0, p1, l1) : LM_EPEER;
+    if (lm_transport_local_rank(dst) < 0) {
+        int rc = open_network();
+        return rc == LM_OK ? lm_ofi_send(dst, hdr, hdr_len, p0, l0, p1, l1) : rc;
+    }
     lm_shm_peer *p = shm_peer_of(dst);
     if (!p) return LM_EAGAIN; /* out of memory for the peer state: may pass */
     return lm_shm_send(p, hdr, hdr_len, p0, l0, p1, l1);
@@ -156,7 +177,8 @@ size_t lm_transport_max_payload(int dst)
 {
     /* Self could take more, but one limit for every local peer keeps the
      * protocols' chunking identical whoever the peer is. */
-    if (T.ofi_on && dst != T.env.world_rank && lm_transport_local_rank(dst) < 0) return lm_ofi_max_payload();
+    if ((T.ofi_on || T.ofi_lazy) && dst != T.env.world_rank && lm_transport_local_rank(dst) < 0)
+        return lm_ofi_max_payload();
     return lm_shm_max_payload();
 }
 
@@ -172,7 +194,7 @@ static int single_copy(int peer, void *local, uint64_t remote_addr, size_t len, 
         return LM_OK;
     }
     /* Another host: no single copy (yet); the caller streams through AMs. */
-    if (lm_transport_local_rank(peer) < 0) return T.ofi_on ? LM_ENOTSUP : LM_EPEER;
+    if (lm_transport_local_rank(peer) < 0) return T.ofi_on || T.ofi_lazy ? LM_ENOTSUP : LM_EPEER;
     pid_t pid = T.env.pid_of ? T.env.pid_of(peer) : 0;
     if (pid <= 0) return LM_ENOTSUP;
     return write ? lm_cma_write(pid, remote_addr, local, len) : lm_cma_read(pid, local, remote_addr, len);
@@ -217,6 +239,8 @@ int lm_transport_progress(void)
     /* Fast boxes first (inside shm progress), then the shm queue, then self. */
     int n = lm_shm_progress() + lm_self_progress();
     if (T.ofi_on) n += lm_ofi_progress();
+    else if (__builtin_expect(T.ofi_lazy, 0) && T.env.key_wanted && T.env.key_wanted() && open_network() != LM_OK)
+        lm_fatal("rank %d: a rank on another host waits for this one, but %s", T.env.world_rank, T.error);
     return n;
 }
 

@@ -21,6 +21,7 @@ typedef struct lm_transport_env {
     int multi_node;
     int (*kvs_put)(const char *key, const void *value, size_t len);
     long (*kvs_get)(int world_rank, const char *key, void *value, size_t cap);
+    int (*key_wanted)(void); /* a peer on another host waits for our address */
 } lm_transport_env;
 
 int lm_transport_init_env(const lm_transport_env *env);
