@@ -25,7 +25,7 @@ BENCH_MEM_ARGS ?=
 BENCH_PY     := $(BENCH_VENV)/bin/python
 BENCH_DEBS   := openmpi-bin libopenmpi-dev mpich libmpich-dev
 
-.PHONY: bench bench-quick bench-mem bench-deps bench-venv bench-leanmpi bench-clean
+.PHONY: bench bench-quick bench-mem bench-hosts bench-deps bench-venv bench-leanmpi bench-clean
 
 # Debian MPI packages, installed only when a wrapper is missing.
 bench-deps:
@@ -59,6 +59,11 @@ bench: bench-deps bench-venv bench-leanmpi
 
 bench-mem: bench-deps bench-venv bench-leanmpi
 	$(BENCH_PY) bench/leanmpi_mem.py $(BENCH_MEM_ARGS)
+
+# Across hosts, on a virtual cluster (root: network namespaces); writes
+# docs/MULTINODE.md. BENCH_HOSTS_ARGS: e.g. --reps 5, or --quick.
+bench-hosts: bench-deps bench-leanmpi
+	python3 bench/leanmpi_hosts.py $(BENCH_HOSTS_ARGS)
 
 bench-quick: bench-deps bench-venv bench-leanmpi
 	$(BENCH_PY) bench/leanmpi_bench.py --quick $(BENCH_ARGS)

@@ -64,12 +64,19 @@ endif()
 #    paths (startup, I/O forwarding, exit) still run under the sanitized
 #    mpirun in the other launcher cases.
 #  - the forced-algorithm collective runs at other than 3 and 4 processes.
+#  - across hosts: the launcher's failure cases (as above), the runs on a
+#    virtual cluster (they repeat the runs by host name, and share one lock),
+#    and of the MPI programs by host name all but the point-to-point ones
+#    that cover the network transport's paths (first contact, order, large
+#    messages): p2p_blocking and p2p_order* at both shapes.
 set(skip_launcher
   exit_status segfault abort abort_code_clipped no_finalize sigterm_ignored
   rank_killed_from_outside sigint_launcher sigterm_launcher sighup_launcher
   launcher_sigkilled timeout mpi_abort mpi_segv)
 string(REPLACE ";" "|" skip_launcher "${skip_launcher}")
 set(skip "^launcher\\.(${skip_launcher})$")
+string(APPEND skip "|^launcher\\.hosts\\.(rank_fails|agent_killed|interrupt|timeout|unreachable)$|^multinode\\.")
+string(APPEND skip "|^mpi\\.hosts\\.([^p]|p[^2]|p2p_[^bo])")
 # Each forced collective algorithm runs at 3 and 4 processes here (a
 # non-power-of-two and a power-of-two size); the plain suite runs it at all.
 string(APPEND skip "|^mpi\\.coll_(data|reduce)_.*\\.np(1|2|5|7|8)$")
