@@ -532,18 +532,8 @@ static void run(int sfd)
                 }
                 break;
             case K_KID_IN: {
-                lm_child_agent *c = who[i];
-                int eof = lm_link_read(&c->link) != 0;
-                lm_frame f;
-                const char *p;
-                while (lm_link_next(&c->link, &f, &p)) from_child(c, &f, p);
-                if (eof && !c->done) { /* its agent, or the link to it, is gone */
-                    char why[512];
-                    lm_subtree_lost(c, &A.d, why, sizeof why);
-                    fail_up("%s", why);
-                } else if (eof) {
-                    lm_link_close(&c->link);
-                }
+                char why[512];
+                if (lm_subtree_read(who[i], &A.d, from_child, why, sizeof why)) fail_up("%s", why);
                 break;
             }
             case K_KID_OUT: lm_link_flush(&((lm_child_agent *)who[i])->link); break;

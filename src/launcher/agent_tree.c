@@ -288,6 +288,20 @@ void lm_subtree_lost(lm_child_agent *c, const lm_job_desc *d, char *why, size_t 
     else snprintf(why, why_cap, "host %s: lost the connection to the launch agent", host);
 }
 
+int lm_subtree_read(lm_child_agent *c, const lm_job_desc *d, lm_frame_fn on_frame, char *why, size_t why_cap)
+{
+    int eof = lm_link_read(&c->link) != 0;
+    lm_frame f;
+    const char *p;
+    while (lm_link_next(&c->link, &f, &p)) on_frame(c, &f, p);
+    if (eof && !c->done) {
+        lm_subtree_lost(c, d, why, why_cap);
+        return 1;
+    }
+    if (eof) lm_link_close(&c->link);
+    return 0;
+}
+
 void lm_subtree_kill(lm_subtree *t)
 {
     for (int k = 0; k < t->n; k++) {

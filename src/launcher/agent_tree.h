@@ -82,6 +82,12 @@ int lm_subtree_done(const lm_subtree *t);
 /* A child's channel ended without DONE: mark it done and describe the loss
  * (waiting a moment for its exit status) in why[]. */
 void lm_subtree_lost(lm_child_agent *c, const lm_job_desc *d, char *why, size_t why_cap);
+/* Read what child c sent (POLLIN on its link) and hand every whole frame to
+ * on_frame, which marks c done when its DONE comes. Returns 1 when c's
+ * agent, or the link to it, went away before that (why: how, as
+ * lm_subtree_lost says it), 0 otherwise. */
+typedef void (*lm_frame_fn)(lm_child_agent *c, const lm_frame *f, const char *payload);
+int lm_subtree_read(lm_child_agent *c, const lm_job_desc *d, lm_frame_fn on_frame, char *why, size_t why_cap);
 /* End everything below: close the channels, SIGKILL the launch commands. */
 void lm_subtree_kill(lm_subtree *t);
 void lm_subtree_free(lm_subtree *t);

@@ -558,17 +558,8 @@ static void run(const lm_options *o, int sfd)
                     lm_link_flush(&c->link); /* a failed write shows as the read end's end */
                     continue;
                 }
-                int eof = lm_link_read(&c->link) != 0;
-                lm_frame f;
-                const char *p;
-                while (lm_link_next(&c->link, &f, &p)) from_agent(c, &f, p);
-                if (eof && !c->done) { /* the agent, or the link to it, is gone */
-                    char why[512];
-                    lm_subtree_lost(c, &J.desc, why, sizeof why);
-                    agent_failed(why);
-                } else if (eof) {
-                    lm_link_close(&c->link);
-                }
+                char why[512];
+                if (lm_subtree_read(c, &J.desc, from_agent, why, sizeof why)) agent_failed(why);
             }
             if (J.multi && in_idx >= 0 && pfd[in_idx].revents) pump_stdin_remote();
             else if ((in_idx >= 0 && pfd[in_idx].revents) || (pipe_idx >= 0 && pfd[pipe_idx].revents))

@@ -514,25 +514,8 @@ void lm_ofi_counters(lm_transport_counters *out) { *out = O.cnt; }
 
 #else /* built without libfabric */
 
-/* Provider settings that keep a rank's memory small, unless the user set
- * them: ofi_rxm posts MSG_RX_SIZE bounce buffers of 16 KiB on each
- * connection and sizes its pools by both depths (128 each by default: about
- * 70 MiB resident after init; 16 each: about 19 MiB); the tcp provider's
- * read-ahead buffer made a flood of 20000 unexpected 1 KiB messages cost
- * 175 MiB instead of 25 (with 256 KiB receives posted), for no latency or
- * bandwidth measurably gained between two virtual hosts. */
-static const struct {
-    const char *name, *value;
-} provider_defaults[] = {
-    {"FI_OFI_RXM_MSG_TX_SIZE", "16"},
-    {"FI_OFI_RXM_MSG_RX_SIZE", "16"},
-    {"FI_TCP_PREFETCH_RBUF_SIZE", "0"},
-};
-
 int lm_ofi_init(const lm_ofi_config *cfg)
 {
-    for (size_t i = 0; i < sizeof provider_defaults / sizeof provider_defaults[0]; i++)
-        setenv(provider_defaults[i].name, provider_defaults[i].value, 0);
     (void)cfg;
     return LM_ENOTSUP;
 }

@@ -184,41 +184,41 @@ def case_rank_fails():
                 r"calling MPI_Finalize" % c.host_of(2), 2)
 
 
+def kill_mid_job(c, victim, sig, fanout=None, actions=("sleep:-1",)):
+    """Start sleeping ranks on every host, send sig to victim(job) once all
+    of them run; every rank must be gone within the teardown limit."""
+    job = tl.Job()
+    job.start(c.args(fanout=fanout) + tl.helper(job, *actions))
+    job.wait_files("pid", nranks(c))
+    target = victim(job)
+    check(target > 1, "the process to signal was found")
+    t = time.time()
+    os.kill(target, sig)
+    r = job.wait()
+    check(r.ended_at - t < tl.TEARDOWN_S, "teardown took %.2f s" % (r.ended_at - t), r)
+    job.assert_ranks_gone(since=t)
+    job.finish()
+    return r
+
+
 def case_agent_killed():
     """An agent killed mid-job: the job ends everywhere within the limit and
     the message names the host."""
     c = cluster()
-    n = nranks(c)
-    job = tl.Job()
-    job.start(c.args() + tl.helper(job, "sleep:-1"))
-    job.wait_files("pid", n)
-    victim_host = c.host_of(n - 1)
-    agent = parent_pid(job.pids()[n - 1])  # ranks are children of their host's agent
-    check(agent > 1, "the agent of %s was found" % victim_host)
-    t = time.time()
-    os.kill(agent, signal.SIGKILL)
-    r = job.wait()
+    last = nranks(c) - 1
+    # ranks are children of their host's agent
+    r = kill_mid_job(c, lambda job: parent_pid(job.pids()[last]), signal.SIGKILL)
+    victim_host = c.host_of(last)
     check(r.returncode != 0, "the job failed", r)
     check(re.search(r"host %s: .*(launch agent|launch command)" % victim_host, r.stderr),
           "message names host %s and its agent" % victim_host, r)
-    check(r.ended_at - t < tl.TEARDOWN_S, "teardown took %.2f s" % (r.ended_at - t), r)
-    job.assert_ranks_gone(since=t)
-    job.finish()
 
 
 def case_interrupt():
     """SIGINT to mpirun ends the ranks on every host."""
     c = cluster()
-    job = tl.Job()
-    job.start(c.args(fanout=1) + tl.helper(job, "ignoreterm", "sleep:-1"))
-    job.wait_files("pid", nranks(c))
-    t = time.time()
-    os.kill(job.proc.pid, signal.SIGINT)
-    r = job.wait()
+    r = kill_mid_job(c, lambda job: job.proc.pid, signal.SIGINT, fanout=1, actions=("ignoreterm", "sleep:-1"))
     check(r.returncode == 130, "expected exit status 130", r)
-    check(r.ended_at - t < tl.TEARDOWN_S, "teardown took %.2f s" % (r.ended_at - t), r)
-    job.assert_ranks_gone(since=t)
-    job.finish()
 
 
 def case_timeout():
@@ -308,33 +308,24 @@ def main():
     if ARGS.list:
         print("\n".join(CASES))
         return 0
-    failed = skipped = 0
     names = ARGS.cases or list(CASES)
-    for name in names:
-        try:
-            CASES[name]()
-            print("PASS", name)
-        except Skip as e:
-            skipped += 1
-            print("SKIP", name + ":", e)
-        except Failure as e:
-            failed += 1
-            print("FAIL", name + ":", e)
-        finally:
-            for job in tl.JOBS:
-                job.cleanup()
-            tl.JOBS.clear()
-            for c in CLUSTERS:
-                try:
-                    c.down()
-                except Failure as e:
-                    failed += 1
-                    print("FAIL", name + ": cleanup:", e)
-            CLUSTERS.clear()
+    failed, skipped = tl.run_cases(CASES, names, skip=Skip, after=take_down_clusters)
     if failed:
         return 1
     return 77 if skipped == len(names) else 0
 
+
+def take_down_clusters(name):
+    """Remove the clusters a case brought up; the number of failures."""
+    failed = 0
+    for c in CLUSTERS:
+        try:
+            c.down()
+        except Failure as e:
+            failed += 1
+            print("FAIL", name + ": cleanup:", e)
+    CLUSTERS.clear()
+    return failed
 
 if __name__ == "__main__":
     sys.exit(main())

@@ -540,6 +540,30 @@ def case_compiler_wrappers():
 CASES = {name[5:]: fn for name, fn in sorted(globals().items()) if name.startswith("case_")}
 
 
+def run_cases(cases, names, skip=(), after=lambda name: 0):
+    """Run the named cases, each followed by the cleanup of its jobs and by
+    after(name) (the number of further failures it found). Returns the
+    numbers of failed and skipped cases; exceptions of the types in skip
+    mark a case skipped."""
+    failed = skipped = 0
+    for name in names:
+        try:
+            cases[name]()
+            print("PASS", name)
+        except skip as e:
+            skipped += 1
+            print("SKIP", name + ":", e)
+        except Failure as e:
+            failed += 1
+            print("FAIL", name + ":", e)
+        finally:
+            for job in JOBS:
+                job.cleanup()
+            JOBS.clear()
+            failed += after(name)
+    return failed, skipped
+
+
 def main():
     global ARGS
     ap = argparse.ArgumentParser()
@@ -553,18 +577,7 @@ def main():
     if ARGS.list:
         print("\n".join(CASES))
         return 0
-    failed = 0
-    for name in ARGS.cases or CASES:
-        try:
-            CASES[name]()
-            print("PASS", name)
-        except Failure as e:
-            failed += 1
-            print("FAIL", name + ":", e)
-        finally:
-            for job in JOBS:
-                job.cleanup()
-            JOBS.clear()
+    failed, _ = run_cases(CASES, ARGS.cases or list(CASES))
     return 1 if failed else 0
 
 
