@@ -18,7 +18,9 @@ ssh. Measured:
   startup   wall time of `mpirun ... ./init` (MPI_Init + MPI_Finalize),
             4 hosts x 16 ranks
   memory    VmRSS of each rank right after MPI_Init, 2 and 4 hosts x 16
-            ranks (median over ranks)
+            ranks (median over ranks); LeanMPI also with
+            --simulate-world-size 1000000 (MPI_COMM_WORLD of a million
+            ranks of which the 32 run)
 
 MPICH here is Debian's ch4:ucx; it runs with UCX_TLS=tcp,self, since UCX
 would otherwise see that the virtual hosts share one machine and use shared
@@ -43,7 +45,7 @@ VC = ROOT / "tools" / "vcluster"
 SRC = ROOT / "bench" / "src"
 CLUSTER = "lmbench"
 SUBNET = "10.213.6"
-PROGRAMS = ["pingpong", "bandwidth", "coll", "init", "memory"]
+PROGRAMS = ["pingpong", "bandwidth", "coll", "init", "memory", "memscale"]
 CLEAN_ENV_PREFIXES = ("OMPI_", "PMIX_", "PRTE_", "MPICH_", "MPIR_", "HYDRA_", "UCX_", "FI_", "LEANMPI_")
 
 
@@ -70,14 +72,15 @@ def hosts(n):
     return ["%s-%d" % (CLUSTER, i) for i in range(n)]
 
 
-def launch_cmd(m, nhosts, per_host, exe, args, wrapper):
-    """The command, to be run on host 0, that starts exe on nhosts x per_host."""
+def launch_cmd(m, nhosts, per_host, exe, args, wrapper, lean_opts=()):
+    """The command, to be run on host 0, that starts exe on nhosts x per_host
+    (lean_opts: more options for LeanMPI's mpirun)."""
     hl = hosts(nhosts)
     n = nhosts * per_host
     if m.key == "leanmpi":
         return ([str(ROOT / "build" / "bin" / "mpirun"), "--host",
                  ",".join("%s:%d" % (h, per_host) for h in hl),
-                 "--launch-agent", "%s exec %s {host}" % (VC, CLUSTER), exe] + args)
+                 "--launch-agent", "%s exec %s {host}" % (VC, CLUSTER)] + list(lean_opts) + [exe] + args)
     if m.key == "mpich":
         return (["mpirun.mpich", "-hosts", ",".join("%s:%d" % (h, per_host) for h in hl), "-n", str(n),
                  "-launcher", "ssh", "-launcher-exec", wrapper, "-bind-to", "none",
@@ -137,11 +140,11 @@ def value(text, pattern):
 TIMED_OUT = set()  # (mpi, run): not tried again in later repetitions
 
 
-def run_bench(m, name, nhosts, per_host, args, wrapper):
+def run_bench(m, name, nhosts, per_host, args, wrapper, lean_opts=()):
     if (m.key, name) in TIMED_OUT:
         return Failed(), None
-    r, wall = run_on_host0(launch_cmd(m, nhosts, per_host, str(m.exe_dir / name.split(":")[0]), args, wrapper),
-                           120)
+    r, wall = run_on_host0(
+        launch_cmd(m, nhosts, per_host, str(m.exe_dir / name.split(":")[0]), args, wrapper, lean_opts), 120)
     if wall is None:
         TIMED_OUT.add((m.key, name))
     return r, wall
@@ -164,6 +167,11 @@ def measure(m, wrapper, quick):
         r, _ = run_bench(m, "memory:%d" % nh, nh, 16, [], wrapper)
         rss = [int(x) for x in re.findall(r"^phase=init rank=\d+ rss_kb=(\d+)", r.stdout, re.M)]
         out["rss_init_%dx16_kb" % nh] = statistics.median(rss) if len(rss) == nh * 16 else None
+    if m.key == "leanmpi":  # only LeanMPI can make MPI_COMM_WORLD report more ranks than run
+        # memscale -p init: no communication, which ranks that do not run could not answer
+        r, _ = run_bench(m, "memscale", 2, 16, ["-p", "init"], wrapper, ["--simulate-world-size", "1000000"])
+        rss = [int(x) for x in re.findall(r"^phase=init rank=\d+ size=\d+ rss_kb=(\d+)", r.stdout, re.M)]
+        out["rss_init_2x16_sim1m_kb"] = statistics.median(rss) if len(rss) == 32 else None
     return out
 
 
@@ -171,7 +179,7 @@ LEAN_NOTE = ("LeanMPI opens its network endpoint at a rank's first message to an
              "a rank there asks for its address): its RSS after init is that of a rank that has not "
              "opened one, as it stays for a rank that talks only within its host; opening it and the "
              "first connection add about 37 MiB (libfabric's tcp;ofi_rxm pools, 16 KiB buffers).")
-LOWER_BETTER = {"lat8_us", "allreduce8_us", "allreduce1m_us", "startup_4x16_s", "rss_init_2x16_kb",
+LOWER_BETTER = {"rss_init_2x16_sim1m_kb", "lat8_us", "allreduce8_us", "allreduce1m_us", "startup_4x16_s", "rss_init_2x16_kb",
                 "rss_init_4x16_kb"}
 METRICS = [("lat8_us", "8-byte latency, 2 hosts (us)"),
            ("bw1m_mbs", "1 MiB bandwidth, 2 hosts (MB/s)"),
@@ -179,7 +187,8 @@ METRICS = [("lat8_us", "8-byte latency, 2 hosts (us)"),
            ("allreduce1m_us", "allreduce 1 MiB, 4 hosts x 2 (us)"),
            ("startup_4x16_s", "startup, 4 hosts x 16 (s)"),
            ("rss_init_2x16_kb", "RSS after init, 2 hosts x 16 (KiB)"),
-           ("rss_init_4x16_kb", "RSS after init, 4 hosts x 16 (KiB)")]
+           ("rss_init_4x16_kb", "RSS after init, 4 hosts x 16 (KiB)"),
+           ("rss_init_2x16_sim1m_kb", "RSS after init, 2 hosts x 16 of a world of 10^6 (KiB)")]
 
 
 def medians(reps):
