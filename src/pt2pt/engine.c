@@ -44,7 +44,7 @@ typedef struct lm_unexpected {
     int context, src_rank, src_world, tag;
     uint8_t type; /* LM_PKT_EAGER or LM_PKT_RTS */
     uint16_t flags;
-    uint64_t size, sreq, addr;
+    uint64_t size, sreq, addr, rkey;
     void *data; /* eager payload copy: `small`, or the heap when larger */
     char small[UNEXPECTED_SMALL];
 } lm_unexpected;
@@ -290,13 +290,25 @@ static void *stream_stage(size_t len)
  * completes with the error (its waiter gets the class back). A control
  * packet belongs to no send of this process, and the peer waiting for it
  * could never finish: the job ends. */
+/* A send whose buffer was exposed to the network's RMA read: the receiver
+ * read it (FIN), took it as a stream instead, or the RTS could not go,
+ * so the exposure ends. */
+static void release_exposed(lm_request *s)
+{
+    if (s->rndv_mr) lm_transport_unexpose(s->rndv_mr);
+    s->rndv_mr = NULL;
+}
+
 static void fail_queued(pending_packet *p, int cls)
 {
     lm_request *s = NULL;
     if (p->complete_on_send) s = p->complete_on_send;
     else if (p->hdr.type == LM_PKT_EAGER || p->hdr.type == LM_PKT_RTS) s = (lm_request *)(uintptr_t)p->hdr.sreq;
     if (!s) lm_fatal("cannot send a protocol packet (type %d) to rank %d", p->hdr.type, p->dst);
-    if (p->hdr.type == LM_PKT_RTS) rndv_outstanding--;
+    if (p->hdr.type == LM_PKT_RTS) {
+        rndv_outstanding--;
+        release_exposed(s);
+    }
     s->error = cls;
     lm_request_complete(s);
 }
@@ -334,6 +346,7 @@ static int drain_pending(void)
             }
             /* every chunk is out: the sender's buffer may be reused */
             rndv_outstanding--;
+            release_exposed(r);
             lm_request_complete(r);
         } else {
             if (p->hdr.type == LM_PKT_EAGER && p->len && receiver_congested(p->dst)) eager_to_rts(p);
@@ -399,6 +412,7 @@ int lm_send_start(lm_request *r)
 {
     r->complete = 0;
     r->error = MPI_SUCCESS;
+    r->rndv_mr = NULL;
     if (r->peer == MPI_PROC_NULL) {
         r->source = MPI_PROC_NULL;
         r->tag = MPI_ANY_TAG;
@@ -443,9 +457,12 @@ int lm_send_start(lm_request *r)
     h.type = LM_PKT_RTS;
     h.addr = (uint64_t)(uintptr_t)r->buf;
     if (r->dtype) h.flags = LM_PKT_FLAG_NONCONTIG;
+    else if (lm_transport_expose(dst, r->buf, r->len, &h.addr, &h.rkey, &r->rndv_mr) == LM_OK)
+        h.flags |= LM_PKT_FLAG_RKEY; /* another host: the receiver reads it in place */
     enum post_outcome how;
     int rc = post_packet(dst, &h, sizeof h, NULL, 0, NULL, &how);
     if (rc == MPI_SUCCESS) rndv_outstanding++;
+    else release_exposed(r);
     return rc;
 }
 
@@ -549,8 +566,16 @@ static void deliver_eager(lm_request *r, int src_rank, int tag, const void *data
 }
 
 /* A matched RTS: fetch the data in one copy, or ask for it to be streamed. */
+/* The network's RMA read of a rendezvous message is done: tell the sender. */
+static void network_read_done(void *arg)
+{
+    lm_request *r = arg;
+    send_control(r->rndv_src, LM_PKT_FIN, r->rndv_sreq, 0);
+    lm_request_complete(r);
+}
+
 static void start_rendezvous_receive(lm_request *r, int src_world, int src_rank, int tag, uint64_t size, uint64_t sreq,
-                                     uint64_t addr, uint16_t flags)
+                                     uint64_t addr, uint64_t rkey, uint16_t flags)
 {
     size_t n = size;
     r->source = src_rank;
@@ -575,6 +600,13 @@ static void start_rendezvous_receive(lm_request *r, int src_world, int src_rank,
      * runs), at 2 ranks 101 and 100 us instead of 104 and 103; the ring
      * allreduce at 2 ranks lost 6 us (110 -> 116). */
     if (!packed && !rndv_outstanding && lm_coop_copy_start(r, src_world, sreq, addr, n)) return;
+    /* a sender on another host exposed its buffer: read it in place */
+    if (!packed && (flags & LM_PKT_FLAG_RKEY) && n > 0) {
+        r->bytes = (MPI_Count)n;
+        r->rndv_src = src_world;
+        r->rndv_sreq = sreq;
+        if (lm_transport_rget_async(src_world, r->buf, addr, rkey, n, network_read_done, r) == LM_OK) return;
+    }
     if (!packed && lm_transport_rget(src_world, r->buf, addr, n) == LM_OK) {
         r->bytes = (MPI_Count)n;
         send_control(src_world, LM_PKT_FIN, sreq, 0);
@@ -599,7 +631,7 @@ static void deliver_unexpected(lm_request *r, lm_unexpected *u)
         if (u->flags & LM_PKT_FLAG_SYNC) send_control(u->src_world, LM_PKT_SYNC_ACK, u->sreq, 0);
         deliver_eager(r, u->src_rank, u->tag, u->data, u->size);
     } else {
-        start_rendezvous_receive(r, u->src_world, u->src_rank, u->tag, u->size, u->sreq, u->addr, u->flags);
+        start_rendezvous_receive(r, u->src_world, u->src_rank, u->tag, u->size, u->sreq, u->addr, u->rkey, u->flags);
     }
     record_free(u);
 }
@@ -696,6 +728,7 @@ static void queue_unexpected(int src_world, const lm_pkt *h, size_t hdr_len, con
     u->size = eager ? len : h->size;
     u->sreq = !eager || hdr_len >= LM_PKT_EAGER_SYNC_HDR ? h->sreq : 0;
     u->addr = eager ? 0 : h->addr;
+    u->rkey = eager || !(h->flags & LM_PKT_FLAG_RKEY) ? 0 : h->rkey;
     u->data = NULL;
     if (h->type == LM_PKT_EAGER && len) {
         u->data = len <= sizeof u->small ? u->small : lm_malloc(LM_MEM_PT2PT, len);
@@ -726,7 +759,8 @@ static void handle_packet(int src_world, const void *hdr, size_t hdr_len, const 
             queue_unexpected(src_world, h, hdr_len, NULL, 0);
             return;
         }
-        start_rendezvous_receive(r, src_world, h->src_rank, h->tag, h->size, h->sreq, h->addr, h->flags);
+        start_rendezvous_receive(r, src_world, h->src_rank, h->tag, h->size, h->sreq, h->addr,
+                                 (h->flags & LM_PKT_FLAG_RKEY) ? h->rkey : 0, h->flags);
         return;
     }
     case LM_PKT_CTS: {
@@ -755,6 +789,7 @@ static void handle_packet(int src_world, const void *hdr, size_t hdr_len, const 
     case LM_PKT_FIN: {
         lm_request *s = (lm_request *)(uintptr_t)h->sreq;
         rndv_outstanding--;
+        release_exposed(s);
         lm_request_complete(s);
         return;
     }

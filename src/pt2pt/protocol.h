@@ -7,7 +7,7 @@
 
 enum lm_pkt_type {
     LM_PKT_EAGER = 1, /* header + whole message */
-    LM_PKT_RTS,       /* rendezvous: request to send (sender address for single copy) */
+    LM_PKT_RTS,       /* rendezvous: request to send (sender address for single copy or RMA read) */
     LM_PKT_CTS,       /* receiver ready: stream the data through cells */
     LM_PKT_DATA,      /* one chunk of a streamed message */
     LM_PKT_FIN,       /* receiver copied the data: the send is complete */
@@ -20,6 +20,9 @@ enum lm_pkt_type {
 /* RTS: the sender's data has gaps (a derived type), so its address cannot
  * be read in one copy; the receiver asks for the packed stream (CTS) */
 #define LM_PKT_FLAG_NONCONTIG 2u
+/* RTS: the sender exposed its buffer to the network's RMA read; addr and
+ * rkey name it there */
+#define LM_PKT_FLAG_RKEY 4u
 
 /* The matching envelope comes first and the fields only some packets need
  * last, so that an eager packet sends only its prefix: 16 bytes (24 with
@@ -36,6 +39,7 @@ typedef struct lm_pkt {
     uint64_t size; /* whole message in bytes (eager: the payload length) */
     uint64_t rreq; /* receiver's request (address in the receiver) */
     uint64_t addr; /* RTS: sender buffer address; DATA: offset */
+    uint64_t rkey; /* RTS with LM_PKT_FLAG_RKEY: the key of the sender's exposed buffer */
 } lm_pkt;
 
 #define LM_PKT_EAGER_HDR 16      /* envelope only */

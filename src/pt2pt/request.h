@@ -47,6 +47,12 @@ struct lm_request {
     int pending;
     /* rendezvous receive through cells */
     size_t rndv_received, rndv_total;
+    /* rendezvous by the network's RMA read (a peer on another host): the
+     * send buffer's registration until FIN (sends); the sender and its
+     * request, for the FIN once the read is done (receives) */
+    void *rndv_mr;
+    uint64_t rndv_sreq;
+    int rndv_src;
     /* buffered send: the block in the attached buffer */
     void *bsend_block;
     /* persistent requests keep the arguments as given */

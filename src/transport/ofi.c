@@ -31,13 +31,15 @@
 
 #define OFI_PREFIX 16u
 #define OFI_PAYLOAD_AT (OFI_PREFIX + LM_AM_HDR_MAX)
-/* Large buffers let a big message go as few large provider messages (which
- * ofi_rxm moves by its own rendezvous, without bounce buffers): between two
- * virtual hosts a 1 MiB ping-pong took 2.0 ms in 16 KiB pieces, 0.74 ms in
- * 64 KiB and 0.45 ms in 256 KiB ones. 8 of each kind: 4 MiB per rank, only
- * in jobs across hosts, until large messages are read in place. */
-#define OFI_BUF_SIZE (256u * 1024u)
-#define OFI_PAYLOAD_MAX (OFI_BUF_SIZE - OFI_PAYLOAD_AT)
+/* Message buffers. With the provider's RMA read, a message above the eager
+ * limit is read in place (expose / rget_async), so a buffer needs to hold
+ * an eager message only: 16 KiB of payload. Without it, large messages
+ * stream through messages, and large buffers let them go as few large
+ * provider messages (which ofi_rxm moves by its own rendezvous): between
+ * two virtual hosts a 1 MiB ping-pong took 2.0 ms in 16 KiB pieces, 0.74 ms
+ * in 64 KiB and 0.45 ms in 256 KiB ones. */
+#define OFI_BUF_EAGER (OFI_PAYLOAD_AT + 16u * 1024u)
+#define OFI_BUF_STREAM (256u * 1024u)
 #define OFI_SEND_BUFS 8 /* messages in flight that did not fit an inject */
 #define OFI_RECV_BUFS 8 /* receives kept posted */
 #define OFI_ADDR_KEY "ofi"
@@ -59,6 +61,7 @@ _Static_assert(sizeof(ofi_prefix) == OFI_PREFIX, "prefix size");
 #include <rdma/fi_domain.h>
 #include <rdma/fi_endpoint.h>
 #include <rdma/fi_errno.h>
+#include <rdma/fi_rma.h>
 
 #include <arpa/inet.h>
 #include <netinet/in.h>
@@ -80,13 +83,37 @@ typedef struct ofi_peer {
     ofi_stashed *stash;
 } ofi_peer;
 
+/* What a completion's op_context points to: each operation's record starts
+ * with the provider's context and the kind of operation. */
+enum ofi_op_kind { OP_SEND = 1, OP_RECV, OP_READ };
+typedef struct ofi_op {
+    struct fi_context2 ctx;
+    int kind;
+} ofi_op;
+
 typedef struct ofi_buf {
-    struct fi_context2 ctx; /* first: the completion's op_context is the buffer */
-    struct ofi_buf *next;   /* free list (sends) */
-    int is_send;
-    int dst; /* sends: the peer, for error messages */
-    _Alignas(64) unsigned char data[OFI_BUF_SIZE];
+    ofi_op op;            /* OP_SEND or OP_RECV */
+    struct ofi_buf *next; /* free list (sends) */
+    int dst;              /* sends: the peer, for error messages */
+    unsigned char *data;  /* O.buf_size bytes in the arena, 64-byte aligned */
 } ofi_buf;
+
+/* A memory registration for the network's RMA: exposed send buffers and,
+ * where the provider needs local registration, the buffers reads land in.
+ * All live ones are listed, so finalize closes what a lost peer never read. */
+typedef struct ofi_mr {
+    struct fid_mr *mr;
+    struct ofi_mr *prev, *next;
+} ofi_mr;
+
+/* A read of a peer's exposed memory (rendezvous by RMA read). */
+typedef struct ofi_read {
+    ofi_op op; /* OP_READ */
+    int src;
+    ofi_mr *local; /* the destination's registration, where the provider needs one */
+    lm_rget_done done;
+    void *arg;
+} ofi_read;
 
 static struct {
     int on;
@@ -97,9 +124,14 @@ static struct {
     struct fid_cq *cq;
     struct fid_av *av;
     struct fid_ep *ep;
-    struct fid_mr *mr; /* both pools, when the provider needs local registration */
+    struct fid_mr *mr; /* the arena, when the provider needs local registration */
     void *mr_desc;
-    ofi_buf *pool; /* OFI_SEND_BUFS sends, then OFI_RECV_BUFS receives */
+    ofi_buf *pool;     /* OFI_SEND_BUFS sends, then OFI_RECV_BUFS receives */
+    void *arena;       /* their data (allocated), */
+    size_t buf_size;   /* each buffer's bytes: OFI_BUF_EAGER with RMA, else OFI_BUF_STREAM */
+    int rma;           /* the endpoint reads peers' memory (FI_RMA) */
+    ofi_mr *mrs;       /* live registrations */
+    uint64_t next_key; /* requested keys, where the provider does not choose them */
     ofi_buf *free_sends;
     int sends_in_flight;
     size_t inject_max;
@@ -118,7 +150,7 @@ static void set_error(const char *what, int rc)
 
 const char *lm_ofi_error(void) { return O.error; }
 const char *lm_ofi_provider(void) { return O.on ? O.info->fabric_attr->prov_name : NULL; }
-size_t lm_ofi_max_payload(void) { return OFI_PAYLOAD_MAX; }
+size_t lm_ofi_max_payload(void) { return O.buf_size - OFI_PAYLOAD_AT; }
 
 static int is_loopback(const struct fi_info *i)
 {
@@ -149,7 +181,7 @@ static struct fi_info *choose(struct fi_info *list)
 static int post_recv(ofi_buf *b)
 {
     for (;;) {
-        ssize_t rc = fi_recv(O.ep, b->data, OFI_BUF_SIZE, O.mr_desc, FI_ADDR_UNSPEC, &b->ctx);
+        ssize_t rc = fi_recv(O.ep, b->data, O.buf_size, O.mr_desc, FI_ADDR_UNSPEC, &b->op.ctx);
         if (rc == 0) return LM_OK;
         if (rc != -FI_EAGAIN) {
             set_error("fi_recv", (int)rc);
@@ -173,21 +205,25 @@ static int open_endpoint(void)
     if ((rc = fi_ep_bind(O.ep, &O.av->fid, 0))) return set_error("fi_ep_bind av", rc), LM_EIO;
     if ((rc = fi_enable(O.ep))) return set_error("fi_enable", rc), LM_EIO;
     size_t nbufs = OFI_SEND_BUFS + OFI_RECV_BUFS;
-    O.pool = lm_malloc(LM_MEM_TRANSPORT, nbufs * sizeof *O.pool);
-    if (!O.pool) return snprintf(O.error, sizeof O.error, "no memory for the message buffers"), LM_ENOMEM;
+    O.buf_size = O.rma ? OFI_BUF_EAGER : OFI_BUF_STREAM;
+    O.pool = lm_calloc(LM_MEM_TRANSPORT, nbufs, sizeof *O.pool);
+    O.arena = lm_malloc(LM_MEM_TRANSPORT, nbufs * O.buf_size + 64);
+    if (!O.pool || !O.arena) return snprintf(O.error, sizeof O.error, "no memory for the message buffers"), LM_ENOMEM;
+    unsigned char *base = (unsigned char *)(((uintptr_t)O.arena + 63) & ~(uintptr_t)63);
+    for (size_t i = 0; i < nbufs; i++) O.pool[i].data = base + i * O.buf_size;
     if (O.info->domain_attr->mr_mode & FI_MR_LOCAL) {
-        rc = fi_mr_reg(O.domain, O.pool, nbufs * sizeof *O.pool, FI_SEND | FI_RECV, 0, 0, 0, &O.mr, NULL);
+        rc = fi_mr_reg(O.domain, base, nbufs * O.buf_size, FI_SEND | FI_RECV, 0, 0, 0, &O.mr, NULL);
         if (rc) return set_error("fi_mr_reg", rc), LM_EIO;
         O.mr_desc = fi_mr_desc(O.mr);
     }
     O.free_sends = NULL;
     for (int i = OFI_SEND_BUFS - 1; i >= 0; i--) {
-        O.pool[i].is_send = 1;
+        O.pool[i].op.kind = OP_SEND;
         O.pool[i].next = O.free_sends;
         O.free_sends = &O.pool[i];
     }
     for (int i = OFI_SEND_BUFS; i < (int)nbufs; i++) {
-        O.pool[i].is_send = 0;
+        O.pool[i].op.kind = OP_RECV;
         if ((rc = post_recv(&O.pool[i])) != LM_OK) return rc;
     }
     return LM_OK;
@@ -195,6 +231,12 @@ static int open_endpoint(void)
 
 static void close_all(void)
 {
+    while (O.mrs) {
+        ofi_mr *m = O.mrs;
+        O.mrs = m->next;
+        fi_close(&m->mr->fid);
+        lm_free(LM_MEM_TRANSPORT, m);
+    }
     if (O.ep) fi_close(&O.ep->fid);
     if (O.mr) fi_close(&O.mr->fid);
     if (O.av) fi_close(&O.av->fid);
@@ -203,6 +245,8 @@ static void close_all(void)
     if (O.fabric) fi_close(&O.fabric->fid);
     if (O.info) fi_freeinfo(O.info);
     lm_free(LM_MEM_TRANSPORT, O.pool);
+    lm_free(LM_MEM_TRANSPORT, O.arena);
+    O.arena = NULL;
     for (size_t i = 0; i < O.peers.capacity; i++) {
         if (O.peers.slots[i].key == LM_HASHMAP_EMPTY) continue;
         ofi_peer *p = O.peers.slots[i].value;
@@ -255,7 +299,7 @@ int lm_ofi_init(const lm_ofi_config *cfg)
     lm_hashmap_init(&O.peers, LM_MEM_PEER_TABLE);
     struct fi_info *hints = fi_allocinfo();
     if (!hints) return snprintf(O.error, sizeof O.error, "fi_allocinfo failed"), LM_ENOMEM;
-    hints->caps = FI_MSG;
+    hints->caps = FI_MSG | FI_RMA; /* without RMA if no provider offers it: see below */
     hints->mode = FI_CONTEXT | FI_CONTEXT2;
     hints->ep_attr->type = FI_EP_RDM;
     hints->tx_attr->msg_order = FI_ORDER_SAS;
@@ -266,6 +310,11 @@ int lm_ofi_init(const lm_ofi_config *cfg)
     if (prov && *prov) hints->fabric_attr->prov_name = strdup(prov);
     struct fi_info *list = NULL;
     int rc = fi_getinfo(FI_VERSION(1, 9), NULL, NULL, 0, hints, &list);
+    O.rma = rc == 0 && list;
+    if (!O.rma) { /* large messages then stream through messages */
+        hints->caps = FI_MSG;
+        rc = fi_getinfo(FI_VERSION(1, 9), NULL, NULL, 0, hints, &list);
+    }
     fi_freeinfo(hints);
     if (rc || !list) {
         snprintf(O.error, sizeof O.error, "no libfabric provider offers reliable ordered messages%s%s%s: %s",
@@ -354,7 +403,7 @@ static size_t pack(unsigned char *m, uint32_t seq, const void *hdr, size_t hdr_l
 int lm_ofi_send(int dst, const void *hdr, size_t hdr_len, const void *p0, size_t l0, const void *p1, size_t l1)
 {
     if (!O.on) return LM_EPEER;
-    if (hdr_len == 0 || hdr_len > LM_AM_HDR_MAX || l0 + l1 > OFI_PAYLOAD_MAX) return LM_EINVAL;
+    if (hdr_len == 0 || hdr_len > LM_AM_HDR_MAX || l0 + l1 > O.buf_size - OFI_PAYLOAD_AT) return LM_EINVAL;
     ofi_peer *peer;
     int rc = peer_to(dst, &peer);
     if (rc != LM_OK) return rc;
@@ -381,7 +430,7 @@ int lm_ofi_send(int dst, const void *hdr, size_t hdr_len, const void *p0, size_t
     }
     pack(b->data, peer->send_seq, hdr, hdr_len, p0, l0, p1, l1);
     b->dst = dst;
-    frc = fi_send(O.ep, b->data, total, O.mr_desc, to, &b->ctx);
+    frc = fi_send(O.ep, b->data, total, O.mr_desc, to, &b->op.ctx);
     if (frc == -FI_EAGAIN) {
         O.cnt.send_eagain++;
         lm_ofi_progress();
@@ -446,23 +495,118 @@ static void deliver(const unsigned char *m, size_t len)
     }
 }
 
+/* ---- rendezvous by RMA read -------------------------------------------- */
+
+static ofi_mr *register_mr(const void *buf, size_t len, uint64_t access)
+{
+    ofi_mr *m = lm_calloc(LM_MEM_TRANSPORT, 1, sizeof *m);
+    if (!m) return NULL;
+    uint64_t key = (O.info->domain_attr->mr_mode & FI_MR_PROV_KEY) ? 0 : ++O.next_key;
+    int rc = fi_mr_reg(O.domain, buf, len, access, 0, key, 0, &m->mr, NULL);
+    if (rc == 0 && (O.info->domain_attr->mr_mode & FI_MR_ENDPOINT)) {
+        rc = fi_mr_bind(m->mr, &O.ep->fid, 0);
+        if (rc == 0) rc = fi_mr_enable(m->mr);
+        if (rc) fi_close(&m->mr->fid);
+    }
+    if (rc) {
+        lm_free(LM_MEM_TRANSPORT, m);
+        return NULL;
+    }
+    m->next = O.mrs;
+    if (O.mrs) O.mrs->prev = m;
+    O.mrs = m;
+    return m;
+}
+
+static void unregister_mr(ofi_mr *m)
+{
+    if (!m) return;
+    if (m->prev) m->prev->next = m->next;
+    else O.mrs = m->next;
+    if (m->next) m->next->prev = m->prev;
+    fi_close(&m->mr->fid);
+    lm_free(LM_MEM_TRANSPORT, m);
+}
+
+int lm_ofi_expose(const void *buf, size_t len, uint64_t *addr, uint64_t *rkey, void **handle)
+{
+    if (!O.on || !O.rma || len == 0 || len > O.info->ep_attr->max_msg_size) return LM_ENOTSUP;
+    ofi_mr *m = register_mr(buf, len, FI_REMOTE_READ);
+    if (!m) return LM_ENOTSUP;
+    *addr = (O.info->domain_attr->mr_mode & FI_MR_VIRT_ADDR) ? (uint64_t)(uintptr_t)buf : 0;
+    *rkey = fi_mr_key(m->mr);
+    *handle = m;
+    return LM_OK;
+}
+
+void lm_ofi_unexpose(void *handle)
+{
+    if (O.on) unregister_mr(handle);
+}
+
+int lm_ofi_rget_async(int src, void *local, uint64_t addr, uint64_t rkey, size_t len, lm_rget_done done, void *arg)
+{
+    if (!O.on || !O.rma || len > O.info->ep_attr->max_msg_size) return LM_ENOTSUP;
+    ofi_peer *peer;
+    if (peer_to(src, &peer) != LM_OK) return LM_ENOTSUP; /* it wrote to us, so this is rare */
+    ofi_read *rd = lm_calloc(LM_MEM_TRANSPORT, 1, sizeof *rd);
+    if (!rd) return LM_ENOMEM;
+    rd->op.kind = OP_READ;
+    rd->src = src;
+    rd->done = done;
+    rd->arg = arg;
+    void *desc = NULL;
+    if (O.info->domain_attr->mr_mode & FI_MR_LOCAL) {
+        rd->local = register_mr(local, len, FI_READ);
+        if (!rd->local) {
+            lm_free(LM_MEM_TRANSPORT, rd);
+            return LM_ENOTSUP;
+        }
+        desc = fi_mr_desc(rd->local->mr);
+    }
+    for (;;) {
+        ssize_t rc = fi_read(O.ep, local, len, desc, peer->addr, addr, rkey, &rd->op.ctx);
+        if (rc == 0) break;
+        if (rc != -FI_EAGAIN) {
+            unregister_mr(rd->local);
+            lm_free(LM_MEM_TRANSPORT, rd);
+            return LM_ENOTSUP;
+        }
+        fi_cq_read(O.cq, NULL, 0); /* let the provider move; completions stay queued */
+    }
+    O.cnt.rget_ops++;
+    O.cnt.rget_bytes += len;
+    return LM_OK;
+}
+
+static void read_done(ofi_read *rd)
+{
+    lm_rget_done done = rd->done;
+    void *arg = rd->arg;
+    unregister_mr(rd->local);
+    lm_free(LM_MEM_TRANSPORT, rd);
+    done(arg);
+}
+
 /* A failed operation: a send that cannot reach its peer would leave the
  * protocol above waiting for ever, so the job ends with the cause. */
 static void on_error(void)
 {
     struct fi_cq_err_entry e = {0};
     if (fi_cq_readerr(O.cq, &e, 0) != 1) return;
-    ofi_buf *b = e.op_context;
+    ofi_op *op = e.op_context;
     if (e.err == FI_ECANCELED || O.finalizing) {
-        if (b && b->is_send) {
+        if (op && op->kind == OP_SEND) {
+            ofi_buf *b = (ofi_buf *)op;
             b->next = O.free_sends;
             O.free_sends = b;
             O.sends_in_flight--;
         }
         return;
     }
-    char peer[48] = "";
-    if (b && b->is_send) snprintf(peer, sizeof peer, " to rank %d", b->dst);
+    char peer[64] = "";
+    if (op && op->kind == OP_SEND) snprintf(peer, sizeof peer, " to rank %d", ((ofi_buf *)op)->dst);
+    if (op && op->kind == OP_READ) snprintf(peer, sizeof peer, " reading from rank %d", ((ofi_read *)op)->src);
     lm_fatal("the network transport (%s) failed%s: %s", O.info->fabric_attr->prov_name, peer,
              fi_cq_strerror(O.cq, e.prov_errno, e.err_data, NULL, 0));
 }
@@ -481,15 +625,19 @@ int lm_ofi_progress(void)
         }
         if (n < 0) break;
         for (ssize_t i = 0; i < n; i++) {
-            ofi_buf *b = ev[i].op_context;
-            if (!b) continue;
-            if (b->is_send) {
+            ofi_op *op = ev[i].op_context;
+            if (!op) continue;
+            if (op->kind == OP_SEND) {
+                ofi_buf *b = (ofi_buf *)op;
                 b->next = O.free_sends;
                 O.free_sends = b;
                 O.sends_in_flight--;
-            } else {
+            } else if (op->kind == OP_RECV) {
+                ofi_buf *b = (ofi_buf *)op;
                 deliver(b->data, ev[i].len);
                 if (post_recv(b) != LM_OK) lm_fatal("the network transport: %s", O.error);
+            } else {
+                read_done((ofi_read *)op);
             }
         }
         handled += (int)n;
@@ -530,8 +678,19 @@ int lm_ofi_send(int dst, const void *hdr, size_t hdr_len, const void *p0, size_t
     (void)dst, (void)hdr, (void)hdr_len, (void)p0, (void)l0, (void)p1, (void)l1;
     return LM_EPEER;
 }
-size_t lm_ofi_max_payload(void) { return OFI_PAYLOAD_MAX; }
+size_t lm_ofi_max_payload(void) { return OFI_BUF_EAGER - OFI_PAYLOAD_AT; }
 int lm_ofi_progress(void) { return 0; }
+int lm_ofi_expose(const void *buf, size_t len, uint64_t *addr, uint64_t *rkey, void **handle)
+{
+    (void)buf, (void)len, (void)addr, (void)rkey, (void)handle;
+    return LM_ENOTSUP;
+}
+void lm_ofi_unexpose(void *handle) { (void)handle; }
+int lm_ofi_rget_async(int src, void *local, uint64_t addr, uint64_t rkey, size_t len, lm_rget_done done, void *arg)
+{
+    (void)src, (void)local, (void)addr, (void)rkey, (void)len, (void)done, (void)arg;
+    return LM_ENOTSUP;
+}
 void lm_ofi_counters(lm_transport_counters *out) { memset(out, 0, sizeof *out); }
 
 #endif

@@ -37,6 +37,11 @@ const char *lm_ofi_provider(void);
 int lm_ofi_send(int dst_world_rank, const void *hdr, size_t hdr_len, const void *p0, size_t l0, const void *p1,
                 size_t l1);
 size_t lm_ofi_max_payload(void);
+/* Rendezvous by the provider's RMA read (transport.h: lm_transport_expose,
+ * lm_transport_unexpose, lm_transport_rget_async). */
+int lm_ofi_expose(const void *buf, size_t len, uint64_t *addr, uint64_t *rkey, void **handle);
+void lm_ofi_unexpose(void *handle);
+int lm_ofi_rget_async(int src, void *local, uint64_t addr, uint64_t rkey, size_t len, lm_rget_done done, void *arg);
 int lm_ofi_progress(void);
 void lm_ofi_counters(lm_transport_counters *out);
 

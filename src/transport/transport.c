@@ -177,8 +177,11 @@ size_t lm_transport_max_payload(int dst)
 {
     /* Self could take more, but one limit for every local peer keeps the
      * protocols' chunking identical whoever the peer is. */
-    if ((T.ofi_on || T.ofi_lazy) && dst != T.env.world_rank && lm_transport_local_rank(dst) < 0)
-        return lm_ofi_max_payload();
+    if ((T.ofi_on || T.ofi_lazy) && dst != T.env.world_rank && lm_transport_local_rank(dst) < 0) {
+        /* the limit depends on what the network offers: asked only before
+         * sending to that peer, so this is when it opens anyway */
+        if (open_network() == LM_OK) return lm_ofi_max_payload();
+    }
     return lm_shm_max_payload();
 }
 
@@ -208,6 +211,25 @@ int lm_transport_rget(int src, void *local, uint64_t remote_addr, size_t len)
 int lm_transport_rput(int dst, uint64_t remote_addr, const void *local, size_t len)
 {
     return single_copy(dst, (void *)local, remote_addr, len, 1);
+}
+
+int lm_transport_expose(int dst, const void *buf, size_t len, uint64_t *addr, uint64_t *rkey, void **handle)
+{
+    if (!T.initialized || dst == T.env.world_rank || lm_transport_local_rank(dst) >= 0) return LM_ENOTSUP;
+    if (open_network() != LM_OK) return LM_ENOTSUP;
+    return lm_ofi_expose(buf, len, addr, rkey, handle);
+}
+
+void lm_transport_unexpose(void *handle)
+{
+    if (handle) lm_ofi_unexpose(handle);
+}
+
+int lm_transport_rget_async(int src, void *local, uint64_t addr, uint64_t rkey, size_t len, lm_rget_done done,
+                            void *arg)
+{
+    if (!T.ofi_on || src == T.env.world_rank || lm_transport_local_rank(src) >= 0) return LM_ENOTSUP;
+    return lm_ofi_rget_async(src, local, addr, rkey, len, done, arg);
 }
 
 const char *lm_transport_rget_mechanism(int world_rank)

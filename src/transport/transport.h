@@ -62,6 +62,19 @@ int lm_transport_rget(int src_world_rank, void *local, uint64_t remote_addr, siz
 /* The reverse: copy len bytes from local to remote_addr in the peer's address
  * space (same mechanism and the same LM_ENOTSUP rule as rget). */
 int lm_transport_rput(int dst_world_rank, uint64_t remote_addr, const void *local, size_t len);
+/* Large messages to another host, read in place by the network's RMA:
+ * lm_transport_expose makes [buf, buf + len) readable by peer dst and gives
+ * the address and key that peer reads with and a handle for
+ * lm_transport_unexpose, called once the peer has read (or given up).
+ * lm_transport_rget_async reads len bytes at (addr, rkey) of peer src into
+ * local in the background; done(arg) runs from a later progress call when
+ * they are there. Both return LM_ENOTSUP where the peer is not reached that
+ * way (this node, no RMA): the caller then moves the data otherwise. */
+typedef void (*lm_rget_done)(void *arg);
+int lm_transport_expose(int dst, const void *buf, size_t len, uint64_t *addr, uint64_t *rkey, void **handle);
+void lm_transport_unexpose(void *handle);
+int lm_transport_rget_async(int src, void *local, uint64_t addr, uint64_t rkey, size_t len, lm_rget_done done,
+                            void *arg);
 /* Which single-copy mechanism rget uses for this peer ("cma", "none", ...). */
 const char *lm_transport_rget_mechanism(int world_rank);
 
