@@ -286,10 +286,6 @@ static void *stream_stage(size_t len)
     return stage;
 }
 
-/* A queued packet the transport refused for good: the send it belongs to
- * completes with the error (its waiter gets the class back). A control
- * packet belongs to no send of this process, and the peer waiting for it
- * could never finish: the job ends. */
 /* A send whose buffer was exposed to the network's RMA read: the receiver
  * read it (FIN), took it as a stream instead, or the RTS could not go,
  * so the exposure ends. */
@@ -299,6 +295,10 @@ static void release_exposed(lm_request *s)
     s->rndv_mr = NULL;
 }
 
+/* A queued packet the transport refused for good: the send it belongs to
+ * completes with the error (its waiter gets the class back). A control
+ * packet belongs to no send of this process, and the peer waiting for it
+ * could never finish: the job ends. */
 static void fail_queued(pending_packet *p, int cls)
 {
     lm_request *s = NULL;
@@ -565,7 +565,6 @@ static void deliver_eager(lm_request *r, int src_rank, int tag, const void *data
     lm_request_complete(r);
 }
 
-/* A matched RTS: fetch the data in one copy, or ask for it to be streamed. */
 /* The network's RMA read of a rendezvous message is done: tell the sender. */
 static void network_read_done(void *arg)
 {
@@ -574,6 +573,7 @@ static void network_read_done(void *arg)
     lm_request_complete(r);
 }
 
+/* A matched RTS: fetch the data in one copy, or ask for it to be streamed. */
 static void start_rendezvous_receive(lm_request *r, int src_world, int src_rank, int tag, uint64_t size, uint64_t sreq,
                                      uint64_t addr, uint64_t rkey, uint16_t flags)
 {
