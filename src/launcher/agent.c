@@ -509,7 +509,7 @@ static void run(int sfd)
                         fail_up("host %s: the launch agent received %s", my_host(), strsignal((int)si.ssi_signo));
                         flush_up();
                         kill_all();
-                        goto out;
+                        goto free_poll_arrays;
                     }
                 }
                 break;
@@ -521,14 +521,14 @@ static void run(int sfd)
                 while (lm_link_next(&A.up, &f, &p)) from_parent(&f, p);
                 if (eof) { /* mpirun or our parent agent is gone: so is the job */
                     kill_all();
-                    goto out;
+                    goto free_poll_arrays;
                 }
                 break;
             }
             case K_UP_OUT:
                 if (lm_link_flush(&A.up) != 0) {
                     kill_all();
-                    goto out;
+                    goto free_poll_arrays;
                 }
                 break;
             case K_KID_IN: {
@@ -544,7 +544,7 @@ static void run(int sfd)
             }
         }
     }
-out:
+free_poll_arrays:
     /* Processes the ranks left behind in the job's group go with the job. */
     if (A.pgid > 0 && kill(-A.pgid, 0) == 0) kill(-A.pgid, SIGKILL);
     free(pfd);

@@ -59,30 +59,30 @@ int lm_job_decode(const char *payload, size_t len, lm_job_desc *d)
     d->universe_size = (int)lm_rbuf_int(&b);
     d->ranks_per_node = (int)lm_rbuf_int(&b);
     int64_t n = lm_rbuf_int(&b);
-    if (!count_ok(n, len) || n < 1) goto malformed;
+    if (!count_ok(n, len) || n < 1) goto free_desc;
     d->nhosts = (int)n;
     d->host_names = calloc((size_t)n, sizeof *d->host_names);
     d->host_nranks = calloc((size_t)n, sizeof *d->host_nranks);
-    if (!d->host_names || !d->host_nranks) goto malformed;
+    if (!d->host_names || !d->host_nranks) goto free_desc;
     for (int i = 0; i < d->nhosts; i++) {
         d->host_names[i] = lm_rbuf_str(&b);
         d->host_nranks[i] = (int)lm_rbuf_int(&b);
     }
     n = lm_rbuf_int(&b);
-    if (!count_ok(n, len) || n < 1) goto malformed;
+    if (!count_ok(n, len) || n < 1) goto free_desc;
     d->argc = (int)n;
     d->argv = calloc((size_t)n + 1, sizeof *d->argv); /* NULL-terminated for exec */
-    if (!d->argv) goto malformed;
+    if (!d->argv) goto free_desc;
     for (int i = 0; i < d->argc; i++) d->argv[i] = lm_rbuf_str(&b);
     n = lm_rbuf_int(&b);
-    if (!count_ok(n, len)) goto malformed;
+    if (!count_ok(n, len)) goto free_desc;
     d->nenv = (int)n;
     d->env = calloc((size_t)n + 1, sizeof *d->env);
-    if (!d->env) goto malformed;
+    if (!d->env) goto free_desc;
     for (int i = 0; i < d->nenv; i++) d->env[i] = lm_rbuf_str(&b);
-    if (b.failed || d->fanout < 1 || d->world_size < 1 || d->ranks_per_node < 1) goto malformed;
+    if (b.failed || d->fanout < 1 || d->world_size < 1 || d->ranks_per_node < 1) goto free_desc;
     return 0;
-malformed:
+free_desc:
     lm_job_desc_free(d);
     return -1;
 }
@@ -166,14 +166,17 @@ int lm_agent_start(const lm_job_desc *d, const void *job_payload, size_t job_len
     char *cmd = NULL;
     if (!lm_host_is_local(host)) {
         cmd = launch_command(d->launch_agent, host, d->agent_exe);
-        if (!cmd) goto no_memory;
+        if (!cmd) {
+            snprintf(why, why_cap, "out of memory starting the agent of host %s", host);
+            return -1;
+        }
     }
     int down[2], up[2];
-    if (pipe2(down, O_CLOEXEC) != 0) goto no_pipes;
+    if (pipe2(down, O_CLOEXEC) != 0) goto free_cmd;
     if (pipe2(up, O_CLOEXEC) != 0) {
         close(down[0]);
         close(down[1]);
-        goto no_pipes;
+        goto free_cmd;
     }
     pid_t me = getpid();
     fflush(NULL);
@@ -196,12 +199,9 @@ int lm_agent_start(const lm_job_desc *d, const void *job_payload, size_t job_len
     /* If the agent is already gone the failure shows as the link's end. */
     lm_link_send(link, LM_FRAME_JOB, node, -1, 0, job_payload, job_len);
     return 0;
-no_pipes:
+free_cmd: /* no pipes */
     snprintf(why, why_cap, "cannot create pipes for the agent of host %s: %s", host, strerror(errno));
     free(cmd);
-    return -1;
-no_memory:
-    snprintf(why, why_cap, "out of memory starting the agent of host %s", host);
     return -1;
 }
 

@@ -410,43 +410,38 @@ int lm_ofi_send(int dst, const void *hdr, size_t hdr_len, const void *p0, size_t
     fi_addr_t to = peer->addr;
     size_t total = OFI_PAYLOAD_AT + l0 + l1;
     ssize_t frc;
-    if (total <= O.inject_max) {
+    if (total <= O.inject_max && total <= OFI_PAYLOAD_AT + 1024) { /* no buffer held */
         _Alignas(16) unsigned char m[OFI_PAYLOAD_AT + 1024];
-        if (total <= sizeof m) {
-            pack(m, peer->send_seq, hdr, hdr_len, p0, l0, p1, l1);
-            frc = fi_inject(O.ep, m, total, to);
-            if (frc == 0) goto sent;
-            if (frc != -FI_EAGAIN) goto failed;
+        pack(m, peer->send_seq, hdr, hdr_len, p0, l0, p1, l1);
+        frc = fi_inject(O.ep, m, total, to);
+    } else {
+        if (!O.free_sends) lm_ofi_progress(); /* completions give buffers back */
+        ofi_buf *b = O.free_sends;
+        if (!b) {
             O.cnt.send_eagain++;
-            lm_ofi_progress();
             return LM_EAGAIN;
         }
+        pack(b->data, peer->send_seq, hdr, hdr_len, p0, l0, p1, l1);
+        b->dst = dst;
+        frc = fi_send(O.ep, b->data, total, O.mr_desc, to, &b->op.ctx);
+        if (frc == 0) {
+            O.free_sends = b->next;
+            O.sends_in_flight++;
+        }
     }
-    if (!O.free_sends) lm_ofi_progress(); /* completions give buffers back */
-    ofi_buf *b = O.free_sends;
-    if (!b) {
-        O.cnt.send_eagain++;
-        return LM_EAGAIN;
-    }
-    pack(b->data, peer->send_seq, hdr, hdr_len, p0, l0, p1, l1);
-    b->dst = dst;
-    frc = fi_send(O.ep, b->data, total, O.mr_desc, to, &b->op.ctx);
     if (frc == -FI_EAGAIN) {
         O.cnt.send_eagain++;
         lm_ofi_progress();
         return LM_EAGAIN;
     }
-    if (frc) goto failed;
-    O.free_sends = b->next;
-    O.sends_in_flight++;
-sent:
+    if (frc) {
+        set_error("send", (int)frc);
+        return LM_EIO;
+    }
     peer->send_seq++;
     O.cnt.am_sent++;
     O.cnt.am_bytes_sent += l0 + l1;
     return LM_OK;
-failed:
-    set_error("send", (int)frc);
-    return LM_EIO;
 }
 
 static void deliver_now(const unsigned char *m, size_t len)
