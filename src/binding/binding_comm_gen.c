@@ -253,23 +253,24 @@ extern __typeof__(PMPI_Close_port) MPI_Close_port __attribute__((weak, alias("PM
 static int body_MPI_Comm_accept(const char* port_name, MPI_Info info, int root, MPI_Comm comm, MPI_Comm* newcomm)
 {
     lm_errctx lm_ctx = LM_ERRCTX_INIT("MPI_Comm_accept");
-    lm_comm *lm_c = NULL;
     LM_CHECK(lm_check_init(&lm_ctx));
-    LM_CHECK(lm_check_comm(&lm_ctx, comm, "comm", &lm_c));
-    lm_errctx_bind(&lm_ctx, LM_KIND_COMM, comm);
-    LM_CHECK(lm_check_string(&lm_ctx, port_name, "port_name", MPI_ERR_ARG));
-    LM_CHECK(lm_check_info(&lm_ctx, info, "info", 1));
-    LM_CHECK(lm_check_root(&lm_ctx, lm_c, root, "root"));
-    LM_CHECK(lm_check_ptr(&lm_ctx, newcomm, "newcomm"));
     return impl_MPI_Comm_accept(port_name, info, root, comm, newcomm);
 }
-int PMPI_Comm_accept(const char* port_name, MPI_Info info, int root, MPI_Comm comm, MPI_Comm* newcomm)
+static __attribute__((noinline, cold)) int slow_MPI_Comm_accept(const char* port_name, MPI_Info info, int root, MPI_Comm comm, MPI_Comm* newcomm)
 {
     int lm_held = lm_cs_call_enter();
     int lm_rc = body_MPI_Comm_accept(port_name, info, root, comm, newcomm);
     if (lm_rc != MPI_SUCCESS) lm_rc = lm_raise_at_boundary("MPI_Comm_accept", lm_rc);
     lm_cs_call_exit(lm_held);
     return lm_rc;
+}
+int PMPI_Comm_accept(const char* port_name, MPI_Info info, int root, MPI_Comm comm, MPI_Comm* newcomm)
+{
+    if (!lm_cs_active() && lm_initialized_state() == LM_STATE_INITIALIZED) {
+        int lm_rc = impl_MPI_Comm_accept(port_name, info, root, comm, newcomm);
+        return lm_rc == MPI_SUCCESS ? MPI_SUCCESS : lm_raise_at_boundary("MPI_Comm_accept", lm_rc);
+    }
+    return slow_MPI_Comm_accept(port_name, info, root, comm, newcomm);
 }
 extern __typeof__(PMPI_Comm_accept) MPI_Comm_accept __attribute__((weak, alias("PMPI_Comm_accept")));
 
@@ -316,23 +317,24 @@ extern __typeof__(PMPI_Comm_compare) MPI_Comm_compare __attribute__((weak, alias
 static int body_MPI_Comm_connect(const char* port_name, MPI_Info info, int root, MPI_Comm comm, MPI_Comm* newcomm)
 {
     lm_errctx lm_ctx = LM_ERRCTX_INIT("MPI_Comm_connect");
-    lm_comm *lm_c = NULL;
     LM_CHECK(lm_check_init(&lm_ctx));
-    LM_CHECK(lm_check_comm(&lm_ctx, comm, "comm", &lm_c));
-    lm_errctx_bind(&lm_ctx, LM_KIND_COMM, comm);
-    LM_CHECK(lm_check_string(&lm_ctx, port_name, "port_name", MPI_ERR_ARG));
-    LM_CHECK(lm_check_info(&lm_ctx, info, "info", 1));
-    LM_CHECK(lm_check_root(&lm_ctx, lm_c, root, "root"));
-    LM_CHECK(lm_check_ptr(&lm_ctx, newcomm, "newcomm"));
     return impl_MPI_Comm_connect(port_name, info, root, comm, newcomm);
 }
-int PMPI_Comm_connect(const char* port_name, MPI_Info info, int root, MPI_Comm comm, MPI_Comm* newcomm)
+static __attribute__((noinline, cold)) int slow_MPI_Comm_connect(const char* port_name, MPI_Info info, int root, MPI_Comm comm, MPI_Comm* newcomm)
 {
     int lm_held = lm_cs_call_enter();
     int lm_rc = body_MPI_Comm_connect(port_name, info, root, comm, newcomm);
     if (lm_rc != MPI_SUCCESS) lm_rc = lm_raise_at_boundary("MPI_Comm_connect", lm_rc);
     lm_cs_call_exit(lm_held);
     return lm_rc;
+}
+int PMPI_Comm_connect(const char* port_name, MPI_Info info, int root, MPI_Comm comm, MPI_Comm* newcomm)
+{
+    if (!lm_cs_active() && lm_initialized_state() == LM_STATE_INITIALIZED) {
+        int lm_rc = impl_MPI_Comm_connect(port_name, info, root, comm, newcomm);
+        return lm_rc == MPI_SUCCESS ? MPI_SUCCESS : lm_raise_at_boundary("MPI_Comm_connect", lm_rc);
+    }
+    return slow_MPI_Comm_connect(port_name, info, root, comm, newcomm);
 }
 extern __typeof__(PMPI_Comm_connect) MPI_Comm_connect __attribute__((weak, alias("PMPI_Comm_connect")));
 
@@ -891,17 +893,10 @@ extern __typeof__(PMPI_Comm_size) MPI_Comm_size __attribute__((weak, alias("PMPI
 static int body_MPI_Comm_spawn(const char* command, char* argv[], int maxprocs, MPI_Info info, int root, MPI_Comm comm, MPI_Comm* intercomm, int array_of_errcodes[])
 {
     lm_errctx lm_ctx = LM_ERRCTX_INIT("MPI_Comm_spawn");
-    lm_comm *lm_c = NULL;
     LM_CHECK(lm_check_init(&lm_ctx));
-    LM_CHECK(lm_check_comm(&lm_ctx, comm, "comm", &lm_c));
-    lm_errctx_bind(&lm_ctx, LM_KIND_COMM, comm);
-    LM_CHECK(lm_check_string(&lm_ctx, command, "command", MPI_ERR_ARG));
-    LM_CHECK(lm_check_info(&lm_ctx, info, "info", 1));
-    LM_CHECK(lm_check_root(&lm_ctx, lm_c, root, "root"));
-    LM_CHECK(lm_check_ptr(&lm_ctx, intercomm, "intercomm"));
     return impl_MPI_Comm_spawn(command, argv, maxprocs, info, root, comm, intercomm, array_of_errcodes);
 }
-int PMPI_Comm_spawn(const char* command, char* argv[], int maxprocs, MPI_Info info, int root, MPI_Comm comm, MPI_Comm* intercomm, int array_of_errcodes[])
+static __attribute__((noinline, cold)) int slow_MPI_Comm_spawn(const char* command, char* argv[], int maxprocs, MPI_Info info, int root, MPI_Comm comm, MPI_Comm* intercomm, int array_of_errcodes[])
 {
     int lm_held = lm_cs_call_enter();
     int lm_rc = body_MPI_Comm_spawn(command, argv, maxprocs, info, root, comm, intercomm, array_of_errcodes);
@@ -909,30 +904,37 @@ int PMPI_Comm_spawn(const char* command, char* argv[], int maxprocs, MPI_Info in
     lm_cs_call_exit(lm_held);
     return lm_rc;
 }
+int PMPI_Comm_spawn(const char* command, char* argv[], int maxprocs, MPI_Info info, int root, MPI_Comm comm, MPI_Comm* intercomm, int array_of_errcodes[])
+{
+    if (!lm_cs_active() && lm_initialized_state() == LM_STATE_INITIALIZED) {
+        int lm_rc = impl_MPI_Comm_spawn(command, argv, maxprocs, info, root, comm, intercomm, array_of_errcodes);
+        return lm_rc == MPI_SUCCESS ? MPI_SUCCESS : lm_raise_at_boundary("MPI_Comm_spawn", lm_rc);
+    }
+    return slow_MPI_Comm_spawn(command, argv, maxprocs, info, root, comm, intercomm, array_of_errcodes);
+}
 extern __typeof__(PMPI_Comm_spawn) MPI_Comm_spawn __attribute__((weak, alias("PMPI_Comm_spawn")));
 
 static int body_MPI_Comm_spawn_multiple(int count, char* array_of_commands[], char** array_of_argv[], const int array_of_maxprocs[], const MPI_Info array_of_info[], int root, MPI_Comm comm, MPI_Comm* intercomm, int array_of_errcodes[])
 {
     lm_errctx lm_ctx = LM_ERRCTX_INIT("MPI_Comm_spawn_multiple");
-    lm_comm *lm_c = NULL;
     LM_CHECK(lm_check_init(&lm_ctx));
-    LM_CHECK(lm_check_comm(&lm_ctx, comm, "comm", &lm_c));
-    lm_errctx_bind(&lm_ctx, LM_KIND_COMM, comm);
-    LM_CHECK(lm_check_count(&lm_ctx, count, "count", MPI_ERR_ARG, 1));
-    LM_CHECK(lm_check_array(&lm_ctx, array_of_argv, count, "array_of_argv", "count"));
-    LM_CHECK(lm_check_array(&lm_ctx, array_of_maxprocs, count, "array_of_maxprocs", "count"));
-    LM_CHECK(lm_check_array(&lm_ctx, array_of_info, count, "array_of_info", "count"));
-    LM_CHECK(lm_check_root(&lm_ctx, lm_c, root, "root"));
-    LM_CHECK(lm_check_ptr(&lm_ctx, intercomm, "intercomm"));
     return impl_MPI_Comm_spawn_multiple(count, array_of_commands, array_of_argv, array_of_maxprocs, array_of_info, root, comm, intercomm, array_of_errcodes);
 }
-int PMPI_Comm_spawn_multiple(int count, char* array_of_commands[], char** array_of_argv[], const int array_of_maxprocs[], const MPI_Info array_of_info[], int root, MPI_Comm comm, MPI_Comm* intercomm, int array_of_errcodes[])
+static __attribute__((noinline, cold)) int slow_MPI_Comm_spawn_multiple(int count, char* array_of_commands[], char** array_of_argv[], const int array_of_maxprocs[], const MPI_Info array_of_info[], int root, MPI_Comm comm, MPI_Comm* intercomm, int array_of_errcodes[])
 {
     int lm_held = lm_cs_call_enter();
     int lm_rc = body_MPI_Comm_spawn_multiple(count, array_of_commands, array_of_argv, array_of_maxprocs, array_of_info, root, comm, intercomm, array_of_errcodes);
     if (lm_rc != MPI_SUCCESS) lm_rc = lm_raise_at_boundary("MPI_Comm_spawn_multiple", lm_rc);
     lm_cs_call_exit(lm_held);
     return lm_rc;
+}
+int PMPI_Comm_spawn_multiple(int count, char* array_of_commands[], char** array_of_argv[], const int array_of_maxprocs[], const MPI_Info array_of_info[], int root, MPI_Comm comm, MPI_Comm* intercomm, int array_of_errcodes[])
+{
+    if (!lm_cs_active() && lm_initialized_state() == LM_STATE_INITIALIZED) {
+        int lm_rc = impl_MPI_Comm_spawn_multiple(count, array_of_commands, array_of_argv, array_of_maxprocs, array_of_info, root, comm, intercomm, array_of_errcodes);
+        return lm_rc == MPI_SUCCESS ? MPI_SUCCESS : lm_raise_at_boundary("MPI_Comm_spawn_multiple", lm_rc);
+    }
+    return slow_MPI_Comm_spawn_multiple(count, array_of_commands, array_of_argv, array_of_maxprocs, array_of_info, root, comm, intercomm, array_of_errcodes);
 }
 extern __typeof__(PMPI_Comm_spawn_multiple) MPI_Comm_spawn_multiple __attribute__((weak, alias("PMPI_Comm_spawn_multiple")));
 

@@ -21,17 +21,39 @@ typedef struct lm_boot_info {
 int lm_boot_init(lm_boot_info *info);
 void lm_boot_set_state(int state); /* enum lm_rank_state of this rank */
 void lm_boot_finalize(void);
+/* Forget the ids of other jobs' processes (universe.c), at the end. */
+void lm_boot_procs_release(void);
 const lm_boot_info *lm_boot(void);
 /* MPI_COMM_WORLD's size, also before lm_boot_init (from what the launcher
  * exported; 1 without a launcher). */
 int lm_boot_world_size_hint(void);
 
 int lm_boot_put(const char *key, const void *value, size_t len);
-/* The value world_rank put under key: its length (copies up to cap bytes),
- * or -ENOENT while it is not there. A rank on another host is asked of
- * this host's launch agent on each call (direct modex, kvs_wire.h); -EIO
- * when that cannot be done. */
-long lm_boot_get(int world_rank, const char *key, void *value, size_t cap);
+/* The value process id (a world rank, or a process of another job: see
+ * below) put under key: its length (copies up to cap bytes), or -ENOENT
+ * while it is not there. A rank on another host or in another job is
+ * asked of the launcher on each call (direct modex, kvs_wire.h); -EIO when
+ * that cannot be done. */
+long lm_boot_get(int id, const char *key, void *value, size_t cap);
+
+/* Processes of other jobs of the universe (MPI_Comm_spawn, accept and
+ * connect, join). Within a process every peer has one id: its world rank
+ * when it is of this job, else an id at or above LM_PROC_FOREIGN that this
+ * process gives it the first time it meets it (universe.c), so the layers
+ * above (groups, the transport) name such a peer like any other. The
+ * universe-wide name of a process is (job, world rank in that job); ids
+ * are this process's own and never travel. */
+#define LM_PROC_FOREIGN (1 << 29)
+int lm_boot_job(void); /* this process's job */
+/* The id of (job, rank): the world rank for this job; -1 out of memory or
+ * outside the limits. */
+int lm_boot_proc_id(int job, int rank);
+/* The name behind an id: 0, or -1 for an id never given out. */
+int lm_boot_proc_name(int id, int *job, int *rank);
+/* One request to the launcher (kvs_wire.h) and its answer: the answer's
+ * length, or -ENOTSUP when no launcher serves this process (a singleton),
+ * -EIO when the launcher is gone. */
+long lm_boot_ctl(const void *req, size_t len, void *reply, size_t cap);
 
 /* 1 once since the last call when a rank on another host asked for a key
  * of this rank that was not there: whoever publishes keys on demand (the

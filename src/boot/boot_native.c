@@ -26,6 +26,9 @@ static int g_ready;
 /* The socket to this host's launch agent (jobs across hosts), or -1. */
 static int g_agent_fd = -1;
 static pthread_mutex_t g_agent_lock = PTHREAD_MUTEX_INITIALIZER;
+/* This job's number in the universe: 0 for the job mpirun started, then
+ * one per spawned job (LEANMPI_JOB_NUM). */
+static int g_job;
 
 static int env_int(const char *name, int *out)
 {
@@ -76,6 +79,7 @@ static int init_native(int fd, int rank)
     int afd = -1;
     if (env_int("LEANMPI_AGENT_FD", &afd) == 1 && fcntl(afd, F_SETFD, FD_CLOEXEC) == 0)
         g_agent_fd = afd; /* kept out of the processes this rank may start */
+    if (env_int("LEANMPI_JOB_NUM", &g_job) != 1) g_job = 0;
     return 0;
 }
 
@@ -160,34 +164,59 @@ int lm_boot_put(const char *key, const void *value, size_t len)
     return rc ? rc : lm_kvs_put(g_kvs, k, value, len);
 }
 
-/* A key of a rank on another host, through this host's agent: one request,
- * one answer (found, or -ENOENT when that rank has not put it yet). */
-static long get_remote(int world_rank, const char *k, void *value, size_t cap)
+/* One request to the launcher and its answer (kvs_wire.h): the answer's
+ * length, or -errno. */
+static long ask_launcher(const void *req, size_t len, void *reply, size_t cap)
 {
-    if (g_agent_fd < 0) return -ENOENT;
-    lm_kvs_request req = {.rank = world_rank};
-    snprintf(req.key, sizeof req.key, "%s", k);
-    lm_kvs_reply rep;
+    if (g_agent_fd < 0) return -ENOTSUP;
     long n = -EIO;
     pthread_mutex_lock(&g_agent_lock);
-    if (send(g_agent_fd, &req, sizeof req, MSG_NOSIGNAL) == (ssize_t)sizeof req) {
+    if (send(g_agent_fd, req, len, MSG_NOSIGNAL) == (ssize_t)len) {
         ssize_t got;
-        do got = recv(g_agent_fd, &rep, sizeof rep, 0);
+        do got = recv(g_agent_fd, reply, cap, 0);
         while (got < 0 && errno == EINTR);
-        if (got == (ssize_t)sizeof rep) n = rep.result;
+        if (got > 0) n = got;
     }
     pthread_mutex_unlock(&g_agent_lock);
+    return n;
+}
+
+long lm_boot_ctl(const void *req, size_t len, void *reply, size_t cap)
+{
+    if (!g_ready) return -EINVAL;
+    return ask_launcher(req, len, reply, cap);
+}
+
+int lm_boot_job(void) { return g_job; }
+
+/* A key of a rank on another host or in another job, through the launcher:
+ * one request, one answer (found, or -ENOENT when that rank has not put it
+ * yet). */
+static long get_remote(int job, int rank, const char *k, void *value, size_t cap)
+{
+    lm_kvs_request req = {.type = LM_REQ_KVS_GET, .job = job, .rank = rank};
+    snprintf(req.key, sizeof req.key, "%s", k);
+    lm_kvs_reply rep;
+    long got = ask_launcher(&req, sizeof req, &rep, sizeof rep);
+    if (got == -ENOTSUP) return -ENOENT;
+    if (got != (long)sizeof rep) return -EIO;
+    long n = rep.result;
     if (n > LM_KVS_VALUE_MAX) return -EIO;
     if (n > 0) memcpy(value, rep.value, (size_t)n < cap ? (size_t)n : cap);
     return n;
 }
 
-long lm_boot_get(int world_rank, const char *key, void *value, size_t cap)
+long lm_boot_get(int id, const char *key, void *value, size_t cap)
 {
     char k[LM_KVS_KEY_MAX];
-    if (!g_ready || !g_kvs || world_rank < 0 || world_rank >= g_info.world_size) return -ENOENT;
-    if (make_key(k, world_rank, key)) return -ENOENT;
-    if (!lm_boot_is_local(world_rank)) return get_remote(world_rank, k, value, cap);
+    if (!g_ready || !g_kvs || id < 0) return -ENOENT;
+    if (id >= LM_PROC_FOREIGN) {
+        int job, rank;
+        if (lm_boot_proc_name(id, &job, &rank) != 0 || make_key(k, rank, key)) return -ENOENT;
+        return get_remote(job, rank, k, value, cap);
+    }
+    if (id >= g_info.world_size || make_key(k, id, key)) return -ENOENT;
+    if (!lm_boot_is_local(id)) return get_remote(g_job, id, k, value, cap);
     return lm_kvs_get(g_kvs, k, value, cap);
 }
 

@@ -115,9 +115,3 @@ int impl_MPI_Comm_idup_with_info(MPI_Comm comm, MPI_Info info, MPI_Comm *newcomm
 {
     return idup("MPI_Comm_idup_with_info", comm, info, 1, newcomm, request);
 }
-
-int impl_MPI_Comm_get_parent(MPI_Comm *parent)
-{
-    *parent = MPI_COMM_NULL;
-    return MPI_SUCCESS;
-}

@@ -40,7 +40,7 @@ static int mask_ready;
 static void init_mask(void)
 {
     for (int i = 0; i < MASK_WORDS; i++) free_mask[i] = 0xffffffffu;
-    free_mask[0] &= ~7u; /* pairs 0 (world), 1 (self), 2 (group agreement) */
+    free_mask[0] &= ~15u; /* pairs 0 (world), 1 (self), 2 (group agreement), 3 (bridges) */
     mask_ready = 1;
 }
 
@@ -80,9 +80,9 @@ int lm_context_id_reserve(uint16_t id)
 void lm_context_id_release(uint16_t id)
 {
     int pair = id / 2;
-    /* the reserved pairs (world, self, group agreement) and ids outside
-     * the mask (LM_CONTEXT_PENDING) are never handed out */
-    if (pair < 3 || pair >= MASK_WORDS * 32) return;
+    /* the reserved pairs (world, self, group agreement, bridges) and ids
+     * outside the mask (LM_CONTEXT_PENDING) are never handed out */
+    if (pair < 4 || pair >= MASK_WORDS * 32) return;
     free_mask[pair / 32] |= 1u << (pair % 32);
 }
 

@@ -54,6 +54,12 @@ int lm_context_id_allocate_inter(lm_comm *p, uint16_t ids[2]);
 typedef void (*lm_context_id_done)(void *arg, int rc, const uint16_t *ids);
 int lm_context_id_iallocate(lm_comm *parent, lm_context_id_done done, void *arg);
 void lm_context_id_release(uint16_t id);
+/* The id of every bridge: the two-process communicator over which the
+ * leaders of two groups that meet through the launcher (accept and
+ * connect, spawn, join) build their intercommunicator. The same in every
+ * process of the universe, never handed out, never released; bridges
+ * alive at once differ by their tags. */
+#define LM_CONTEXT_BRIDGE 6
 
 /* The constructors' part of a communicator's lifetime: at runtime start,
  * the progress hook of nonblocking agreements and the destroy hook that

@@ -4,6 +4,7 @@
 #include "comm/context_id.h"
 #include "coll/coll_basic.h"
 #include "pt2pt/pt2pt.h"
+#include "boot/boot.h"
 #include "obj/errhandler.h"
 #include "util/lm_error.h"
 #include "util/lm_mem.h"
@@ -322,6 +323,82 @@ int impl_MPI_Intercomm_create(MPI_Comm local_comm, int local_leader, MPI_Comm pe
 }
 
 /* The string tag as a point-to-point tag (FNV-1a). */
+/* The universe names (job, rank) of g's members, two ints each. */
+static int *name_list(const lm_group *g)
+{
+    int *w = lm_malloc(LM_MEM_COMM, 2 * (size_t)g->size * sizeof *w + 1);
+    if (w)
+        for (int i = 0; i < g->size; i++)
+            if (lm_boot_proc_name(lm_group_world_rank(g, i), &w[2 * i], &w[2 * i + 1]) != 0) {
+                lm_free(LM_MEM_COMM, w);
+                return NULL;
+            }
+    return w;
+}
+
+/* This process's ids for n names (lm_free them); NULL out of memory. */
+static int *ids_of_names(const int *names, int n)
+{
+    int *ids = lm_malloc(LM_MEM_COMM, (size_t)n * sizeof *ids + 1);
+    for (int i = 0; ids && i < n; i++)
+        if ((ids[i] = lm_boot_proc_id(names[2 * i], names[2 * i + 1])) < 0) {
+            lm_free(LM_MEM_COMM, ids);
+            ids = NULL;
+        }
+    return ids;
+}
+
+int lm_intercomm_bridge(lm_comm *L, int leader, int err, lm_comm *bridge, int peer, int tag, lm_comm **out,
+                        int *remote_failed)
+{
+    *out = NULL;
+    *remote_failed = 0;
+    channel ch = {0};
+    if (L->rank == leader && bridge) ch = (channel){bridge, peer, TAG_HIGH | (tag & TAG_USER_MASK), LM_CONTEXT_BRIDGE + 1};
+    int *pay = NULL;
+    if (!err && L->rank == leader && !(pay = name_list(L->group))) err = MPI_ERR_NO_MEM;
+    uint16_t hid, id;
+    int bad, rc = lm_context_id_allocate_checked(L, err, &hid, &bad);
+    if (rc || bad) {
+        if (ch.c) tell_remote(&ch, rc ? rc : bad);
+        lm_free(LM_MEM_COMM, pay);
+        return rc ? rc : bad;
+    }
+    lm_comm *H = new_hidden(L->group, hid, L);
+    if (!H) {
+        lm_free(LM_MEM_COMM, pay);
+        return MPI_ERR_NO_MEM;
+    }
+    xhdr h = {.n = L->size}, rh;
+    void *rpay;
+    rc = agree(H, leader, &ch, &h, pay, 2 * sizeof(int), &rh, &rpay, remote_failed);
+    lm_free(LM_MEM_COMM, pay);
+    if (rc) {
+        drop_comm(H);
+        return rc;
+    }
+    int *ids = ids_of_names(rpay, rh.n);
+    lm_free(LM_MEM_COMM, rpay);
+    /* an overlap is seen alike on both sides, which then both stop here */
+    int ov = ids ? overlaps(L->group, ids, rh.n) : -1;
+    lm_group *rg = ov ? NULL : lm_group_new_list(ids, rh.n);
+    lm_free(LM_MEM_COMM, ids);
+    if (!rg) {
+        drop_comm(H);
+        return ov > 0 ? MPI_ERR_GROUP : MPI_ERR_NO_MEM;
+    }
+    rc = take_agreed(H, leader, &ch, rh.mask, &id);
+    if (rc) {
+        lm_group_release(rg);
+        drop_comm(H);
+        return rc;
+    }
+    lm_comm *c = new_inter(L->group, rg, id, H, L);
+    if (!c) return MPI_ERR_NO_MEM;
+    *out = c;
+    return MPI_SUCCESS;
+}
+
 static int hash_tag(const char *s)
 {
     uint32_t x = 2166136261u;

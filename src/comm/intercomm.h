@@ -41,6 +41,20 @@ int lm_intercomm_abstain(lm_comm *p, int err);
  * remote_leader and tag reach the remote leader (elsewhere nobody knows
  * the remote group). */
 int lm_intercomm_create_abstain(lm_comm *L, int err, int local_leader, MPI_Comm peer_comm, int remote_leader, int tag);
+/* MPI_Comm_accept and MPI_Comm_connect (so also MPI_Comm_spawn's two sides
+ * and MPI_Comm_join): collective over intracommunicator L, the
+ * intercommunicator between L's group and a group whose leader L's leader
+ * reaches only over a bridge (a two-process communicator on
+ * LM_CONTEXT_BRIDGE, comm/context_id.h; peer: the remote leader's rank in
+ * it, tag: the connection's tag, both from the launcher). bridge is
+ * significant at the leader only. err is this member's verdict (the
+ * leader's failed request to the launcher, say): when any member brings
+ * one, no member builds anything and each returns the largest class
+ * brought. The groups travel as universe names and become this process's
+ * ids (boot.h). MPI_SUCCESS and *out, or an error class, with
+ * *remote_failed set when it is the remote side's. */
+int lm_intercomm_bridge(lm_comm *L, int leader, int err, lm_comm *bridge, int peer, int tag, lm_comm **out,
+                        int *remote_failed);
 /* Frees the hidden local communicator of an intercommunicator being freed. */
 void lm_intercomm_release(lm_comm *c);
 

@@ -170,7 +170,9 @@ static void kvs_on_this_host(const lm_frame *f, const char *payload)
     }
 }
 
-/* A local rank asks for a key of a rank on another host. */
+/* A local rank asks for a key of a rank on another host. Requests about
+ * other jobs (dynamic processes) are mpirun's alone, which serves them in a
+ * job on one node: here they are refused. */
 static void kvs_request(local_rank *r)
 {
     lm_kvs_request req;
@@ -182,7 +184,13 @@ static void kvs_request(local_rank *r)
         return;
     }
     const lm_layout *l = &A.seg->layout;
-    if (got != (ssize_t)sizeof req || req.rank < 0 || req.rank >= l->world_size) {
+    if (got >= (ssize_t)sizeof(int32_t) && req.type != LM_REQ_KVS_GET) {
+        lm_ctl_reply rep = {.result = -EOPNOTSUPP};
+        snprintf(rep.text, sizeof rep.text, "dynamic processes are not supported in a job across hosts yet");
+        send(r->kvs_fd, &rep, sizeof rep, MSG_DONTWAIT | MSG_NOSIGNAL);
+        return;
+    }
+    if (got != (ssize_t)sizeof req || req.job != 0 || req.rank < 0 || req.rank >= l->world_size) {
         lm_kvs_reply rep = {.result = -ENOENT};
         send(r->kvs_fd, &rep, sizeof rep, MSG_DONTWAIT | MSG_NOSIGNAL);
         return;

@@ -19,8 +19,16 @@ static int check(const char *path)
 
 int lm_find_program(const char *prog, const char *name, char *out, size_t cap)
 {
+    char why[512];
+    int rc = lm_find_program_quiet(name, out, cap, why, sizeof why);
+    if (rc) fprintf(stderr, "%s: %s\n", prog, why);
+    return rc;
+}
+
+int lm_find_program_quiet(const char *name, char *out, size_t cap, char *why, size_t whycap)
+{
     if (!*name) {
-        fprintf(stderr, "%s: empty program name\n", prog);
+        snprintf(why, whycap, "empty program name");
         return 127;
     }
     if (strchr(name, '/')) {
@@ -30,10 +38,10 @@ int lm_find_program(const char *prog, const char *name, char *out, size_t cap)
             return 0;
         }
         if (err == ENOENT || err == ENOTDIR) {
-            fprintf(stderr, "%s: program '%s' does not exist\n", prog, name);
+            snprintf(why, whycap, "program '%s' does not exist", name);
             return 127;
         }
-        fprintf(stderr, "%s: program '%s' is not executable (%s)\n", prog, name, strerror(err ? err : ENAMETOOLONG));
+        snprintf(why, whycap, "program '%s' is not executable (%s)", name, strerror(err ? err : ENAMETOOLONG));
         return 126;
     }
     /* Like execvp: an empty PATH element means the current directory, and a
@@ -54,9 +62,9 @@ int lm_find_program(const char *prog, const char *name, char *out, size_t cap)
         p = end;
     }
     if (saw_unexecutable) {
-        fprintf(stderr, "%s: program '%s' was found in PATH but is not executable\n", prog, name);
+        snprintf(why, whycap, "program '%s' was found in PATH but is not executable", name);
         return 126;
     }
-    fprintf(stderr, "%s: program '%s' not found in PATH\n", prog, name);
+    snprintf(why, whycap, "program '%s' not found in PATH", name);
     return 127;
 }

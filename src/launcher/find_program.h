@@ -7,5 +7,7 @@
 /* On success writes the path to exec into out and returns 0. Otherwise
  * returns 127 (not found) or 126 (found but not executable) and prints why. */
 int lm_find_program(const char *prog, const char *name, char *out, size_t cap);
+/* The same, with the reason written into why instead (MPI_Comm_spawn). */
+int lm_find_program_quiet(const char *name, char *out, size_t cap, char *why, size_t whycap);
 
 #endif

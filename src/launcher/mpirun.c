@@ -10,7 +10,15 @@
  * dies by a signal, exits non-zero, or exits 0 after MPI_Init without
  * MPI_Finalize. mpirun then sends SIGTERM to the job's process group and
  * SIGKILL after TERM_GRACE_S, reports that first failure in one line and
- * exits with a status derived from it (see --help). */
+ * exits with a status derived from it (see --help).
+ *
+ * In a job on one node mpirun also serves its ranks' requests (each rank
+ * has a socket to it, LEANMPI_AGENT_FD; boot/kvs_wire.h): it starts the
+ * jobs MPI_Comm_spawn asks for, keeps ports and names (broker.h), and
+ * reads the keys of every job's processes from their segments. A spawned
+ * job is one more set of ranks of the same universe, under the same rules:
+ * the first failure of any rank of any job ends them all, and mpirun
+ * returns once every job has ended. */
 #ifndef _GNU_SOURCE
 #define _GNU_SOURCE /* memfd_create, pipe2, memrchr */
 #endif
@@ -18,6 +26,9 @@
 #include "transport/shm_layout.h"
 #include "agent.h"
 #include "agent_tree.h"
+#include "boot/kvs.h"
+#include "boot/kvs_wire.h"
+#include "broker.h"
 #include "find_program.h"
 #include "options.h"
 #include "output_forward.h"
@@ -36,6 +47,8 @@
 #include <string.h>
 #include <sys/resource.h>
 #include <sys/signalfd.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
@@ -59,7 +72,19 @@ enum cause {
 typedef struct rank_proc {
     pid_t pid; /* 0 once reaped (across hosts: -1 while running, pid known at its end) */
     lm_outstream out, err;
+    int ctl;       /* mpirun's end of the rank's request socket (one node), or -1 */
+    int job, rank; /* the rank's job (0: the first) and world rank there */
 } rank_proc;
+
+/* A job that MPI_Comm_spawn started (job number >= 1), on this node. */
+typedef struct spawned_job {
+    int n;
+    rank_proc *procs;
+    lm_node_segment *seg;
+    int seg_fd;
+} spawned_job;
+
+#define SPAWN_DEFAULT_LIMIT 1024 /* processes of all jobs at once, without --universe-size */
 
 static const char *g_prog = "mpirun";
 
@@ -76,7 +101,7 @@ static struct job {
     lm_subtree agents;
     /* first failure */
     enum cause cause;
-    int cause_rank, cause_value, exit_status;
+    int cause_job, cause_rank, cause_value, exit_status;
     pid_t cause_pid;
     char abort_message[256];
     char agent_message[512];
@@ -91,7 +116,23 @@ static struct job {
     int stdin_pipe; /* write end towards rank 0, or -1 */
     char inbuf[STDIN_BUF];
     size_t in_len, in_off;
+    /* dynamic processes (one node) */
+    const lm_options *opts;
+    const char *job_id;
+    spawned_job **spawned; /* job k is spawned[k - 1] */
+    int nspawned;
+    lm_broker broker;
 } J;
+
+static int job_size(int job) { return job == 0 ? J.n : J.spawned[job - 1]->n; }
+static rank_proc *proc_of(int job, int r) { return job == 0 ? &J.ranks[r] : &J.spawned[job - 1]->procs[r]; }
+static lm_node_segment *seg_of(int job) { return job == 0 ? J.seg : J.spawned[job - 1]->seg; }
+static int total_procs(void)
+{
+    int n = J.n;
+    for (int k = 0; k < J.nspawned; k++) n += J.spawned[k]->n;
+    return n;
+}
 
 static double now_s(void)
 {
@@ -126,7 +167,7 @@ static void set_cause(enum cause c, int rank, int value, int status)
     if (J.cause != CAUSE_NONE) return;
     J.cause = c;
     J.cause_rank = rank;
-    J.cause_pid = (rank >= 0 && rank < J.n) ? J.ranks[rank].pid : 0;
+    J.cause_pid = (rank >= 0 && rank < job_size(J.cause_job)) ? proc_of(J.cause_job, rank)->pid : 0;
     J.cause_value = value;
     J.exit_status = status;
 }
@@ -138,9 +179,10 @@ static int abort_status(int errorcode)
 }
 
 /* Rank r ended as x says: the first abnormal end decides the job's fate. */
-static void rank_ended(int r, const lm_exit_wire *x)
+static void rank_ended(int job, int r, const lm_exit_wire *x)
 {
     if (J.tearing_down) return; /* what happens to ranks now is our doing */
+    if (J.cause == CAUSE_NONE) J.cause_job = job;
     int status = x->wait_status;
     if (x->abort_claimed) {
         int complete = x->abort_claimed == 2;
@@ -159,10 +201,15 @@ static void rank_ended(int r, const lm_exit_wire *x)
     begin_teardown(SIGTERM);
 }
 
-static void rank_gone(int r)
+static void rank_gone(int job, int r)
 {
-    J.ranks[r].pid = 0;
+    rank_proc *p = proc_of(job, r);
+    p->pid = 0;
     J.alive--;
+    if (p->ctl >= 0) close(p->ctl);
+    p->ctl = -1;
+    lm_broker_forget(&J.broker, job, r);
+    if (job != 0) return;
     if (r == 0 && J.stdin_pipe >= 0) { /* nobody left to read it */
         close(J.stdin_pipe);
         J.stdin_pipe = -1;
@@ -180,14 +227,15 @@ static void reap(void)
             lm_subtree_reaped(&J.agents, pid, status);
             continue;
         }
-        for (int r = 0; r < J.n; r++) {
-            if (J.ranks[r].pid != pid) continue;
-            lm_exit_wire x;
-            lm_rank_exit_read(J.seg, r, pid, status, &x);
-            rank_ended(r, &x);
-            rank_gone(r);
-            break;
-        }
+        for (int job = 0, found = 0; job <= J.nspawned && !found; job++)
+            for (int r = 0; r < job_size(job) && !found; r++) {
+                if (proc_of(job, r)->pid != pid) continue;
+                lm_exit_wire x;
+                lm_rank_exit_read(seg_of(job), r, pid, status, &x);
+                rank_ended(job, r, &x);
+                rank_gone(job, r);
+                found = 1;
+            }
     }
 }
 
@@ -274,8 +322,8 @@ static void from_agent(lm_child_agent *c, const lm_frame *f, const char *p)
             memcpy(&x, p, sizeof x);
             x.abort_message[sizeof x.abort_message - 1] = '\0';
             J.ranks[r].pid = x.pid;
-            rank_ended(r, &x);
-            rank_gone(r);
+            rank_ended(0, r, &x);
+            rank_gone(0, r);
         }
         break;
     case LM_FRAME_STDIN_ACK: J.in_len = 0; break;
@@ -297,19 +345,21 @@ static int lm_min_int(int a, int b) { return a < b ? a : b; }
 
 static void report(void)
 {
-    char pidbuf[320] = "";
+    char pidbuf[360] = "", jobbuf[40] = "";
+    if (J.cause_job > 0) snprintf(jobbuf, sizeof jobbuf, " of spawned job %d", J.cause_job);
     if (J.cause_pid > 0 && J.multi && J.cause_rank >= 0 && J.desc.ranks_per_node > 0)
-        snprintf(pidbuf, sizeof pidbuf, " (pid %d on host %s)", (int)J.cause_pid,
+        snprintf(pidbuf, sizeof pidbuf, "%s (pid %d on host %s)", jobbuf, (int)J.cause_pid,
                  J.desc.host_names[lm_min_int(J.cause_rank / J.desc.ranks_per_node, J.desc.nhosts - 1)]);
-    else if (J.cause_pid > 0) snprintf(pidbuf, sizeof pidbuf, " (pid %d)", (int)J.cause_pid);
+    else if (J.cause_pid > 0) snprintf(pidbuf, sizeof pidbuf, "%s (pid %d)", jobbuf, (int)J.cause_pid);
+    else snprintf(pidbuf, sizeof pidbuf, "%s", jobbuf);
     switch (J.cause) {
     case CAUSE_NONE:
     case CAUSE_LAUNCH: break;
     case CAUSE_AGENT: fprintf(stderr, "%s: %s\n", g_prog, J.agent_message); break;
     case CAUSE_ABORT: {
         const char *msg = J.abort_message;
-        fprintf(stderr, "%s: rank %d called MPI_Abort with error code %d%s%s\n", g_prog, J.cause_rank, J.cause_value,
-                msg[0] ? ": " : "", msg);
+        fprintf(stderr, "%s: rank %d%s called MPI_Abort with error code %d%s%s\n", g_prog, J.cause_rank, jobbuf,
+                J.cause_value, msg[0] ? ": " : "", msg);
         break;
     }
     case CAUSE_SIGNAL:
@@ -374,6 +424,42 @@ static int nonblocking_pipe(int p[2])
  * whole job. */
 static int have_stdin(void) { return fcntl(0, F_GETFD) >= 0 && !(isatty(0) && tcgetpgrp(0) != getpgrp()); }
 
+/* Start rank r of job sj as p: its output pipes and its request socket
+ * (one end for mpirun, the other inherited as LEANMPI_AGENT_FD). 0, or -1
+ * with why. */
+static int start_proc(lm_spawn_job *sj, rank_proc *p, int r, int in, char *why, size_t whycap)
+{
+    int out[2], err[2], ctl[2];
+    if (nonblocking_pipe(out) != 0) {
+        snprintf(why, whycap, "cannot create pipes for rank %d: %s", r, strerror(errno));
+        return -1;
+    }
+    if (nonblocking_pipe(err) != 0) {
+        snprintf(why, whycap, "cannot create pipes for rank %d: %s", r, strerror(errno));
+        close(out[0]);
+        close(out[1]);
+        return -1;
+    }
+    if (socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, ctl) != 0) ctl[0] = ctl[1] = -1;
+    else fcntl(ctl[0], F_SETFL, O_NONBLOCK);
+    pid_t pid = lm_spawn_rank(sj, r, r, in, out[1], err[1], ctl[1]);
+    int saved = errno;
+    close(out[1]);
+    close(err[1]);
+    if (ctl[1] >= 0) close(ctl[1]);
+    lm_out_init(&p->out, out[0], 1, r);
+    lm_out_init(&p->err, err[0], 2, r);
+    p->ctl = ctl[0];
+    if (pid < 0) {
+        snprintf(why, whycap, "cannot start rank %d: %s", r, strerror(saved));
+        return -1;
+    }
+    p->pid = pid;
+    J.alive++;
+    J.pgid = sj->pgid;
+    return 0;
+}
+
 /* Start every rank. On failure the ranks already started are ended. */
 static int launch(const lm_options *o, const char *path, const char *job_id)
 {
@@ -394,35 +480,11 @@ static int launch(const lm_options *o, const char *path, const char *job_id)
                        .local_size = o->nranks,
                        .pgid = 0};
     int rc = 0;
-    for (int r = 0; r < J.n; r++) {
-        int out[2], err[2];
-        if (nonblocking_pipe(out) != 0) {
-            fprintf(stderr, "%s: cannot create pipes for rank %d: %s\n", g_prog, r, strerror(errno));
-            rc = -1;
-            break;
-        }
-        if (nonblocking_pipe(err) != 0) {
-            fprintf(stderr, "%s: cannot create pipes for rank %d: %s\n", g_prog, r, strerror(errno));
-            close(out[0]);
-            close(out[1]);
-            rc = -1;
-            break;
-        }
+    for (int r = 0; r < J.n && rc == 0; r++) {
         int in = (r == 0 && in_pipe[0] >= 0) ? in_pipe[0] : devnull;
-        pid_t pid = lm_spawn_rank(&sj, r, r, in, out[1], err[1], -1);
-        int saved = errno;
-        close(out[1]);
-        close(err[1]);
-        lm_out_init(&J.ranks[r].out, out[0], 1, r);
-        lm_out_init(&J.ranks[r].err, err[0], 2, r);
-        if (pid < 0) {
-            fprintf(stderr, "%s: cannot start rank %d: %s\n", g_prog, r, strerror(saved));
-            rc = -1;
-            break;
-        }
-        J.ranks[r].pid = pid;
-        J.alive++;
-        J.pgid = sj.pgid;
+        char why[256];
+        rc = start_proc(&sj, &J.ranks[r], r, in, why, sizeof why);
+        if (rc) fprintf(stderr, "%s: %s\n", g_prog, why);
     }
     if (in_pipe[0] >= 0) close(in_pipe[0]);
     if (devnull >= 0) close(devnull);
@@ -431,6 +493,277 @@ static int launch(const lm_options *o, const char *path, const char *job_id)
         begin_teardown(SIGKILL);
     }
     return rc;
+}
+
+/* ---- requests of the ranks (one node) --------------------------------- */
+
+/* A spawn request's commands (boot/kvs_wire.h), decoded in place. */
+typedef struct spawn_cmd {
+    int maxprocs, argc;
+    const char *command, *wdir, *host;
+    const char **args;
+    char path[PATH_MAX];
+} spawn_cmd;
+
+static const char *take_str(const char **at, const char *end)
+{
+    const char *s = *at, *nul = s < end ? memchr(s, '\0', (size_t)(end - s)) : NULL;
+    if (!nul) return NULL;
+    *at = nul + 1;
+    return s;
+}
+
+static int take_int(const char **at, const char *end, int32_t *v)
+{
+    if (end - *at < (long)sizeof *v) return -1;
+    memcpy(v, *at, sizeof *v);
+    *at += sizeof *v;
+    return 0;
+}
+
+static int is_this_host(const char *h)
+{
+    char me[256];
+    if (!*h || strcmp(h, "localhost") == 0) return 1;
+    return gethostname(me, sizeof me) == 0 && strcmp(h, me) == 0;
+}
+
+/* Decode and check the commands; 0, or -1 with why. *cmds is calloc'ed. */
+static int decode_spawn(const char *p, const char *end, spawn_cmd **cmds, int *count, int *total, char *why,
+                        size_t whycap)
+{
+    int32_t n;
+    *cmds = NULL;
+    if (take_int(&p, end, &n) || n < 1 || n > 4096 || !(*cmds = calloc((size_t)n, sizeof **cmds)))
+        return snprintf(why, whycap, "malformed spawn request"), -1;
+    *count = n;
+    *total = 0;
+    for (int i = 0; i < n; i++) {
+        spawn_cmd *c = &(*cmds)[i];
+        int32_t mp, argc;
+        if (take_int(&p, end, &mp) || take_int(&p, end, &argc) || mp < 0 || argc < 0 || argc > 65536 ||
+            !(c->command = take_str(&p, end)) || !(c->wdir = take_str(&p, end)) || !(c->host = take_str(&p, end)) ||
+            !(c->args = calloc((size_t)argc + 2, sizeof *c->args)))
+            return snprintf(why, whycap, "malformed spawn request"), -1;
+        c->maxprocs = mp;
+        c->argc = argc;
+        c->args[0] = c->command;
+        for (int k = 0; k < argc; k++)
+            if (!(c->args[k + 1] = take_str(&p, end))) return snprintf(why, whycap, "malformed spawn request"), -1;
+        char reason[512];
+        if (lm_find_program_quiet(c->command, c->path, sizeof c->path, reason, sizeof reason) != 0)
+            return snprintf(why, whycap, "%s", reason), -1;
+        struct stat st;
+        if (*c->wdir && (stat(c->wdir, &st) != 0 || !S_ISDIR(st.st_mode)))
+            return snprintf(why, whycap, "working directory '%s' (info key wdir) is not a directory", c->wdir), -1;
+        if (!is_this_host(c->host))
+            return snprintf(why, whycap,
+                            "host '%s' (info key host) is not this node; spawning across hosts is not supported yet",
+                            c->host),
+                   -1;
+        *total += mp;
+    }
+    return 0;
+}
+
+static void free_cmds(spawn_cmd *cmds, int count)
+{
+    for (int i = 0; cmds && i < count; i++) free(cmds[i].args);
+    free(cmds);
+}
+
+/* The universe's limit on processes at once: --universe-size when given. */
+static int spawn_limit(void)
+{
+    return J.opts->universe_size ? J.opts->universe_size : SPAWN_DEFAULT_LIMIT;
+}
+
+/* Start the job a rank asks for; its number, or -1 with why (nothing of it
+ * is left then). */
+static int spawn_job(const lm_ctl_request *req, const char *p, const char *end, char *why, size_t whycap)
+{
+    spawn_cmd *cmds;
+    int count, total;
+    if (decode_spawn(p, end, &cmds, &count, &total, why, whycap) != 0) {
+        free_cmds(cmds, 0);
+        return -1;
+    }
+    int alive_now = J.alive, k = J.nspawned + 1, rc = -1;
+    spawned_job *sj = NULL, **grown = NULL;
+    if (total < 1) snprintf(why, whycap, "no process to start");
+    else if (alive_now + total > spawn_limit())
+        snprintf(why, whycap, "%d more processes would exceed the universe's %d (mpirun --universe-size)", total,
+                 spawn_limit());
+    else if (k >= LM_JOB_MAX) snprintf(why, whycap, "a universe holds at most %d jobs", LM_JOB_MAX);
+    else if (!(grown = realloc(J.spawned, (size_t)k * sizeof *grown)) || !(sj = calloc(1, sizeof *sj)) ||
+             !(sj->procs = calloc((size_t)total, sizeof *sj->procs)))
+        snprintf(why, whycap, "mpirun is out of memory");
+    else rc = 0;
+    if (grown) J.spawned = grown;
+    if (rc) {
+        if (sj) free(sj->procs);
+        free(sj);
+        free_cmds(cmds, count);
+        return -1;
+    }
+    char job_id[64];
+    snprintf(job_id, sizeof job_id, "%s.%d", J.job_id, k);
+    lm_layout layout = {.world_size = total,
+                        .reported_world_size = total,
+                        .node_count = 1,
+                        .node_id = 0,
+                        .local_size = total,
+                        .kind = LM_LAYOUT_BLOCK,
+                        .ranks_per_node = total,
+                        .universe_size = spawn_limit(),
+                        .node_cpus = 0};
+    sj->seg_fd = lm_node_segment_create(job_id, &layout, &sj->seg);
+    if (sj->seg_fd < 0) {
+        snprintf(why, whycap, "cannot create the node segment: %s", strerror(errno));
+        free(sj->procs);
+        free(sj);
+        free_cmds(cmds, count);
+        return -1;
+    }
+    J.spawned[k - 1] = sj;
+    J.nspawned = k;
+    for (int r = 0; r < total; r++) {
+        rank_proc *q = &sj->procs[r];
+        lm_out_init(&q->out, -1, 1, r);
+        lm_out_init(&q->err, -1, 2, r);
+        q->ctl = -1;
+        q->job = k;
+        q->rank = r;
+    }
+    sj->n = total;
+    /* the extra environment: the job's number, the parent's port, appnum */
+    const lm_options *o = J.opts;
+    char **env = calloc((size_t)o->nenv + 3, sizeof *env);
+    char jobnum[48], parent[LM_CTL_TEXT_MAX + 32], appnum[48];
+    int devnull = open("/dev/null", O_RDONLY | O_CLOEXEC);
+    rc = env ? 0 : -1;
+    if (!env) snprintf(why, whycap, "mpirun is out of memory");
+    for (int i = 0; env && i < o->nenv; i++) env[i] = o->env[i];
+    snprintf(jobnum, sizeof jobnum, "LEANMPI_JOB_NUM=%d", k);
+    snprintf(parent, sizeof parent, "LEANMPI_PARENT_PORT=%s", req->port);
+    int r = 0;
+    for (int i = 0; i < count && rc == 0; i++) {
+        snprintf(appnum, sizeof appnum, "LEANMPI_APPNUM=%d", i);
+        env[o->nenv] = jobnum;
+        env[o->nenv + 1] = parent;
+        env[o->nenv + 2] = appnum;
+        lm_spawn_job spec = {.path = cmds[i].path,
+                             .argv = (char **)cmds[i].args,
+                             .env = env,
+                             .nenv = o->nenv + 3,
+                             .segment_fd = sj->seg_fd,
+                             .job_id = job_id,
+                             .world_size = total,
+                             .local_size = total,
+                             .pgid = J.pgid,
+                             .cwd = *cmds[i].wdir ? cmds[i].wdir : NULL};
+        for (int m = 0; m < cmds[i].maxprocs && rc == 0; m++, r++)
+            rc = start_proc(&spec, &sj->procs[r], r, devnull, why, whycap);
+    }
+    if (devnull >= 0) close(devnull);
+    free(env);
+    free_cmds(cmds, count);
+    if (rc) { /* end what started; the job stays listed, its processes reaped as they go */
+        for (int i = 0; i < total; i++)
+            if (sj->procs[i].pid > 0) kill(sj->procs[i].pid, SIGKILL);
+        sj->n = r + (r < total && sj->procs[r].pid > 0);
+        return -1;
+    }
+    return k;
+}
+
+/* A key of a process of any job, read from its segment. */
+static void serve_kvs(rank_proc *p, const lm_kvs_request *req)
+{
+    lm_kvs_reply rep = {.result = -ENOENT};
+    if (req->job >= 0 && req->job <= J.nspawned && req->rank >= 0 && req->rank < job_size(req->job)) {
+        lm_node_segment *seg = seg_of(req->job);
+        char key[LM_KVS_KEY_MAX];
+        snprintf(key, sizeof key, "%s", req->key);
+        long n = lm_kvs_get(lm_kvs_from(lm_node_segment_at(seg, seg->kvs_offset)), key, rep.value, sizeof rep.value);
+        /* not there yet: its rank publishes such keys on demand */
+        if (n == -ENOENT) atomic_store(&lm_node_segment_rank(seg, req->rank)->key_wanted, 1);
+        rep.result = (int32_t)n;
+    }
+    send(p->ctl, &rep, sizeof rep, MSG_DONTWAIT | MSG_NOSIGNAL);
+}
+
+static void serve_ctl(rank_proc *p, lm_ctl_request *req, size_t len)
+{
+    lm_ctl_reply rep = {0};
+    req->name[sizeof req->name - 1] = req->port[sizeof req->port - 1] = '\0';
+    int rc = 0;
+    switch (req->type) {
+    case LM_REQ_SPAWN:
+        rc = spawn_job(req, (const char *)(req + 1), (const char *)req + len, rep.text, sizeof rep.text);
+        if (rc > 0) rep.a = rc, rc = 0;
+        else rc = -EINVAL;
+        break;
+    case LM_REQ_PORT_OPEN:
+        rc = lm_broker_port_open(&J.broker, req->port, p->job, p->rank);
+        if (rc == -EEXIST) snprintf(rep.text, sizeof rep.text, "port '%.900s' is open already", req->port);
+        break;
+    case LM_REQ_PORT_CLOSE:
+        rc = lm_broker_port_close(&J.broker, req->port);
+        if (rc) snprintf(rep.text, sizeof rep.text, "port '%.900s' is not open", req->port);
+        break;
+    case LM_REQ_ACCEPT:
+    case LM_REQ_CONNECT:
+        rc = lm_broker_queue(&J.broker, req->port, req->type == LM_REQ_ACCEPT, p->job, p->rank);
+        if (rc > 0) rep.a = rc, rc = 0;
+        else if (rc == -ENOENT) snprintf(rep.text, sizeof rep.text, "port '%.900s' is not open", req->port);
+        break;
+    case LM_REQ_POLL:
+        rc = lm_broker_poll(&J.broker, req->value, &rep.a, &rep.b, &rep.c);
+        if (rc == -ENOENT) snprintf(rep.text, sizeof rep.text, "the port was closed while waiting on it");
+        break;
+    case LM_REQ_CANCEL: lm_broker_cancel(&J.broker, req->value); break;
+    case LM_REQ_PUBLISH:
+        rc = lm_broker_publish(&J.broker, req->name, req->port);
+        if (rc == -EEXIST) snprintf(rep.text, sizeof rep.text, "service '%.900s' is published already", req->name);
+        break;
+    case LM_REQ_LOOKUP:
+        rc = lm_broker_lookup(&J.broker, req->name, rep.text, sizeof rep.text);
+        if (rc) snprintf(rep.text, sizeof rep.text, "service '%.900s' is not published", req->name);
+        break;
+    case LM_REQ_UNPUBLISH:
+        rc = lm_broker_unpublish(&J.broker, req->name, req->port[0] ? req->port : NULL);
+        if (rc) snprintf(rep.text, sizeof rep.text, "service '%.900s' is not published under that port", req->name);
+        break;
+    default: rc = -EINVAL; snprintf(rep.text, sizeof rep.text, "unknown request %d", req->type);
+    }
+    if (rc == -ENOMEM) snprintf(rep.text, sizeof rep.text, "mpirun is out of memory");
+    rep.result = rc;
+    send(p->ctl, &rep, sizeof rep, MSG_DONTWAIT | MSG_NOSIGNAL);
+}
+
+/* One request from rank p (one at a time per rank: its socket has room
+ * for the answer). */
+static void serve(rank_proc *p)
+{
+    _Alignas(8) static char aligned[sizeof(lm_ctl_request) + LM_SPAWN_WIRE_MAX];
+    ssize_t got = recv(p->ctl, aligned, sizeof aligned, MSG_DONTWAIT);
+    if (got < 0 && (errno == EAGAIN || errno == EINTR)) return;
+    if (got <= 0) { /* the rank is gone, or closed its end */
+        close(p->ctl);
+        p->ctl = -1;
+        return;
+    }
+    int32_t type = 0;
+    if (got >= (ssize_t)sizeof type) memcpy(&type, aligned, sizeof type);
+    if (type == LM_REQ_KVS_GET && got == (ssize_t)sizeof(lm_kvs_request)) {
+        serve_kvs(p, (const lm_kvs_request *)aligned);
+    } else if (got >= (ssize_t)sizeof(lm_ctl_request)) {
+        serve_ctl(p, (lm_ctl_request *)aligned, (size_t)got);
+    } else {
+        lm_ctl_reply rep = {.result = -EINVAL};
+        send(p->ctl, &rep, sizeof rep, MSG_DONTWAIT | MSG_NOSIGNAL);
+    }
 }
 
 /* Across hosts: start the agents of the top of the tree and give them the
@@ -502,19 +835,29 @@ static int job_running(void) { return J.multi ? !lm_subtree_done(&J.agents) : J.
 
 static void run(const lm_options *o, int sfd)
 {
-    int nfds_max = 3 + 2 * J.n + 2 * J.agents.n + 1;
-    struct pollfd *pfd = calloc((size_t)nfds_max, sizeof *pfd);
-    void **who = calloc((size_t)nfds_max, sizeof *who);
-    if (!pfd || !who) {
-        fprintf(stderr, "%s: out of memory\n", g_prog);
-        set_cause(CAUSE_LAUNCH, -1, 0, 1);
-        begin_teardown(SIGKILL);
-        kill_now();
-    }
+    int nfds_max = 0;
+    struct pollfd *pfd = NULL;
+    void **who = NULL;
     J.timeout_s = o->timeout_s;
     if (J.timeout_s > 0) J.deadline = now_s() + J.timeout_s;
 
-    while (job_running() && pfd) {
+    while (job_running()) {
+        /* spawned jobs add processes: room for 3 descriptors each */
+        int need = 3 + 3 * total_procs() + 2 * J.agents.n + 1;
+        if (need > nfds_max) {
+            struct pollfd *p2 = realloc(pfd, (size_t)need * sizeof *pfd);
+            if (p2) pfd = p2;
+            void **w2 = realloc(who, (size_t)need * sizeof *who);
+            if (w2) who = w2;
+            if (!p2 || !w2) {
+                fprintf(stderr, "%s: out of memory\n", g_prog);
+                set_cause(CAUSE_LAUNCH, -1, 0, 1);
+                begin_teardown(SIGKILL);
+                kill_now();
+                break;
+            }
+            nfds_max = need;
+        }
         int n = 0, in_idx = -1, pipe_idx = -1;
         pfd[n++] = (struct pollfd){.fd = sfd, .events = POLLIN};
         if (J.stdin_open && J.in_len == 0) {
@@ -526,14 +869,24 @@ static void run(const lm_options *o, int sfd)
             pfd[n++] = (struct pollfd){.fd = J.stdin_pipe, .events = POLLOUT};
         }
         int first_out = n;
-        for (int r = 0; r < J.n; r++) {
-            lm_outstream *s[2] = {&J.ranks[r].out, &J.ranks[r].err};
-            for (int k = 0; k < 2; k++)
-                if (s[k]->fd >= 0) {
-                    who[n] = s[k];
-                    pfd[n++] = (struct pollfd){.fd = s[k]->fd, .events = POLLIN};
-                }
-        }
+        for (int job = 0; job <= J.nspawned; job++)
+            for (int r = 0; r < job_size(job); r++) {
+                rank_proc *p = proc_of(job, r);
+                lm_outstream *s[2] = {&p->out, &p->err};
+                for (int k = 0; k < 2; k++)
+                    if (s[k]->fd >= 0) {
+                        who[n] = s[k];
+                        pfd[n++] = (struct pollfd){.fd = s[k]->fd, .events = POLLIN};
+                    }
+            }
+        int first_ctl = n;
+        for (int job = 0; job <= J.nspawned; job++)
+            for (int r = 0; r < job_size(job); r++) {
+                rank_proc *p = proc_of(job, r);
+                if (p->ctl < 0) continue;
+                who[n] = p;
+                pfd[n++] = (struct pollfd){.fd = p->ctl, .events = POLLIN};
+            }
         int first_agent = n;
         for (int k = 0; k < J.agents.n; k++) { /* two pipes: read end, then write end if queued */
             lm_child_agent *c = &J.agents.kids[k];
@@ -549,7 +902,7 @@ static void run(const lm_options *o, int sfd)
         int rc = poll(pfd, (nfds_t)n, poll_timeout_ms());
         if (rc < 0 && errno != EINTR) break;
         if (rc > 0) {
-            for (int i = first_out; i < first_agent; i++)
+            for (int i = first_out; i < first_ctl; i++)
                 if (pfd[i].revents) lm_out_pump(who[i]);
             for (int i = first_agent; i < n; i++) {
                 lm_child_agent *c = who[i];
@@ -567,6 +920,11 @@ static void run(const lm_options *o, int sfd)
             if (pfd[0].revents & POLLIN) {
                 struct signalfd_siginfo si;
                 while (read(sfd, &si, sizeof si) == (ssize_t)sizeof si) on_signal((int)si.ssi_signo);
+            }
+            /* last: a spawn adds processes, and the arrays above change */
+            for (int i = first_ctl; i < first_agent; i++) {
+                rank_proc *p = who[i];
+                if (pfd[i].revents && p->ctl == pfd[i].fd) serve(p);
             }
         }
         double t = now_s();
@@ -596,8 +954,10 @@ static void drain_output(void)
         }
         return;
     }
-    for (int r = 0; r < J.n; r++) {
-        lm_outstream *s[2] = {&J.ranks[r].out, &J.ranks[r].err};
+    for (int job = 0; job <= J.nspawned; job++)
+        for (int r = 0; r < job_size(job); r++) {
+        rank_proc *rp = proc_of(job, r);
+        lm_outstream *s[2] = {&rp->out, &rp->err};
         for (int k = 0; k < 2; k++)
             while (lm_out_pump(s[k])) {
                 struct pollfd p = {.fd = s[k]->fd, .events = POLLIN};
@@ -658,6 +1018,11 @@ int main(int argc, char **argv)
         return 1;
     }
     lm_out_set_tagging(o.tag_output);
+    for (int r = 0; r < J.n; r++) {
+        J.ranks[r].ctl = -1;
+        J.ranks[r].rank = r;
+    }
+    J.opts = &o;
 
     /* Signals become events of the poll loop. Blocked before any rank
      * exists, so no SIGCHLD can be missed. */
@@ -677,6 +1042,7 @@ int main(int argc, char **argv)
     struct timespec ts;
     clock_gettime(CLOCK_REALTIME, &ts);
     snprintf(job_id, sizeof job_id, "%lx-%d", (unsigned long)ts.tv_sec, (int)getpid());
+    J.job_id = job_id;
     if (o.hosts.n) {
         J.multi = 1;
         launch_agents(&o, path, job_id);
@@ -711,6 +1077,19 @@ int main(int argc, char **argv)
         lm_node_segment_detach(J.seg);
         close(J.seg_fd);
     }
+    for (int r = 0; r < J.n; r++)
+        if (J.ranks[r].ctl >= 0) close(J.ranks[r].ctl);
+    for (int k = 0; k < J.nspawned; k++) {
+        spawned_job *sj = J.spawned[k];
+        for (int r = 0; r < sj->n; r++)
+            if (sj->procs[r].ctl >= 0) close(sj->procs[r].ctl);
+        lm_node_segment_detach(sj->seg);
+        close(sj->seg_fd);
+        free(sj->procs);
+        free(sj);
+    }
+    free(J.spawned);
+    lm_broker_free(&J.broker);
     lm_subtree_free(&J.agents);
     free(J.desc.host_names);
     free(J.desc.host_nranks);

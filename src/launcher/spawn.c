@@ -56,6 +56,10 @@ static void child(lm_spawn_job *job, pid_t launcher, int rank, int local_rank, i
         setenv_int("LEANMPI_AGENT_FD", agent_fd);
     }
 
+    if (job->cwd && chdir(job->cwd) != 0) {
+        fprintf(stderr, "mpirun: rank %d: cannot change to directory '%s': %s\n", rank, job->cwd, strerror(errno));
+        _exit(127);
+    }
     execv(job->path, job->argv);
     fprintf(stderr, "mpirun: rank %d: cannot execute '%s': %s\n", rank, job->path, strerror(errno));
     _exit(127);

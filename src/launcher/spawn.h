@@ -14,6 +14,7 @@ typedef struct lm_spawn_job {
     int world_size;
     int local_size;
     pid_t pgid; /* 0 until the first rank has started: it leads the group */
+    const char *cwd; /* the ranks' working directory, NULL: mpirun's */
 } lm_spawn_job;
 
 /* stdin_fd/out_fd/err_fd become the rank's 0/1/2; agent_fd (or -1) is

@@ -6,6 +6,7 @@
 #include "runtime/session.h"
 #include "coll/coll_basic.h"
 #include "comm/context_id.h"
+#include "comm/dynamic.h"
 #include "rma/win.h"
 #include "util/lm_cs.h"
 #include "util/lm_cvar.h"
@@ -230,6 +231,9 @@ static int init(const char *fname, int required, int *provided)
     if (rc) return rc;
     state = LM_STATE_INITIALIZED;
     publish_state();
+    /* a spawned job meets its parent before its program runs */
+    rc = lm_dynamic_connect_parent();
+    if (rc) return lm_err_noobj(rc, fname, "cannot connect to the parent job");
     return MPI_SUCCESS;
 }
 

@@ -1,7 +1,7 @@
 /* Network backend on libfabric (see ofi.h). Wire format of one message, in
  * one bounce buffer or one inject:
  *
- *   [0, 16)   prefix: sender's world rank, header length, sequence number
+ *   [0, 16)   prefix: sender's world rank and job, header length, sequence number
  *   [16, 80)  the AM header (LM_AM_HDR_MAX bytes reserved, hdr_len used)
  *   [80, ..)  the payload
  *
@@ -47,9 +47,9 @@
 #define OFI_MISS_RETRY_NS 200000 /* ask the store again for a missing address after 0.2 ms */
 
 typedef struct ofi_prefix {
-    int32_t src;
+    int32_t src; /* world rank in its job */
     uint16_t hdr_len;
-    uint16_t unused;
+    uint16_t job; /* the sender's job in the universe (boot.h) */
     uint32_t seq; /* per sender-receiver pair, from 0 */
     uint32_t reserved;
 } ofi_prefix;
@@ -392,7 +392,7 @@ static int peer_to(int dst, ofi_peer **out)
 static size_t pack(unsigned char *m, uint32_t seq, const void *hdr, size_t hdr_len, const void *p0, size_t l0,
                    const void *p1, size_t l1)
 {
-    ofi_prefix pre = {.src = O.cfg.world_rank, .hdr_len = (uint16_t)hdr_len, .seq = seq};
+    ofi_prefix pre = {.src = O.cfg.world_rank, .hdr_len = (uint16_t)hdr_len, .job = (uint16_t)O.cfg.job, .seq = seq};
     memcpy(m, &pre, sizeof pre);
     memcpy(m + OFI_PREFIX, hdr, hdr_len);
     if (l0) memcpy(m + OFI_PAYLOAD_AT, p0, l0);
@@ -444,14 +444,14 @@ int lm_ofi_send(int dst, const void *hdr, size_t hdr_len, const void *p0, size_t
     return LM_OK;
 }
 
-static void deliver_now(const unsigned char *m, size_t len)
+static void deliver_now(int src, const unsigned char *m, size_t len)
 {
     ofi_prefix pre;
     memcpy(&pre, m, sizeof pre);
     size_t plen = len - OFI_PAYLOAD_AT;
     O.cnt.am_received++;
     O.cnt.am_bytes_received += plen;
-    lm_am_deliver(pre.src, m + OFI_PREFIX, pre.hdr_len, m + OFI_PAYLOAD_AT, plen);
+    lm_am_deliver(src, m + OFI_PREFIX, pre.hdr_len, m + OFI_PAYLOAD_AT, plen);
 }
 
 /* Deliver a received message in its sender's order: now if it is the next
@@ -464,8 +464,10 @@ static void deliver(const unsigned char *m, size_t len)
         fprintf(stderr, "LeanMPI: dropped a malformed network message (%zu bytes)\n", len);
         return;
     }
-    ofi_peer *p = peer_of(pre.src);
-    if (!p) lm_fatal("the network transport: no memory for the state of rank %d", (int)pre.src);
+    /* A sender of another job is named by the id this process gives it. */
+    int src = pre.job == O.cfg.job ? pre.src : O.cfg.proc_id ? O.cfg.proc_id(pre.job, pre.src) : -1;
+    ofi_peer *p = src >= 0 ? peer_of(src) : NULL;
+    if (!p) lm_fatal("the network transport: no memory for the state of rank %d of job %d", (int)pre.src, pre.job);
     if (pre.seq != p->recv_seq) {
         ofi_stashed *s = lm_malloc(LM_MEM_TRANSPORT, sizeof *s + len);
         if (!s) lm_fatal("the network transport: no memory to reorder a message from rank %d", (int)pre.src);
@@ -479,13 +481,13 @@ static void deliver(const unsigned char *m, size_t len)
         return;
     }
     p->recv_seq++;
-    deliver_now(m, len);
+    deliver_now(src, m, len);
     /* The handler may have sent, never received: p and its stash are stable. */
     while (p->stash && p->stash->seq == p->recv_seq) {
         ofi_stashed *s = p->stash;
         p->stash = s->next;
         p->recv_seq++;
-        deliver_now(s->data, s->len);
+        deliver_now(src, s->data, s->len);
         lm_free(LM_MEM_TRANSPORT, s);
     }
 }

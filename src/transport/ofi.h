@@ -17,6 +17,10 @@
 
 typedef struct lm_ofi_config {
     int world_rank;
+    int job; /* this process's job in the universe (boot.h) */
+    /* The id of a process of another job that sent a message (boot.h:
+     * lm_boot_proc_id), -1 when out of memory. */
+    int (*proc_id)(int job, int rank);
     /* The store the addresses go through: publish this rank's, read a peer's
      * (length, or -ENOENT while the peer has not published yet). */
     int (*put)(const char *key, const void *value, size_t len);

@@ -64,7 +64,11 @@ static int open_network(void)
 {
     if (T.ofi_on) return LM_OK;
     if (T.ofi_failed || !T.ofi_lazy) return T.ofi_failed ? LM_EIO : LM_EPEER;
-    lm_ofi_config oc = {.world_rank = T.env.world_rank, .put = T.env.kvs_put, .get = T.env.kvs_get};
+    lm_ofi_config oc = {.world_rank = T.env.world_rank,
+                        .job = T.env.job,
+                        .proc_id = T.env.proc_id,
+                        .put = T.env.kvs_put,
+                        .get = T.env.kvs_get};
     int rc = lm_ofi_init(&oc);
     T.ofi_lazy = 0;
     if (rc != LM_OK) {
@@ -75,6 +79,11 @@ static int open_network(void)
     }
     T.ofi_on = 1;
     return LM_OK;
+}
+
+void lm_transport_network_expected(void)
+{
+    if (T.initialized && !T.ofi_on && !T.ofi_failed) T.ofi_lazy = 1;
 }
 
 const char *lm_transport_error(void) { return T.error[0] ? T.error : "the shared-memory area is not usable"; }
@@ -116,6 +125,8 @@ int lm_transport_init(void)
         .kvs_put = lm_boot_put,
         .kvs_get = lm_boot_get,
         .key_wanted = lm_boot_key_wanted,
+        .job = lm_boot_job(),
+        .proc_id = lm_boot_proc_id,
     };
     long fault_after = lm_cvar(LM_CVAR_FAULT_SEND_AFTER);
     fault_sends_left = fault_after > 0 ? fault_after : -1;

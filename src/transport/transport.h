@@ -40,6 +40,11 @@ int lm_transport_init(void);
 void lm_transport_finalize(void);
 /* Why lm_transport_init failed. */
 const char *lm_transport_error(void);
+/* This process is about to meet processes of other jobs (dynamic
+ * processes), which it reaches through the network like ranks on other
+ * hosts: from now on the network opens at the first message to one of
+ * them or when one asks for this process's address. */
+void lm_transport_network_expected(void);
 /* The network provider in use ("tcp;ofi_rxm", ...), NULL in a job on one node. */
 const char *lm_transport_network(void);
 

@@ -7,3 +7,9 @@ target_include_directories(test_launcher_parts PRIVATE ${LM_LAUNCHER_SRC} ${CMAK
   ${CMAKE_CURRENT_LIST_DIR}/../../include)
 add_test(NAME unit.launcher_parts COMMAND test_launcher_parts)
 set_tests_properties(unit.launcher_parts PROPERTIES TIMEOUT 60 LABELS "unit;launcher")
+
+# mpirun's broker for dynamic processes (ports, pairing, names).
+add_executable(test_broker ${CMAKE_CURRENT_LIST_DIR}/test_broker.c ${LM_LAUNCHER_SRC}/broker.c)
+target_include_directories(test_broker PRIVATE ${LM_LAUNCHER_SRC})
+add_test(NAME unit.broker COMMAND test_broker)
+set_tests_properties(unit.broker PROPERTIES TIMEOUT 60 LABELS "unit;launcher")

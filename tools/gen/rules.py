@@ -25,7 +25,9 @@ NO_VALIDATION_PREFIXES = ("MPI_T_",)
 # out of line (src/rma/rma_sync.c): the wrapper checks initialization only,
 # so that a valid call looks at each argument once.
 IMPL_VALIDATES = {"MPI_Win_lock", "MPI_Win_unlock", "MPI_Win_lock_all", "MPI_Win_unlock_all", "MPI_Win_flush",
-                  "MPI_Win_flush_local"}
+                  "MPI_Win_flush_local",
+                  # arguments significant only at the root (src/comm/dynamic.c)
+                  "MPI_Comm_spawn", "MPI_Comm_spawn_multiple", "MPI_Comm_accept", "MPI_Comm_connect"}
 
 # Calls whose implementation also defines `fast_MPI_X(args..., int *rc)`:
 # it takes the plain case, whose arguments it can see are valid at a glance
