@@ -153,11 +153,11 @@ static int meet(lm_comm *L, int root, int accepting, int err, int peer_job, int 
     drop_bridge(bridge);
     if (rc && !err) {
         snprintf(why, whycap, "%s",
-                 remote_failed                ? "the other side failed"
-                 : rc == MPI_ERR_GROUP        ? "the two groups share a process"
-                 : rc == MPI_ERR_NO_MEM       ? "out of memory"
-                 : L->rank == root || err     ? "the leaders' agreement failed"
-                                              : "the root failed");
+                 remote_failed            ? "the other side failed"
+                 : rc == MPI_ERR_GROUP    ? "the two groups share a process"
+                 : rc == MPI_ERR_NO_MEM   ? "out of memory"
+                 : L->rank == root || err ? "the leaders' agreement failed"
+                                          : "the root failed");
     }
     return rc;
 }
@@ -201,7 +201,8 @@ static int accept_or_connect(const char *port_name, MPI_Info info, int root, MPI
     int err = MPI_SUCCESS, pjob = 0, prank = 0, tag = 0;
     if (L->rank == root) {
         if (!port_name) err = MPI_ERR_ARG, snprintf(why, sizeof why, "port_name is NULL");
-        else if (info != MPI_INFO_NULL && !lm_info_get(info)) err = MPI_ERR_INFO, snprintf(why, sizeof why, "invalid info");
+        else if (info != MPI_INFO_NULL && !lm_info_get(info))
+            err = MPI_ERR_INFO, snprintf(why, sizeof why, "invalid info");
         else err = pair_on_port(port_name, accepting, &pjob, &prank, &tag, why, sizeof why);
     }
     lm_comm *c = NULL;
@@ -263,8 +264,9 @@ int impl_MPI_Unpublish_name(const char *service_name, MPI_Info info, const char 
     (void)info;
     lm_ctl_reply rep;
     int rc = ask_name(LM_REQ_UNPUBLISH, service_name, port_name, 0, &rep);
-    if (rc) return lm_err_noobj(rc == -ENOENT ? MPI_ERR_SERVICE : errclass_of(rc, MPI_ERR_SERVICE),
-                                "MPI_Unpublish_name", "%s", rep.text);
+    if (rc)
+        return lm_err_noobj(rc == -ENOENT ? MPI_ERR_SERVICE : errclass_of(rc, MPI_ERR_SERVICE), "MPI_Unpublish_name",
+                            "%s", rep.text);
     return MPI_SUCCESS;
 }
 
@@ -274,8 +276,9 @@ int impl_MPI_Lookup_name(const char *service_name, MPI_Info info, char *port_nam
     if (!port_name) return lm_err_noobj(MPI_ERR_ARG, "MPI_Lookup_name", "port_name is NULL");
     lm_ctl_reply rep;
     int rc = ask_name(LM_REQ_LOOKUP, service_name, NULL, 0, &rep);
-    if (rc) return lm_err_noobj(rc == -ENOENT ? MPI_ERR_NAME : errclass_of(rc, MPI_ERR_NAME), "MPI_Lookup_name",
-                                "%s", rep.text);
+    if (rc)
+        return lm_err_noobj(rc == -ENOENT ? MPI_ERR_NAME : errclass_of(rc, MPI_ERR_NAME), "MPI_Lookup_name", "%s",
+                            rep.text);
     snprintf(port_name, MPI_MAX_PORT_NAME, "%s", rep.text);
     return MPI_SUCCESS;
 }
@@ -332,7 +335,8 @@ static int encode_spawn(wbuf *w, int count, char *cmds[], char **argvs[], const 
         for (int k = 0; k < argc; k++) put_str(w, argv[k]);
         *total += maxprocs[i];
     }
-    if (w->failed) return snprintf(why, whycap, "the commands and arguments exceed %d bytes", LM_SPAWN_WIRE_MAX), MPI_ERR_SPAWN;
+    if (w->failed)
+        return snprintf(why, whycap, "the commands and arguments exceed %d bytes", LM_SPAWN_WIRE_MAX), MPI_ERR_SPAWN;
     return MPI_SUCCESS;
 }
 
@@ -381,9 +385,11 @@ static int spawn(const char *fname, int count, char *cmds[], char **argvs[], con
     int pjob = 0, prank = 0, tag = 0;
     if (L->rank == root) {
         if (count < 1) head[0] = MPI_ERR_ARG, snprintf(why, sizeof why, "count %d is not positive", count);
-        else if (!cmds || !maxprocs) head[0] = MPI_ERR_ARG, snprintf(why, sizeof why, "the commands or maxprocs are NULL");
-        else head[0] = start_children(count, cmds, argvs, maxprocs, infos, &head[1], port, &pjob, &prank, &tag, why,
-                                      sizeof why);
+        else if (!cmds || !maxprocs)
+            head[0] = MPI_ERR_ARG, snprintf(why, sizeof why, "the commands or maxprocs are NULL");
+        else
+            head[0] = start_children(count, cmds, argvs, maxprocs, infos, &head[1], port, &pjob, &prank, &tag, why,
+                                     sizeof why);
     }
     /* everyone learns the count, for the error codes */
     rc = lm_coll_bcast(head, sizeof head, root, L);
@@ -412,11 +418,11 @@ int impl_MPI_Comm_spawn(const char *command, char *argv[], int maxprocs, MPI_Inf
 }
 
 int impl_MPI_Comm_spawn_multiple(int count, char *array_of_commands[], char **array_of_argv[],
-                                 const int array_of_maxprocs[], const MPI_Info array_of_info[], int root,
-                                 MPI_Comm comm, MPI_Comm *intercomm, int array_of_errcodes[])
+                                 const int array_of_maxprocs[], const MPI_Info array_of_info[], int root, MPI_Comm comm,
+                                 MPI_Comm *intercomm, int array_of_errcodes[])
 {
-    return spawn("MPI_Comm_spawn_multiple", count, array_of_commands, array_of_argv, array_of_maxprocs,
-                 array_of_info, root, comm, intercomm, array_of_errcodes);
+    return spawn("MPI_Comm_spawn_multiple", count, array_of_commands, array_of_argv, array_of_maxprocs, array_of_info,
+                 root, comm, intercomm, array_of_errcodes);
 }
 
 /* ---- the parent, disconnect, join ----------------------------------------- */

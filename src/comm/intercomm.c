@@ -33,6 +33,7 @@ typedef struct {
     int err;         /* an MPI error class the sending side met (tell_remote) */
     int n;           /* payload entries that follow */
     int info[2];     /* per construction (merge: high flag, leader's world rank) */
+    int leader_job;  /* merge: the leader's job in the universe (boot.h) */
     int from_remote; /* set where received: err is the other side's */
 } xhdr;
 
@@ -354,7 +355,8 @@ int lm_intercomm_bridge(lm_comm *L, int leader, int err, lm_comm *bridge, int pe
     *out = NULL;
     *remote_failed = 0;
     channel ch = {0};
-    if (L->rank == leader && bridge) ch = (channel){bridge, peer, TAG_HIGH | (tag & TAG_USER_MASK), LM_CONTEXT_BRIDGE + 1};
+    if (L->rank == leader && bridge)
+        ch = (channel){bridge, peer, TAG_HIGH | (tag & TAG_USER_MASK), LM_CONTEXT_BRIDGE + 1};
     int *pay = NULL;
     if (!err && L->rank == leader && !(pay = name_list(L->group))) err = MPI_ERR_NO_MEM;
     uint16_t hid, id;
@@ -655,7 +657,11 @@ int impl_MPI_Intercomm_merge(MPI_Comm intercomm, int high, MPI_Comm *newintracom
     if (rc) return lm_err_comm(intercomm, rc, fname, "another process passed invalid arguments");
     lm_context_id_release(hid);
     channel ch = via(p);
-    xhdr h = {.n = 0, .info = {high != 0, lm_group_world_rank(p->group, 0)}}, rh;
+    /* the leader's universe name orders two sides that passed the same
+     * high, also when they are two jobs (whose world ranks may be equal) */
+    int ljob = 0, lrank = 0;
+    lm_boot_proc_name(lm_group_world_rank(p->group, 0), &ljob, &lrank);
+    xhdr h = {.n = 0, .info = {high != 0, lrank}, .leader_job = ljob}, rh;
     void *rpay;
     int remote_failed;
     rc = agree(p->local_comm, 0, &ch, &h, NULL, 0, &rh, &rpay, &remote_failed);
@@ -664,8 +670,10 @@ int impl_MPI_Intercomm_merge(MPI_Comm intercomm, int high, MPI_Comm *newintracom
     if (rc && remote_failed) return remote_error(intercomm, rc, fname);
     if (rc) return lm_err_comm(intercomm, rc, fname, "the leaders' agreement failed");
     /* the side that passed high = false comes first; when both passed the
-     * same, the side whose leader has the lower world rank */
-    int first = h.info[0] != rh.info[0] ? h.info[0] < rh.info[0] : h.info[1] < rh.info[1];
+     * same, the side whose leader has the lower (job, world rank) */
+    int first = h.info[0] != rh.info[0]         ? h.info[0] < rh.info[0]
+                : h.leader_job != rh.leader_job ? h.leader_job < rh.leader_job
+                                                : h.info[1] < rh.info[1];
     const lm_group *a = first ? p->group : p->remote_group, *b = first ? p->remote_group : p->group;
     int *w = lm_malloc(LM_MEM_COMM, ((size_t)a->size + (size_t)b->size) * sizeof *w);
     lm_group *g = NULL;

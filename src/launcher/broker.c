@@ -86,8 +86,15 @@ int lm_broker_queue(lm_broker *b, const char *port, int accepting, int job, int 
         if (!o->paired && o->accepting != accepting && strcmp(o->port, port) == 0) other = o;
     if (other) {
         int tag = ++b->next_tag;
-        *t = (lm_broker_ticket){.id = t->id, .port = t->port, .accepting = accepting, .job = job, .rank = rank,
-                                .paired = 1, .peer_job = other->job, .peer_rank = other->rank, .tag = tag};
+        *t = (lm_broker_ticket){.id = t->id,
+                                .port = t->port,
+                                .accepting = accepting,
+                                .job = job,
+                                .rank = rank,
+                                .paired = 1,
+                                .peer_job = other->job,
+                                .peer_rank = other->rank,
+                                .tag = tag};
         other->paired = 1;
         other->peer_job = job;
         other->peer_rank = rank;

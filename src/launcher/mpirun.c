@@ -573,10 +573,7 @@ static void free_cmds(spawn_cmd *cmds, int count)
 }
 
 /* The universe's limit on processes at once: --universe-size when given. */
-static int spawn_limit(void)
-{
-    return J.opts->universe_size ? J.opts->universe_size : SPAWN_DEFAULT_LIMIT;
-}
+static int spawn_limit(void) { return J.opts->universe_size ? J.opts->universe_size : SPAWN_DEFAULT_LIMIT; }
 
 /* Start the job a rank asks for; its number, or -1 with why (nothing of it
  * is left then). */
@@ -615,8 +612,8 @@ static int spawn_job(const lm_ctl_request *req, const char *p, const char *end, 
                         .local_size = total,
                         .kind = LM_LAYOUT_BLOCK,
                         .ranks_per_node = total,
-                        .universe_size = spawn_limit(),
-                        .node_cpus = 0};
+                        .universe_size = universe_size(J.opts) > total ? universe_size(J.opts) : total,
+                        .node_cpus = node_cpus()};
     sj->seg_fd = lm_node_segment_create(job_id, &layout, &sj->seg);
     if (sj->seg_fd < 0) {
         snprintf(why, whycap, "cannot create the node segment: %s", strerror(errno));
@@ -956,20 +953,20 @@ static void drain_output(void)
     }
     for (int job = 0; job <= J.nspawned; job++)
         for (int r = 0; r < job_size(job); r++) {
-        rank_proc *rp = proc_of(job, r);
-        lm_outstream *s[2] = {&rp->out, &rp->err};
-        for (int k = 0; k < 2; k++)
-            while (lm_out_pump(s[k])) {
-                struct pollfd p = {.fd = s[k]->fd, .events = POLLIN};
-                if (poll(&p, 1, 0) <= 0) break;
-            }
-        for (int k = 0; k < 2; k++)
-            if (s[k]->fd >= 0) { /* still held open by a leftover process */
-                lm_out_pump(s[k]);
-                close(s[k]->fd);
-                s[k]->fd = -1;
-            }
-    }
+            rank_proc *rp = proc_of(job, r);
+            lm_outstream *s[2] = {&rp->out, &rp->err};
+            for (int k = 0; k < 2; k++)
+                while (lm_out_pump(s[k])) {
+                    struct pollfd p = {.fd = s[k]->fd, .events = POLLIN};
+                    if (poll(&p, 1, 0) <= 0) break;
+                }
+            for (int k = 0; k < 2; k++)
+                if (s[k]->fd >= 0) { /* still held open by a leftover process */
+                    lm_out_pump(s[k]);
+                    close(s[k]->fd);
+                    s[k]->fd = -1;
+                }
+        }
 }
 
 /* The agents' launch commands end after their DONE (or were lost): give

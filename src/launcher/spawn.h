@@ -13,7 +13,7 @@ typedef struct lm_spawn_job {
     const char *job_id;
     int world_size;
     int local_size;
-    pid_t pgid; /* 0 until the first rank has started: it leads the group */
+    pid_t pgid;      /* 0 until the first rank has started: it leads the group */
     const char *cwd; /* the ranks' working directory, NULL: mpirun's */
 } lm_spawn_job;
 

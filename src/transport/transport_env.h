@@ -21,9 +21,9 @@ typedef struct lm_transport_env {
     int multi_node;
     int (*kvs_put)(const char *key, const void *value, size_t len);
     long (*kvs_get)(int world_rank, const char *key, void *value, size_t cap);
-    int (*key_wanted)(void); /* a peer on another host waits for our address */
-    int job;                                /* this process's job in the universe (boot.h) */
-    int (*proc_id)(int job, int rank);      /* the id of another job's process (boot.h) */
+    int (*key_wanted)(void);           /* a peer on another host waits for our address */
+    int job;                           /* this process's job in the universe (boot.h) */
+    int (*proc_id)(int job, int rank); /* the id of another job's process (boot.h) */
 } lm_transport_env;
 
 int lm_transport_init_env(const lm_transport_env *env);

@@ -2,7 +2,8 @@
  * itself (argument "child"), which find their parent with
  * MPI_Comm_get_parent. Checked: sizes on both sides, the error codes,
  * point-to-point both ways, a broadcast with MPI_ROOT, the merged
- * intracommunicator and an allreduce over it, MPI_APPNUM and the arguments
+ * intracommunicator and an allreduce over it (also merged with the same
+ * high on both sides), MPI_APPNUM and the arguments
  * of each command of spawn_multiple, the info key wdir, MPI_Comm_disconnect
  * (after which MPI_Comm_get_parent gives MPI_COMM_NULL), spawns from
  * MPI_COMM_SELF of every rank at once, and the errors: a program that does
@@ -14,6 +15,25 @@
 #include <unistd.h>
 
 #define NCHILD 3
+
+/* Both sides merge with the same high: one side must come first as a
+ * whole, the same on every process (the tie is broken by the leaders'
+ * names, which for two jobs may share a world rank). */
+static void merge_tie(MPI_Comm ic, int is_child)
+{
+    MPI_Comm m;
+    CHECK_MPI(MPI_Intercomm_merge(ic, 0, &m));
+    int n = mt_size(m), *sides = malloc(sizeof(int) * (size_t)n);
+    CHECK_MPI(MPI_Allgather(&is_child, 1, MPI_INT, sides, 1, MPI_INT, m));
+    int changes = 0;
+    for (int i = 1; i < n; i++) changes += sides[i] != sides[i - 1];
+    CHECK(changes == 1, "each side contiguous in the merged order (%d changes)", changes);
+    int r = mt_rank(m), sum = 0;
+    CHECK_MPI(MPI_Allreduce(&r, &sum, 1, MPI_INT, MPI_SUM, m));
+    CHECK_EQ(sum, n * (n - 1) / 2);
+    free(sides);
+    CHECK_MPI(MPI_Comm_free(&m));
+}
 
 static void child(int argc, char **argv, MPI_Comm parent)
 {
@@ -56,6 +76,7 @@ static void child(int argc, char **argv, MPI_Comm parent)
     CHECK_MPI(MPI_Allreduce(&one, &sum, 1, MPI_INT, MPI_SUM, merged));
     CHECK_EQ(sum, rsize + size);
     CHECK_MPI(MPI_Comm_free(&merged));
+    merge_tie(parent, 1);
     CHECK_MPI(MPI_Comm_disconnect(&parent));
     CHECK(parent == MPI_COMM_NULL, "disconnect sets the handle to MPI_COMM_NULL");
     CHECK_MPI(MPI_Comm_get_parent(&parent));
@@ -90,6 +111,7 @@ static void talk_to_children(MPI_Comm comm, MPI_Comm ic, int nchild)
     CHECK_MPI(MPI_Allreduce(&one, &sum, 1, MPI_INT, MPI_SUM, merged));
     CHECK_EQ(sum, nchild + mt_size(comm));
     CHECK_MPI(MPI_Comm_free(&merged));
+    merge_tie(ic, 0);
     CHECK_MPI(MPI_Comm_disconnect(&ic));
     CHECK(ic == MPI_COMM_NULL, "disconnect sets the handle to MPI_COMM_NULL");
 }
@@ -123,8 +145,7 @@ static void spawn_self_and_args_at_root(const char *self)
     int root = mt_size(MPI_COMM_WORLD) - 1;
     if (mt_rank(MPI_COMM_WORLD) == root)
         CHECK_MPI(MPI_Comm_spawn(self, plain, NCHILD, MPI_INFO_NULL, root, MPI_COMM_WORLD, &ic, MPI_ERRCODES_IGNORE));
-    else
-        CHECK_MPI(MPI_Comm_spawn(NULL, NULL, -1, MPI_INFO_NULL, root, MPI_COMM_WORLD, &ic, MPI_ERRCODES_IGNORE));
+    else CHECK_MPI(MPI_Comm_spawn(NULL, NULL, -1, MPI_INFO_NULL, root, MPI_COMM_WORLD, &ic, MPI_ERRCODES_IGNORE));
     talk_to_children(MPI_COMM_WORLD, ic, NCHILD);
     mt_pass("spawn with arguments at the root only");
 }
@@ -158,6 +179,9 @@ static void spawn_errors(const char *self)
     char *args[] = {"child", NULL};
     rc = MPI_Comm_spawn(self, args, -1, MPI_INFO_NULL, 0, MPI_COMM_WORLD, &ic, MPI_ERRCODES_IGNORE);
     CHECK_ERRCLASS(rc, MPI_ERR_ARG);
+    /* more processes than the universe holds: nothing starts */
+    rc = MPI_Comm_spawn(self, args, 1 << 20, MPI_INFO_NULL, 0, MPI_COMM_WORLD, &ic, MPI_ERRCODES_IGNORE);
+    CHECK_ERRCLASS(rc, MPI_ERR_SPAWN);
     MPI_Info info;
     CHECK_MPI(MPI_Info_create(&info));
     CHECK_MPI(MPI_Info_set(info, "host", "no-such-host.invalid"));

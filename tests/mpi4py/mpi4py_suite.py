@@ -154,13 +154,18 @@ def write_markdown(path, results):
         f.write("\n".join(lines) + "\n")
 
 
-def selection():
+def selection(np):
+    """The modules of selection.txt to run at np processes ("name @1" runs
+    at one process only)."""
     names = []
     with open(os.path.join(HERE, "selection.txt")) as f:
         for line in f:
             line = line.split("#", 1)[0].strip()
-            if line:
-                names.append(line)
+            if not line:
+                continue
+            name, _, only = line.partition("@")
+            if not only.strip() or int(only) == np:
+                names.append(name.strip())
     return names
 
 
@@ -171,16 +176,17 @@ def all_modules(src):
 
 def run_module(py, src, build_dir, np, module, timeout):
     """One module in its own job, so that a hang or a crash costs only that
-    module. Returns (output, exit status or "timeout")."""
-    cmd = [os.path.join(build_dir, "bin", "mpirun"), "-n", str(np), "--timeout", str(int(timeout)), py,
-           os.path.join(src, "test", "main.py"), "--no-builddir", module]
-    # LeanMPI's launcher owns a fixed job (no MPI_Comm_spawn); this is
-    # mpi4py's switch for such MPIs. Without it a spawning pool whose spawn
-    # failed waits forever (test_util_pool at one process).
-    env = dict(os.environ, MPI4PY_TEST_SPAWN="0")
+    module. Returns (output, exit status or "timeout"). A module named by a
+    path (demo/futures/test_futures) is one of mpi4py's demo test scripts,
+    run in its own directory."""
+    mpirun = [os.path.join(build_dir, "bin", "mpirun"), "-n", str(np), "--timeout", str(int(timeout))]
+    if "/" in module:
+        cmd, cwd = mpirun + [py, os.path.basename(module) + ".py"], os.path.join(src, os.path.dirname(module))
+    else:
+        cmd, cwd = mpirun + [py, os.path.join(src, "test", "main.py"), "--no-builddir", module], src
     try:
-        r = subprocess.run(cmd, cwd=src, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
-                           timeout=timeout + 30, env=env)
+        r = subprocess.run(cmd, cwd=cwd, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
+                           timeout=timeout + 30)
         return r.stdout, (r.returncode if r.returncode != 124 else "timeout")
     except subprocess.TimeoutExpired as e:
         out = e.stdout.decode(errors="replace") if isinstance(e.stdout, bytes) else (e.stdout or "")
@@ -230,9 +236,9 @@ def main():
         return SKIP
     ensure_built(work, py, src, build_dir)
 
-    modules = selection() if a.select else all_modules(src)
     results, bad = {}, 0
     for np in a.np:
+        modules = selection(np) if a.select else all_modules(src)
         text, counts, mods, broken = run_suite(py, src, build_dir, np, modules, a.timeout)
         log = os.path.join(work, "np%d.log" % np)
         with open(log, "w") as f:
