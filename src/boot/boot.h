@@ -60,6 +60,11 @@ long lm_boot_ctl(const void *req, size_t len, void *reply, size_t cap);
  * network transport its address) publishes now. */
 int lm_boot_key_wanted(void);
 int lm_boot_is_local(int world_rank);
+/* The node (host) of a world rank in this job's layout; -1 for another
+ * job's process. */
+int lm_boot_node_of(int id);
+/* Hosts this job spans (1 on one node). */
+int lm_boot_node_count(void);
 int lm_boot_local_rank_of(int world_rank);
 int lm_boot_pid_of(int world_rank); /* 0 if not (yet) known */
 

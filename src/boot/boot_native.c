@@ -233,6 +233,14 @@ int lm_boot_is_local(int world_rank)
     return lm_layout_node_of(&g_info.segment->layout, world_rank) == g_info.segment->layout.node_id;
 }
 
+int lm_boot_node_of(int id)
+{
+    if (!g_ready || id < 0 || id >= g_info.world_size) return -1;
+    return lm_layout_node_of(&g_info.segment->layout, id);
+}
+
+int lm_boot_node_count(void) { return g_ready ? g_info.segment->layout.node_count : 1; }
+
 int lm_boot_local_rank_of(int world_rank)
 {
     if (!lm_boot_is_local(world_rank)) return -1;

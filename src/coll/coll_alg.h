@@ -57,6 +57,8 @@ typedef struct lm_coll_spec {
     int in_place;
     int commutative; /* reductions: may operands be combined in any order? */
     int shm;         /* the communicator has node shared-memory mailboxes (coll_shm.h) */
+    int ppn;         /* > 0: the communicator spans several nodes, ppn consecutive ranks on each
+                        (the last node possibly fewer), so hierarchical algorithms apply */
 } lm_coll_spec;
 
 typedef void (*lm_coll_gen)(lm_sched *s, const lm_coll_spec *a);
@@ -67,6 +69,7 @@ typedef struct lm_coll_alg {
     lm_coll_gen gen;
     int commutative_only; /* reductions: only for commutative ops */
     int shm;              /* needs mailboxes, and its posts must fit an entry */
+    int hier;             /* needs spec.ppn: ranks of several nodes, in node blocks */
     const char *summary;
 } lm_coll_alg;
 
@@ -125,5 +128,10 @@ void lm_sched_gather_shm(lm_sched *s, const lm_coll_spec *a);
 void lm_sched_scatter_shm(lm_sched *s, const lm_coll_spec *a);
 void lm_sched_allgather_shm(lm_sched *s, const lm_coll_spec *a);
 void lm_sched_alltoall_shm(lm_sched *s, const lm_coll_spec *a);
+/* Hierarchical algorithms (sched_hier.c), usable when spec.ppn is set:
+ * within each node to its first rank, among those leaders, back. */
+void lm_sched_barrier_hier(lm_sched *s, const lm_coll_spec *a);
+void lm_sched_bcast_hier(lm_sched *s, const lm_coll_spec *a);
+void lm_sched_allreduce_hier(lm_sched *s, const lm_coll_spec *a);
 
 #endif

@@ -8,6 +8,7 @@
  * packed stream (reductions: as a copy in the type's own element layout,
  * which is what the ops work on). */
 #include "coll/coll_alg.h"
+#include "boot/boot.h"
 #include "coll/coll_basic.h"
 #include "coll/coll_args.h"
 #include "coll/coll_shm.h"
@@ -481,6 +482,31 @@ static lm_coll_hot *hot_slot(lm_comm *c, const call *k)
     return h;
 }
 
+/* spec.ppn of c (coll_alg.h), worked out once per communicator: how many
+ * consecutive ranks each node holds, when c spans several nodes that way.
+ * Every member reads the same group and the same layout arithmetic, so all
+ * get the same answer; another job's process (no node here) rules it out. */
+static int node_blocks(lm_comm *c)
+{
+    if (c->coll_ppn) return c->coll_ppn > 0 ? c->coll_ppn : 0;
+    int ppn = -1;
+    if (lm_boot_node_count() > 1 && !c->is_inter && c->size > 2) {
+        int first = lm_boot_node_of(lm_comm_world_rank(c, 0)), n = 1;
+        while (n < c->size && lm_boot_node_of(lm_comm_world_rank(c, n)) == first) n++;
+        ppn = first >= 0 && n >= 2 && n < c->size ? n : -1;
+        for (int r = 0; ppn > 0 && r < c->size; r++) {
+            int node = lm_boot_node_of(lm_comm_world_rank(c, r));
+            int leader_node = lm_boot_node_of(lm_comm_world_rank(c, r / ppn * ppn));
+            /* a block on one node, and the next block on another */
+            if (node < 0 || node != leader_node ||
+                (r % ppn == 0 && r > 0 && leader_node == lm_boot_node_of(lm_comm_world_rank(c, r - ppn))))
+                ppn = -1;
+        }
+    }
+    c->coll_ppn = ppn;
+    return ppn > 0 ? ppn : 0;
+}
+
 static int run(call *k)
 {
     lm_comm *c = lm_comm_get(k->comm);
@@ -514,6 +540,7 @@ static int run(call *k)
         /* not for persistent ones: mailbox entries go round in the order
          * collectives start, which persistent ones need not keep */
         b.a.shm = k->mode != RUN_PERSISTENT && lm_coll_shm_ready(c);
+        b.a.ppn = node_blocks(c);
     }
     if (rc == MPI_SUCCESS && !lm_sched_cache_get(&b.a, &b.x->sched)) {
         size_t staged = b.x->sched.scratch_bytes;

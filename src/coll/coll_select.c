@@ -24,23 +24,31 @@ int lm_coll_kind_from_name(const char *name)
     return -1;
 }
 
-#define ALG(kind, name, gen, comm_only, summary)                    \
-    {                                                               \
-        name, LM_COLL_##kind, lm_sched_##gen, comm_only, 0, summary \
+#define ALG(kind, name, gen, comm_only, summary)                       \
+    {                                                                  \
+        name, LM_COLL_##kind, lm_sched_##gen, comm_only, 0, 0, summary \
     }
 /* Node shared-memory algorithms: only where the communicator has mailboxes */
-#define SHM(kind, gen, summary)                              \
-    {                                                        \
-        "shm", LM_COLL_##kind, lm_sched_##gen, 0, 1, summary \
+#define SHM(kind, gen, summary)                                 \
+    {                                                           \
+        "shm", LM_COLL_##kind, lm_sched_##gen, 0, 1, 0, summary \
+    }
+/* Hierarchical algorithms: only where the communicator spans nodes in
+ * blocks of consecutive ranks */
+#define HIER(kind, gen, comm_only, summary)                              \
+    {                                                                    \
+        "hier", LM_COLL_##kind, lm_sched_##gen, comm_only, 0, 1, summary \
     }
 const lm_coll_alg lm_coll_algs[] = {
     ALG(BARRIER, "dissemination", barrier_dissemination, 0, "ceil(log2 n) rounds, any n"),
     ALG(BARRIER, "recursive_doubling", barrier_recursive_doubling, 0, "pairwise exchanges, extra ranks fold in"),
     SHM(BARRIER, barrier_shm, "one node: every rank posts a flag and reads the others'"),
+    HIER(BARRIER, barrier_hier, 0, "several nodes: to the node's first rank, among those, back"),
     ALG(BCAST, "binomial", bcast_binomial, 0, "binomial tree, log2(n) steps of the whole message"),
     ALG(BCAST, "scatter_allgather", bcast_scatter_allgather, 0, "binomial scatter then ring allgather"),
     ALG(BCAST, "chain", bcast_chain, 0, "pipelined chain of 128 KiB pieces"),
     SHM(BCAST, bcast_shm, "one node: the root posts, every rank reads"),
+    HIER(BCAST, bcast_hier, 0, "several nodes: root to its node's first rank, among those, then each node"),
     ALG(REDUCE, "binomial", reduce_binomial, 0, "binomial tree, operands in rank order"),
     ALG(REDUCE, "reduce_scatter_gather", reduce_scatter_gather, 1, "ring reduce-scatter, then the pieces to the root"),
     SHM(REDUCE, reduce_shm, "one node: every rank posts its input, the root combines them in rank order"),
@@ -48,6 +56,7 @@ const lm_coll_alg lm_coll_algs[] = {
     ALG(ALLREDUCE, "ring", allreduce_ring, 1, "ring reduce-scatter then ring allgather"),
     ALG(ALLREDUCE, "reduce_bcast", allreduce_reduce_bcast, 0, "binomial reduce to 0 then binomial bcast"),
     SHM(ALLREDUCE, allreduce_shm, "one node: every rank posts its input and combines all of them in rank order"),
+    HIER(ALLREDUCE, allreduce_hier, 1, "several nodes: reduce to each node's first rank, allreduce among those, back"),
     ALG(GATHER, "binomial", gather_binomial, 0, "subtrees gathered up a binomial tree"),
     ALG(GATHER, "linear", gather_linear, 0, "root receives every block"),
     SHM(GATHER, gather_shm, "one node: every rank posts its block, the root reads them"),
@@ -108,7 +117,12 @@ const lm_coll_alg *lm_coll_alg_find(int kind, const char *name)
  * On a communicator within one node (mailboxes, coll_shm.h), data that fits
  * one mailbox entry goes through node shared memory: one copy in, one copy
  * out, one round, no matching. The rows for "shm" come first and are
- * skipped wherever it cannot run. */
+ * skipped wherever it cannot run.
+ *
+ * On a communicator across hosts whose ranks come in node blocks (spec.ppn),
+ * barrier, bcast and allreduce go hierarchical: the network carries one
+ * message per node and step instead of one per rank (rows "hier", skipped
+ * elsewhere). */
 static const struct row {
     int kind;
     int max_procs;
@@ -129,6 +143,9 @@ static const struct row {
     {LM_COLL_REDUCE_SCATTER_BLOCK, 0, 0, "shm"},
     {LM_COLL_SCAN, 0, 0, "shm"},
     {LM_COLL_EXSCAN, 0, 0, "shm"},
+    {LM_COLL_BARRIER, 0, 0, "hier"},
+    {LM_COLL_BCAST, 0, 0, "hier"},
+    {LM_COLL_ALLREDUCE, 0, 0, "hier"},
     {LM_COLL_BARRIER, 0, 0, "dissemination"},
     {LM_COLL_BCAST, 4, 0, "binomial"},
     {LM_COLL_BCAST, 0, 16384, "binomial"},
@@ -210,7 +227,8 @@ static void read_overrides(void)
 
 static int usable(const lm_coll_alg *g, const lm_coll_spec *a)
 {
-    return g && (!g->commutative_only || a->commutative) && (!g->shm || (a->shm && lm_sched_shm_fits(a)));
+    return g && (!g->commutative_only || a->commutative) && (!g->shm || (a->shm && lm_sched_shm_fits(a))) &&
+           (!g->hier || a->ppn > 0);
 }
 
 #define NROWS (sizeof table / sizeof table[0])

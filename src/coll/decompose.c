@@ -43,6 +43,7 @@ int lm_coll_decompose(const lm_coll_query *q, lm_coll_message_fn fn, void *arg, 
                       .commutative = q->commutative};
     /* an explicit "shm" asks about ranks of one node */
     a.shm = q->node_local || (q->algorithm && !strcmp(q->algorithm, "shm"));
+    if (!a.shm && q->ranks_per_node >= 2 && q->ranks_per_node < q->np) a.ppn = q->ranks_per_node;
     /* v forms: every block `bytes`, laid out in rank order; reduce_scatter's
      * per-rank blocks likewise */
     if (kind == LM_COLL_GATHERV || kind == LM_COLL_SCATTERV || kind == LM_COLL_ALLGATHERV ||
@@ -63,6 +64,12 @@ int lm_coll_decompose(const lm_coll_query *q, lm_coll_message_fn fn, void *arg, 
     }
     if (g->commutative_only && !q->commutative) {
         snprintf(err, errlen, "%s %s needs a commutative op", q->collective, g->name);
+        lm_free(LM_MEM_COLL, blocks);
+        return -1;
+    }
+    if (g->hier && !a.ppn) {
+        snprintf(err, errlen, "%s hier needs ranks on several hosts: --ranks-per-node K with 2 <= K < np",
+                 q->collective);
         lm_free(LM_MEM_COLL, blocks);
         return -1;
     }

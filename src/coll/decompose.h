@@ -15,11 +15,13 @@ typedef struct lm_coll_query {
     int np;                 /* communicator size */
     size_t bytes;           /* block bytes on every rank (v forms: every block) */
     int root;
-    size_t type_size; /* reductions: bytes of one element (pieces never split one) */
-    int commutative;  /* reductions: op commutative? */
-    int node_local;   /* the ranks share one node: small data then goes through node shared
+    size_t type_size;   /* reductions: bytes of one element (pieces never split one) */
+    int commutative;    /* reductions: op commutative? */
+    int node_local;     /* the ranks share one node: small data then goes through node shared
                                  memory (algorithm "shm"), whose reads are reported as messages
                                  from the rank that posted to the rank that reads */
+    int ranks_per_node; /* >= 2 and < np: the ranks sit that many to a host in rank order
+                           (jobs across hosts), where the hierarchical algorithms ("hier") apply */
 } lm_coll_query;
 
 /* One message of the decomposition, seen from `rank`: is_send, the peer,

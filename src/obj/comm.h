@@ -54,6 +54,9 @@ typedef struct lm_comm {
      * the same call (coll/coll_api.c); it holds the communicator until
      * MPI_Comm_free gives it back */
     struct lm_coll_hot *coll_hot;
+    /* ranks per node when its ranks come in node blocks across hosts
+     * (hierarchical collectives, coll/coll_api.c): 0 not known yet, -1 not so */
+    int coll_ppn;
     /* operations in flight that use it (handle requests, collective
      * schedules); MPI_Comm_free while some are pending only hides it, and
      * the last one to finish destroys it (MPI-4.1 section 7.4.3) */

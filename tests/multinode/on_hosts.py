@@ -32,6 +32,7 @@ def main():
     ap.add_argument("--mpirun", required=True)
     ap.add_argument("--hosts", type=int, default=2)
     ap.add_argument("--per-host", type=int, default=2)
+    ap.add_argument("--last-host", type=int, help="ranks on the last host (default: --per-host)")
     ap.add_argument("--vcluster")
     ap.add_argument("--name", default="lmmpi", help="virtual cluster name (1-8 letters/digits)")
     ap.add_argument("--subnet", default="10.213.5")
@@ -59,7 +60,10 @@ def main():
     else:
         hosts = ["h%d" % i for i in range(a.hosts)]
         agent = "sh %s {host}" % shlex.quote(os.path.normpath(FAKE_HOST))
-    spec = ",".join("%s:%d" % (h, a.per_host) for h in hosts)
+    counts = [a.per_host] * len(hosts)
+    if a.last_host:
+        counts[-1] = a.last_host
+    spec = ",".join("%s:%d" % (h, n) for h, n in zip(hosts, counts))
     job = [a.mpirun, "--host", spec, "--launch-agent", agent] + cmd
     print("+", " ".join(shlex.quote(x) for x in job), flush=True)
     try:

@@ -1,5 +1,6 @@
 /* The decomposition of collectives into point-to-point messages
- * (lm_coll_decompose): published and hand-derived per-pair byte matrices,
+ * (lm_coll_decompose): published and hand-derived per-pair byte matrices
+ * (the hierarchical allreduce across hosts among them),
  * and for every algorithm at many sizes the property that makes a schedule
  * runnable at all: what each rank sends to a peer, in order, is exactly what
  * that peer receives from it, in order. */
@@ -51,17 +52,22 @@ static void on_message(int rank, int is_send, int step, int peer, size_t bytes, 
     }
 }
 
-static record *run(const char *coll, const char *alg, int np, size_t bytes, int root, int commutative)
+static record *run_on(const char *coll, const char *alg, int np, size_t bytes, int root, int commutative, int ppn)
 {
     static record r;
     memset(&r, 0, sizeof r);
-    lm_coll_query q = {coll, alg, np, bytes, root, 4, commutative, 0};
+    lm_coll_query q = {coll, alg, np, bytes, root, 4, commutative, 0, ppn};
     char err[256];
     const char *used = NULL;
     int rc = lm_coll_decompose(&q, on_message, &r, &used, err, sizeof err);
     EXPECT(rc == 0, "%s %s np %d: %s", coll, alg ? alg : "(table)", np, err);
     EXPECT(!alg || (used && !strcmp(used, alg)), "%s: ran %s instead of %s", coll, used ? used : "?", alg);
     return &r;
+}
+
+static record *run(const char *coll, const char *alg, int np, size_t bytes, int root, int commutative)
+{
+    return run_on(coll, alg, np, bytes, root, commutative, 0);
 }
 
 /* pair matrix: bytes sent + received between i and j */
@@ -184,6 +190,32 @@ static void hand_derived_vectors(void)
     for (int i = 0; i < 5; i++) EXPECT(r->sent[i][2] == (i == 2 ? 0u : 10u), "linear gather from %d", i);
 }
 
+/* Hierarchical allreduce on 2 hosts of 3: across hosts only the two
+ * leaders (ranks 0 and 3) exchange, once each way; within a host each rank
+ * sends its input to the leader and gets the result back. */
+static void hierarchical(void)
+{
+    record *r = run_on("allreduce", NULL, 6, 8, 0, 1, 3);
+    for (int i = 0; i < 6; i++)
+        for (int j = 0; j < 6; j++) {
+            size_t want = 0;
+            if ((i == 0 && j == 3) || (i == 3 && j == 0)) want = 16;
+            else if (i / 3 == j / 3 && i != j && (i % 3 == 0 || j % 3 == 0)) want = 16;
+            EXPECT(pair(r, i, j) == want, "hier allreduce: %zu bytes between %d and %d, expected %zu", pair(r, i, j), i,
+                   j, want);
+        }
+    /* the table takes it across hosts, not on one host */
+    lm_coll_query q = {"barrier", NULL, 6, 0, 0, 1, 1, 0, 3};
+    const char *used = NULL;
+    char err[256];
+    static record sink;
+    EXPECT(lm_coll_decompose(&q, on_message, &sink, &used, err, sizeof err) == 0 && used && !strcmp(used, "hier"),
+           "barrier across hosts: %s", used ? used : err);
+    q.ranks_per_node = 0;
+    q.algorithm = "hier";
+    EXPECT(lm_coll_decompose(&q, on_message, &sink, NULL, err, sizeof err) == -1, "hier accepted on one host");
+}
+
 /* Node shared-memory algorithms run only where every post fits a mailbox
  * entry: scatter, alltoall and reduce_scatter_block post all np blocks. */
 static int shm_runs(const char *coll, int np, size_t bytes)
@@ -204,6 +236,20 @@ static void schedules_match(void)
                 for (int commutative = 0; commutative < 2; commutative++)
                     for (int root = 0; root < np; root += (np > 1 ? np - 1 : 1)) {
                         if (!commutative && commutative_only) continue;
+                        if (!strcmp(name, "hier")) { /* every block size across hosts */
+                            for (int ppn = 2; ppn < np; ppn++) {
+                                record *r = run_on(coll, name, np, sizes[b], root, commutative, ppn);
+                                EXPECT(!r->bad_peer, "%s hier np %d ppn %d: bad peer", coll, np, ppn);
+                                for (int i = 0; i < np; i++)
+                                    for (int j = 0; j < np; j++)
+                                        EXPECT(r->ns[i][j] == r->nr[i][j],
+                                               "%s hier np %d ppn %d bytes %zu root %d: %d sends %d -> %d, %d "
+                                               "receives",
+                                               coll, np, ppn, sizes[b], root, r->ns[i][j], i, j, r->nr[i][j]);
+                                checked++;
+                            }
+                            continue;
+                        }
                         if (!strcmp(name, "shm") && !shm_runs(coll, np, sizes[b])) {
                             lm_coll_query q = {coll, name, np, sizes[b], root, 4, commutative, 1};
                             char err[256];
@@ -252,6 +298,7 @@ int main(void)
 {
     published_bruck_vector();
     hand_derived_vectors();
+    hierarchical();
     schedules_match();
     bad_queries();
     if (failures) {

@@ -7,8 +7,11 @@
  *   leanmpi-info --algorithms    collective algorithms, the selection table, overrides
  *   leanmpi-info --decompose COLL --np N --bytes B [--algorithm A] [--root R]
  *                [--type-size S] [--non-commutative] [--node-local]
+ *                [--ranks-per-node K]
  *                (--node-local: the ranks share one node, where small data
- *                goes through node shared memory; default: spread over nodes)
+ *                goes through node shared memory; --ranks-per-node: the
+ *                ranks sit K to a host in rank order, where barrier, bcast
+ *                and allreduce go hierarchical; default: spread over nodes)
  *                                every point-to-point message the collective
  *                                exchanges on N ranks, and the per-pair bytes */
 #include "mpi.h"
@@ -111,6 +114,7 @@ static int decompose(int argc, char **argv)
         else if (!strcmp(a, "--type-size") && v) q.type_size = (size_t)strtoull(argv[++i], NULL, 10);
         else if (!strcmp(a, "--non-commutative")) q.commutative = 0;
         else if (!strcmp(a, "--node-local")) q.node_local = 1;
+        else if (!strcmp(a, "--ranks-per-node") && v) q.ranks_per_node = atoi(argv[++i]);
         else {
             fprintf(stderr, "leanmpi-info: unknown or incomplete option '%s'\n", a);
             return 2;
@@ -118,7 +122,7 @@ static int decompose(int argc, char **argv)
     }
     if (!q.collective || q.np < 1 || !have_bytes) {
         fprintf(stderr, "usage: leanmpi-info --decompose COLL --np N --bytes B [--algorithm A] [--root R] "
-                        "[--type-size S] [--non-commutative] [--node-local]\n");
+                        "[--type-size S] [--non-commutative] [--node-local] [--ranks-per-node K]\n");
         return 2;
     }
     decomposition d = {q.np, calloc((size_t)q.np * (size_t)q.np, sizeof(size_t))};
@@ -160,7 +164,8 @@ int main(int argc, char **argv)
     if (argc > 1) {
         fprintf(stderr, "usage: leanmpi-info [--unsupported | --implemented | --params | --algorithms |\n"
                         "                     --decompose COLL --np N --bytes B [--algorithm A] [--root R]\n"
-                        "                     [--type-size S] [--non-commutative] [--node-local]]\n");
+                        "                     [--type-size S] [--non-commutative] [--node-local]\n"
+                        "                     [--ranks-per-node K]]\n");
         return 2;
     }
     char version[MPI_MAX_LIBRARY_VERSION_STRING];

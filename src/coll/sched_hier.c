@@ -1,0 +1,114 @@
+/* Hierarchical schedules for communicators across hosts (spec.ppn > 0: the
+ * ranks of each node are consecutive, ppn of them, the last node possibly
+ * fewer). Three phases: the ranks of a node meet their leader (the node's
+ * first rank) over the node, the leaders run the collective among
+ * themselves with the algorithm the selection table picks for that many
+ * ranks and bytes, and each leader finishes its node. Only the middle phase
+ * crosses the network, once per node instead of once per rank. */
+#include "coll/sched_util.h"
+
+typedef struct hier {
+    int node, nodes, leader, members;
+} hier;
+
+static hier hier_of(const lm_coll_spec *a, int rank)
+{
+    hier h;
+    h.node = rank / a->ppn;
+    h.nodes = (a->size + a->ppn - 1) / a->ppn;
+    h.leader = h.node * a->ppn;
+    h.members = a->size - h.leader < a->ppn ? a->size - h.leader : a->ppn;
+    return h;
+}
+
+/* The leaders' phase: the table's algorithm for `nodes` ranks, run as the
+ * leader of node h.node, its peers (leader indices) turned into ranks. */
+static void among_leaders(lm_sched *s, const lm_coll_spec *a, const hier *h, int root_node, int in_place)
+{
+    lm_coll_spec sub = *a;
+    sub.size = h->nodes;
+    sub.rank = h->node;
+    sub.root = root_node;
+    sub.in_place = in_place;
+    sub.ppn = 0;
+    sub.shm = 0;
+    size_t from = s->nsteps;
+    lm_coll_select(&sub)->gen(s, &sub);
+    for (size_t i = from; i < s->nsteps; i++)
+        if (s->steps[i].kind == LM_STEP_SEND || s->steps[i].kind == LM_STEP_RECV) s->steps[i].peer *= a->ppn;
+    lm_sched_round(s);
+}
+
+void lm_sched_barrier_hier(lm_sched *s, const lm_coll_spec *a)
+{
+    hier h = hier_of(a, a->rank);
+    if (a->rank != h.leader) {
+        lm_sched_send(s, h.leader, LM_SLOT_SEND, 0, 0);
+        lm_sched_round(s);
+        lm_sched_recv(s, h.leader, LM_SLOT_RECV, 0, 0);
+        lm_sched_round(s);
+        return;
+    }
+    for (int m = 1; m < h.members; m++) lm_sched_recv(s, h.leader + m, LM_SLOT_RECV, 0, 0);
+    lm_sched_round(s);
+    among_leaders(s, a, &h, 0, 0);
+    for (int m = 1; m < h.members; m++) lm_sched_send(s, h.leader + m, LM_SLOT_SEND, 0, 0);
+    lm_sched_round(s);
+}
+
+/* The root hands the data to its node's leader when it is not the leader;
+ * the leaders broadcast from the root's node; each leader sends it on to
+ * the rest of its node. */
+void lm_sched_bcast_hier(lm_sched *s, const lm_coll_spec *a)
+{
+    size_t bytes = a->bytes;
+    hier h = hier_of(a, a->rank), r = hier_of(a, a->root);
+    int me = a->rank, root = a->root;
+    if (me == root && root != r.leader) {
+        lm_sched_send(s, r.leader, LM_SLOT_RECV, 0, bytes);
+        lm_sched_round(s);
+        return;
+    }
+    if (me != h.leader) {
+        lm_sched_recv(s, h.leader, LM_SLOT_RECV, 0, bytes);
+        lm_sched_round(s);
+        return;
+    }
+    if (me == r.leader && root != me) {
+        lm_sched_recv(s, root, LM_SLOT_RECV, 0, bytes);
+        lm_sched_round(s);
+    }
+    among_leaders(s, a, &h, r.node, 0);
+    for (int m = 1; m < h.members; m++)
+        if (h.leader + m != root) lm_sched_send(s, h.leader + m, LM_SLOT_RECV, 0, bytes);
+    lm_sched_round(s);
+}
+
+/* Commutative ops only: a leader combines its node's inputs in arrival
+ * order. The leaders allreduce the node results in place, then send the
+ * result to their nodes. */
+void lm_sched_allreduce_hier(lm_sched *s, const lm_coll_spec *a)
+{
+    size_t bytes = a->bytes;
+    hier h = hier_of(a, a->rank);
+    if (!bytes) return;
+    if (a->rank != h.leader) {
+        lm_sched_send(s, h.leader, input_slot(a), 0, bytes);
+        lm_sched_round(s);
+        lm_sched_recv(s, h.leader, LM_SLOT_RECV, 0, bytes);
+        lm_sched_round(s);
+        return;
+    }
+    size_t in = h.members > 1 ? lm_sched_scratch(s, (size_t)(h.members - 1) * bytes) : 0;
+    if (!a->in_place) lm_sched_copy(s, LM_SLOT_SEND, 0, LM_SLOT_RECV, 0, bytes);
+    for (int m = 1; m < h.members; m++)
+        lm_sched_recv(s, h.leader + m, LM_SLOT_SCRATCH, in + (size_t)(m - 1) * bytes, bytes);
+    lm_sched_round(s);
+    for (int m = 1; m < h.members; m++) {
+        lm_sched_reduce(s, LM_SLOT_SCRATCH, in + (size_t)(m - 1) * bytes, LM_SLOT_RECV, 0, bytes);
+        lm_sched_round(s);
+    }
+    among_leaders(s, a, &h, 0, 1);
+    for (int m = 1; m < h.members; m++) lm_sched_send(s, h.leader + m, LM_SLOT_RECV, 0, bytes);
+    lm_sched_round(s);
+}
