@@ -18,6 +18,7 @@
 #include "boot/kvs.h"
 #include "boot/kvs_wire.h"
 #include "boot/node_segment.h"
+#include "link_watch.h"
 #include "rank_exit.h"
 #include "spawn.h"
 #include "transport/shm_layout.h"
@@ -40,6 +41,7 @@
 #define OUT_CHUNK (64 * 1024)
 #define UP_QUEUE_MAX (1u << 20) /* stop reading rank output while this much waits to go up */
 #define FLUSH_WAIT_MS 5000      /* at exit: how long the last frames may take to leave */
+#define LINK_CHECK_MS 250       /* how often the host's network links are looked at */
 
 typedef struct local_rank {
     pid_t pid; /* 0 once reaped */
@@ -63,7 +65,9 @@ static struct agent {
     int stdin_fd; /* towards local rank 0 (world rank 0), or -1 */
     char *in_buf;
     size_t in_len, in_off;
-    int in_eof; /* STDIN end of file received: close once the buffer is written */
+    int in_eof;          /* STDIN end of file received: close once the buffer is written */
+    lm_link_watch links; /* this host's network links when the job started */
+    int link_reported;   /* one of them went down, and mpirun was told */
 } A = {.seg_fd = -1, .stdin_fd = -1};
 
 static const char *my_host(void) { return A.d.host_names ? A.d.host_names[A.node] : "?"; }
@@ -438,6 +442,23 @@ static void drain_output(void)
         }
 }
 
+/* A link that went down cuts this host's ranks off: mpirun ends the job
+ * everywhere, naming the host and the link. Looked at after each wake-up,
+ * at most every LINK_CHECK_MS. */
+static void check_links(void)
+{
+    static struct timespec last;
+    struct timespec now;
+    clock_gettime(CLOCK_MONOTONIC, &now);
+    long ms = (now.tv_sec - last.tv_sec) * 1000 + (now.tv_nsec - last.tv_nsec) / 1000000;
+    if (ms < LINK_CHECK_MS) return;
+    last = now;
+    const char *down = lm_link_watch_down(&A.links);
+    if (!down) return;
+    fail_up("host %s: network link %s went down", my_host(), down);
+    A.link_reported = 1;
+}
+
 static void run(int sfd)
 {
     int cap = 3 + 2 * A.kids.n + 3 * A.nlocal + 1;
@@ -504,7 +525,10 @@ static void run(int sfd)
                 who[n] = &A.ranks[i];
                 kind[n++] = K_RANK_KVS;
             }
-        if (poll(pfd, (nfds_t)n, -1) < 0 && errno != EINTR) break;
+        /* while ranks run, the links are looked at every LINK_CHECK_MS */
+        int watching = A.links.n && !A.link_reported && A.alive > 0;
+        if (poll(pfd, (nfds_t)n, watching ? LINK_CHECK_MS : -1) < 0 && errno != EINTR) break;
+        if (watching) check_links();
         for (int i = 0; i < n; i++) {
             if (!pfd[i].revents) continue;
             switch (kind[i]) {
@@ -596,6 +620,7 @@ int lm_agent_main(void)
     } else if (start_children() != 0 || start_ranks() != 0) {
         rc = 1;
     } else {
+        lm_link_watch_init(&A.links);
         lm_link_send(&A.up, LM_FRAME_STARTED, A.node, -1, A.nlocal, NULL, 0);
     }
     /* Also after a failure, which is reported: mpirun then ends the job,

@@ -214,6 +214,31 @@ def case_agent_killed():
           "message names host %s and its agent" % victim_host, r)
 
 
+def case_link_down():
+    """A host's network link taken down mid-job (its port on the virtual
+    switch): the job ends everywhere within the limit, and the message
+    names the host and the link. Needs the virtual cluster: names on one
+    machine have no link of their own to take down."""
+    if not ARGS.vcluster:
+        raise Skip("link_down needs a virtual cluster (--vcluster)")
+    c = cluster()
+    job = tl.Job()
+    job.start(c.args() + tl.helper(job, "sleep:-1"))
+    job.wait_files("pid", nranks(c))
+    victim = len(c.hosts) - 1
+    t = time.time()
+    d = subprocess.run(["ip", "-n", "lmvc-%s-sw" % CLUSTER_NAME, "link", "set", "p%d" % victim, "down"],
+                       capture_output=True, text=True)
+    check(d.returncode == 0, "taking the link down failed: %s" % d.stderr)
+    r = job.wait()
+    check(r.returncode != 0, "the job failed", r)
+    check(re.search(r"host %s: network link eth0 went down" % c.hosts[victim], r.stderr),
+          "message names host %s and its link" % c.hosts[victim], r)
+    check(r.ended_at - t < tl.TEARDOWN_S, "teardown took %.2f s" % (r.ended_at - t), r)
+    job.assert_ranks_gone(since=t)
+    job.finish()
+
+
 def case_interrupt():
     """SIGINT to mpirun ends the ranks on every host."""
     c = cluster()
