@@ -228,6 +228,16 @@ int impl_MPI_Comm_connect(const char *port_name, MPI_Info info, int root, MPI_Co
 
 /* ---- ports and names ------------------------------------------------------ */
 
+/* A port or name request on behalf of fname: MPI_SUCCESS, or the error
+ * raised with the launcher's reason (`missing`: the class when what it
+ * names is not there). */
+static int name_request(const char *fname, int type, const char *name, const char *port, int missing, lm_ctl_reply *rep)
+{
+    int rc = ask_name(type, name, port, 0, rep);
+    if (!rc) return MPI_SUCCESS;
+    return lm_err_noobj(rc == -ENOENT ? missing : errclass_of(rc, missing), fname, "%s", rep->text);
+}
+
 int impl_MPI_Open_port(MPI_Info info, char *port_name)
 {
     (void)info; /* no info keys are interpreted */
@@ -236,38 +246,29 @@ int impl_MPI_Open_port(MPI_Info info, char *port_name)
     char name[64];
     snprintf(name, sizeof name, "leanmpi-port:%d:%d:%d", lm_boot_job(), lm_world_rank(), next_port++);
     lm_ctl_reply rep;
-    int rc = ask_name(LM_REQ_PORT_OPEN, NULL, name, 0, &rep);
-    if (rc) return lm_err_noobj(errclass_of(rc, MPI_ERR_PORT), "MPI_Open_port", "%s", rep.text);
-    snprintf(port_name, MPI_MAX_PORT_NAME, "%s", name);
-    return MPI_SUCCESS;
+    int rc = name_request("MPI_Open_port", LM_REQ_PORT_OPEN, NULL, name, MPI_ERR_PORT, &rep);
+    if (rc == MPI_SUCCESS) snprintf(port_name, MPI_MAX_PORT_NAME, "%s", name);
+    return rc;
 }
 
 int impl_MPI_Close_port(const char *port_name)
 {
     lm_ctl_reply rep;
-    int rc = ask_name(LM_REQ_PORT_CLOSE, NULL, port_name, 0, &rep);
-    if (rc) return lm_err_noobj(errclass_of(rc, MPI_ERR_PORT), "MPI_Close_port", "%s", rep.text);
-    return MPI_SUCCESS;
+    return name_request("MPI_Close_port", LM_REQ_PORT_CLOSE, NULL, port_name, MPI_ERR_PORT, &rep);
 }
 
 int impl_MPI_Publish_name(const char *service_name, MPI_Info info, const char *port_name)
 {
     (void)info;
     lm_ctl_reply rep;
-    int rc = ask_name(LM_REQ_PUBLISH, service_name, port_name, 0, &rep);
-    if (rc) return lm_err_noobj(errclass_of(rc, MPI_ERR_SERVICE), "MPI_Publish_name", "%s", rep.text);
-    return MPI_SUCCESS;
+    return name_request("MPI_Publish_name", LM_REQ_PUBLISH, service_name, port_name, MPI_ERR_SERVICE, &rep);
 }
 
 int impl_MPI_Unpublish_name(const char *service_name, MPI_Info info, const char *port_name)
 {
     (void)info;
     lm_ctl_reply rep;
-    int rc = ask_name(LM_REQ_UNPUBLISH, service_name, port_name, 0, &rep);
-    if (rc)
-        return lm_err_noobj(rc == -ENOENT ? MPI_ERR_SERVICE : errclass_of(rc, MPI_ERR_SERVICE), "MPI_Unpublish_name",
-                            "%s", rep.text);
-    return MPI_SUCCESS;
+    return name_request("MPI_Unpublish_name", LM_REQ_UNPUBLISH, service_name, port_name, MPI_ERR_SERVICE, &rep);
 }
 
 int impl_MPI_Lookup_name(const char *service_name, MPI_Info info, char *port_name)
@@ -275,12 +276,9 @@ int impl_MPI_Lookup_name(const char *service_name, MPI_Info info, char *port_nam
     (void)info;
     if (!port_name) return lm_err_noobj(MPI_ERR_ARG, "MPI_Lookup_name", "port_name is NULL");
     lm_ctl_reply rep;
-    int rc = ask_name(LM_REQ_LOOKUP, service_name, NULL, 0, &rep);
-    if (rc)
-        return lm_err_noobj(rc == -ENOENT ? MPI_ERR_NAME : errclass_of(rc, MPI_ERR_NAME), "MPI_Lookup_name", "%s",
-                            rep.text);
-    snprintf(port_name, MPI_MAX_PORT_NAME, "%s", rep.text);
-    return MPI_SUCCESS;
+    int rc = name_request("MPI_Lookup_name", LM_REQ_LOOKUP, service_name, NULL, MPI_ERR_NAME, &rep);
+    if (rc == MPI_SUCCESS) snprintf(port_name, MPI_MAX_PORT_NAME, "%s", rep.text);
+    return rc;
 }
 
 /* ---- spawn ---------------------------------------------------------------- */
