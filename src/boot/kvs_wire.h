@@ -23,6 +23,18 @@
 
 #define LM_JOB_MAX 2048 /* jobs in one universe (the first included) */
 
+/* A process in the launcher's frames: a rank of the first job by its world
+ * rank, a rank of job k > 0 as (k << 20) | rank (so such jobs hold at most
+ * 2^20 ranks, and the first job's world ranks stay below 2^20 where other
+ * jobs exist). */
+#define LM_PROC_CODE_BITS 20
+static inline int32_t lm_proc_code(int job, int rank)
+{
+    return job ? (int32_t)(((uint32_t)job << LM_PROC_CODE_BITS) | (uint32_t)rank) : rank;
+}
+static inline int lm_proc_code_job(int32_t code) { return code >> LM_PROC_CODE_BITS; }
+static inline int lm_proc_code_rank(int32_t code) { return code & ((1 << LM_PROC_CODE_BITS) - 1); }
+
 enum lm_req_type {
     LM_REQ_KVS_GET = 1, /* lm_kvs_request -> lm_kvs_reply */
     LM_REQ_SPAWN,       /* lm_ctl_request (port: the children's parent port) + lm_spawn_wire -> a = job */

@@ -21,6 +21,7 @@
 #include "link_watch.h"
 #include "rank_exit.h"
 #include "spawn.h"
+#include "spawn_request.h"
 #include "transport/shm_layout.h"
 
 #include <errno.h>
@@ -44,10 +45,13 @@
 #define LINK_CHECK_MS 250       /* how often the host's network links are looked at */
 
 typedef struct local_rank {
-    pid_t pid; /* 0 once reaped */
-    int world_rank;
-    int fd[3];  /* [1] stdout, [2] stderr read ends; -1 once closed */
-    int kvs_fd; /* its requests for keys of other hosts (kvs_wire.h); -1 once closed */
+    pid_t pid;            /* 0 once reaped */
+    int world_rank;       /* in its job */
+    int job;              /* 0: the job mpirun started; k: a job spawned here */
+    lm_node_segment *seg; /* its job's segment on this host */
+    int local;            /* its index there */
+    int fd[3];            /* [1] stdout, [2] stderr read ends; -1 once closed */
+    int kvs_fd;           /* its requests for keys of other hosts (kvs_wire.h); -1 once closed */
 } local_rank;
 
 static struct agent {
@@ -68,6 +72,21 @@ static struct agent {
     int in_eof;          /* STDIN end of file received: close once the buffer is written */
     lm_link_watch links; /* this host's network links when the job started */
     int link_reported;   /* one of them went down, and mpirun was told */
+    /* jobs spawned on this host (MPI_Comm_spawn): their segments, and the
+     * SPAWN frames not acted on yet (started where the poll arrays are
+     * rebuilt, since starting one grows A.ranks) */
+    struct spawned_here {
+        int job, n;
+        lm_node_segment *seg;
+        int seg_fd;
+    } * spawned;
+    int nspawned;
+    struct pending_spawn {
+        struct pending_spawn *next;
+        int job, n;
+        size_t len;
+        char payload[];
+    } * pending;
 } A = {.seg_fd = -1, .stdin_fd = -1};
 
 static const char *my_host(void) { return A.d.host_names ? A.d.host_names[A.node] : "?"; }
@@ -131,84 +150,143 @@ static void stdin_write(void)
 
 /* ---- direct modex: keys of ranks on other hosts ---------------------- */
 
-static void kvs_on_this_host(const lm_frame *f, const char *payload);
+static void on_this_host(const lm_frame *f, const char *payload);
 
 /* Pass a frame on toward node f->node: down the subtree that holds it, else
- * up (mpirun passes it down again). */
+ * up (mpirun passes it down again; node -1 is mpirun itself). */
 static void route(const lm_frame *f, const void *payload)
 {
     if (f->node == A.node) {
-        kvs_on_this_host(f, payload);
+        on_this_host(f, payload);
         return;
     }
-    lm_child_agent *c = lm_subtree_toward(&A.kids, A.node, f->node, A.d.fanout);
+    lm_child_agent *c = f->node >= 0 ? lm_subtree_toward(&A.kids, A.node, f->node, A.d.fanout) : NULL;
     lm_link_send(c ? &c->link : &A.up, f->type, f->node, f->rank, f->value, payload, f->len);
 }
 
-static void kvs_on_this_host(const lm_frame *f, const char *payload)
+/* The local process a frame names (lm_proc_code), or NULL. */
+static local_rank *local_proc(int32_t code)
 {
-    const lm_layout *l = &A.seg->layout;
+    int job = lm_proc_code_job(code), rank = job ? lm_proc_code_rank(code) : code;
+    for (int i = 0; i < A.nlocal; i++)
+        if (A.ranks[i].job == job && A.ranks[i].world_rank == rank) return &A.ranks[i];
+    return NULL;
+}
+
+/* A job's segment on this host, and the local index of its rank. */
+static lm_node_segment *segment_of(int job, int rank, int *local)
+{
+    if (job == 0) {
+        const lm_layout *l = &A.seg->layout;
+        if (rank < 0 || rank >= l->world_size || lm_layout_node_of(l, rank) != A.node) return NULL;
+        *local = lm_layout_local_rank_of(l, rank);
+        return A.seg;
+    }
+    for (int k = 0; k < A.nspawned; k++)
+        if (A.spawned[k].job == job && rank >= 0 && rank < A.spawned[k].n) {
+            *local = rank;
+            return A.spawned[k].seg;
+        }
+    return NULL;
+}
+
+static void start_spawned(struct pending_spawn *ps);
+
+static void on_this_host(const lm_frame *f, const char *payload)
+{
     if (f->type == LM_FRAME_KVS_GET && f->len == sizeof(lm_kvs_request)) {
         lm_kvs_request req;
         memcpy(&req, payload, sizeof req);
         req.key[sizeof req.key - 1] = '\0';
         char v[LM_KVS_VALUE_MAX];
-        long n = lm_kvs_get(lm_kvs_from(lm_node_segment_at(A.seg, A.seg->kvs_offset)), req.key, v, sizeof v);
+        int local;
+        lm_node_segment *seg = segment_of(req.job, req.rank, &local);
+        long n = seg ? lm_kvs_get(lm_kvs_from(lm_node_segment_at(seg, seg->kvs_offset)), req.key, v, sizeof v)
+                     : -ENOENT;
         /* Not there yet: tell its rank that someone waits for it (keys such
          * as the network address are published on demand). */
-        if (n == -ENOENT && req.rank >= 0 && req.rank < l->world_size && lm_layout_node_of(l, req.rank) == A.node)
-            atomic_store(&lm_node_segment_rank(A.seg, lm_layout_local_rank_of(l, req.rank))->key_wanted, 1);
+        if (n == -ENOENT && seg) atomic_store(&lm_node_segment_rank(seg, local)->key_wanted, 1);
         lm_frame back = {.type = LM_FRAME_KVS_VALUE,
-                         .node = lm_layout_node_of(l, f->rank),
+                         .node = f->value,
                          .rank = f->rank,
                          .value = (int32_t)n,
                          .len = n > 0 ? (uint32_t)n : 0};
         route(&back, v);
-    } else if (f->type == LM_FRAME_KVS_VALUE && f->rank >= 0 && f->rank < l->world_size &&
-               lm_layout_node_of(l, f->rank) == A.node) {
-        local_rank *r = &A.ranks[lm_layout_local_rank_of(l, f->rank)];
+    } else if (f->type == LM_FRAME_KVS_VALUE) {
+        local_rank *r = local_proc(f->rank);
         lm_kvs_reply rep = {.result = f->value};
         memcpy(rep.value, payload, f->len < sizeof rep.value ? f->len : sizeof rep.value);
         /* One request in flight per rank, so its socket has room. */
-        if (r->kvs_fd >= 0) send(r->kvs_fd, &rep, sizeof rep, MSG_DONTWAIT | MSG_NOSIGNAL);
+        if (r && r->kvs_fd >= 0) send(r->kvs_fd, &rep, sizeof rep, MSG_DONTWAIT | MSG_NOSIGNAL);
+    } else if (f->type == LM_FRAME_CTL) { /* mpirun's answer */
+        local_rank *r = local_proc(f->rank);
+        if (r && r->kvs_fd >= 0) send(r->kvs_fd, payload, f->len, MSG_DONTWAIT | MSG_NOSIGNAL);
+    } else if (f->type == LM_FRAME_SPAWN) {
+        struct pending_spawn *ps = malloc(sizeof *ps + f->len);
+        if (!ps) {
+            lm_link_send(&A.up, LM_FRAME_SPAWNED, A.node, -1, f->value, "the agent is out of memory", 27);
+            return;
+        }
+        ps->job = f->value;
+        ps->n = f->rank;
+        ps->len = f->len;
+        memcpy(ps->payload, payload, f->len);
+        struct pending_spawn **at = &A.pending;
+        while (*at) at = &(*at)->next;
+        ps->next = NULL;
+        *at = ps;
     }
 }
 
-/* A local rank asks for a key of a rank on another host. Requests about
- * other jobs (dynamic processes) are mpirun's alone, which serves them in a
- * job on one node: here they are refused. */
+/* A local process asks: a key of a rank on another host or of another job
+ * (routed through the tree; another job's host only mpirun knows), or
+ * anything else of mpirun (dynamic processes). */
 static void kvs_request(local_rank *r)
 {
-    lm_kvs_request req;
-    ssize_t got = recv(r->kvs_fd, &req, sizeof req, MSG_DONTWAIT);
+    static _Alignas(8) char buf[sizeof(lm_ctl_request) + LM_SPAWN_WIRE_MAX];
+    ssize_t got = recv(r->kvs_fd, buf, sizeof buf, MSG_DONTWAIT);
     if (got < 0 && (errno == EAGAIN || errno == EINTR)) return;
     if (got <= 0) { /* the rank is gone, or closed its end */
         close(r->kvs_fd);
         r->kvs_fd = -1;
         return;
     }
-    const lm_layout *l = &A.seg->layout;
-    if (got >= (ssize_t)sizeof(int32_t) && req.type != LM_REQ_KVS_GET) {
-        lm_ctl_reply rep = {.result = -EOPNOTSUPP};
-        snprintf(rep.text, sizeof rep.text, "dynamic processes are not supported in a job across hosts yet");
-        send(r->kvs_fd, &rep, sizeof rep, MSG_DONTWAIT | MSG_NOSIGNAL);
+    int32_t code = lm_proc_code(r->job, r->world_rank), type = 0;
+    if (got >= (ssize_t)sizeof type) memcpy(&type, buf, sizeof type);
+    if (type != LM_REQ_KVS_GET) {
+        lm_link_send(&A.up, LM_FRAME_CTL, A.node, code, 0, buf, (size_t)got);
         return;
     }
-    if (got != (ssize_t)sizeof req || req.job != 0 || req.rank < 0 || req.rank >= l->world_size) {
+    lm_kvs_request req;
+    const lm_layout *l = &A.seg->layout;
+    if (got != (ssize_t)sizeof req) {
         lm_kvs_reply rep = {.result = -ENOENT};
         send(r->kvs_fd, &rep, sizeof rep, MSG_DONTWAIT | MSG_NOSIGNAL);
         return;
     }
-    lm_frame f = {
-        .type = LM_FRAME_KVS_GET, .node = lm_layout_node_of(l, req.rank), .rank = r->world_rank, .len = sizeof req};
+    memcpy(&req, buf, sizeof req);
+    int node = -1; /* another job: mpirun knows its host */
+    if (req.job == 0) {
+        if (req.rank < 0 || req.rank >= l->world_size) {
+            lm_kvs_reply rep = {.result = -ENOENT};
+            send(r->kvs_fd, &rep, sizeof rep, MSG_DONTWAIT | MSG_NOSIGNAL);
+            return;
+        }
+        node = lm_layout_node_of(l, req.rank);
+    }
+    lm_frame f = {.type = LM_FRAME_KVS_GET, .node = node, .rank = code, .value = A.node, .len = sizeof req};
     route(&f, &req);
 }
 
-static int is_kvs_frame(int type) { return type == LM_FRAME_KVS_GET || type == LM_FRAME_KVS_VALUE; }
+/* Frames addressed to one node: the direct modex and dynamic processes. */
+static int is_routed_frame(int type)
+{
+    return type == LM_FRAME_KVS_GET || type == LM_FRAME_KVS_VALUE || type == LM_FRAME_CTL || type == LM_FRAME_SPAWN;
+}
 
 static void from_parent(const lm_frame *f, const char *payload)
 {
-    if (is_kvs_frame(f->type)) {
+    if (is_routed_frame(f->type)) {
         route(f, payload);
         return;
     }
@@ -238,7 +316,7 @@ static void from_child(lm_child_agent *c, const lm_frame *f, const char *payload
         c->done = 1;
         return;
     }
-    if (is_kvs_frame(f->type)) {
+    if (f->type == LM_FRAME_KVS_GET || f->type == LM_FRAME_KVS_VALUE) {
         route(f, payload);
         return;
     }
@@ -253,14 +331,15 @@ static void reap(void)
         if (pid <= 0) return;
         for (int i = 0; i < A.nlocal; i++)
             if (A.ranks[i].pid == pid) {
+                local_rank *r = &A.ranks[i];
                 lm_exit_wire x;
-                lm_rank_exit_read(A.seg, i, pid, st, &x);
-                lm_link_send(&A.up, LM_FRAME_EXIT, A.node, A.ranks[i].world_rank, 0, &x, sizeof x);
+                lm_rank_exit_read(r->seg, r->local, pid, st, &x);
+                lm_link_send(&A.up, LM_FRAME_EXIT, A.node, lm_proc_code(r->job, r->world_rank), 0, &x, sizeof x);
                 A.ranks[i].pid = 0;
                 A.alive--;
                 if (A.ranks[i].kvs_fd >= 0) close(A.ranks[i].kvs_fd);
                 A.ranks[i].kvs_fd = -1;
-                if (A.ranks[i].world_rank == 0 && A.stdin_fd >= 0) {
+                if (A.ranks[i].job == 0 && A.ranks[i].world_rank == 0 && A.stdin_fd >= 0) {
                     close(A.stdin_fd);
                     A.stdin_fd = -1;
                 }
@@ -282,7 +361,7 @@ static void pump_output(local_rank *r, int stream)
             r->fd[stream] = -1;
             n = 0;
         }
-        lm_link_send(&A.up, LM_FRAME_OUT, A.node, r->world_rank, stream, chunk, (size_t)n);
+        lm_link_send(&A.up, LM_FRAME_OUT, A.node, lm_proc_code(r->job, r->world_rank), stream, chunk, (size_t)n);
     }
 }
 
@@ -297,6 +376,43 @@ static int node_cpus(void)
 {
     cpu_set_t set;
     return sched_getaffinity(0, sizeof set, &set) == 0 ? CPU_COUNT(&set) : 0;
+}
+
+/* Start one process here as r: rank `rank` of job sj, `local` in its
+ * segment, with its output pipes and its request socket; in is its stdin.
+ * 0, or -1 with errno. */
+static int start_local(lm_spawn_job *sj, local_rank *r, int rank, int local, int in)
+{
+    int out[2], err[2], kv[2], saved;
+    if (nonblocking_pipe(out) != 0) return -1;
+    if (nonblocking_pipe(err) != 0) goto close_out;
+    if (socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, kv) != 0) goto close_err;
+    fcntl(kv[0], F_SETFL, O_NONBLOCK);
+    pid_t pid = lm_spawn_rank(sj, rank, local, in, out[1], err[1], kv[1]);
+    saved = errno;
+    close(out[1]);
+    close(err[1]);
+    close(kv[1]);
+    r->fd[1] = out[0];
+    r->fd[2] = err[0];
+    r->kvs_fd = kv[0];
+    if (pid < 0) {
+        errno = saved;
+        return -1;
+    }
+    r->pid = pid;
+    A.alive++;
+    A.pgid = sj->pgid;
+    return 0;
+close_err:
+    close(err[0]);
+    close(err[1]);
+close_out:
+    saved = errno;
+    close(out[0]);
+    close(out[1]);
+    errno = saved;
+    return -1;
 }
 
 static int start_ranks(void)
@@ -339,52 +455,117 @@ static int start_ranks(void)
     for (int i = 0; i < A.nlocal && rc == 0; i++) {
         local_rank *r = &A.ranks[i];
         r->world_rank = lm_layout_world_rank_of(&layout, A.node, i);
+        r->seg = A.seg;
+        r->local = i;
         r->fd[1] = r->fd[2] = r->kvs_fd = -1;
-        int out[2], err[2], in[2] = {-1, -1}, kv[2];
-        if (nonblocking_pipe(out) != 0) {
-            rc = -1;
-            break;
-        }
-        if (nonblocking_pipe(err) != 0) {
-            close(out[0]);
-            close(out[1]);
-            rc = -1;
-            break;
-        }
-        if (socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, kv) != 0) {
-            close(out[0]);
-            close(out[1]);
-            close(err[0]);
-            close(err[1]);
-            rc = -1;
-            break;
-        }
-        fcntl(kv[0], F_SETFL, O_NONBLOCK);
-        r->kvs_fd = kv[0];
+        int in[2] = {-1, -1};
         if (r->world_rank == 0 && pipe2(in, O_CLOEXEC) == 0) {
             fcntl(in[1], F_SETFL, O_NONBLOCK);
             A.stdin_fd = in[1];
         }
-        pid_t pid = lm_spawn_rank(&sj, r->world_rank, i, in[0] >= 0 ? in[0] : devnull, out[1], err[1], kv[1]);
-        int saved = errno;
-        close(out[1]);
-        close(err[1]);
-        close(kv[1]);
+        rc = start_local(&sj, r, r->world_rank, i, in[0] >= 0 ? in[0] : devnull);
         if (in[0] >= 0) close(in[0]);
-        r->fd[1] = out[0];
-        r->fd[2] = err[0];
-        if (pid < 0) {
-            errno = saved;
-            rc = -1;
-            break;
-        }
-        r->pid = pid;
-        A.alive++;
-        A.pgid = sj.pgid;
     }
     close(devnull);
     if (rc != 0) fail_up("host %s: cannot start its ranks: %s", my_host(), strerror(errno));
     return rc;
+}
+
+/* ---- jobs spawned on this host ------------------------------------------ */
+
+static void spawn_failed(int job, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+static void spawn_failed(int job, const char *fmt, ...)
+{
+    char msg[600];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(msg, sizeof msg, fmt, ap);
+    va_end(ap);
+    lm_link_send(&A.up, LM_FRAME_SPAWNED, A.node, -1, job, msg, strlen(msg) + 1);
+}
+
+/* Start job ps->job here: its own segment (one node), its ranks with the
+ * environment of a spawned job, tracked like this host's ranks. */
+static void start_spawned(struct pending_spawn *ps)
+{
+    const char *end = ps->payload + ps->len, *port = ps->payload, *p = memchr(port, '\0', ps->len);
+    char why[600] = "malformed spawn request";
+    lm_spawn_cmd *cmds = NULL;
+    int count = 0, total = 0;
+    if (!p || lm_spawn_cmds_decode(p + 1, end, &cmds, &count, &total, why, sizeof why) != 0 || total != ps->n ||
+        lm_spawn_cmds_resolve(cmds, count, my_host(), why, sizeof why) != 0) {
+        lm_spawn_cmds_free(cmds, count);
+        spawn_failed(ps->job, "%s", why);
+        return;
+    }
+    struct spawned_here *grown = realloc(A.spawned, (size_t)(A.nspawned + 1) * sizeof *grown);
+    local_rank *ranks = realloc(A.ranks, (size_t)(A.nlocal + total) * sizeof *ranks);
+    if (grown) A.spawned = grown;
+    if (ranks) A.ranks = ranks;
+    if (!grown || !ranks) {
+        lm_spawn_cmds_free(cmds, count);
+        spawn_failed(ps->job, "host %s: the agent is out of memory", my_host());
+        return;
+    }
+    char job_id[80];
+    snprintf(job_id, sizeof job_id, "%s.%d", A.d.job_id, ps->job);
+    lm_layout layout = {.world_size = total,
+                        .reported_world_size = total,
+                        .node_count = 1,
+                        .local_size = total,
+                        .kind = LM_LAYOUT_BLOCK,
+                        .ranks_per_node = total,
+                        .universe_size = A.d.universe_size > total ? A.d.universe_size : total,
+                        .node_cpus = node_cpus()};
+    struct spawned_here *sh = &A.spawned[A.nspawned];
+    sh->job = ps->job;
+    sh->n = total;
+    sh->seg_fd = lm_node_segment_create(job_id, &layout, &sh->seg);
+    if (sh->seg_fd < 0) {
+        lm_spawn_cmds_free(cmds, count);
+        spawn_failed(ps->job, "host %s: cannot create the node segment: %s", my_host(), strerror(errno));
+        return;
+    }
+    A.nspawned++;
+    char **env = calloc((size_t)A.d.nenv + 3, sizeof *env);
+    char jobnum[48], parent[LM_CTL_TEXT_MAX + 32], appnum[48];
+    snprintf(jobnum, sizeof jobnum, "LEANMPI_JOB_NUM=%d", ps->job);
+    snprintf(parent, sizeof parent, "LEANMPI_PARENT_PORT=%s", port);
+    int devnull = open("/dev/null", O_RDONLY | O_CLOEXEC), first = A.nlocal, r = 0, rc = env ? 0 : -1;
+    for (int i = 0; env && i < A.d.nenv; i++) env[i] = (char *)A.d.env[i];
+    for (int i = 0; i < count && rc == 0; i++) {
+        snprintf(appnum, sizeof appnum, "LEANMPI_APPNUM=%d", i);
+        env[A.d.nenv] = jobnum;
+        env[A.d.nenv + 1] = parent;
+        env[A.d.nenv + 2] = appnum;
+        lm_spawn_job sj = {.path = cmds[i].path,
+                           .argv = (char **)cmds[i].args,
+                           .env = env,
+                           .nenv = A.d.nenv + 3,
+                           .segment_fd = sh->seg_fd,
+                           .job_id = job_id,
+                           .world_size = total,
+                           .local_size = total,
+                           .pgid = A.pgid,
+                           .cwd = *cmds[i].wdir ? cmds[i].wdir : NULL};
+        for (int m = 0; m < cmds[i].maxprocs && rc == 0; m++, r++) {
+            local_rank *lr = &A.ranks[first + r];
+            *lr = (local_rank){.world_rank = r, .job = ps->job, .seg = sh->seg, .local = r};
+            lr->fd[1] = lr->fd[2] = lr->kvs_fd = -1;
+            A.nlocal++;
+            rc = start_local(&sj, lr, r, r, devnull);
+        }
+    }
+    if (devnull >= 0) close(devnull);
+    free(env);
+    lm_spawn_cmds_free(cmds, count);
+    if (rc) { /* what started goes; the exits tell mpirun the rest */
+        for (int i = first; i < A.nlocal; i++)
+            if (A.ranks[i].pid > 0) kill(A.ranks[i].pid, SIGKILL);
+        spawn_failed(ps->job, "host %s: cannot start the spawned processes: %s", my_host(), strerror(errno));
+        return;
+    }
+    lm_link_send(&A.up, LM_FRAME_SPAWNED, A.node, -1, ps->job, NULL, 0);
 }
 
 static int start_children(void)
@@ -437,7 +618,7 @@ static void drain_output(void)
             if (r->fd[s] >= 0) {
                 close(r->fd[s]);
                 r->fd[s] = -1;
-                lm_link_send(&A.up, LM_FRAME_OUT, A.node, r->world_rank, s, NULL, 0);
+                lm_link_send(&A.up, LM_FRAME_OUT, A.node, lm_proc_code(r->job, r->world_rank), s, NULL, 0);
             }
         }
 }
@@ -461,15 +642,10 @@ static void check_links(void)
 
 static void run(int sfd)
 {
-    int cap = 3 + 2 * A.kids.n + 3 * A.nlocal + 1;
-    struct pollfd *pfd = calloc((size_t)cap, sizeof *pfd);
-    void **who = calloc((size_t)cap, sizeof *who);
-    int *kind = calloc((size_t)cap, sizeof *kind);
-    if (!pfd || !who || !kind) {
-        fail_up("host %s: out of memory", my_host());
-        kill_all();
-        return;
-    }
+    int cap = 0;
+    struct pollfd *pfd = NULL;
+    void **who = NULL;
+    int *kind = NULL;
     int done_sent = 0;
     enum { K_SIG, K_UP_IN, K_UP_OUT, K_KID_IN, K_KID_OUT, K_RANK_OUT, K_RANK_ERR, K_STDIN, K_RANK_KVS };
     for (;;) {
@@ -478,6 +654,28 @@ static void run(int sfd)
         lm_frame bf;
         const char *bp;
         while (lm_link_next(&A.up, &bf, &bp)) from_parent(&bf, bp);
+        /* jobs to spawn here grow A.ranks: only now, with no pointer into it held */
+        while (A.pending) {
+            struct pending_spawn *ps = A.pending;
+            A.pending = ps->next;
+            start_spawned(ps);
+            free(ps);
+        }
+        int need = 3 + 2 * A.kids.n + 3 * A.nlocal + 1;
+        if (need > cap) {
+            struct pollfd *p2 = realloc(pfd, (size_t)need * sizeof *pfd);
+            if (p2) pfd = p2;
+            void **w2 = realloc(who, (size_t)need * sizeof *who);
+            if (w2) who = w2;
+            int *k2 = realloc(kind, (size_t)need * sizeof *kind);
+            if (k2) kind = k2;
+            if (!p2 || !w2 || !k2) {
+                fail_up("host %s: out of memory", my_host());
+                kill_all();
+                goto free_poll_arrays;
+            }
+            cap = need;
+        }
         if (A.alive == 0) drain_output();
         /* Done, but still here: ranks on other hosts may yet ask for keys
          * of ours, until mpirun ends the job by closing the channel. */

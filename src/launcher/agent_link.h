@@ -24,8 +24,14 @@ enum lm_frame_type {
     LM_FRAME_DONE,      /* up: node `node` and everything below it ended */
     /* Direct modex (boot/kvs_wire.h), routed through the tree to `node`:
      * the agent of the host whose node KVS holds the key, then back. */
-    LM_FRAME_KVS_GET,  /* rank `rank` asks; payload: lm_kvs_request */
-    LM_FRAME_KVS_VALUE /* the answer for rank `rank`: value = length or -ENOENT; payload: the value */
+    LM_FRAME_KVS_GET,   /* process `rank` (lm_proc_code) on node `value` asks; payload: lm_kvs_request;
+                           node -1: mpirun, which knows where another job runs */
+    LM_FRAME_KVS_VALUE, /* the answer for process `rank`: value = length or -ENOENT; payload: the value */
+    /* Dynamic processes (boot/kvs_wire.h), served by mpirun. */
+    LM_FRAME_CTL,    /* up: process `rank` on node `node` asks (payload: its request); down: the answer */
+    LM_FRAME_SPAWN,  /* down: start job `value` of `rank` processes on node `node`; payload: the
+                        parent's port and a NUL, then the commands as in LM_REQ_SPAWN */
+    LM_FRAME_SPAWNED /* up: job `value` started on node `node` (no payload), or not (payload: why) */
 };
 
 typedef struct lm_frame {

@@ -35,6 +35,7 @@
 #include "rank_exit.h"
 #include "signal_names.h"
 #include "spawn.h"
+#include "spawn_request.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -80,8 +81,11 @@ typedef struct rank_proc {
 typedef struct spawned_job {
     int n;
     rank_proc *procs;
-    lm_node_segment *seg;
+    lm_node_segment *seg; /* on this node; across hosts the agent of `host` holds it */
     int seg_fd;
+    int host;                   /* across hosts: the node it runs on; -1 here */
+    int failed;                 /* its start failed: the exits of what did start are no failure */
+    int32_t req_node, req_code; /* across hosts: who asked for it, until the agent answers */
 } spawned_job;
 
 #define SPAWN_DEFAULT_LIMIT 1024 /* processes of all jobs at once, without --universe-size */
@@ -182,6 +186,7 @@ static int abort_status(int errorcode)
 static void rank_ended(int job, int r, const lm_exit_wire *x)
 {
     if (J.tearing_down) return; /* what happens to ranks now is our doing */
+    if (job > 0 && J.spawned[job - 1]->failed) return;
     if (J.cause == CAUSE_NONE) J.cause_job = job;
     int status = x->wait_status;
     if (x->abort_claimed) {
@@ -307,31 +312,43 @@ static void agent_failed(const char *why)
     begin_teardown(SIGTERM);
 }
 
+static void serve_remote(const lm_frame *f, const char *p);
+static void spawned_on_host(const lm_frame *f, const char *p);
+static void route_kvs_to_job(const lm_frame *f, const char *p);
+
 static void from_agent(lm_child_agent *c, const lm_frame *f, const char *p)
 {
-    int r = f->rank;
-    int rank_ok = r >= 0 && r < J.n;
+    /* a process: a world rank of the first job, or another job's (lm_proc_code) */
+    int job = f->rank >= 0 ? lm_proc_code_job(f->rank) : -1, r = job > 0 ? lm_proc_code_rank(f->rank) : f->rank;
+    int rank_ok = job >= 0 && job <= J.nspawned && r >= 0 && r < job_size(job);
+    rank_proc *rp = rank_ok ? proc_of(job, r) : NULL;
     switch (f->type) {
     case LM_FRAME_OUT:
-        if (rank_ok && (f->value == 1 || f->value == 2))
-            lm_out_feed(f->value == 1 ? &J.ranks[r].out : &J.ranks[r].err, p, f->len);
+        if (rp && (f->value == 1 || f->value == 2)) lm_out_feed(f->value == 1 ? &rp->out : &rp->err, p, f->len);
         break;
     case LM_FRAME_EXIT:
-        if (rank_ok && J.ranks[r].pid != 0 && f->len == sizeof(lm_exit_wire)) {
+        if (rp && rp->pid != 0 && f->len == sizeof(lm_exit_wire)) {
             lm_exit_wire x;
             memcpy(&x, p, sizeof x);
             x.abort_message[sizeof x.abort_message - 1] = '\0';
-            J.ranks[r].pid = x.pid;
-            rank_ended(0, r, &x);
-            rank_gone(0, r);
+            rp->pid = x.pid;
+            rank_ended(job, r, &x);
+            rank_gone(job, r);
         }
         break;
+    case LM_FRAME_CTL: serve_remote(f, p); break;
+    case LM_FRAME_SPAWNED: spawned_on_host(f, p); break;
     case LM_FRAME_STDIN_ACK: J.in_len = 0; break;
     case LM_FRAME_FAIL: agent_failed(f->len && p[f->len - 1] == '\0' ? p : "a launch agent failed"); break;
     case LM_FRAME_DONE:
         if (f->node == c->node) c->done = 1;
         break;
     case LM_FRAME_KVS_GET: /* between hosts in different subtrees: pass it down again */
+        if (f->node < 0) { /* another job's key: to its host */
+            route_kvs_to_job(f, p);
+            break;
+        }
+        /* fall through */
     case LM_FRAME_KVS_VALUE: {
         lm_child_agent *to = lm_subtree_toward(&J.agents, -1, f->node, J.desc.fanout);
         if (to) lm_link_send(&to->link, f->type, f->node, f->rank, f->value, p, f->len);
@@ -347,9 +364,12 @@ static void report(void)
 {
     char pidbuf[360] = "", jobbuf[40] = "";
     if (J.cause_job > 0) snprintf(jobbuf, sizeof jobbuf, " of spawned job %d", J.cause_job);
-    if (J.cause_pid > 0 && J.multi && J.cause_rank >= 0 && J.desc.ranks_per_node > 0)
-        snprintf(pidbuf, sizeof pidbuf, "%s (pid %d on host %s)", jobbuf, (int)J.cause_pid,
-                 J.desc.host_names[lm_min_int(J.cause_rank / J.desc.ranks_per_node, J.desc.nhosts - 1)]);
+    int host = J.cause_job > 0 ? J.spawned[J.cause_job - 1]->host
+               : J.multi && J.cause_rank >= 0 && J.desc.ranks_per_node > 0
+                   ? lm_min_int(J.cause_rank / J.desc.ranks_per_node, J.desc.nhosts - 1)
+                   : -1;
+    if (J.cause_pid > 0 && J.multi && host >= 0)
+        snprintf(pidbuf, sizeof pidbuf, "%s (pid %d on host %s)", jobbuf, (int)J.cause_pid, J.desc.host_names[host]);
     else if (J.cause_pid > 0) snprintf(pidbuf, sizeof pidbuf, "%s (pid %d)", jobbuf, (int)J.cause_pid);
     else snprintf(pidbuf, sizeof pidbuf, "%s", jobbuf);
     switch (J.cause) {
@@ -497,30 +517,6 @@ static int launch(const lm_options *o, const char *path, const char *job_id)
 
 /* ---- requests of the ranks (one node) --------------------------------- */
 
-/* A spawn request's commands (boot/kvs_wire.h), decoded in place. */
-typedef struct spawn_cmd {
-    int maxprocs, argc;
-    const char *command, *wdir, *host;
-    const char **args;
-    char path[PATH_MAX];
-} spawn_cmd;
-
-static const char *take_str(const char **at, const char *end)
-{
-    const char *s = *at, *nul = s < end ? memchr(s, '\0', (size_t)(end - s)) : NULL;
-    if (!nul) return NULL;
-    *at = nul + 1;
-    return s;
-}
-
-static int take_int(const char **at, const char *end, int32_t *v)
-{
-    if (end - *at < (long)sizeof *v) return -1;
-    memcpy(v, *at, sizeof *v);
-    *at += sizeof *v;
-    return 0;
-}
-
 static int is_this_host(const char *h)
 {
     char me[256];
@@ -528,48 +524,20 @@ static int is_this_host(const char *h)
     return gethostname(me, sizeof me) == 0 && strcmp(h, me) == 0;
 }
 
-/* Decode and check the commands; 0, or -1 with why. *cmds is calloc'ed. */
-static int decode_spawn(const char *p, const char *end, spawn_cmd **cmds, int *count, int *total, char *why,
+/* Decode the commands and check them on this node; 0, or -1 with why. */
+static int decode_spawn(const char *p, const char *end, lm_spawn_cmd **cmds, int *count, int *total, char *why,
                         size_t whycap)
 {
-    int32_t n;
-    *cmds = NULL;
-    if (take_int(&p, end, &n) || n < 1 || n > 4096 || !(*cmds = calloc((size_t)n, sizeof **cmds)))
-        return snprintf(why, whycap, "malformed spawn request"), -1;
-    *count = n;
-    *total = 0;
-    for (int i = 0; i < n; i++) {
-        spawn_cmd *c = &(*cmds)[i];
-        int32_t mp, argc;
-        if (take_int(&p, end, &mp) || take_int(&p, end, &argc) || mp < 0 || argc < 0 || argc > 65536 ||
-            !(c->command = take_str(&p, end)) || !(c->wdir = take_str(&p, end)) || !(c->host = take_str(&p, end)) ||
-            !(c->args = calloc((size_t)argc + 2, sizeof *c->args)))
-            return snprintf(why, whycap, "malformed spawn request"), -1;
-        c->maxprocs = mp;
-        c->argc = argc;
-        c->args[0] = c->command;
-        for (int k = 0; k < argc; k++)
-            if (!(c->args[k + 1] = take_str(&p, end))) return snprintf(why, whycap, "malformed spawn request"), -1;
-        char reason[512];
-        if (lm_find_program_quiet(c->command, c->path, sizeof c->path, reason, sizeof reason) != 0)
-            return snprintf(why, whycap, "%s", reason), -1;
-        struct stat st;
-        if (*c->wdir && (stat(c->wdir, &st) != 0 || !S_ISDIR(st.st_mode)))
-            return snprintf(why, whycap, "working directory '%s' (info key wdir) is not a directory", c->wdir), -1;
-        if (!is_this_host(c->host))
+    if (lm_spawn_cmds_decode(p, end, cmds, count, total, why, whycap) != 0 ||
+        lm_spawn_cmds_resolve(*cmds, *count, NULL, why, whycap) != 0)
+        return -1;
+    for (int i = 0; i < *count; i++)
+        if (!is_this_host((*cmds)[i].host))
             return snprintf(why, whycap,
-                            "host '%s' (info key host) is not this node; spawning across hosts is not supported yet",
-                            c->host),
+                            "host '%s' (info key host) is not this node (mpirun --host gives a job several hosts)",
+                            (*cmds)[i].host),
                    -1;
-        *total += mp;
-    }
     return 0;
-}
-
-static void free_cmds(spawn_cmd *cmds, int count)
-{
-    for (int i = 0; cmds && i < count; i++) free(cmds[i].args);
-    free(cmds);
 }
 
 /* The universe's limit on processes at once: --universe-size when given. */
@@ -579,10 +547,10 @@ static int spawn_limit(void) { return J.opts->universe_size ? J.opts->universe_s
  * is left then). */
 static int spawn_job(const lm_ctl_request *req, const char *p, const char *end, char *why, size_t whycap)
 {
-    spawn_cmd *cmds;
+    lm_spawn_cmd *cmds;
     int count, total;
     if (decode_spawn(p, end, &cmds, &count, &total, why, whycap) != 0) {
-        free_cmds(cmds, 0);
+        lm_spawn_cmds_free(cmds, count);
         return -1;
     }
     int alive_now = J.alive, k = J.nspawned + 1, rc = -1;
@@ -600,7 +568,7 @@ static int spawn_job(const lm_ctl_request *req, const char *p, const char *end, 
     if (rc) {
         if (sj) free(sj->procs);
         free(sj);
-        free_cmds(cmds, count);
+        lm_spawn_cmds_free(cmds, count);
         return -1;
     }
     char job_id[64];
@@ -619,9 +587,10 @@ static int spawn_job(const lm_ctl_request *req, const char *p, const char *end, 
         snprintf(why, whycap, "cannot create the node segment: %s", strerror(errno));
         free(sj->procs);
         free(sj);
-        free_cmds(cmds, count);
+        lm_spawn_cmds_free(cmds, count);
         return -1;
     }
+    sj->host = -1;
     J.spawned[k - 1] = sj;
     J.nspawned = k;
     for (int r = 0; r < total; r++) {
@@ -664,7 +633,7 @@ static int spawn_job(const lm_ctl_request *req, const char *p, const char *end, 
     }
     if (devnull >= 0) close(devnull);
     free(env);
-    free_cmds(cmds, count);
+    lm_spawn_cmds_free(cmds, count);
     if (rc) { /* end what started; the job stays listed, its processes reaped as they go */
         for (int i = 0; i < total; i++)
             if (sj->procs[i].pid > 0) kill(sj->procs[i].pid, SIGKILL);
@@ -690,53 +659,185 @@ static void serve_kvs(rank_proc *p, const lm_kvs_request *req)
     send(p->ctl, &rep, sizeof rep, MSG_DONTWAIT | MSG_NOSIGNAL);
 }
 
-static void serve_ctl(rank_proc *p, lm_ctl_request *req, size_t len)
+static int spawn_on_host(const lm_ctl_request *req, size_t len, int32_t node, int32_t code, char *why, size_t whycap);
+
+/* A request of process (job, rank): 1 with *rep to send back, or 0 when
+ * the answer comes later (a spawn across hosts: the agent's SPAWNED frame).
+ * node and code say where the process is (across hosts). */
+static int serve_ctl(int job, int rank, int32_t node, int32_t code, lm_ctl_request *req, size_t len, lm_ctl_reply *rep)
 {
-    lm_ctl_reply rep = {0};
+    *rep = (lm_ctl_reply){0};
     req->name[sizeof req->name - 1] = req->port[sizeof req->port - 1] = '\0';
     int rc = 0;
+    struct {
+        int job, rank;
+    } who = {job, rank}, *p = &who;
     switch (req->type) {
     case LM_REQ_SPAWN:
-        rc = spawn_job(req, (const char *)(req + 1), (const char *)req + len, rep.text, sizeof rep.text);
-        if (rc > 0) rep.a = rc, rc = 0;
+        if (J.multi) {
+            if (spawn_on_host(req, len, node, code, rep->text, sizeof rep->text) == 0) return 0;
+            rc = -EINVAL;
+            break;
+        }
+        rc = spawn_job(req, (const char *)(req + 1), (const char *)req + len, rep->text, sizeof rep->text);
+        if (rc > 0) rep->a = rc, rc = 0;
         else rc = -EINVAL;
         break;
     case LM_REQ_PORT_OPEN:
         rc = lm_broker_port_open(&J.broker, req->port, p->job, p->rank);
-        if (rc == -EEXIST) snprintf(rep.text, sizeof rep.text, "port '%.900s' is open already", req->port);
+        if (rc == -EEXIST) snprintf(rep->text, sizeof rep->text, "port '%.900s' is open already", req->port);
         break;
     case LM_REQ_PORT_CLOSE:
         rc = lm_broker_port_close(&J.broker, req->port);
-        if (rc) snprintf(rep.text, sizeof rep.text, "port '%.900s' is not open", req->port);
+        if (rc) snprintf(rep->text, sizeof rep->text, "port '%.900s' is not open", req->port);
         break;
     case LM_REQ_ACCEPT:
     case LM_REQ_CONNECT:
         rc = lm_broker_queue(&J.broker, req->port, req->type == LM_REQ_ACCEPT, p->job, p->rank);
-        if (rc > 0) rep.a = rc, rc = 0;
-        else if (rc == -ENOENT) snprintf(rep.text, sizeof rep.text, "port '%.900s' is not open", req->port);
+        if (rc > 0) rep->a = rc, rc = 0;
+        else if (rc == -ENOENT) snprintf(rep->text, sizeof rep->text, "port '%.900s' is not open", req->port);
         break;
     case LM_REQ_POLL:
-        rc = lm_broker_poll(&J.broker, req->value, &rep.a, &rep.b, &rep.c);
-        if (rc == -ENOENT) snprintf(rep.text, sizeof rep.text, "the port was closed while waiting on it");
+        rc = lm_broker_poll(&J.broker, req->value, &rep->a, &rep->b, &rep->c);
+        if (rc == -ENOENT) snprintf(rep->text, sizeof rep->text, "the port was closed while waiting on it");
         break;
     case LM_REQ_CANCEL: lm_broker_cancel(&J.broker, req->value); break;
     case LM_REQ_PUBLISH:
         rc = lm_broker_publish(&J.broker, req->name, req->port);
-        if (rc == -EEXIST) snprintf(rep.text, sizeof rep.text, "service '%.900s' is published already", req->name);
+        if (rc == -EEXIST) snprintf(rep->text, sizeof rep->text, "service '%.900s' is published already", req->name);
         break;
     case LM_REQ_LOOKUP:
-        rc = lm_broker_lookup(&J.broker, req->name, rep.text, sizeof rep.text);
-        if (rc) snprintf(rep.text, sizeof rep.text, "service '%.900s' is not published", req->name);
+        rc = lm_broker_lookup(&J.broker, req->name, rep->text, sizeof rep->text);
+        if (rc) snprintf(rep->text, sizeof rep->text, "service '%.900s' is not published", req->name);
         break;
     case LM_REQ_UNPUBLISH:
         rc = lm_broker_unpublish(&J.broker, req->name, req->port[0] ? req->port : NULL);
-        if (rc) snprintf(rep.text, sizeof rep.text, "service '%.900s' is not published under that port", req->name);
+        if (rc) snprintf(rep->text, sizeof rep->text, "service '%.900s' is not published under that port", req->name);
         break;
-    default: rc = -EINVAL; snprintf(rep.text, sizeof rep.text, "unknown request %d", req->type);
+    default: rc = -EINVAL; snprintf(rep->text, sizeof rep->text, "unknown request %d", req->type);
     }
-    if (rc == -ENOMEM) snprintf(rep.text, sizeof rep.text, "mpirun is out of memory");
-    rep.result = rc;
-    send(p->ctl, &rep, sizeof rep, MSG_DONTWAIT | MSG_NOSIGNAL);
+    if (rc == -ENOMEM) snprintf(rep->text, sizeof rep->text, "mpirun is out of memory");
+    rep->result = rc;
+    return 1;
+}
+
+/* Across hosts a spawned job runs on one host: the one the first command's
+ * info key host names, else the host with the fewest processes. Its agent
+ * resolves the commands and starts the job (LM_FRAME_SPAWN) and answers
+ * with LM_FRAME_SPAWNED, which completes the request. 0, or -1 with why. */
+static int spawn_on_host(const lm_ctl_request *req, size_t len, int32_t node, int32_t code, char *why, size_t whycap)
+{
+    const char *cmds = (const char *)(req + 1), *end = (const char *)req + len, *host = NULL;
+    lm_spawn_cmd *dec;
+    int n, total;
+    if (lm_spawn_cmds_decode(cmds, end, &dec, &n, &total, why, whycap) != 0) {
+        lm_spawn_cmds_free(dec, n);
+        return -1;
+    }
+    int nh = J.desc.nhosts, h = -1, named = 0;
+    for (int i = 0; i < n && !host; i++)
+        if (*dec[i].host) host = dec[i].host;
+    for (int i = 0; host && i < nh && h < 0; i++)
+        if (!strcmp(J.desc.host_names[i], host)) h = i;
+    if (host && h < 0) snprintf(why, whycap, "host '%.200s' (info key host) is not a host of this job", host);
+    named = host != NULL;
+    lm_spawn_cmds_free(dec, n); /* host pointed into it */
+    if (named && h < 0) return -1;
+    if (total < 1) return snprintf(why, whycap, "no process to start"), -1;
+    if (J.alive + total > spawn_limit())
+        return snprintf(why, whycap, "%d more processes would exceed the universe's %d (mpirun --universe-size)", total,
+                        spawn_limit()),
+               -1;
+    if (J.nspawned + 1 >= LM_JOB_MAX) return snprintf(why, whycap, "a universe holds at most %d jobs", LM_JOB_MAX), -1;
+    if (h < 0) { /* the least loaded host */
+        int best = -1;
+        for (int i = 0; i < nh; i++) {
+            int load = J.desc.host_nranks[i];
+            for (int k = 0; k < J.nspawned; k++)
+                if (J.spawned[k]->host == i && !J.spawned[k]->failed) load += J.spawned[k]->n;
+            if (best < 0 || load < best) best = load, h = i;
+        }
+    }
+    spawned_job **grown = realloc(J.spawned, (size_t)(J.nspawned + 1) * sizeof *grown);
+    if (grown) J.spawned = grown;
+    spawned_job *sj = grown ? calloc(1, sizeof *sj) : NULL;
+    size_t plen = strlen(req->port) + 1 + (size_t)(end - cmds);
+    char *payload = sj ? malloc(plen) : NULL;
+    if (!sj || !payload || !(sj->procs = calloc((size_t)total, sizeof *sj->procs))) {
+        free(payload);
+        if (sj) free(sj->procs);
+        free(sj);
+        return snprintf(why, whycap, "mpirun is out of memory"), -1;
+    }
+    int k = ++J.nspawned;
+    J.spawned[k - 1] = sj;
+    *sj = (spawned_job){.n = total, .procs = sj->procs, .seg_fd = -1, .host = h, .req_node = node, .req_code = code};
+    for (int r = 0; r < total; r++) {
+        rank_proc *q = &sj->procs[r];
+        q->pid = -1; /* running there; its exit says its pid */
+        lm_out_init(&q->out, -1, 1, r);
+        lm_out_init(&q->err, -1, 2, r);
+        q->ctl = -1;
+        q->job = k;
+        q->rank = r;
+    }
+    J.alive += total;
+    memcpy(payload, req->port, strlen(req->port) + 1);
+    memcpy(payload + strlen(req->port) + 1, cmds, (size_t)(end - cmds));
+    lm_child_agent *c = lm_subtree_toward(&J.agents, -1, h, J.desc.fanout);
+    if (c) lm_link_send(&c->link, LM_FRAME_SPAWN, h, total, k, payload, plen);
+    free(payload);
+    return 0;
+}
+
+/* The agent's answer to LM_FRAME_SPAWN, for the process that asked. */
+static void spawned_on_host(const lm_frame *f, const char *p)
+{
+    int k = f->value;
+    if (k < 1 || k > J.nspawned || J.spawned[k - 1]->host < 0) return;
+    spawned_job *sj = J.spawned[k - 1];
+    lm_ctl_reply rep = {.result = 0, .a = k};
+    if (f->len) {
+        rep.result = -EINVAL;
+        snprintf(rep.text, sizeof rep.text, "%.*s", (int)f->len, p);
+        sj->failed = 1;
+    }
+    lm_child_agent *c = lm_subtree_toward(&J.agents, -1, sj->req_node, J.desc.fanout);
+    if (c) lm_link_send(&c->link, LM_FRAME_CTL, sj->req_node, sj->req_code, 0, &rep, sizeof rep);
+}
+
+/* A request of a process on another host, through its agent. */
+static void serve_remote(const lm_frame *f, const char *p)
+{
+    _Alignas(8) static char req[sizeof(lm_ctl_request) + LM_SPAWN_WIRE_MAX];
+    int job = lm_proc_code_job(f->rank), rank = job ? lm_proc_code_rank(f->rank) : f->rank;
+    lm_ctl_reply rep = {.result = -EINVAL};
+    int answer = 1;
+    if (f->len >= sizeof(lm_ctl_request) && f->len <= sizeof req && job <= J.nspawned) {
+        memcpy(req, p, f->len);
+        answer = serve_ctl(job, rank, f->node, f->rank, (lm_ctl_request *)req, f->len, &rep);
+    }
+    lm_child_agent *c = lm_subtree_toward(&J.agents, -1, f->node, J.desc.fanout);
+    if (answer && c) lm_link_send(&c->link, LM_FRAME_CTL, f->node, f->rank, 0, &rep, sizeof rep);
+}
+
+/* A key of another job's process: its host is known here only. */
+static void route_kvs_to_job(const lm_frame *f, const char *p)
+{
+    lm_kvs_request req;
+    int host = -1;
+    if (f->len == sizeof req) {
+        memcpy(&req, p, sizeof req);
+        if (req.job > 0 && req.job <= J.nspawned && !J.spawned[req.job - 1]->failed)
+            host = J.spawned[req.job - 1]->host;
+    }
+    if (host >= 0) {
+        lm_child_agent *c = lm_subtree_toward(&J.agents, -1, host, J.desc.fanout);
+        if (c) lm_link_send(&c->link, LM_FRAME_KVS_GET, host, f->rank, f->value, p, f->len);
+        return;
+    }
+    lm_child_agent *c = lm_subtree_toward(&J.agents, -1, f->value, J.desc.fanout);
+    if (c) lm_link_send(&c->link, LM_FRAME_KVS_VALUE, f->value, f->rank, -ENOENT, NULL, 0);
 }
 
 /* One request from rank p (one at a time per rank: its socket has room
@@ -756,7 +857,9 @@ static void serve(rank_proc *p)
     if (type == LM_REQ_KVS_GET && got == (ssize_t)sizeof(lm_kvs_request)) {
         serve_kvs(p, (const lm_kvs_request *)aligned);
     } else if (got >= (ssize_t)sizeof(lm_ctl_request)) {
-        serve_ctl(p, (lm_ctl_request *)aligned, (size_t)got);
+        lm_ctl_reply rep;
+        if (serve_ctl(p->job, p->rank, -1, -1, (lm_ctl_request *)aligned, (size_t)got, &rep))
+            send(p->ctl, &rep, sizeof rep, MSG_DONTWAIT | MSG_NOSIGNAL);
     } else {
         lm_ctl_reply rep = {.result = -EINVAL};
         send(p->ctl, &rep, sizeof rep, MSG_DONTWAIT | MSG_NOSIGNAL);
