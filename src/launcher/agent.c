@@ -527,27 +527,13 @@ static void start_spawned(struct pending_spawn *ps)
         return;
     }
     A.nspawned++;
-    char **env = calloc((size_t)A.d.nenv + 3, sizeof *env);
-    char jobnum[48], parent[LM_CTL_TEXT_MAX + 32], appnum[48];
-    snprintf(jobnum, sizeof jobnum, "LEANMPI_JOB_NUM=%d", ps->job);
-    snprintf(parent, sizeof parent, "LEANMPI_PARENT_PORT=%s", port);
-    int devnull = open("/dev/null", O_RDONLY | O_CLOEXEC), first = A.nlocal, r = 0, rc = env ? 0 : -1;
-    for (int i = 0; env && i < A.d.nenv; i++) env[i] = (char *)A.d.env[i];
+    lm_spawn_env se;
+    int devnull = open("/dev/null", O_RDONLY | O_CLOEXEC), first = A.nlocal, r = 0;
+    int rc = lm_spawn_env_init(&se, (char *const *)A.d.env, A.d.nenv, ps->job, port);
     for (int i = 0; i < count && rc == 0; i++) {
-        snprintf(appnum, sizeof appnum, "LEANMPI_APPNUM=%d", i);
-        env[A.d.nenv] = jobnum;
-        env[A.d.nenv + 1] = parent;
-        env[A.d.nenv + 2] = appnum;
-        lm_spawn_job sj = {.path = cmds[i].path,
-                           .argv = (char **)cmds[i].args,
-                           .env = env,
-                           .nenv = A.d.nenv + 3,
-                           .segment_fd = sh->seg_fd,
-                           .job_id = job_id,
-                           .world_size = total,
-                           .local_size = total,
-                           .pgid = A.pgid,
-                           .cwd = *cmds[i].wdir ? cmds[i].wdir : NULL};
+        lm_spawn_job sj = {
+            .segment_fd = sh->seg_fd, .job_id = job_id, .world_size = total, .local_size = total, .pgid = A.pgid};
+        lm_spawn_env_command(&se, &cmds[i], i, &sj);
         for (int m = 0; m < cmds[i].maxprocs && rc == 0; m++, r++) {
             local_rank *lr = &A.ranks[first + r];
             *lr = (local_rank){.world_rank = r, .job = ps->job, .seg = sh->seg, .local = r};
@@ -557,7 +543,7 @@ static void start_spawned(struct pending_spawn *ps)
         }
     }
     if (devnull >= 0) close(devnull);
-    free(env);
+    lm_spawn_env_free(&se);
     lm_spawn_cmds_free(cmds, count);
     if (rc) { /* what started goes; the exits tell mpirun the rest */
         for (int i = first; i < A.nlocal; i++)

@@ -602,37 +602,19 @@ static int spawn_job(const lm_ctl_request *req, const char *p, const char *end, 
         q->rank = r;
     }
     sj->n = total;
-    /* the extra environment: the job's number, the parent's port, appnum */
-    const lm_options *o = J.opts;
-    char **env = calloc((size_t)o->nenv + 3, sizeof *env);
-    char jobnum[48], parent[LM_CTL_TEXT_MAX + 32], appnum[48];
-    int devnull = open("/dev/null", O_RDONLY | O_CLOEXEC);
-    rc = env ? 0 : -1;
-    if (!env) snprintf(why, whycap, "mpirun is out of memory");
-    for (int i = 0; env && i < o->nenv; i++) env[i] = o->env[i];
-    snprintf(jobnum, sizeof jobnum, "LEANMPI_JOB_NUM=%d", k);
-    snprintf(parent, sizeof parent, "LEANMPI_PARENT_PORT=%s", req->port);
-    int r = 0;
+    lm_spawn_env se;
+    int devnull = open("/dev/null", O_RDONLY | O_CLOEXEC), r = 0;
+    rc = lm_spawn_env_init(&se, J.opts->env, J.opts->nenv, k, req->port);
+    if (rc) snprintf(why, whycap, "mpirun is out of memory");
     for (int i = 0; i < count && rc == 0; i++) {
-        snprintf(appnum, sizeof appnum, "LEANMPI_APPNUM=%d", i);
-        env[o->nenv] = jobnum;
-        env[o->nenv + 1] = parent;
-        env[o->nenv + 2] = appnum;
-        lm_spawn_job spec = {.path = cmds[i].path,
-                             .argv = (char **)cmds[i].args,
-                             .env = env,
-                             .nenv = o->nenv + 3,
-                             .segment_fd = sj->seg_fd,
-                             .job_id = job_id,
-                             .world_size = total,
-                             .local_size = total,
-                             .pgid = J.pgid,
-                             .cwd = *cmds[i].wdir ? cmds[i].wdir : NULL};
+        lm_spawn_job spec = {
+            .segment_fd = sj->seg_fd, .job_id = job_id, .world_size = total, .local_size = total, .pgid = J.pgid};
+        lm_spawn_env_command(&se, &cmds[i], i, &spec);
         for (int m = 0; m < cmds[i].maxprocs && rc == 0; m++, r++)
             rc = start_proc(&spec, &sj->procs[r], r, devnull, why, whycap);
     }
     if (devnull >= 0) close(devnull);
-    free(env);
+    lm_spawn_env_free(&se);
     lm_spawn_cmds_free(cmds, count);
     if (rc) { /* end what started; the job stays listed, its processes reaped as they go */
         for (int i = 0; i < total; i++)

@@ -73,3 +73,33 @@ void lm_spawn_cmds_free(lm_spawn_cmd *cmds, int count)
     for (int i = 0; cmds && i < count; i++) free(cmds[i].args);
     free(cmds);
 }
+
+int lm_spawn_env_init(lm_spawn_env *e, char *const *base, int nbase, int job, const char *port)
+{
+    e->nbase = nbase;
+    e->env = calloc((size_t)nbase + 3, sizeof *e->env);
+    if (!e->env) return -1;
+    for (int i = 0; i < nbase; i++) e->env[i] = base[i];
+    snprintf(e->jobnum, sizeof e->jobnum, "LEANMPI_JOB_NUM=%d", job);
+    snprintf(e->parent, sizeof e->parent, "LEANMPI_PARENT_PORT=%s", port);
+    e->env[nbase] = e->jobnum;
+    e->env[nbase + 1] = e->parent;
+    e->env[nbase + 2] = e->appnum;
+    return 0;
+}
+
+void lm_spawn_env_command(lm_spawn_env *e, const lm_spawn_cmd *c, int appnum, lm_spawn_job *spec)
+{
+    snprintf(e->appnum, sizeof e->appnum, "LEANMPI_APPNUM=%d", appnum);
+    spec->path = c->path;
+    spec->argv = (char **)c->args;
+    spec->env = e->env;
+    spec->nenv = e->nbase + 3;
+    spec->cwd = *c->wdir ? c->wdir : NULL;
+}
+
+void lm_spawn_env_free(lm_spawn_env *e)
+{
+    free(e->env);
+    e->env = NULL;
+}
