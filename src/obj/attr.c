@@ -10,6 +10,7 @@
  * until the first one (most objects never have any). */
 #include "obj/attr.h"
 #include "obj/comm.h"
+#include "util/lm_cs.h"
 #include "util/lm_error.h"
 #include "util/lm_mem.h"
 #include "api/impl_gen.h"
@@ -142,6 +143,26 @@ static int find(const struct lm_attr_list *l, int id)
     return -1;
 }
 
+/* The user's callbacks run outside the library's critical section
+ * (lm_cs_suspend): one written in Python takes the interpreter lock, which
+ * another thread may hold while it waits for the section.  Callers look the
+ * attribute list up again after each call. */
+static int call_delete(lm_delete_fn *del, int h, int id, void *val, void *extra)
+{
+    unsigned held = lm_cs_suspend();
+    int rc = del(h, id, val, extra);
+    lm_cs_resume(held);
+    return rc;
+}
+
+static int call_copy(lm_copy_fn *copy, int h, int id, void *extra, void *val, void **out, int *flag)
+{
+    unsigned held = lm_cs_suspend();
+    int rc = copy(h, id, extra, val, out, flag);
+    lm_cs_resume(held);
+    return rc;
+}
+
 /* Append (keyval id, val); takes a reference on the keyval. */
 static int append(struct lm_attr_list **lp, int id, void *val)
 {
@@ -182,7 +203,7 @@ static int delete_one(enum lm_kind kind, int h, int id)
     keyval *k = kv_at(id);
     void *val = (*lp)->e[i].val;
     if (k->del) {
-        int rc = k->del(h, id, val, k->extra);
+        int rc = call_delete(k->del, h, id, val, k->extra);
         if (rc != MPI_SUCCESS) return rc;
         lp = list_of(kind, h);
         i = find(*lp, id);
@@ -231,7 +252,7 @@ int lm_attr_copy(enum lm_kind kind, int old_handle, struct lm_attr_list *src, in
         if (!k->copy) continue;
         void *out = NULL;
         int flag = 0;
-        rc = k->copy(old_handle, snap[i].keyval, k->extra, snap[i].val, &out, &flag);
+        rc = call_copy(k->copy, old_handle, snap[i].keyval, k->extra, snap[i].val, &out, &flag);
         if (rc == MPI_SUCCESS && flag) rc = append(dst, snap[i].keyval, out);
     }
     for (int i = 0; i < n; i++) kv_release(snap[i].keyval);
@@ -242,7 +263,7 @@ int lm_attr_copy(enum lm_kind kind, int old_handle, struct lm_attr_list *src, in
         while (*dst) {
             attr_entry e = (*dst)->e[(*dst)->n - 1];
             keyval *k = kv_at(e.keyval);
-            if (k->del) k->del(new_handle, e.keyval, e.val, k->extra);
+            if (k->del) call_delete(k->del, new_handle, e.keyval, e.val, k->extra);
             remove_at(dst, (*dst)->n - 1);
         }
     }

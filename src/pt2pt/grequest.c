@@ -3,9 +3,12 @@
  * MPI_Grequest_complete has been called. The completion calls treat it like
  * any other request (its `complete` flag) and retire it through
  * lm_grequest_retire, which asks query_fn for the status and then runs
- * free_fn. */
+ * free_fn.  The callbacks run outside the library's critical section
+ * (lm_cs_suspend): one written in Python takes the interpreter lock, which
+ * another thread may hold while it waits for the section. */
 #include "pt2pt/grequest.h"
 #include "pt2pt/pt2pt.h"
+#include "util/lm_cs.h"
 #include "util/lm_error.h"
 #include "api/impl_gen.h"
 
@@ -28,7 +31,11 @@ int impl_MPI_Grequest_start(MPI_Grequest_query_function *query_fn, MPI_Grequest_
 static int call_free(lm_request *r)
 {
     MPI_Grequest_free_function *fn = (MPI_Grequest_free_function *)r->greq_free;
-    return fn ? fn(r->greq_state) : MPI_SUCCESS;
+    if (!fn) return MPI_SUCCESS;
+    unsigned held = lm_cs_suspend();
+    int rc = fn(r->greq_state);
+    lm_cs_resume(held);
+    return rc;
 }
 
 int impl_MPI_Grequest_complete(MPI_Request request)
@@ -54,7 +61,11 @@ int lm_grequest_query(lm_request *r, MPI_Status *st)
     /* what the status says when query_fn leaves a field alone */
     lm_status_set(s, MPI_ANY_SOURCE, MPI_ANY_TAG, st == MPI_STATUS_IGNORE ? MPI_SUCCESS : st->MPI_ERROR, 0, 0);
     MPI_Grequest_query_function *fn = (MPI_Grequest_query_function *)r->greq_query;
-    return fn ? fn(r->greq_state, s) : MPI_SUCCESS;
+    if (!fn) return MPI_SUCCESS;
+    unsigned held = lm_cs_suspend();
+    int rc = fn(r->greq_state, s);
+    lm_cs_resume(held);
+    return rc;
 }
 
 int lm_grequest_retire(MPI_Request *h, lm_request *r, MPI_Status *st)
@@ -80,5 +91,10 @@ int lm_grequest_free(lm_request *r)
 int lm_grequest_cancel(lm_request *r)
 {
     MPI_Grequest_cancel_function *fn = (MPI_Grequest_cancel_function *)r->greq_cancel;
-    return fn ? fn(r->greq_state, r->complete ? 1 : 0) : MPI_SUCCESS;
+    if (!fn) return MPI_SUCCESS;
+    int complete = r->complete ? 1 : 0;
+    unsigned held = lm_cs_suspend();
+    int rc = fn(r->greq_state, complete);
+    lm_cs_resume(held);
+    return rc;
 }

@@ -66,3 +66,19 @@ void lm_cs_handoff(void)
     lock();
     depth = saved;
 }
+
+unsigned lm_cs_suspend(void)
+{
+    unsigned saved = depth;
+    if (saved == 0) return 0;
+    depth = 0;
+    unlock();
+    return saved;
+}
+
+void lm_cs_resume(unsigned saved)
+{
+    if (saved == 0) return;
+    lock();
+    depth = saved;
+}

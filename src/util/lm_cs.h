@@ -22,6 +22,13 @@ void lm_cs_exit(void);
 /* Called while holding the section: when other threads wait for it, let one
  * of them have it, then take it back (at the same depth). */
 void lm_cs_handoff(void);
+/* Around a user callback that may block on a lock of its own (a Python
+ * callback takes the interpreter lock, which another thread may hold while
+ * it waits for the section): the section is released completely and taken
+ * back at the same depth.  Only for callbacks whose caller looks its state
+ * up again afterwards (attribute copy/delete, generalized requests). */
+unsigned lm_cs_suspend(void);
+void lm_cs_resume(unsigned saved);
 /* Turn the section on (MPI_THREAD_MULTIPLE granted); never turned off. */
 void lm_cs_enable(void);
 
