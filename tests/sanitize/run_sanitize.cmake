@@ -20,13 +20,14 @@ set(jobs ${LM_TREE_JOBS})
 # Any finding ends the process with a non-zero status, so the test that ran
 # it fails.  Stack use after return is checked because blocking calls keep
 # their request on the stack: one left queued after the call returned would
-# show up there.  The options are set here, and LSAN_OPTIONS cleared, so
+# show up there.  The options are set here, and LSAN_OPTIONS set to the
+# suppressions of lsan.supp only (memory that libfabric itself keeps), so
 # that settings in the caller's environment cannot weaken the run.
 set(asan_options "detect_leaks=1:detect_stack_use_after_return=1:strict_string_checks=1")
 set(asan_options "${asan_options}:halt_on_error=1:abort_on_error=0:exitcode=1")
 set(ENV{ASAN_OPTIONS} "${asan_options}")
 set(ENV{UBSAN_OPTIONS} "halt_on_error=1:print_stacktrace=1")
-set(ENV{LSAN_OPTIONS} "")
+set(ENV{LSAN_OPTIONS} "suppressions=${CMAKE_CURRENT_LIST_DIR}/lsan.supp:print_suppressions=0")
 
 # -O1: the optimisation ASan is tuned for (much faster than -O0, stacks still
 # readable).  The toolchain is the caller's, so both trees are comparable.
