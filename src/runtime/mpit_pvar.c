@@ -7,7 +7,7 @@
  *   memory_shared_<component>    node-shared bytes mapped   CLASS_SIZE
  *   transport_<backend>_<field>  transport counters         CLASS_COUNTER
  *   onesided_<field>             one-sided engine counters  CLASS_COUNTER
- * with <backend> one of all (the sum), self, shm, cma, listed only with the
+ * with <backend> one of all (the sum), self, shm, cma, ofi, listed only with the
  * fields that backend counts. Every variable is an MPI_UNSIGNED_LONG_LONG
  * bound to no object, continuous (start/stop: MPI_T_ERR_PVAR_NO_STARTSTOP)
  * and read-only (reset, readreset, write: MPI_T_ERR_PVAR_NO_WRITE): they
@@ -55,6 +55,10 @@ static const struct {
      "bytes of rendezvous messages put into receivers' pipes"},
     {"pipe_bytes_received", offsetof(lm_transport_counters, pipe_bytes_received),
      "bytes of rendezvous messages taken out of this process's pipes"},
+    {"mr_registrations", offsetof(lm_transport_counters, mr_registrations),
+     "buffers registered with the network for peers' RMA reads"},
+    {"mr_cache_hits", offsetof(lm_transport_counters, mr_cache_hits),
+     "exposures that reused a cached registration instead of registering"},
 };
 #define NFIELDS ((int)(sizeof fields / sizeof fields[0]))
 
@@ -63,10 +67,7 @@ static const struct {
     const char *name;
     unsigned mask;
 } backends[] = {
-    {"all", 0x7ff},
-    {"self", 0x1cf},
-    {"shm", 0x67f},
-    {"cma", 0x180},
+    {"all", 0x1fff}, {"self", 0x1cf}, {"shm", 0x67f}, {"cma", 0x180}, {"ofi", 0x19cf},
 };
 #define NBACKENDS ((int)(sizeof backends / sizeof backends[0]))
 

@@ -19,6 +19,7 @@
  * waits, copied, until those before it have been delivered. */
 #include "ofi.h"
 #include "am_dispatch.h"
+#include "mr_cache.h"
 #include "util/lm_error.h"
 #include "util/lm_hashmap.h"
 #include "util/lm_mem.h"
@@ -131,6 +132,7 @@ static struct {
     size_t buf_size;   /* each buffer's bytes: OFI_BUF_EAGER with RMA, else OFI_BUF_STREAM */
     int rma;           /* the endpoint reads peers' memory (FI_RMA) */
     ofi_mr *mrs;       /* live registrations */
+    lm_mr_cache mrc;   /* exposed send buffers (off where registration pins) */
     uint64_t next_key; /* requested keys, where the provider does not choose them */
     ofi_buf *free_sends;
     int sends_in_flight;
@@ -253,6 +255,7 @@ static int open_endpoint(void)
 
 static void close_all(void)
 {
+    if (O.mrc.drop) lm_mr_cache_clear(&O.mrc);
     while (O.mrs) {
         ofi_mr *m = O.mrs;
         O.mrs = m->next;
@@ -308,6 +311,9 @@ static const struct {
     {"FI_TCP_PREFETCH_RBUF_SIZE", "0"},
 };
 
+static int registration_names_addresses_only(void);
+static void drop_cached(void *reg);
+
 int lm_ofi_init(const lm_ofi_config *cfg)
 {
     for (size_t i = 0; i < sizeof provider_defaults / sizeof provider_defaults[0]; i++)
@@ -348,6 +354,7 @@ int lm_ofi_init(const lm_ofi_config *cfg)
     fi_freeinfo(list);
     if (!O.info) return snprintf(O.error, sizeof O.error, "fi_dupinfo failed"), LM_ENOMEM;
     O.inject_max = O.info->tx_attr->inject_size;
+    lm_mr_cache_init(&O.mrc, registration_names_addresses_only() ? O.cfg.mr_cache_max : 0, drop_cached);
     rc = open_endpoint();
     if (rc == LM_OK) {
         char addr[OFI_ADDR_MAX];
@@ -547,20 +554,50 @@ static void unregister_mr(ofi_mr *m)
     lm_free(LM_MEM_TRANSPORT, m);
 }
 
+/* Whether the provider's registrations only name virtual addresses (the
+ * socket providers): a peer's read then copies whatever is mapped there
+ * when it reads, so a registration kept after its message cannot serve
+ * stale pages, and one whose memory was unmapped is never read again (a
+ * hit needs a buffer the program passes, hence mapped). Hardware
+ * providers pin pages: a kept registration could outlive a free and a new
+ * mapping at the same address, so exposures there are not cached (their
+ * libfabric cache watches the memory itself). */
+static int registration_names_addresses_only(void)
+{
+    static const char *const software[] = {"tcp", "net", "sockets", "udp", "shm"};
+    const char *prov = O.info->fabric_attr->prov_name;
+    size_t core = strcspn(prov, ";");
+    for (size_t i = 0; i < sizeof software / sizeof software[0]; i++)
+        if (strlen(software[i]) == core && !strncmp(prov, software[i], core)) return 1;
+    return 0;
+}
+
+static void drop_cached(void *reg) { unregister_mr(reg); }
+
 int lm_ofi_expose(const void *buf, size_t len, uint64_t *addr, uint64_t *rkey, void **handle)
 {
     if (!O.on || !O.rma || len == 0 || len > O.info->ep_attr->max_msg_size) return LM_ENOTSUP;
-    ofi_mr *m = register_mr(buf, len, FI_REMOTE_READ);
-    if (!m) return LM_ENOTSUP;
-    *addr = (O.info->domain_attr->mr_mode & FI_MR_VIRT_ADDR) ? (uint64_t)(uintptr_t)buf : 0;
-    *rkey = fi_mr_key(m->mr);
-    *handle = m;
+    lm_mr_entry *e = lm_mr_cache_get(&O.mrc, buf, len, FI_REMOTE_READ);
+    if (!e) {
+        ofi_mr *m = register_mr(buf, len, FI_REMOTE_READ);
+        if (!m) return LM_ENOTSUP;
+        e = lm_mr_cache_add(&O.mrc, buf, len, FI_REMOTE_READ, m);
+        if (!e) {
+            unregister_mr(m);
+            return LM_ENOTSUP;
+        }
+    }
+    /* without FI_MR_VIRT_ADDR a read's address is an offset in the region */
+    *addr = (O.info->domain_attr->mr_mode & FI_MR_VIRT_ADDR) ? (uint64_t)(uintptr_t)buf
+                                                             : (uint64_t)((uintptr_t)buf - e->base);
+    *rkey = fi_mr_key(((ofi_mr *)e->reg)->mr);
+    *handle = e;
     return LM_OK;
 }
 
 void lm_ofi_unexpose(void *handle)
 {
-    if (O.on) unregister_mr(handle);
+    if (O.on) lm_mr_cache_put(&O.mrc, handle);
 }
 
 int lm_ofi_rget_async(int src, void *local, uint64_t addr, uint64_t rkey, size_t len, lm_rget_done done, void *arg)
@@ -677,7 +714,12 @@ void lm_ofi_finalize(void)
     close_all();
 }
 
-void lm_ofi_counters(lm_transport_counters *out) { *out = O.cnt; }
+void lm_ofi_counters(lm_transport_counters *out)
+{
+    *out = O.cnt;
+    out->mr_registrations = O.mrc.registrations;
+    out->mr_cache_hits = O.mrc.hits;
+}
 
 #else /* built without libfabric */
 

@@ -25,6 +25,9 @@ typedef struct lm_ofi_config {
      * (length, or -ENOENT while the peer has not published yet). */
     int (*put)(const char *key, const void *value, size_t len);
     long (*get)(int world_rank, const char *key, void *value, size_t cap);
+    /* Unused registrations kept for reuse (mr_cache.h), where the provider's
+     * registrations do not pin memory. */
+    int mr_cache_max;
 } lm_ofi_config;
 
 /* LM_OK; LM_ENOTSUP when built without libfabric; LM_EIO when no provider

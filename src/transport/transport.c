@@ -68,7 +68,8 @@ static int open_network(void)
                         .job = T.env.job,
                         .proc_id = T.env.proc_id,
                         .put = T.env.kvs_put,
-                        .get = T.env.kvs_get};
+                        .get = T.env.kvs_get,
+                        .mr_cache_max = (int)lm_cvar(LM_CVAR_OFI_MR_CACHE)};
     int rc = lm_ofi_init(&oc);
     T.ofi_lazy = 0;
     if (rc != LM_OK) {
@@ -290,6 +291,8 @@ static void add(lm_transport_counters *a, const lm_transport_counters *b)
     a->fastbox_sent += b->fastbox_sent;
     a->queue_sent += b->queue_sent;
     a->send_eagain += b->send_eagain;
+    a->mr_registrations += b->mr_registrations;
+    a->mr_cache_hits += b->mr_cache_hits;
 }
 
 void lm_transport_get_counters(const char *backend, lm_transport_counters *out)

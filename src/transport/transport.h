@@ -123,6 +123,7 @@ typedef struct lm_transport_counters {
     uint64_t rget_ops, rget_bytes;
     uint64_t pipe_bytes_sent, pipe_bytes_received; /* counted by pt2pt (lm_transport_count_pipe) */
     uint64_t fastbox_sent, queue_sent, send_eagain;
+    uint64_t mr_registrations, mr_cache_hits; /* network: buffers registered for RMA, and reuses */
 } lm_transport_counters;
 void lm_transport_get_counters(const char *backend, lm_transport_counters *out);
 

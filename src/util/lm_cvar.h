@@ -42,6 +42,9 @@ enum lm_cvar_audience { LM_CVAR_USER, LM_CVAR_TUNER };
       "single copy otherwise where permitted; 1 by single copy where permitted; 2 through pipes")     \
     X(PIPE_MAX, 128L << 10, 0, 1L << 40, PT2PT, TUNER, 0,                                             \
       "largest message that LARGE_COPY=0 sends through a pipe when a single copy is permitted")       \
+    X(OFI_MR_CACHE, 32, 0, 4096, TRANSPORT, TUNER, 0,                                                 \
+      "memory registrations of the network transport kept for reuse once their message is done "      \
+      "(0: none); only with providers whose registrations do not pin memory (tcp, net, ...)")         \
     X(COLL_SHM, 1, 0, 1, CORE, TUNER, 0,                                                              \
       "collectives on communicators within one node may use node shared-memory mailboxes "            \
       "(0: point-to-point algorithms only)")                                                          \

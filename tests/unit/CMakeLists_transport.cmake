@@ -14,6 +14,7 @@ add_library(lm_transport_testlib STATIC
   ${LM_TRANSPORT_ROOT}/src/transport/fastbox.c
   ${LM_TRANSPORT_ROOT}/src/transport/cma.c
   ${LM_TRANSPORT_ROOT}/src/transport/ofi.c
+  ${LM_TRANSPORT_ROOT}/src/transport/mr_cache.c
   ${LM_TRANSPORT_ROOT}/src/util/lm_hashmap.c
   ${LM_TRANSPORT_ROOT}/tests/unit/stub_core.c)
 target_include_directories(lm_transport_testlib PUBLIC
@@ -23,7 +24,7 @@ if(LM_HAVE_OFI)
   target_link_libraries(lm_transport_testlib PUBLIC PkgConfig::LIBFABRIC)
 endif()
 
-foreach(t hashmap shm_queue fastbox transport_shm transport_cma transport_rma)
+foreach(t hashmap shm_queue fastbox transport_shm transport_cma transport_rma mr_cache)
   add_executable(test_${t} ${LM_TRANSPORT_ROOT}/tests/unit/test_${t}.c)
   target_link_libraries(test_${t} PRIVATE lm_transport_testlib)
   add_test(NAME unit_${t} COMMAND test_${t})
