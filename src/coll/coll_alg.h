@@ -132,6 +132,7 @@ void lm_sched_alltoall_shm(lm_sched *s, const lm_coll_spec *a);
  * within each node to its first rank, among those leaders, back. */
 void lm_sched_barrier_hier(lm_sched *s, const lm_coll_spec *a);
 void lm_sched_bcast_hier(lm_sched *s, const lm_coll_spec *a);
+void lm_sched_reduce_hier(lm_sched *s, const lm_coll_spec *a);
 void lm_sched_allreduce_hier(lm_sched *s, const lm_coll_spec *a);
 
 #endif

@@ -52,6 +52,7 @@ const lm_coll_alg lm_coll_algs[] = {
     ALG(REDUCE, "binomial", reduce_binomial, 0, "binomial tree, operands in rank order"),
     ALG(REDUCE, "reduce_scatter_gather", reduce_scatter_gather, 1, "ring reduce-scatter, then the pieces to the root"),
     SHM(REDUCE, reduce_shm, "one node: every rank posts its input, the root combines them in rank order"),
+    HIER(REDUCE, reduce_hier, 1, "several nodes: reduce to each node's first rank, binomial among those, to the root"),
     ALG(ALLREDUCE, "recursive_doubling", allreduce_recursive_doubling, 0, "log2(n) exchanges of the whole vector"),
     ALG(ALLREDUCE, "ring", allreduce_ring, 1, "ring reduce-scatter then ring allgather"),
     ALG(ALLREDUCE, "reduce_bcast", allreduce_reduce_bcast, 0, "binomial reduce to 0 then binomial bcast"),
@@ -120,7 +121,8 @@ const lm_coll_alg *lm_coll_alg_find(int kind, const char *name)
  * skipped wherever it cannot run.
  *
  * On a communicator across hosts whose ranks come in node blocks (spec.ppn),
- * barrier, bcast and allreduce go hierarchical: the network carries one
+ * barrier, bcast, reduce and allreduce go hierarchical (reduce and allreduce
+ * with commutative ops): the network carries one
  * message per node and step instead of one per rank (rows "hier", skipped
  * elsewhere). */
 static const struct row {
@@ -145,6 +147,7 @@ static const struct row {
     {LM_COLL_EXSCAN, 0, 0, "shm"},
     {LM_COLL_BARRIER, 0, 0, "hier"},
     {LM_COLL_BCAST, 0, 0, "hier"},
+    {LM_COLL_REDUCE, 0, 0, "hier"},
     {LM_COLL_ALLREDUCE, 0, 0, "hier"},
     {LM_COLL_BARRIER, 0, 0, "dissemination"},
     {LM_COLL_BCAST, 4, 0, "binomial"},

@@ -21,6 +21,13 @@ static hier hier_of(const lm_coll_spec *a, int rank)
     return h;
 }
 
+/* The leaders' steps from `from` on name leader indices: make them ranks. */
+static void leaders_to_ranks(lm_sched *s, const lm_coll_spec *a, size_t from)
+{
+    for (size_t i = from; i < s->nsteps; i++)
+        if (s->steps[i].kind == LM_STEP_SEND || s->steps[i].kind == LM_STEP_RECV) s->steps[i].peer *= a->ppn;
+}
+
 /* The leaders' phase: the table's algorithm for `nodes` ranks, run as the
  * leader of node h.node, its peers (leader indices) turned into ranks. */
 static void among_leaders(lm_sched *s, const lm_coll_spec *a, const hier *h, int root_node, int in_place)
@@ -34,8 +41,7 @@ static void among_leaders(lm_sched *s, const lm_coll_spec *a, const hier *h, int
     sub.shm = 0;
     size_t from = s->nsteps;
     lm_coll_select(&sub)->gen(s, &sub);
-    for (size_t i = from; i < s->nsteps; i++)
-        if (s->steps[i].kind == LM_STEP_SEND || s->steps[i].kind == LM_STEP_RECV) s->steps[i].peer *= a->ppn;
+    leaders_to_ranks(s, a, from);
     lm_sched_round(s);
 }
 
@@ -84,6 +90,61 @@ void lm_sched_bcast_hier(lm_sched *s, const lm_coll_spec *a)
     lm_sched_round(s);
 }
 
+/* A leader combines its node's inputs into acc (its own input first, then
+ * the others in schedule order: commutative ops only). */
+static void combine_node(lm_sched *s, const lm_coll_spec *a, const hier *h, int acc_slot, size_t acc_off)
+{
+    size_t bytes = a->bytes;
+    size_t in = h->members > 1 ? lm_sched_scratch(s, (size_t)(h->members - 1) * bytes) : 0;
+    for (int m = 1; m < h->members; m++)
+        lm_sched_recv(s, h->leader + m, LM_SLOT_SCRATCH, in + (size_t)(m - 1) * bytes, bytes);
+    lm_sched_round(s);
+    for (int m = 1; m < h->members; m++) {
+        lm_sched_reduce(s, LM_SLOT_SCRATCH, in + (size_t)(m - 1) * bytes, acc_slot, acc_off, bytes);
+        lm_sched_round(s);
+    }
+}
+
+/* Commutative ops only: each leader combines its node's inputs, the
+ * leaders reduce to the root's node along a binomial tree, and that node's
+ * leader hands the result to the root when it is not the root itself. */
+void lm_sched_reduce_hier(lm_sched *s, const lm_coll_spec *a)
+{
+    size_t bytes = a->bytes;
+    if (!bytes) return;
+    hier h = hier_of(a, a->rank), r = hier_of(a, a->root);
+    int me = a->rank, root = a->root;
+    if (me != h.leader) {
+        lm_sched_send(s, h.leader, me == root ? input_slot(a) : LM_SLOT_SEND, 0, bytes);
+        lm_sched_round(s);
+        if (me == root) {
+            lm_sched_recv(s, h.leader, LM_SLOT_RECV, 0, bytes);
+            lm_sched_round(s);
+        }
+        return;
+    }
+    /* the partial result: in the receive buffer on the root, else scratch */
+    int acc_slot = me == root ? LM_SLOT_RECV : LM_SLOT_SCRATCH;
+    size_t acc_off = me == root ? 0 : lm_sched_scratch(s, bytes);
+    int in_slot = me == root ? input_slot(a) : LM_SLOT_SEND;
+    if (in_slot != acc_slot) lm_sched_copy(s, in_slot, 0, acc_slot, acc_off, bytes);
+    combine_node(s, a, &h, acc_slot, acc_off);
+    lm_coll_spec sub = *a;
+    sub.size = h.nodes;
+    sub.rank = h.node;
+    sub.root = r.node;
+    sub.ppn = 0;
+    sub.shm = 0;
+    size_t from = s->nsteps;
+    lm_sched_reduce_tree(s, &sub, bytes, acc_slot, acc_off, acc_slot, acc_off, r.node);
+    leaders_to_ranks(s, a, from);
+    lm_sched_round(s);
+    if (me == r.leader && root != me) {
+        lm_sched_send(s, root, acc_slot, acc_off, bytes);
+        lm_sched_round(s);
+    }
+}
+
 /* Commutative ops only: a leader combines its node's inputs in arrival
  * order. The leaders allreduce the node results in place, then send the
  * result to their nodes. */
@@ -99,15 +160,8 @@ void lm_sched_allreduce_hier(lm_sched *s, const lm_coll_spec *a)
         lm_sched_round(s);
         return;
     }
-    size_t in = h.members > 1 ? lm_sched_scratch(s, (size_t)(h.members - 1) * bytes) : 0;
     if (!a->in_place) lm_sched_copy(s, LM_SLOT_SEND, 0, LM_SLOT_RECV, 0, bytes);
-    for (int m = 1; m < h.members; m++)
-        lm_sched_recv(s, h.leader + m, LM_SLOT_SCRATCH, in + (size_t)(m - 1) * bytes, bytes);
-    lm_sched_round(s);
-    for (int m = 1; m < h.members; m++) {
-        lm_sched_reduce(s, LM_SLOT_SCRATCH, in + (size_t)(m - 1) * bytes, LM_SLOT_RECV, 0, bytes);
-        lm_sched_round(s);
-    }
+    combine_node(s, a, &h, LM_SLOT_RECV, 0);
     among_leaders(s, a, &h, 0, 1);
     for (int m = 1; m < h.members; m++) lm_sched_send(s, h.leader + m, LM_SLOT_RECV, 0, bytes);
     lm_sched_round(s);

@@ -61,6 +61,12 @@ static void reduce_tree(lm_sched *s, const lm_coll_spec *a, size_t bytes, loc in
     }
 }
 
+void lm_sched_reduce_tree(lm_sched *s, const lm_coll_spec *a, size_t bytes, int in_slot, size_t in_off, int out_slot,
+                          size_t out_off, int root)
+{
+    reduce_tree(s, a, bytes, (loc){in_slot, in_off}, (loc){out_slot, out_off}, root);
+}
+
 void lm_sched_reduce_binomial(lm_sched *s, const lm_coll_spec *a)
 {
     if (!a->bytes) return;

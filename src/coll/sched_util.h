@@ -53,4 +53,10 @@ static inline void piece(size_t bytes, size_t elem, int n, int k, size_t *off, s
     *len = (base + (kk < extra ? 1 : 0)) * e;
 }
 
+/* Binomial reduction (sched_reduce.c) of `bytes` at (in_slot, in_off) on
+ * every rank of spec a into (out_slot, out_off) on root: for algorithms
+ * that run it on buffers of their own (the leaders of sched_hier.c). */
+void lm_sched_reduce_tree(lm_sched *s, const lm_coll_spec *a, size_t bytes, int in_slot, size_t in_off, int out_slot,
+                          size_t out_off, int root);
+
 #endif
