@@ -177,7 +177,7 @@ def measure(m, wrapper, quick):
 
 LEAN_NOTE = ("LeanMPI opens its network endpoint at a rank's first message to another host (or when "
              "a rank there asks for its address): its RSS after init is that of a rank that has not "
-             "opened one, as it stays for a rank that talks only within its host; opening it and the "
+             "opened one, as it stays for a rank that talks only within its host; opening it and running "
              "memscale's ring phase (first connections, messages of every protocol) add about 2 MiB with "
              "libfabric's net provider, the one taken here (37 MiB with tcp;ofi_rxm, whose pools are "
              "allocated up front: LEANMPI_OFI_PROVIDER='tcp;ofi_rxm').")
