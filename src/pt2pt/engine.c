@@ -12,7 +12,8 @@
  * Flow control: eager data that arrives unmatched is copied out of the cell
  * so the sender's cells come back; the bytes held that way are published in
  * the receiver's rank block, and senders switch to rendezvous (header only)
- * while the receiver holds more than UNEXPECTED_LIMIT. */
+ * while the receiver holds more than UNEXPECTED_LIMIT; a receiver on another
+ * host tells its senders instead (remote_flow.c). */
 #include "pt2pt/pt2pt.h"
 #include "pt2pt/protocol.h"
 #include "pt2pt/coop_copy.h"
@@ -20,6 +21,7 @@
 #include "pt2pt/bsend.h"
 #include "pt2pt/partitioned.h"
 #include "pt2pt/engine_internal.h"
+#include "pt2pt/remote_flow.h"
 #include "transport/transport.h"
 #include "boot/boot.h"
 #include "util/lm_copy.h"
@@ -108,6 +110,8 @@ static void unexpected_account(uint64_t add, uint64_t sub)
     if (over || over != unexpected_over)
         atomic_store_explicit(my_unexpected_bytes, over ? unexpected_held : 0, memory_order_relaxed);
     unexpected_over = over;
+    /* senders on other hosts were told: back to half the limit, tell them */
+    if (sub && unexpected_held <= unexpected_limit / 2 && lm_remote_flow_told_any()) lm_remote_flow_relieved();
 }
 
 static lm_unexpected *record_new(void)
@@ -170,6 +174,7 @@ void lm_pt2pt_finalize(void)
     nrecords_kept = 0;
     unexpected_held = 0;
     unexpected_over = 0;
+    lm_remote_flow_reset();
     memset(unexpected_by_source, 0, sizeof unexpected_by_source);
     while (pending_free) {
         pending_packet *p = pending_free;
@@ -405,7 +410,8 @@ static _Atomic uint64_t *unexpected_counter_of(int dst_world)
 static int receiver_congested(int dst_world)
 {
     _Atomic uint64_t *c = unexpected_counter_of(dst_world);
-    return c && atomic_load_explicit(c, memory_order_relaxed) > unexpected_limit;
+    if (!c) return lm_remote_flow_congested(dst_world);
+    return atomic_load_explicit(c, memory_order_relaxed) > unexpected_limit;
 }
 
 int lm_send_start(lm_request *r)
@@ -735,6 +741,7 @@ static void queue_unexpected(int src_world, const lm_pkt *h, size_t hdr_len, con
         if (!u->data) lm_fatal("out of memory for an unexpected message");
         memcpy(u->data, payload, len);
         unexpected_account(len, 0);
+        if (unexpected_over && !lm_boot_is_local(src_world)) lm_remote_flow_over(src_world);
     }
     append_unexpected(u);
 }
@@ -796,6 +803,7 @@ static void handle_packet(int src_world, const void *hdr, size_t hdr_len, const 
     case LM_PKT_SYNC_ACK: lm_request_complete((lm_request *)(uintptr_t)h->sreq); return;
     case LM_PKT_COPY_HELP: lm_coop_copy_help(src_world, h); return;
     case LM_PKT_PIPE: lm_pipe_copy_feed(src_world, h); return;
+    case LM_PKT_CONGESTED: lm_remote_flow_notice(src_world, h->size != 0); return;
     default: lm_fatal("unknown packet type %d from rank %d", h->type, src_world);
     }
 }

@@ -14,6 +14,7 @@ enum lm_pkt_type {
     LM_PKT_SYNC_ACK,  /* a synchronous-mode eager message was matched */
     LM_PKT_COPY_HELP, /* receiver: share the single copy (rreq: job record key, addr: receive buffer) */
     LM_PKT_PIPE,      /* receiver: fill my pipe (rreq: which, size: the bytes I take) */
+    LM_PKT_CONGESTED, /* receiver on another host: send by rendezvous (size 1) or eagerly again (size 0) */
 };
 
 #define LM_PKT_FLAG_SYNC 1u
