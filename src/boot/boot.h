@@ -51,9 +51,12 @@ int lm_boot_proc_id(int job, int rank);
 /* The name behind an id: 0, or -1 for an id never given out. */
 int lm_boot_proc_name(int id, int *job, int *rank);
 /* One request to the launcher (kvs_wire.h) and its answer: the answer's
- * length, or -ENOTSUP when no launcher serves this process (a singleton),
- * -EIO when the launcher is gone. */
+ * length, or -ENOTSUP when no launcher serves this process, -EIO when the
+ * launcher is gone. A singleton's first request starts mpirun as its
+ * launcher (singleton_broker.h); where that failed,
+ * lm_boot_no_launcher_reason says why (NULL otherwise). */
 long lm_boot_ctl(const void *req, size_t len, void *reply, size_t cap);
+const char *lm_boot_no_launcher_reason(void);
 
 /* 1 once since the last call when a rank on another host asked for a key
  * of this rank that was not there: whoever publishes keys on demand (the

@@ -9,6 +9,7 @@
 #include "util/lm_error.h"
 #include "boot/kvs.h"
 #include "boot/kvs_wire.h"
+#include "boot/singleton_broker.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -83,10 +84,28 @@ static int init_native(int fd, int rank)
     return 0;
 }
 
+/* A singleton's segment, as a descriptor its broker can map (or -1 when
+ * it is anonymous memory), and whether the broker was tried already. */
+static int g_singleton_seg_fd = -1;
+static int g_broker_tried;
+static char g_broker_why[256];
+
 static int init_singleton(void)
 {
     lm_node_segment *seg;
-    if (lm_node_segment_create_private(&seg) != 0) {
+    lm_layout l = {.world_size = 1,
+                   .reported_world_size = 1,
+                   .universe_size = 1,
+                   .node_count = 1,
+                   .local_size = 1,
+                   .kind = LM_LAYOUT_BLOCK,
+                   .ranks_per_node = 1};
+    char job[32];
+    snprintf(job, sizeof job, "singleton-%d", (int)getpid());
+    /* a file, so that a broker started later (dynamic processes) can map it */
+    g_singleton_seg_fd = lm_node_segment_create(job, &l, &seg);
+    if (g_singleton_seg_fd >= 0) fcntl(g_singleton_seg_fd, F_SETFD, FD_CLOEXEC);
+    else if (lm_node_segment_create_private(&seg) != 0) {
         fprintf(stderr, "LeanMPI: cannot create a private segment: %s\n", strerror(errno));
         return -1;
     }
@@ -168,9 +187,19 @@ int lm_boot_put(const char *key, const void *value, size_t len)
  * length, or -errno. */
 static long ask_launcher(const void *req, size_t len, void *reply, size_t cap)
 {
-    if (g_agent_fd < 0) return -ENOTSUP;
     long n = -EIO;
     pthread_mutex_lock(&g_agent_lock);
+    /* a singleton's first request starts its broker */
+    if (g_agent_fd < 0 && g_info.singleton && !g_broker_tried) {
+        g_broker_tried = 1;
+        if (g_singleton_seg_fd < 0)
+            snprintf(g_broker_why, sizeof g_broker_why, "this singleton's segment cannot be shared with a launcher");
+        else g_agent_fd = lm_singleton_broker_start(g_singleton_seg_fd, g_broker_why, sizeof g_broker_why);
+    }
+    if (g_agent_fd < 0) {
+        pthread_mutex_unlock(&g_agent_lock);
+        return -ENOTSUP;
+    }
     if (send(g_agent_fd, req, len, MSG_NOSIGNAL) == (ssize_t)len) {
         ssize_t got;
         do got = recv(g_agent_fd, reply, cap, 0);
@@ -188,6 +217,8 @@ long lm_boot_ctl(const void *req, size_t len, void *reply, size_t cap)
 }
 
 int lm_boot_job(void) { return g_job; }
+
+const char *lm_boot_no_launcher_reason(void) { return g_broker_why[0] ? g_broker_why : NULL; }
 
 /* A key of a rank on another host or in another job, through the launcher:
  * one request, one answer (found, or -ENOENT when that rank has not put it

@@ -56,7 +56,9 @@ static int ask(lm_ctl_request *req, size_t len, lm_ctl_reply *rep)
     memset(rep, 0, offsetof(lm_ctl_reply, text) + 1);
     long n = lm_boot_ctl(req, len, rep, sizeof *rep);
     if (n == -ENOTSUP) {
-        snprintf(rep->text, sizeof rep->text, "this process was not started by mpirun, which serves dynamic processes");
+        const char *why = lm_boot_no_launcher_reason();
+        snprintf(rep->text, sizeof rep->text, "%s",
+                 why ? why : "this process was not started by mpirun, which serves dynamic processes");
         return -ENOTSUP;
     }
     if (n < (long)offsetof(lm_ctl_reply, text)) {
@@ -355,7 +357,8 @@ static int start_children(int count, char *cmds[], char **argvs[], const int max
     int rc = impl_MPI_Open_port(MPI_INFO_NULL, port);
     if (rc) {
         lm_free(LM_MEM_COMM, w.p);
-        snprintf(why, whycap, "cannot open a port for the children");
+        const char *m = lm_err_last_message();
+        snprintf(why, whycap, "cannot open a port for the children%s%s", m ? ": " : "", m ? m : "");
         return rc == MPI_ERR_UNSUPPORTED_OPERATION ? MPI_ERR_SPAWN : rc;
     }
     lm_ctl_request *req = (lm_ctl_request *)w.p;

@@ -121,6 +121,7 @@ static struct job {
     char inbuf[STDIN_BUF];
     size_t in_len, in_off;
     /* dynamic processes (one node) */
+    int singleton; /* job 0 is a singleton that started this mpirun as its broker */
     const lm_options *opts;
     const char *job_id;
     spawned_job **spawned; /* job k is spawned[k - 1] */
@@ -149,6 +150,8 @@ static void signal_job(int sig)
 {
     if (J.multi) lm_subtree_signal(&J.agents, sig);
     else if (J.pgid > 0) kill(-J.pgid, sig);
+    /* an adopted singleton is in a group of its own: it goes as job 0 would */
+    if (J.singleton && J.ranks[0].pid > 0) kill(J.ranks[0].pid, sig);
 }
 
 static void begin_teardown(int first_signal)
@@ -832,6 +835,8 @@ static void serve(rank_proc *p)
     if (got <= 0) { /* the rank is gone, or closed its end */
         close(p->ctl);
         p->ctl = -1;
+        /* an adopted singleton is not our child: its socket is all we see of it */
+        if (J.singleton && p->job == 0) rank_gone(0, p->rank);
         return;
     }
     int32_t type = 0;
@@ -1078,18 +1083,54 @@ static const char *base_name(const char *p)
     return s ? s + 1 : p;
 }
 
+/* `mpirun --lm-singleton CTL SEG PID` (boot/singleton_broker.c): the broker
+ * of a process started without a launcher. That process is job 0, rank 0,
+ * though not our child: CTL is its request socket, SEG its node segment
+ * (its keys, for the jobs it spawns), PID the process. Everything else is
+ * the one-node case: spawned jobs, ports, names; mpirun ends once the
+ * singleton has closed its socket and every spawned process has ended. */
+static int adopt_singleton(char **argv)
+{
+    char *end1, *end2, *end3;
+    long ctl = strtol(argv[2], &end1, 10), seg = strtol(argv[3], &end2, 10), pid = strtol(argv[4], &end3, 10);
+    if (*end1 || *end2 || *end3 || ctl < 0 || seg < 0 || pid <= 0) {
+        fprintf(stderr, "%s: --lm-singleton needs CTL SEG PID\n", g_prog);
+        return -1;
+    }
+    fcntl((int)ctl, F_SETFD, FD_CLOEXEC);
+    fcntl((int)seg, F_SETFD, FD_CLOEXEC);
+    fcntl((int)ctl, F_SETFL, O_NONBLOCK);
+    if (lm_node_segment_attach((int)seg, &J.seg) != 0) {
+        fprintf(stderr, "%s: cannot map the singleton's segment: %s\n", g_prog, strerror(errno));
+        return -1;
+    }
+    J.seg_fd = (int)seg;
+    J.singleton = 1;
+    /* the segments of the jobs it spawns hold the shm transport's area */
+    lm_node_segment_set_transport_area(lm_shm_area_size, lm_shm_area_format);
+    rank_proc *p = &J.ranks[0];
+    lm_out_init(&p->out, -1, 1, 0);
+    lm_out_init(&p->err, -1, 2, 0);
+    p->ctl = (int)ctl;
+    p->pid = (pid_t)pid;
+    J.alive = 1;
+    return 0;
+}
+
 int main(int argc, char **argv)
 {
     if (argc == 2 && strcmp(argv[1], "--lm-agent") == 0) return lm_agent_main();
+    int singleton = argc == 5 && strcmp(argv[1], "--lm-singleton") == 0;
     g_prog = base_name(argv[0]);
-    lm_options o;
-    int prc = lm_options_parse(g_prog, argc, argv, &o);
-    if (prc == LM_OPTS_EXIT_OK) return 0;
-    if (prc == LM_OPTS_ERROR) return 2;
-
-    char path[PATH_MAX];
-    int frc = lm_find_program(g_prog, o.argv[0], path, sizeof path);
-    if (frc != 0) return frc;
+    lm_options o = {.nranks = 1};
+    char path[PATH_MAX] = "";
+    if (!singleton) {
+        int prc = lm_options_parse(g_prog, argc, argv, &o);
+        if (prc == LM_OPTS_EXIT_OK) return 0;
+        if (prc == LM_OPTS_ERROR) return 2;
+        int frc = lm_find_program(g_prog, o.argv[0], path, sizeof path);
+        if (frc != 0) return frc;
+    }
 
     raise_fd_limit(o.nranks);
     J.n = o.nranks;
@@ -1125,7 +1166,11 @@ int main(int argc, char **argv)
     clock_gettime(CLOCK_REALTIME, &ts);
     snprintf(job_id, sizeof job_id, "%lx-%d", (unsigned long)ts.tv_sec, (int)getpid());
     J.job_id = job_id;
-    if (o.hosts.n) {
+    if (singleton) {
+        if (adopt_singleton(argv) != 0) return 1;
+        run(&o, sfd);
+        drain_output();
+    } else if (o.hosts.n) {
         J.multi = 1;
         launch_agents(&o, path, job_id);
         run(&o, sfd);
