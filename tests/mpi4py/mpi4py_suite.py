@@ -22,6 +22,7 @@ import json
 import os
 import re
 import shutil
+import signal
 import subprocess
 import sys
 import tarfile
@@ -154,9 +155,13 @@ def write_markdown(path, results):
         f.write("\n".join(lines) + "\n")
 
 
+SINGLETON = 0  # "np" of the pass that runs modules without mpirun
+
+
 def selection(np):
     """The modules of selection.txt to run at np processes ("name @1" runs
-    at one process only)."""
+    at one process only; "name @singleton" only in the singleton pass, np
+    SINGLETON, which runs nothing else)."""
     names = []
     with open(os.path.join(HERE, "selection.txt")) as f:
         for line in f:
@@ -164,9 +169,26 @@ def selection(np):
             if not line:
                 continue
             name, _, only = line.partition("@")
-            if not only.strip() or int(only) == np:
+            only = only.strip()
+            want = SINGLETON if only == "singleton" else int(only) if only else None
+            if want == np or (want is None and np != SINGLETON):
                 names.append(name.strip())
     return names
+
+
+def kill_session(sid):
+    """Every process of session sid: a singleton's broker and what it
+    spawned stay in the singleton's session, in groups of their own."""
+    for d in os.listdir("/proc"):
+        if not d.isdigit():
+            continue
+        try:
+            with open("/proc/%s/stat" % d) as f:
+                fields = f.read().rsplit(")", 1)[1].split()
+            if int(fields[3]) == sid:
+                os.kill(int(d), signal.SIGKILL)
+        except (OSError, ValueError, IndexError):
+            pass
 
 
 def all_modules(src):
@@ -180,17 +202,21 @@ def run_module(py, src, build_dir, np, module, timeout):
     path (demo/futures/test_futures) is one of mpi4py's demo test scripts,
     run in its own directory."""
     mpirun = [os.path.join(build_dir, "bin", "mpirun"), "-n", str(np), "--timeout", str(int(timeout))]
+    if np == SINGLETON:  # started without mpirun: the library starts its own broker
+        mpirun = []
     if "/" in module:
         cmd, cwd = mpirun + [py, os.path.basename(module) + ".py"], os.path.join(src, os.path.dirname(module))
     else:
         cmd, cwd = mpirun + [py, os.path.join(src, "test", "main.py"), "--no-builddir", module], src
+    p = subprocess.Popen(cmd, cwd=cwd, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
+                         start_new_session=True)
     try:
-        r = subprocess.run(cmd, cwd=cwd, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
-                           timeout=timeout + 30)
-        return r.stdout, (r.returncode if r.returncode != 124 else "timeout")
-    except subprocess.TimeoutExpired as e:
-        out = e.stdout.decode(errors="replace") if isinstance(e.stdout, bytes) else (e.stdout or "")
-        return out, "timeout"
+        out, _ = p.communicate(timeout=timeout + (30 if mpirun else 0))
+        return out, (p.returncode if p.returncode != 124 else "timeout")
+    except subprocess.TimeoutExpired:
+        kill_session(p.pid)
+        out, _ = p.communicate()
+        return out or "", "timeout"
 
 
 def run_suite(py, src, build_dir, np, modules, timeout):
@@ -221,6 +247,8 @@ def main():
     ap.add_argument("--build-dir", required=True)
     ap.add_argument("--np", type=int, nargs="+", default=[1, 2, 3, 4])
     ap.add_argument("--select", action="store_true", help="only the modules of selection.txt")
+    ap.add_argument("--singleton", action="store_true",
+                    help="also run the modules marked @singleton in selection.txt without mpirun")
     ap.add_argument("--summary", help="write the counts per process count as JSON")
     ap.add_argument("--timeout", type=float, default=120, help="seconds per module and process count")
     ap.add_argument("--markdown", help="write the counts as a Markdown page (docs/MPI4PY.md)")
@@ -237,15 +265,16 @@ def main():
     ensure_built(work, py, src, build_dir)
 
     results, bad = {}, 0
-    for np in a.np:
-        modules = selection(np) if a.select else all_modules(src)
+    for np in a.np + ([SINGLETON] if a.singleton else []):
+        modules = selection(np) if a.select or np == SINGLETON else all_modules(src)
         text, counts, mods, broken = run_suite(py, src, build_dir, np, modules, a.timeout)
-        log = os.path.join(work, "np%d.log" % np)
+        label = "singleton" if np == SINGLETON else "np=%d" % np
+        log = os.path.join(work, "singleton.log" if np == SINGLETON else "np%d.log" % np)
         with open(log, "w") as f:
             f.write(text)
         results[np] = {"counts": counts, "modules": mods, "unfinished": broken, "log": log}
-        line = ("np=%d: %d tests, %d passed, %d failed, %d errors, %d skipped"
-                % (np, counts["ran"], counts["passed"], counts["failures"], counts["errors"], counts["skipped"]))
+        line = ("%s: %d tests, %d passed, %d failed, %d errors, %d skipped"
+                % (label, counts["ran"], counts["passed"], counts["failures"], counts["errors"], counts["skipped"]))
         if broken:
             line += "; modules that did not finish: " + ", ".join("%s (%s)" % kv for kv in sorted(broken.items()))
         if counts["failures"] or counts["errors"] or broken:
