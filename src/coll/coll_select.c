@@ -61,6 +61,8 @@ const lm_coll_alg lm_coll_algs[] = {
     ALG(GATHER, "binomial", gather_binomial, 0, "subtrees gathered up a binomial tree"),
     ALG(GATHER, "linear", gather_linear, 0, "root receives every block"),
     SHM(GATHER, gather_shm, "one node: every rank posts its block, the root reads them"),
+    HIER(GATHER, gather_hier, 0,
+         "several nodes: the root's node to it directly, each other node's run from its first rank"),
     ALG(GATHERV, "linear", gather_linear, 0, "root receives every block"),
     ALG(SCATTER, "binomial", scatter_binomial, 0, "subtrees sent down a binomial tree"),
     ALG(SCATTER, "linear", scatter_linear, 0, "root sends every block"),
@@ -70,6 +72,8 @@ const lm_coll_alg lm_coll_algs[] = {
     ALG(ALLGATHER, "recursive_doubling", allgather_recursive_doubling, 0, "log2(n) steps; other n: ring"),
     ALG(ALLGATHER, "ring", allgather_ring, 0, "n-1 steps to the right"),
     SHM(ALLGATHER, allgather_shm, "one node: every rank posts its block and reads the others'"),
+    HIER(ALLGATHER, allgather_hier, 0,
+         "several nodes: to the node's first rank, node runs round a ring of those, back"),
     ALG(ALLGATHERV, "ring", allgather_ring, 0, "n-1 steps to the right"),
     ALG(ALLTOALL, "bruck", alltoall_bruck, 0, "ceil(log2 n) steps of n/2 packed blocks"),
     ALG(ALLTOALL, "pairwise", alltoall_pairwise, 0, "n-1 steps, one peer each"),
@@ -121,8 +125,8 @@ const lm_coll_alg *lm_coll_alg_find(int kind, const char *name)
  * skipped wherever it cannot run.
  *
  * On a communicator across hosts whose ranks come in node blocks (spec.ppn),
- * barrier, bcast, reduce and allreduce go hierarchical (reduce and allreduce
- * with commutative ops): the network carries one
+ * barrier, bcast, reduce, allreduce, gather and allgather go hierarchical
+ * (reduce and allreduce with commutative ops): the network carries one
  * message per node and step instead of one per rank (rows "hier", skipped
  * elsewhere). */
 static const struct row {
@@ -149,6 +153,8 @@ static const struct row {
     {LM_COLL_BCAST, 0, 0, "hier"},
     {LM_COLL_REDUCE, 0, 0, "hier"},
     {LM_COLL_ALLREDUCE, 0, 0, "hier"},
+    {LM_COLL_GATHER, 0, 0, "hier"},
+    {LM_COLL_ALLGATHER, 0, 0, "hier"},
     {LM_COLL_BARRIER, 0, 0, "dissemination"},
     {LM_COLL_BCAST, 4, 0, "binomial"},
     {LM_COLL_BCAST, 0, 16384, "binomial"},

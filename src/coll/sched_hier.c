@@ -166,3 +166,79 @@ void lm_sched_allreduce_hier(lm_sched *s, const lm_coll_spec *a)
     for (int m = 1; m < h.members; m++) lm_sched_send(s, h.leader + m, LM_SLOT_RECV, 0, bytes);
     lm_sched_round(s);
 }
+
+/* A node's blocks are one run of the buffer (its ranks are consecutive):
+ * where node j's run starts and how long it is, for blocks of b bytes. */
+static void node_run(const lm_coll_spec *a, int j, size_t b, size_t *off, size_t *len)
+{
+    hier n = hier_of(a, j * a->ppn);
+    *off = (size_t)n.leader * b;
+    *len = (size_t)n.members * b;
+}
+
+/* The root's node sends it their blocks directly; every other node's
+ * members send theirs to their leader, which sends the node's run to the
+ * root in one message. */
+void lm_sched_gather_hier(lm_sched *s, const lm_coll_spec *a)
+{
+    size_t b = a->bytes;
+    if (!b) return;
+    hier h = hier_of(a, a->rank), r = hier_of(a, a->root);
+    int me = a->rank, root = a->root;
+    if (me == root) {
+        if (!a->in_place) lm_sched_copy(s, LM_SLOT_SEND, 0, LM_SLOT_RECV, (size_t)me * b, b);
+        for (int m = 0; m < r.members; m++)
+            if (r.leader + m != me) lm_sched_recv(s, r.leader + m, LM_SLOT_RECV, (size_t)(r.leader + m) * b, b);
+        for (int j = 0; j < h.nodes; j++) {
+            if (j == r.node) continue;
+            size_t off, len;
+            node_run(a, j, b, &off, &len);
+            lm_sched_recv(s, j * a->ppn, LM_SLOT_RECV, off, len);
+        }
+        lm_sched_round(s);
+        return;
+    }
+    if (h.node == r.node || me != h.leader) {
+        lm_sched_send(s, h.node == r.node ? root : h.leader, LM_SLOT_SEND, 0, b);
+        lm_sched_round(s);
+        return;
+    }
+    size_t run = lm_sched_scratch(s, (size_t)h.members * b);
+    lm_sched_copy(s, LM_SLOT_SEND, 0, LM_SLOT_SCRATCH, run, b);
+    for (int m = 1; m < h.members; m++) lm_sched_recv(s, h.leader + m, LM_SLOT_SCRATCH, run + (size_t)m * b, b);
+    lm_sched_round(s);
+    lm_sched_send(s, root, LM_SLOT_SCRATCH, run, (size_t)h.members * b);
+    lm_sched_round(s);
+}
+
+/* Members send their block to their leader; the leaders pass node runs
+ * around a ring of leaders (nodes - 1 steps); each leader sends the whole
+ * buffer to its node. */
+void lm_sched_allgather_hier(lm_sched *s, const lm_coll_spec *a)
+{
+    size_t b = a->bytes, all = (size_t)a->size * a->bytes;
+    if (!b) return;
+    hier h = hier_of(a, a->rank);
+    int me = a->rank;
+    if (me != h.leader) {
+        lm_sched_send(s, h.leader, input_slot(a), a->in_place ? (size_t)me * b : 0, b);
+        lm_sched_round(s);
+        lm_sched_recv(s, h.leader, LM_SLOT_RECV, 0, all);
+        lm_sched_round(s);
+        return;
+    }
+    if (!a->in_place) lm_sched_copy(s, LM_SLOT_SEND, 0, LM_SLOT_RECV, (size_t)me * b, b);
+    for (int m = 1; m < h.members; m++) lm_sched_recv(s, h.leader + m, LM_SLOT_RECV, (size_t)(h.leader + m) * b, b);
+    lm_sched_round(s);
+    int right = (h.node + 1) % h.nodes, left = (h.node + h.nodes - 1) % h.nodes;
+    for (int k = 0; k < h.nodes - 1; k++) {
+        size_t soff, slen, roff, rlen;
+        node_run(a, (h.node - k + h.nodes) % h.nodes, b, &soff, &slen);
+        node_run(a, (h.node - k - 1 + h.nodes) % h.nodes, b, &roff, &rlen);
+        lm_sched_send(s, right * a->ppn, LM_SLOT_RECV, soff, slen);
+        lm_sched_recv(s, left * a->ppn, LM_SLOT_RECV, roff, rlen);
+        lm_sched_round(s);
+    }
+    for (int m = 1; m < h.members; m++) lm_sched_send(s, h.leader + m, LM_SLOT_RECV, 0, all);
+    lm_sched_round(s);
+}
