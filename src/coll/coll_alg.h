@@ -135,6 +135,7 @@ void lm_sched_bcast_hier(lm_sched *s, const lm_coll_spec *a);
 void lm_sched_reduce_hier(lm_sched *s, const lm_coll_spec *a);
 void lm_sched_allreduce_hier(lm_sched *s, const lm_coll_spec *a);
 void lm_sched_gather_hier(lm_sched *s, const lm_coll_spec *a);
+void lm_sched_scatter_hier(lm_sched *s, const lm_coll_spec *a);
 void lm_sched_allgather_hier(lm_sched *s, const lm_coll_spec *a);
 
 #endif

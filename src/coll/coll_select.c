@@ -67,6 +67,8 @@ const lm_coll_alg lm_coll_algs[] = {
     ALG(SCATTER, "binomial", scatter_binomial, 0, "subtrees sent down a binomial tree"),
     ALG(SCATTER, "linear", scatter_linear, 0, "root sends every block"),
     SHM(SCATTER, scatter_shm, "one node: the root posts all blocks, every rank reads its own"),
+    HIER(SCATTER, scatter_hier, 0,
+         "several nodes: the root's node from it directly, each other node's run to its first rank"),
     ALG(SCATTERV, "linear", scatter_linear, 0, "root sends every block"),
     ALG(ALLGATHER, "bruck", allgather_bruck, 0, "ceil(log2 n) steps, any n"),
     ALG(ALLGATHER, "recursive_doubling", allgather_recursive_doubling, 0, "log2(n) steps; other n: ring"),
@@ -125,7 +127,7 @@ const lm_coll_alg *lm_coll_alg_find(int kind, const char *name)
  * skipped wherever it cannot run.
  *
  * On a communicator across hosts whose ranks come in node blocks (spec.ppn),
- * barrier, bcast, reduce, allreduce, gather and allgather go hierarchical
+ * barrier, bcast, reduce, allreduce, gather, scatter and allgather go hierarchical
  * (reduce and allreduce with commutative ops): the network carries one
  * message per node and step instead of one per rank (rows "hier", skipped
  * elsewhere). */
@@ -154,6 +156,7 @@ static const struct row {
     {LM_COLL_REDUCE, 0, 0, "hier"},
     {LM_COLL_ALLREDUCE, 0, 0, "hier"},
     {LM_COLL_GATHER, 0, 0, "hier"},
+    {LM_COLL_SCATTER, 0, 0, "hier"},
     {LM_COLL_ALLGATHER, 0, 0, "hier"},
     {LM_COLL_BARRIER, 0, 0, "dissemination"},
     {LM_COLL_BCAST, 4, 0, "binomial"},

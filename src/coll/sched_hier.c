@@ -242,3 +242,38 @@ void lm_sched_allgather_hier(lm_sched *s, const lm_coll_spec *a)
     for (int m = 1; m < h.members; m++) lm_sched_send(s, h.leader + m, LM_SLOT_RECV, 0, all);
     lm_sched_round(s);
 }
+
+/* gather's mirror: the root sends its own node their blocks directly and
+ * every other node its run, in one message to its first rank, which hands
+ * the members theirs. */
+void lm_sched_scatter_hier(lm_sched *s, const lm_coll_spec *a)
+{
+    size_t b = a->bytes;
+    if (!b) return;
+    hier h = hier_of(a, a->rank), r = hier_of(a, a->root);
+    int me = a->rank, root = a->root;
+    if (me == root) {
+        for (int m = 0; m < r.members; m++)
+            if (r.leader + m != me) lm_sched_send(s, r.leader + m, LM_SLOT_SEND, (size_t)(r.leader + m) * b, b);
+        for (int j = 0; j < h.nodes; j++) {
+            if (j == r.node) continue;
+            size_t off, len;
+            node_run(a, j, b, &off, &len);
+            lm_sched_send(s, j * a->ppn, LM_SLOT_SEND, off, len);
+        }
+        if (!a->in_place) lm_sched_copy(s, LM_SLOT_SEND, (size_t)me * b, LM_SLOT_RECV, 0, b);
+        lm_sched_round(s);
+        return;
+    }
+    if (h.node == r.node || me != h.leader) {
+        lm_sched_recv(s, h.node == r.node ? root : h.leader, LM_SLOT_RECV, 0, b);
+        lm_sched_round(s);
+        return;
+    }
+    size_t run = lm_sched_scratch(s, (size_t)h.members * b);
+    lm_sched_recv(s, root, LM_SLOT_SCRATCH, run, (size_t)h.members * b);
+    lm_sched_round(s);
+    for (int m = 1; m < h.members; m++) lm_sched_send(s, h.leader + m, LM_SLOT_SCRATCH, run + (size_t)m * b, b);
+    lm_sched_copy(s, LM_SLOT_SCRATCH, run, LM_SLOT_RECV, 0, b);
+    lm_sched_round(s);
+}
