@@ -170,12 +170,16 @@ static int is_loopback(const struct fi_info *i)
 
 /* Providers in the order they are taken when several offer what the
  * transport needs (LEANMPI_OFI_PROVIDER names one instead): the hardware
- * ones first, then "net", libfabric's native reliable-datagram provider on
- * TCP, before tcp with the ofi_rxm layer. Between two virtual hosts (6
- * alternating runs each) net gave an 8-byte latency of 4.8-5.2 us against
- * 6.4-8.3 us, the same 1 MiB bandwidth (2.3-3.1 against 2.7-3.8 GB/s), and
- * a rank that had exchanged 1 MiB held 7 MiB instead of 42. */
-static const char *const provider_preference[] = {"cxi", "efa", "psm3", "verbs;ofi_rxm", "net", "tcp;ofi_rxm"};
+ * ones first, then tcp with the ofi_rxm layer, then "net", libfabric's
+ * native reliable-datagram provider on TCP. net is faster and leaner
+ * (between two virtual hosts an 8-byte latency of 5.9-7.0 us against
+ * 8.1-9.6, the same 1 MiB bandwidth within noise, a rank that had exchanged
+ * messages of every protocol held 6 MiB instead of 41) but libfabric 1.17's
+ * net broke connections under load: with 2 busy cores, a job of 3 hosts
+ * whose ranks each spawned 3 processes ended with "Broken pipe" on a send
+ * to a spawned process in 2 runs of 23, against none of 25 with
+ * tcp;ofi_rxm (mpi.hosts.dpm_spawn.h3x1). */
+static const char *const provider_preference[] = {"cxi", "efa", "psm3", "verbs;ofi_rxm", "tcp;ofi_rxm", "net"};
 
 /* The first interface that other hosts can reach (IPv4 before IPv6 for the
  * socket providers), else the first of all: ranks whose hosts are names on
