@@ -93,19 +93,7 @@ static char g_broker_why[256];
 static int init_singleton(void)
 {
     lm_node_segment *seg;
-    lm_layout l = {.world_size = 1,
-                   .reported_world_size = 1,
-                   .universe_size = 1,
-                   .node_count = 1,
-                   .local_size = 1,
-                   .kind = LM_LAYOUT_BLOCK,
-                   .ranks_per_node = 1};
-    char job[32];
-    snprintf(job, sizeof job, "singleton-%d", (int)getpid());
-    /* a file, so that a broker started later (dynamic processes) can map it */
-    g_singleton_seg_fd = lm_node_segment_create(job, &l, &seg);
-    if (g_singleton_seg_fd >= 0) fcntl(g_singleton_seg_fd, F_SETFD, FD_CLOEXEC);
-    else if (lm_node_segment_create_private(&seg) != 0) {
+    if (lm_node_segment_create_private(&seg, &g_singleton_seg_fd) != 0) {
         fprintf(stderr, "LeanMPI: cannot create a private segment: %s\n", strerror(errno));
         return -1;
     }

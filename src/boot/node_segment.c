@@ -162,7 +162,7 @@ int lm_node_segment_attach(int fd, lm_node_segment **out)
     return 0;
 }
 
-int lm_node_segment_create_private(lm_node_segment **out)
+int lm_node_segment_create_private(lm_node_segment **out, int *fd_out)
 {
     lm_layout l = {.world_size = 1,
                    .reported_world_size = 1,
@@ -173,6 +173,18 @@ int lm_node_segment_create_private(lm_node_segment **out)
                    .kind = LM_LAYOUT_BLOCK,
                    .ranks_per_node = 1,
                    .appnum = 0};
+    char job[32];
+    snprintf(job, sizeof job, "singleton-%d", (int)getpid());
+    /* A memory file first, so that a launcher started later (a singleton's
+     * broker for dynamic processes) can map it; kept out of exec'd programs. */
+    int fd = lm_node_segment_create(job, &l, out);
+    if (fd >= 0) {
+        fcntl(fd, F_SETFD, FD_CLOEXEC);
+        if (fd_out) *fd_out = fd;
+        else close(fd); /* the mapping keeps it */
+        return 0;
+    }
+    if (fd_out) *fd_out = -1;
     unsigned nslots = kvs_slots(1);
     struct seg_plan p = plan(1, nslots);
     /* Anonymous shared memory: same layout as a launcher's segment, no name,
@@ -180,8 +192,6 @@ int lm_node_segment_create_private(lm_node_segment **out)
      * singleton sees the same segment. */
     void *m = mmap(NULL, p.total, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS, -1, 0);
     if (m == MAP_FAILED) return -1;
-    char job[32];
-    snprintf(job, sizeof job, "singleton-%d", (int)getpid());
     format(m, &p, nslots, job, &l);
     *out = m;
     return 0;

@@ -88,8 +88,11 @@ size_t lm_node_segment_size(int local_size);
 int lm_node_segment_create(const char *job_id, const lm_layout *layout, lm_node_segment **out);
 /* Rank side: map an inherited descriptor and check magic/version/size. */
 int lm_node_segment_attach(int fd, lm_node_segment **out);
-/* Singleton: a private segment for a 1-rank job started without a launcher. */
-int lm_node_segment_create_private(lm_node_segment **out);
+/* Singleton: the segment of a 1-rank job started without a launcher, a
+ * memory file where possible (*fd_out: its descriptor, close-on-exec, so a
+ * broker can map it later; NULL: closed), else anonymous memory (*fd_out
+ * -1). 0, or -1 with errno. */
+int lm_node_segment_create_private(lm_node_segment **out, int *fd_out);
 void lm_node_segment_detach(lm_node_segment *seg);
 
 static inline void *lm_node_segment_at(lm_node_segment *seg, uint64_t offset) { return (char *)seg + offset; }

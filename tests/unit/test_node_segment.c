@@ -131,7 +131,7 @@ static void test_bad_layout(void)
 static void test_private(void)
 {
     lm_node_segment *seg;
-    CHECK(lm_node_segment_create_private(&seg) == 0);
+    CHECK(lm_node_segment_create_private(&seg, NULL) == 0);
     CHECK(seg->layout.world_size == 1 && seg->layout.local_size == 1);
     CHECK(lm_kvs_put(lm_kvs_from(lm_node_segment_at(seg, seg->kvs_offset)), "k", "v", 2) == 0);
     CHECK(lm_shm_area_check(lm_node_segment_at(seg, seg->transport_offset), 1) == 0);
