@@ -44,7 +44,8 @@ static inline void lm_rma_target(const lm_win *w, int rank, lm_osc_target *t, in
         t->mapped = w->flavor == MPI_WIN_FLAVOR_DYNAMIC ? NULL : (char *)w->base;
         t->addr = 0;
     } else {
-        t->reach = (lm_osc_reach)w->private_reach;
+        /* a rank on another node: its owner carries the operation out */
+        t->reach = e->remote ? LM_OSC_MSG : (lm_osc_reach)w->private_reach;
         t->mapped = NULL;
         t->addr = w->flavor == MPI_WIN_FLAVOR_DYNAMIC ? 0 : e->addr;
     }
@@ -91,7 +92,11 @@ void lm_rma_acc_unlock(const lm_win *w, int rank);
 /* Wait step of every spin (progress, yield after a while). */
 void lm_rma_wait(unsigned *idle);
 
-/* The calls carried out by a target for MSG reach (rma_acc.c). */
-enum { LM_RMA_CALL_ACC = 0 };
+/* The calls carried out by a target for MSG reach: the accumulate family
+ * (rma_acc.c) and, for ranks on other nodes, the synchronization steps
+ * on the target's own control block (rma_sync.c). */
+enum { LM_RMA_CALL_ACC = 0, LM_RMA_CALL_SYNC = 1 };
+int lm_rma_call_sync(void *owner, int origin, const void *arg, size_t arg_len, const void *data, size_t data_len,
+                     void *out, size_t out_len);
 
 #endif

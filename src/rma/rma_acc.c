@@ -124,6 +124,7 @@ static int call_acc(void *owner, int origin, const void *arg, size_t arg_len, co
 int lm_rma_calls_init(void)
 {
     lm_osc_register_call(LM_RMA_CALL_ACC, call_acc);
+    lm_osc_register_call(LM_RMA_CALL_SYNC, lm_rma_call_sync);
     return lm_osc_init();
 }
 

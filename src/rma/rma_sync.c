@@ -1,6 +1,7 @@
 /* Synchronization: fence, passive-target locks (MCS-RW-RP on each rank's
  * lock word in the node segment), lock_all taken once per node, flushes,
- * MPI_Win_sync, and post/start/complete/wait.
+ * MPI_Win_sync, and post/start/complete/wait; for ranks on other nodes,
+ * the same steps carried out by the target on its own control block.
  *
  * Data moved to DIRECT and CMA targets is in place when the call that
  * moved it returns; MSG operations are complete when their replies are
@@ -32,12 +33,16 @@ int lm_win_rma_setup(lm_win *w)
      * operations out (the same choice everywhere) */
     int cma = 1;
     for (int r = 0; private_memory && r < c->size && cma; r++)
-        if (r != c->rank && strcmp(lm_transport_rget_mechanism(lm_comm_world_rank(c, r)), "cma") != 0) cma = 0;
+        if (r != c->rank && !lm_win_remote(w, r) &&
+            strcmp(lm_transport_rget_mechanism(lm_comm_world_rank(c, r)), "cma") != 0)
+            cma = 0;
     int rc = private_memory ? lm_coll_allreduce(&cma, 1, sizeof cma, lm_win_and_int, NULL, c) : MPI_SUCCESS;
     if (rc) return rc;
     w->private_reach = cma ? LM_OSC_CMA : LM_OSC_MSG;
     w->mcs = (lm_mcs_space){w->shared->qnodes, lm_rma_wait, lm_oversubscribed() ? 0 : LM_MCS_TIGHT_SPINS};
-    return lm_osc_channel_new(c, w, private_memory && !cma, &w->ch);
+    /* ranks on other nodes reach this process's memory and control block
+     * through its owner in any flavor */
+    return lm_osc_channel_new(c, w, (private_memory && !cma) || w->spread, &w->ch);
 }
 
 void lm_win_rma_free(lm_win *w)
@@ -51,10 +56,116 @@ void lm_win_rma_free(lm_win *w)
     w->start_group = w->post_group = NULL;
 }
 
+/* ---- ranks on other nodes ----
+ * Their lock words, post slots and complete counters lie in their own
+ * node's segment, which no process here maps: the owner applies each step
+ * to its own control block (lm_rma_call_sync, a MSG call, carried out in
+ * its progress) with the atomics the ranks of its node use. A lock is
+ * tried there, never waited for: a shared one is granted while no writer
+ * is active or interested, an exclusive one while the lock is free and no
+ * writer is queued; refused, the origin takes a wait step and asks again.
+ * The target node's own ranks keep their queue: a process of another node
+ * can be overtaken by them, as it does not queue, but never blocks them.
+ * Post slots are tried the same way; a complete is one fetch-and-add. */
+enum {
+    SYNC_TRY_SHARED = 1,
+    SYNC_TRY_EXCLUSIVE,
+    SYNC_UNLOCK_SHARED,
+    SYNC_UNLOCK_EXCLUSIVE,
+    SYNC_POST,     /* a: the poster's rank + 1 */
+    SYNC_COMPLETE, /* one more complete */
+    SYNC_ATTACHED  /* [a, b) inside what a dynamic window has attached */
+};
+
+typedef struct sync_arg {
+    uint32_t op, pad;
+    uint64_t a, b;
+} sync_arg;
+
+/* Put the poster into a free post slot: 1 when there was one. */
+static int post_into(uint32_t *slots, uint32_t poster)
+{
+    for (int k = 0; k < LM_WIN_POST_SLOTS; k++)
+        if (!__atomic_load_n(&slots[k], __ATOMIC_RELAXED) && lm_osc_cas32(&slots[k], 0, poster, NULL)) return 1;
+    return 0;
+}
+
+int lm_rma_call_sync(void *owner, int origin, const void *arg, size_t arg_len, const void *data, size_t data_len,
+                     void *out, size_t out_len)
+{
+    (void)origin;
+    (void)data;
+    (void)data_len;
+    lm_win *w = owner;
+    sync_arg a;
+    if (arg_len != sizeof a || out_len != sizeof(uint32_t)) return MPI_ERR_INTERN;
+    memcpy(&a, arg, sizeof a);
+    lm_win_ctl *ctl = lm_win_ctl_of(w, w->comm->rank);
+    lm_mcs_rwlock *l = &ctl->lock;
+    uint32_t yes = 1;
+    switch (a.op) {
+    case SYNC_TRY_SHARED: {
+        uint64_t v = __atomic_load_n(&l->state, __ATOMIC_RELAXED);
+        yes = !(v & (LM_MCS_WAFLAG | LM_MCS_WIFLAG)) && lm_osc_cas64(&l->state, v, v + LM_MCS_RC_INCR, NULL);
+        if (yes) lm_mcs_count.acquisitions++;
+        break;
+    }
+    case SYNC_TRY_EXCLUSIVE: yes = (uint32_t)lm_mcs_write_try_once(l); break;
+    case SYNC_UNLOCK_SHARED: lm_mcs_read_unlock(&w->mcs, l); break;
+    case SYNC_UNLOCK_EXCLUSIVE: lm_mcs_write_unlock_direct(&w->mcs, l); break;
+    case SYNC_POST: yes = (uint32_t)post_into(ctl->posts, (uint32_t)a.a); break;
+    case SYNC_COMPLETE: lm_osc_fetch_add64(&ctl->completes, 1); break;
+    case SYNC_ATTACHED: yes = (uint32_t)lm_rma_in_attached(w, w->comm->rank, (int64_t)a.a, (int64_t)a.b); break;
+    default: return MPI_ERR_INTERN;
+    }
+    memcpy(out, &yes, sizeof yes);
+    return MPI_SUCCESS;
+}
+
+typedef struct sync_wait {
+    int done, err;
+} sync_wait;
+
+static void sync_done(void *arg, int err)
+{
+    sync_wait *x = arg;
+    x->err = err;
+    x->done = 1;
+}
+
+/* One step at rank (on another node), waited for; *yes: its answer. */
+static int sync_call(const lm_win *w, int rank, uint32_t op, uint64_t a, uint64_t b, uint32_t *yes)
+{
+    lm_osc_target t = {.reach = LM_OSC_MSG, .rank = rank, .world = w->shared->table[rank].world};
+    sync_arg arg = {.op = op, .a = a, .b = b};
+    sync_wait x = {0, MPI_SUCCESS};
+    int rc = lm_osc_call(w->ch, &t, LM_RMA_CALL_SYNC, &arg, sizeof arg, NULL, 0, yes, sizeof *yes, sync_done, &x);
+    unsigned idle = 0;
+    while (!rc && !x.done) lm_progress_wait(&idle);
+    return rc ? rc : x.err;
+}
+
+/* A step tried until rank grants it (a lock, a post slot). */
+static int sync_until_granted(const lm_win *w, int rank, uint32_t op, uint64_t a)
+{
+    unsigned idle = 0;
+    for (;;) {
+        uint32_t yes = 0;
+        int rc = sync_call(w, rank, op, a, 0, &yes);
+        if (rc || yes) return rc;
+        lm_rma_wait(&idle);
+    }
+}
+
 /* ---- targets ---- */
 
 int lm_rma_in_attached(const lm_win *w, int rank, int64_t lo, int64_t hi)
 {
+    if (lm_win_remote(w, rank)) {
+        /* what is attached is known to its owner only: ask it */
+        uint32_t inside = 0;
+        return sync_call(w, rank, SYNC_ATTACHED, (uint64_t)lo, (uint64_t)hi, &inside) == MPI_SUCCESS && inside;
+    }
     /* the owner's attached regions, read consistently (seqlock) */
     const lm_win_ctl *ctl = lm_win_ctl_of(w, rank);
     for (;;) {
@@ -210,6 +321,17 @@ static __attribute__((noinline)) int lock_shared_waiting(lm_win *w, lm_mcs_rwloc
     return MPI_SUCCESS;
 }
 
+/* A lock on a rank of another node (h in the held list, without a queue
+ * node): tried at its owner until granted. */
+static __attribute__((noinline)) int lock_remote(lm_win *w, lm_win_held *h, MPI_Win win)
+{
+    int rank = h->rank;
+    int rc = sync_until_granted(w, rank, h->type == MPI_LOCK_SHARED ? SYNC_TRY_SHARED : SYNC_TRY_EXCLUSIVE, 0);
+    if (!rc) return MPI_SUCCESS;
+    *h = w->held[--w->nheld];
+    return lm_err_win(win, rc, "MPI_Win_lock", "cannot reach rank %d for its lock", rank);
+}
+
 static inline int lock_on(lm_win *w, int lock_type, int rank, int assert, MPI_Win win)
 {
     int nocheck = assert == MPI_MODE_NOCHECK;
@@ -225,6 +347,7 @@ static inline int lock_on(lm_win *w, int lock_type, int rank, int assert, MPI_Wi
     lm_win_held *h = &w->held[w->nheld++];
     *h = (lm_win_held){.rank = rank, .type = lock_type, .nocheck = (uint8_t)nocheck, .qnode = -1};
     if (nocheck) return MPI_SUCCESS;
+    if (w->spread && lm_win_remote(w, rank)) return lock_remote(w, h, win);
     lm_mcs_rwlock *l = &lm_win_ctl_of(w, rank)->lock;
     if (lock_type == MPI_LOCK_SHARED) return lm_mcs_read_enter(l) ? MPI_SUCCESS : lock_shared_waiting(w, l);
     h->qnode = (int16_t)__builtin_ctz(free_qnodes);
@@ -264,7 +387,12 @@ static __attribute__((noinline)) int unlock_refused(int rank, MPI_Win win)
 static __attribute__((noinline)) int unlock_releasing(lm_win *w, lm_win_held *h, int rank, MPI_Win win)
 {
     int rc = lm_osc_flush(w->ch, rank);
-    if (!h->nocheck) {
+    if (!h->nocheck && lm_win_remote(w, rank)) {
+        uint32_t yes;
+        int rc2 = sync_call(w, rank, h->type == MPI_LOCK_SHARED ? SYNC_UNLOCK_SHARED : SYNC_UNLOCK_EXCLUSIVE, 0, 0,
+                            &yes);
+        if (!rc) rc = rc2;
+    } else if (!h->nocheck) {
         lm_mcs_rwlock *l = &lm_win_ctl_of(w, rank)->lock;
         if (h->type == MPI_LOCK_SHARED) {
             lm_mcs_read_unlock(&w->mcs, l);
@@ -339,8 +467,10 @@ static void lockall_enter(lm_win *w)
         }
         if (v == LOCKALL_FREE && lm_osc_cas64(word, 0, LOCKALL_ACQUIRING, NULL)) {
             for (int r = 0; r < w->comm->size; r++)
-                lm_mcs_read_lock(&w->mcs, &lm_win_ctl_of(w, r)->lock,
-                                 lm_win_qnode_id(w->comm->rank, LM_WIN_READER_QNODE));
+                if (lm_win_remote(w, r)) (void)sync_until_granted(w, r, SYNC_TRY_SHARED, 0);
+                else
+                    lm_mcs_read_lock(&w->mcs, &lm_win_ctl_of(w, r)->lock,
+                                     lm_win_qnode_id(w->comm->rank, LM_WIN_READER_QNODE));
             __atomic_store_n(word, (uint64_t)4 | LOCKALL_HELD, __ATOMIC_RELEASE);
             return;
         }
@@ -358,7 +488,10 @@ static void lockall_leave(lm_win *w)
             continue;
         }
         if (lm_osc_cas64(word, v, LOCKALL_RELEASING, NULL)) {
-            for (int r = 0; r < w->comm->size; r++) lm_mcs_read_unlock(&w->mcs, &lm_win_ctl_of(w, r)->lock);
+            uint32_t yes;
+            for (int r = 0; r < w->comm->size; r++)
+                if (lm_win_remote(w, r)) (void)sync_call(w, r, SYNC_UNLOCK_SHARED, 0, 0, &yes);
+                else lm_mcs_read_unlock(&w->mcs, &lm_win_ctl_of(w, r)->lock);
             __atomic_store_n(word, LOCKALL_FREE, __ATOMIC_RELEASE);
             return;
         }
@@ -504,7 +637,13 @@ int impl_MPI_Win_post(MPI_Group group, int assert, MPI_Win win)
     if (w->fence_open) w->fence_open = 0;
     uint32_t me = (uint32_t)w->comm->rank + 1;
     for (int i = 0; i < lm_group_size(g); i++) {
-        uint32_t *slots = lm_win_ctl_of(w, win_rank_of(w, g, i))->posts;
+        int origin = win_rank_of(w, g, i);
+        if (lm_win_remote(w, origin)) {
+            if ((rc = sync_until_granted(w, origin, SYNC_POST, me)))
+                return lm_err_win(win, rc, "MPI_Win_post", "cannot reach rank %d", origin);
+            continue;
+        }
+        uint32_t *slots = lm_win_ctl_of(w, origin)->posts;
         unsigned idle = 0;
         for (int k = 0;; k = (k + 1) % LM_WIN_POST_SLOTS) {
             if (!__atomic_load_n(&slots[k], __ATOMIC_RELAXED) && lm_osc_cas32(&slots[k], 0, me, NULL)) break;
@@ -562,9 +701,14 @@ int impl_MPI_Win_complete(MPI_Win win)
     if (!w) return rc;
     if (!w->start_group) return lm_err_win(win, MPI_ERR_RMA_SYNC, "MPI_Win_complete", "no start epoch is open");
     rc = lm_osc_flush(w->ch, -1);
+    int rc2;
     lm_group *g = w->start_group;
-    for (int i = 0; i < lm_group_size(g); i++)
-        lm_osc_fetch_add64(&lm_win_ctl_of(w, win_rank_of(w, g, i))->completes, 1);
+    for (int i = 0; i < lm_group_size(g); i++) {
+        int target = win_rank_of(w, g, i);
+        uint32_t yes;
+        if (!lm_win_remote(w, target)) lm_osc_fetch_add64(&lm_win_ctl_of(w, target)->completes, 1);
+        else if ((rc2 = sync_call(w, target, SYNC_COMPLETE, 0, 0, &yes)) && !rc) rc = rc2;
+    }
     w->start_group = NULL;
     lm_group_release(g);
     if (rc) return lm_err_win(win, rc, "MPI_Win_complete", "an operation of the epoch failed at its target");

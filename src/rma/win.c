@@ -112,7 +112,6 @@ static const char *finish_failure(int rc)
 {
     switch (rc) {
     case MPI_ERR_RMA_SHARED: return "the processes of the communicator cannot share memory";
-    case MPI_ERR_UNSUPPORTED_OPERATION: return "windows over processes of several nodes are not supported yet";
     case MPI_ERR_NO_MEM: return "cannot create the window's node segment";
     default: return "communication failed";
     }

@@ -45,6 +45,7 @@ typedef struct lm_win {
     struct lm_attr_list *attrs;
     MPI_Info info;                 /* hints set by the program, 0 for none */
     struct lm_win_shared *shared;  /* the node segment (every flavor) */
+    int spread;                    /* its processes are on several nodes (win_segment.c) */
     struct lm_win_region *regions; /* MPI_Win_create_dynamic only: attached memory */
     int nregions, capregions;
     /* one-sided communication */
@@ -76,7 +77,8 @@ static inline lm_win *lm_win_get(MPI_Win win)
 int lm_win_errhandler(MPI_Win win, MPI_Errhandler *e);
 
 /* The window's node segment (win_segment.c): collective over w->comm;
- * sets w->shared, and w->base when the parts live in the segment
+ * sets w->shared (one segment per node the window spans; w->spread when
+ * it spans several), and w->base when the parts live in the segment
  * (parts_here: MPI_Win_allocate, MPI_Win_allocate_shared); base is the
  * program's memory otherwise. noncontig pads each rank's part to a page.
  * Returns an MPI error class (the same on every rank). */

@@ -1,9 +1,18 @@
 /* A window's node segment (win_segment.c): one anonymous shared memory
- * file per window, holding for every rank its part's description, its
- * lock, its accumulate lock, its synchronization counters, its queue nodes
- * and, for MPI_Win_allocate and MPI_Win_allocate_shared, the part itself.
+ * file per window and node, holding every rank's part description and,
+ * for the ranks of the node, their locks, accumulate locks,
+ * synchronization counters, queue nodes and, for MPI_Win_allocate and
+ * MPI_Win_allocate_shared, the parts themselves.
  *
- *   [header][entry x n][ctl x n][qnodes x n x LM_WIN_QNODES][parts]
+ *   [header][entry x n][ctl x span][qnodes x span x LM_WIN_QNODES][parts]
+ *
+ * span covers the node's ranks, from the lowest to the highest window
+ * rank on it (all n when the window lies on one node; as many as the node
+ * has when ranks are placed in blocks). ctl and qnodes are indexed by
+ * window rank all the same: their pointers are set back by the lowest
+ * rank, so that the lock paths do not change with the window's extent.
+ * Ranks on other nodes (entry.remote) are reached through MSG: their
+ * owners carry out data, lock and post/complete operations for them.
  *
  * Everything per rank lives here, once per node, never in a process's
  * private memory: a process keeps only the mapping. */
@@ -29,6 +38,7 @@ typedef struct lm_win_entry {
     int64_t size, disp_unit;
     uint64_t addr;             /* the part's address in its owner's process */
     int32_t world, in_segment; /* the part lies in this segment */
+    int32_t remote, pad;       /* the owner is on another node */
 } lm_win_entry;
 
 typedef struct lm_win_region_pub {
@@ -65,7 +75,8 @@ struct lm_win_shared {
     void *map;
     size_t len;
     int nranks;
-    int counted; /* this process counts the segment in the memory report */
+    int lo, span; /* the node's ranks: lo .. lo + span - 1 (others remote) */
+    int counted;  /* this process counts the segment in the memory report */
     lm_win_header *header;
     lm_win_entry *table;
     lm_win_ctl *ctl;
@@ -77,7 +88,9 @@ struct lm_win_shared {
  * ANDed (1: it could, 0: it could not). */
 void lm_win_and_int(const void *in, void *inout, size_t count, void *arg);
 
+/* A rank's control block: ranks of this node only (not entry.remote). */
 static inline lm_win_ctl *lm_win_ctl_of(const lm_win *w, int rank) { return &w->shared->ctl[rank]; }
+static inline int lm_win_remote(const lm_win *w, int rank) { return w->spread && w->shared->table[rank].remote; }
 /* The id of queue node k of rank r (ids start at 1). */
 static inline uint32_t lm_win_qnode_id(int rank, int k) { return (uint32_t)(rank * LM_WIN_QNODES + k + 1); }
 
