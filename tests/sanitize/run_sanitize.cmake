@@ -69,7 +69,8 @@ endif()
 #    virtual cluster (they repeat the runs by host name, and share one lock),
 #    and of the MPI programs by host name all but the point-to-point ones
 #    that cover the network transport's paths (first contact, order, large
-#    messages): p2p_blocking and p2p_order* at both shapes.
+#    messages): p2p_blocking and p2p_order* at both shapes, and rma_spread
+#    (windows over several hosts) at its three.
 set(skip_launcher
   exit_status segfault abort abort_code_clipped no_finalize sigterm_ignored
   rank_killed_from_outside sigint_launcher sigterm_launcher sighup_launcher
@@ -77,7 +78,7 @@ set(skip_launcher
 string(REPLACE ";" "|" skip_launcher "${skip_launcher}")
 set(skip "^launcher\\.(${skip_launcher})$")
 string(APPEND skip "|^launcher\\.hosts\\.(rank_fails|agent_killed|interrupt|timeout|unreachable)$|^multinode\\.")
-string(APPEND skip "|^mpi\\.hosts\\.([^p]|p[^2]|p2p_[^bo])")
+string(APPEND skip "|^mpi\\.hosts\\.([^pr]|p[^2]|p2p_[^bo]|r[^m]|rma_[^s])")
 # Each forced collective algorithm runs at 3 and 4 processes here (a
 # non-power-of-two and a power-of-two size); the plain suite runs it at all.
 string(APPEND skip "|^mpi\\.coll_(data|reduce)_.*\\.np(1|2|5|7|8)$")
