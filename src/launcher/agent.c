@@ -76,7 +76,7 @@ static struct agent {
      * SPAWN frames not acted on yet (started where the poll arrays are
      * rebuilt, since starting one grows A.ranks) */
     struct spawned_here {
-        int job, n;
+        int job, first, n; /* its ranks first .. first + n - 1 run here */
         lm_node_segment *seg;
         int seg_fd;
     } * spawned;
@@ -183,8 +183,8 @@ static lm_node_segment *segment_of(int job, int rank, int *local)
         return A.seg;
     }
     for (int k = 0; k < A.nspawned; k++)
-        if (A.spawned[k].job == job && rank >= 0 && rank < A.spawned[k].n) {
-            *local = rank;
+        if (A.spawned[k].job == job && rank >= A.spawned[k].first && rank < A.spawned[k].first + A.spawned[k].n) {
+            *local = rank - A.spawned[k].first;
             return A.spawned[k].seg;
         }
     return NULL;
@@ -235,6 +235,11 @@ static void on_this_host(const lm_frame *f, const char *payload)
         while (*at) at = &(*at)->next;
         ps->next = NULL;
         *at = ps;
+    } else if (f->type == LM_FRAME_UNSPAWN) {
+        /* another host could not start its part: ours goes (mpirun takes
+         * these exits for no failure) */
+        for (int i = 0; i < A.nlocal; i++)
+            if (A.ranks[i].job == f->value && A.ranks[i].pid > 0) kill(A.ranks[i].pid, SIGKILL);
     }
 }
 
@@ -281,7 +286,8 @@ static void kvs_request(local_rank *r)
 /* Frames addressed to one node: the direct modex and dynamic processes. */
 static int is_routed_frame(int type)
 {
-    return type == LM_FRAME_KVS_GET || type == LM_FRAME_KVS_VALUE || type == LM_FRAME_CTL || type == LM_FRAME_SPAWN;
+    return type == LM_FRAME_KVS_GET || type == LM_FRAME_KVS_VALUE || type == LM_FRAME_CTL || type == LM_FRAME_SPAWN ||
+           type == LM_FRAME_UNSPAWN;
 }
 
 static void from_parent(const lm_frame *f, const char *payload)
@@ -484,22 +490,28 @@ static void spawn_failed(int job, const char *fmt, ...)
     lm_link_send(&A.up, LM_FRAME_SPAWNED, A.node, -1, job, msg, strlen(msg) + 1);
 }
 
-/* Start job ps->job here: its own segment (one node), its ranks with the
+/* Start this host's part of job ps->job: a segment of its own for the
+ * part (node part.node of the job's part.nodes), its ranks with the
  * environment of a spawned job, tracked like this host's ranks. */
 static void start_spawned(struct pending_spawn *ps)
 {
-    const char *end = ps->payload + ps->len, *port = ps->payload, *p = memchr(port, '\0', ps->len);
+    lm_spawn_part part;
+    const char *end = ps->payload + ps->len, *port = ps->payload + sizeof part;
+    const char *p = ps->len > sizeof part ? memchr(port, '\0', (size_t)(end - port)) : NULL;
     char why[600] = "malformed spawn request";
     lm_spawn_cmd *cmds = NULL;
     int count = 0, total = 0;
+    if (p) memcpy(&part, ps->payload, sizeof part);
     if (!p || lm_spawn_cmds_decode(p + 1, end, &cmds, &count, &total, why, sizeof why) != 0 || total != ps->n ||
+        part.count < 1 || part.first < 0 || part.first + part.count > total || part.node < 0 ||
+        part.node >= part.nodes || part.per_node < part.count ||
         lm_spawn_cmds_resolve(cmds, count, my_host(), why, sizeof why) != 0) {
         lm_spawn_cmds_free(cmds, count);
         spawn_failed(ps->job, "%s", why);
         return;
     }
     struct spawned_here *grown = realloc(A.spawned, (size_t)(A.nspawned + 1) * sizeof *grown);
-    local_rank *ranks = realloc(A.ranks, (size_t)(A.nlocal + total) * sizeof *ranks);
+    local_rank *ranks = realloc(A.ranks, (size_t)(A.nlocal + part.count) * sizeof *ranks);
     if (grown) A.spawned = grown;
     if (ranks) A.ranks = ranks;
     if (!grown || !ranks) {
@@ -511,15 +523,17 @@ static void start_spawned(struct pending_spawn *ps)
     snprintf(job_id, sizeof job_id, "%s.%d", A.d.job_id, ps->job);
     lm_layout layout = {.world_size = total,
                         .reported_world_size = total,
-                        .node_count = 1,
-                        .local_size = total,
+                        .node_count = part.nodes,
+                        .node_id = part.node,
+                        .local_size = part.count,
                         .kind = LM_LAYOUT_BLOCK,
-                        .ranks_per_node = total,
+                        .ranks_per_node = part.per_node,
                         .universe_size = A.d.universe_size > total ? A.d.universe_size : total,
                         .node_cpus = node_cpus()};
     struct spawned_here *sh = &A.spawned[A.nspawned];
     sh->job = ps->job;
-    sh->n = total;
+    sh->first = part.first;
+    sh->n = part.count;
     sh->seg_fd = lm_node_segment_create(job_id, &layout, &sh->seg);
     if (sh->seg_fd < 0) {
         lm_spawn_cmds_free(cmds, count);
@@ -530,16 +544,19 @@ static void start_spawned(struct pending_spawn *ps)
     lm_spawn_env se;
     int devnull = open("/dev/null", O_RDONLY | O_CLOEXEC), first = A.nlocal, r = 0;
     int rc = lm_spawn_env_init(&se, (char *const *)A.d.env, A.d.nenv, ps->job, port);
+    /* the commands' ranks follow each other: those of this part start here */
     for (int i = 0; i < count && rc == 0; i++) {
         lm_spawn_job sj = {
-            .segment_fd = sh->seg_fd, .job_id = job_id, .world_size = total, .local_size = total, .pgid = A.pgid};
+            .segment_fd = sh->seg_fd, .job_id = job_id, .world_size = total, .local_size = part.count, .pgid = A.pgid};
         lm_spawn_env_command(&se, &cmds[i], i, &sj);
         for (int m = 0; m < cmds[i].maxprocs && rc == 0; m++, r++) {
-            local_rank *lr = &A.ranks[first + r];
-            *lr = (local_rank){.world_rank = r, .job = ps->job, .seg = sh->seg, .local = r};
+            if (r < part.first || r >= part.first + part.count) continue;
+            int local = r - part.first;
+            local_rank *lr = &A.ranks[first + local];
+            *lr = (local_rank){.world_rank = r, .job = ps->job, .seg = sh->seg, .local = local};
             lr->fd[1] = lr->fd[2] = lr->kvs_fd = -1;
             A.nlocal++;
-            rc = start_local(&sj, lr, r, r, devnull);
+            rc = start_local(&sj, lr, r, local, devnull);
         }
     }
     if (devnull >= 0) close(devnull);

@@ -28,10 +28,12 @@ enum lm_frame_type {
                            node -1: mpirun, which knows where another job runs */
     LM_FRAME_KVS_VALUE, /* the answer for process `rank`: value = length or -ENOENT; payload: the value */
     /* Dynamic processes (boot/kvs_wire.h), served by mpirun. */
-    LM_FRAME_CTL,    /* up: process `rank` on node `node` asks (payload: its request); down: the answer */
-    LM_FRAME_SPAWN,  /* down: start job `value` of `rank` processes on node `node`; payload: the
-                        parent's port and a NUL, then the commands as in LM_REQ_SPAWN */
-    LM_FRAME_SPAWNED /* up: job `value` started on node `node` (no payload), or not (payload: why) */
+    LM_FRAME_CTL,     /* up: process `rank` on node `node` asks (payload: its request); down: the answer */
+    LM_FRAME_SPAWN,   /* down: start node `node`'s part of job `value` of `rank` processes; payload:
+                         lm_spawn_part, the parent's port and a NUL, then the commands as in
+                         LM_REQ_SPAWN */
+    LM_FRAME_SPAWNED, /* up: job `value` started on node `node` (no payload), or not (payload: why) */
+    LM_FRAME_UNSPAWN  /* down: end node `node`'s processes of job `value` (its start failed elsewhere) */
 };
 
 typedef struct lm_frame {

@@ -77,16 +77,24 @@ typedef struct rank_proc {
     int job, rank; /* the rank's job (0: the first) and world rank there */
 } rank_proc;
 
-/* A job that MPI_Comm_spawn started (job number >= 1), on this node. */
+/* A job that MPI_Comm_spawn started (job number >= 1). */
 typedef struct spawned_job {
     int n;
     rank_proc *procs;
-    lm_node_segment *seg; /* on this node; across hosts the agent of `host` holds it */
+    lm_node_segment *seg; /* on this node; across hosts the agents of its hosts hold theirs */
     int seg_fd;
-    int host;                   /* across hosts: the node it runs on; -1 here */
+    /* across hosts: rank r runs on node hosts[r / per_node] (host = hosts[0]);
+     * on one node host is -1 */
+    int host;
+    int *hosts, nodes, per_node;
+    int answers;                /* across hosts: SPAWNED frames received from its hosts */
+    char *why;                  /* the first host's reason for failing to start its part */
     int failed;                 /* its start failed: the exits of what did start are no failure */
-    int32_t req_node, req_code; /* across hosts: who asked for it, until the agent answers */
+    int32_t req_node, req_code; /* across hosts: who asked for it, until every host answered */
 } spawned_job;
+
+/* The node rank r of a spawned job runs on (across hosts). */
+static int spawned_host_of(const spawned_job *sj, int r) { return sj->hosts[r / sj->per_node]; }
 
 #define SPAWN_DEFAULT_LIMIT 1024 /* processes of all jobs at once, without --universe-size */
 
@@ -367,7 +375,8 @@ static void report(void)
 {
     char pidbuf[360] = "", jobbuf[40] = "";
     if (J.cause_job > 0) snprintf(jobbuf, sizeof jobbuf, " of spawned job %d", J.cause_job);
-    int host = J.cause_job > 0 ? J.spawned[J.cause_job - 1]->host
+    int host = J.cause_job > 0
+                   ? (J.multi && J.cause_rank >= 0 ? spawned_host_of(J.spawned[J.cause_job - 1], J.cause_rank) : -1)
                : J.multi && J.cause_rank >= 0 && J.desc.ranks_per_node > 0
                    ? lm_min_int(J.cause_rank / J.desc.ranks_per_node, J.desc.nhosts - 1)
                    : -1;
@@ -706,10 +715,58 @@ static int serve_ctl(int job, int rank, int32_t node, int32_t code, lm_ctl_reque
     return 1;
 }
 
-/* Across hosts a spawned job runs on one host: the one the first command's
- * info key host names, else the host with the fewest processes. Its agent
- * resolves the commands and starts the job (LM_FRAME_SPAWN) and answers
- * with LM_FRAME_SPAWNED, which completes the request. 0, or -1 with why. */
+/* Processes running on node h now: the first job's and the spawned jobs'
+ * that have not ended. */
+static int host_load(int h)
+{
+    int load = J.desc.host_nranks[h];
+    for (int k = 0; k < J.nspawned; k++) {
+        const spawned_job *sj = J.spawned[k];
+        if (sj->host < 0 || sj->failed) continue;
+        for (int r = 0; r < sj->n; r++) load += sj->procs[r].pid != 0 && spawned_host_of(sj, r) == h;
+    }
+    return load;
+}
+
+/* Where a spawned job runs across hosts: in blocks of *per_node ranks on
+ * hosts[0 .. *nodes - 1]. On the hosts the info key `host` of the first
+ * command that has one names (a name, or several separated by commas),
+ * else on the first host whose free slots (--host/--hostfile slots, less
+ * what runs there) hold all of it, else over every host in order. 0, or -1
+ * with why. */
+static int place_spawn(const char *named, int total, int *hosts, int *nodes, int *per_node, char *why, size_t whycap)
+{
+    int nh = J.desc.nhosts, m = 0;
+    if (named) {
+        char list[LM_CTL_TEXT_MAX], *save = NULL;
+        snprintf(list, sizeof list, "%s", named);
+        for (char *t = strtok_r(list, ", ", &save); t; t = strtok_r(NULL, ", ", &save)) {
+            int h = -1;
+            for (int i = 0; i < nh && h < 0; i++)
+                if (!strcmp(J.desc.host_names[i], t)) h = i;
+            if (h < 0) return snprintf(why, whycap, "host '%.200s' (info key host) is not a host of this job", t), -1;
+            for (int j = 0; j < m; j++)
+                if (hosts[j] == h)
+                    return snprintf(why, whycap, "host '%.200s' is named twice in the info key host", t), -1;
+            hosts[m++] = h;
+        }
+        if (!m) return snprintf(why, whycap, "the info key host names no host"), -1;
+    } else {
+        for (int i = 0; i < nh && !m; i++)
+            if (J.opts->hosts.h[i].slots - host_load(i) >= total) hosts[m++] = i;
+        if (!m)
+            for (int i = 0; i < nh; i++) hosts[m++] = i;
+    }
+    if (m > total) m = total;
+    *per_node = (total + m - 1) / m;
+    *nodes = (total + *per_node - 1) / *per_node;
+    return 0;
+}
+
+/* Across hosts a spawned job runs on the hosts place_spawn chooses. Each
+ * host's agent resolves the commands and starts its part (LM_FRAME_SPAWN,
+ * with lm_spawn_part) and answers LM_FRAME_SPAWNED; the last answer
+ * completes the request. 0, or -1 with why. */
 static int spawn_on_host(const lm_ctl_request *req, size_t len, int32_t node, int32_t code, char *why, size_t whycap)
 {
     const char *cmds = (const char *)(req + 1), *end = (const char *)req + len, *host = NULL;
@@ -719,44 +776,53 @@ static int spawn_on_host(const lm_ctl_request *req, size_t len, int32_t node, in
         lm_spawn_cmds_free(dec, n);
         return -1;
     }
-    int nh = J.desc.nhosts, h = -1, named = 0;
     for (int i = 0; i < n && !host; i++)
         if (*dec[i].host) host = dec[i].host;
-    for (int i = 0; host && i < nh && h < 0; i++)
-        if (!strcmp(J.desc.host_names[i], host)) h = i;
-    if (host && h < 0) snprintf(why, whycap, "host '%.200s' (info key host) is not a host of this job", host);
-    named = host != NULL;
+    if (total < 1) {
+        lm_spawn_cmds_free(dec, n);
+        return snprintf(why, whycap, "no process to start"), -1;
+    }
+    int *hosts = calloc((size_t)J.desc.nhosts, sizeof *hosts), nodes = 0, per_node = 0;
+    int placed = hosts ? place_spawn(host, total, hosts, &nodes, &per_node, why, whycap)
+                       : (snprintf(why, whycap, "mpirun is out of memory"), -1);
     lm_spawn_cmds_free(dec, n); /* host pointed into it */
-    if (named && h < 0) return -1;
-    if (total < 1) return snprintf(why, whycap, "no process to start"), -1;
-    if (J.alive + total > spawn_limit())
+    if (placed) {
+        free(hosts);
+        return -1;
+    }
+    if (J.alive + total > spawn_limit()) {
+        free(hosts);
         return snprintf(why, whycap, "%d more processes would exceed the universe's %d (mpirun --universe-size)", total,
                         spawn_limit()),
                -1;
-    if (J.nspawned + 1 >= LM_JOB_MAX) return snprintf(why, whycap, "a universe holds at most %d jobs", LM_JOB_MAX), -1;
-    if (h < 0) { /* the least loaded host */
-        int best = -1;
-        for (int i = 0; i < nh; i++) {
-            int load = J.desc.host_nranks[i];
-            for (int k = 0; k < J.nspawned; k++)
-                if (J.spawned[k]->host == i && !J.spawned[k]->failed) load += J.spawned[k]->n;
-            if (best < 0 || load < best) best = load, h = i;
-        }
+    }
+    if (J.nspawned + 1 >= LM_JOB_MAX) {
+        free(hosts);
+        return snprintf(why, whycap, "a universe holds at most %d jobs", LM_JOB_MAX), -1;
     }
     spawned_job **grown = realloc(J.spawned, (size_t)(J.nspawned + 1) * sizeof *grown);
     if (grown) J.spawned = grown;
     spawned_job *sj = grown ? calloc(1, sizeof *sj) : NULL;
-    size_t plen = strlen(req->port) + 1 + (size_t)(end - cmds);
+    size_t plen = sizeof(lm_spawn_part) + strlen(req->port) + 1 + (size_t)(end - cmds);
     char *payload = sj ? malloc(plen) : NULL;
     if (!sj || !payload || !(sj->procs = calloc((size_t)total, sizeof *sj->procs))) {
         free(payload);
         if (sj) free(sj->procs);
         free(sj);
+        free(hosts);
         return snprintf(why, whycap, "mpirun is out of memory"), -1;
     }
     int k = ++J.nspawned;
     J.spawned[k - 1] = sj;
-    *sj = (spawned_job){.n = total, .procs = sj->procs, .seg_fd = -1, .host = h, .req_node = node, .req_code = code};
+    *sj = (spawned_job){.n = total,
+                        .procs = sj->procs,
+                        .seg_fd = -1,
+                        .host = hosts[0],
+                        .hosts = hosts,
+                        .nodes = nodes,
+                        .per_node = per_node,
+                        .req_node = node,
+                        .req_code = code};
     for (int r = 0; r < total; r++) {
         rank_proc *q = &sj->procs[r];
         q->pid = -1; /* running there; its exit says its pid */
@@ -767,25 +833,41 @@ static int spawn_on_host(const lm_ctl_request *req, size_t len, int32_t node, in
         q->rank = r;
     }
     J.alive += total;
-    memcpy(payload, req->port, strlen(req->port) + 1);
-    memcpy(payload + strlen(req->port) + 1, cmds, (size_t)(end - cmds));
-    lm_child_agent *c = lm_subtree_toward(&J.agents, -1, h, J.desc.fanout);
-    if (c) lm_link_send(&c->link, LM_FRAME_SPAWN, h, total, k, payload, plen);
+    char *at = payload + sizeof(lm_spawn_part);
+    memcpy(at, req->port, strlen(req->port) + 1);
+    memcpy(at + strlen(req->port) + 1, cmds, (size_t)(end - cmds));
+    for (int i = 0; i < nodes; i++) {
+        int first = i * per_node, count = lm_min_int(per_node, total - first);
+        lm_spawn_part part = {.first = first, .count = count, .node = i, .nodes = nodes, .per_node = per_node};
+        memcpy(payload, &part, sizeof part);
+        lm_child_agent *c = lm_subtree_toward(&J.agents, -1, hosts[i], J.desc.fanout);
+        if (c) lm_link_send(&c->link, LM_FRAME_SPAWN, hosts[i], total, k, payload, plen);
+    }
     free(payload);
     return 0;
 }
 
-/* The agent's answer to LM_FRAME_SPAWN, for the process that asked. */
+/* A host's answer to LM_FRAME_SPAWN. The last one answers the process
+ * that asked: the job number, or the first failure, after which the hosts
+ * that did start their part end it (LM_FRAME_UNSPAWN). */
 static void spawned_on_host(const lm_frame *f, const char *p)
 {
     int k = f->value;
     if (k < 1 || k > J.nspawned || J.spawned[k - 1]->host < 0) return;
     spawned_job *sj = J.spawned[k - 1];
+    if (f->len && !sj->why) {
+        sj->why = strndup(p, f->len);
+        sj->failed = 1; /* from now on its exits are no failure */
+    }
+    if (++sj->answers < sj->nodes) return;
     lm_ctl_reply rep = {.result = 0, .a = k};
-    if (f->len) {
+    if (sj->failed) {
         rep.result = -EINVAL;
-        snprintf(rep.text, sizeof rep.text, "%.*s", (int)f->len, p);
-        sj->failed = 1;
+        snprintf(rep.text, sizeof rep.text, "%s", sj->why ? sj->why : "a host could not start its part");
+        for (int i = 0; i < sj->nodes; i++) {
+            lm_child_agent *c = lm_subtree_toward(&J.agents, -1, sj->hosts[i], J.desc.fanout);
+            if (c) lm_link_send(&c->link, LM_FRAME_UNSPAWN, sj->hosts[i], -1, k, NULL, 0);
+        }
     }
     lm_child_agent *c = lm_subtree_toward(&J.agents, -1, sj->req_node, J.desc.fanout);
     if (c) lm_link_send(&c->link, LM_FRAME_CTL, sj->req_node, sj->req_code, 0, &rep, sizeof rep);
@@ -813,8 +895,9 @@ static void route_kvs_to_job(const lm_frame *f, const char *p)
     int host = -1;
     if (f->len == sizeof req) {
         memcpy(&req, p, sizeof req);
-        if (req.job > 0 && req.job <= J.nspawned && !J.spawned[req.job - 1]->failed)
-            host = J.spawned[req.job - 1]->host;
+        if (req.job > 0 && req.job <= J.nspawned && !J.spawned[req.job - 1]->failed && req.rank >= 0 &&
+            req.rank < J.spawned[req.job - 1]->n)
+            host = spawned_host_of(J.spawned[req.job - 1], req.rank);
     }
     if (host >= 0) {
         lm_child_agent *c = lm_subtree_toward(&J.agents, -1, host, J.desc.fanout);
@@ -1213,6 +1296,8 @@ int main(int argc, char **argv)
         lm_node_segment_detach(sj->seg);
         close(sj->seg_fd);
         free(sj->procs);
+        free(sj->hosts);
+        free(sj->why);
         free(sj);
     }
     free(J.spawned);

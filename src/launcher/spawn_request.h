@@ -15,6 +15,14 @@ typedef struct lm_spawn_cmd {
     char path[PATH_MAX];               /* the program to run (lm_spawn_cmds_resolve) */
 } lm_spawn_cmd;
 
+/* Across hosts, the part of a spawned job that one host starts (the head
+ * of the SPAWN frame's payload): ranks first .. first + count - 1, as node
+ * `node` of the job's `nodes`, which hold per_node consecutive ranks each
+ * (the last fewer). */
+typedef struct lm_spawn_part {
+    int32_t first, count, node, nodes, per_node, pad;
+} lm_spawn_part;
+
 /* Decode the commands at [p, end): 0 with *cmds (lm_spawn_cmds_free it),
  * their number and the processes they ask for; -1 with why. */
 int lm_spawn_cmds_decode(const char *p, const char *end, lm_spawn_cmd **cmds, int *count, int *total, char *why,
