@@ -150,19 +150,31 @@ def run_bench(m, name, nhosts, per_host, args, wrapper, lean_opts=()):
     return r, wall
 
 
-def measure(m, wrapper, quick):
-    """One repetition of every benchmark for one MPI: {metric: value}."""
+GROUPS = ("latency", "bandwidth", "allreduce", "startup", "memory")
+
+
+def measure(m, wrapper, quick, only=GROUPS):
+    """One repetition of the benchmarks of the groups in only for one MPI:
+    {metric: value}."""
     q = ["-q"] if quick else []
     out = {}
-    r, _ = run_bench(m, "pingpong", 2, 1, q + ["-m", "8"], wrapper)
-    out["lat8_us"] = value(r.stdout, r"^size=8 .*lat_us=([\d.]+)")
-    r, _ = run_bench(m, "bandwidth", 2, 1, q + ["-m", "1048576"], wrapper)
-    out["bw1m_mbs"] = value(r.stdout, r"^size=1048576 .*mb_s=([\d.]+)")
+    if "latency" in only:
+        r, _ = run_bench(m, "pingpong", 2, 1, q + ["-m", "8"], wrapper)
+        out["lat8_us"] = value(r.stdout, r"^size=8 .*lat_us=([\d.]+)")
+    if "bandwidth" in only:
+        r, _ = run_bench(m, "bandwidth", 2, 1, q + ["-m", "1048576"], wrapper)
+        out["bw1m_mbs"] = value(r.stdout, r"^size=1048576 .*mb_s=([\d.]+)")
+    if "allreduce" not in only:
+        return out
     r, _ = run_bench(m, "coll", 4, 2, q + ["-c", "allreduce"], wrapper)
     out["allreduce8_us"] = value(r.stdout, r"^coll=allreduce size=8 .*lat_us=([\d.]+)")
     out["allreduce1m_us"] = value(r.stdout, r"^coll=allreduce size=1048576 .*lat_us=([\d.]+)")
+    if "startup" not in only:
+        return out
     r, wall = run_bench(m, "init", 4, 16, [], wrapper)
     out["startup_4x16_s"] = wall if r.returncode == 0 else None
+    if "memory" not in only:
+        return out
     for nh in (2, 4):
         r, _ = run_bench(m, "memory:%d" % nh, nh, 16, [], wrapper)
         rss = [int(x) for x in re.findall(r"^phase=init rank=\d+ rss_kb=(\d+)", r.stdout, re.M)]
@@ -260,6 +272,8 @@ def main():
     ap.add_argument("--reps", type=int, default=3)
     ap.add_argument("--mpis", default="leanmpi,mpich,openmpi4")
     ap.add_argument("--quick", action="store_true", help="shorter timed loops")
+    ap.add_argument("--only", default=",".join(GROUPS),
+                    help="comma-separated subset of: " + ", ".join(GROUPS) + " (the others read n/a)")
     ap.add_argument("--out", default=str(ROOT / "docs" / "MULTINODE.md"))
     ap.add_argument("--json", default=str(ROOT / "bench" / "results" / "hosts.json"))
     args = ap.parse_args()
@@ -286,7 +300,7 @@ def main():
         for rep in range(args.reps):
             order = ok[rep % len(ok):] + ok[:rep % len(ok)]
             for m in order:
-                v = measure(m, wrapper, args.quick)
+                v = measure(m, wrapper, args.quick, args.only.split(","))
                 reps[m.key].append(v)
                 print("rep %d %-10s %s" % (rep, m.key, " ".join("%s=%s" % (k, "%.4g" % x if x else x)
                                                               for k, x in v.items())), flush=True)
@@ -296,8 +310,9 @@ def main():
     res = {k: medians(v) for k, v in reps.items()}
     Path(args.json).parent.mkdir(parents=True, exist_ok=True)
     Path(args.json).write_text(json.dumps({"raw": reps, "medians": res}, indent=1))
-    cmdline = "python3 bench/leanmpi_hosts.py --reps %d --mpis %s%s" % (args.reps, args.mpis,
-                                                                        " --quick" if args.quick else "")
+    cmdline = "python3 bench/leanmpi_hosts.py --reps %d --mpis %s%s%s" % (
+        args.reps, args.mpis, " --quick" if args.quick else "",
+        "" if args.only == ",".join(GROUPS) else " --only " + args.only)
     Path(args.out).write_text(report(mpis, res, args, cmdline))
     print("wrote %s and %s" % (args.out, args.json))
     return 0

@@ -67,7 +67,7 @@ static const struct {
     const char *name;
     unsigned mask;
 } backends[] = {
-    {"all", 0x1fff}, {"self", 0x1cf}, {"shm", 0x67f}, {"cma", 0x180}, {"ofi", 0x19cf},
+    {"all", 0x1fff}, {"self", 0x1cf}, {"shm", 0x67f}, {"cma", 0x180}, {"ofi", 0x19cf}, {"tcp", 0x1cf},
 };
 #define NBACKENDS ((int)(sizeof backends / sizeof backends[0]))
 

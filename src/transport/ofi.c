@@ -180,6 +180,7 @@ static int is_loopback(const struct fi_info *i)
  * to a spawned process in 2 runs of 23, against none of 25 with
  * tcp;ofi_rxm (mpi.hosts.dpm_spawn.h3x1). */
 static const char *const provider_preference[] = {"cxi", "efa", "psm3", "verbs;ofi_rxm", "tcp;ofi_rxm", "net"};
+#define HARDWARE_PROVIDERS 4 /* the first ones above */
 
 /* The first interface that other hosts can reach (IPv4 before IPv6 for the
  * socket providers), else the first of all: ranks whose hosts are names on
@@ -197,13 +198,14 @@ static struct fi_info *first_reachable(struct fi_info *list, const char *prov)
     return prov ? NULL : list;
 }
 
-static struct fi_info *choose(struct fi_info *list)
+static struct fi_info *choose(struct fi_info *list, int hardware_only)
 {
-    for (size_t k = 0; k < sizeof provider_preference / sizeof provider_preference[0]; k++) {
+    size_t n = hardware_only ? HARDWARE_PROVIDERS : sizeof provider_preference / sizeof provider_preference[0];
+    for (size_t k = 0; k < n; k++) {
         struct fi_info *i = first_reachable(list, provider_preference[k]);
         if (i) return i;
     }
-    return first_reachable(list, NULL);
+    return hardware_only ? NULL : first_reachable(list, NULL);
 }
 
 static int post_recv(ofi_buf *b)
@@ -354,7 +356,13 @@ int lm_ofi_init(const lm_ofi_config *cfg)
                  fi_strerror(-rc));
         return LM_EIO;
     }
-    O.info = fi_dupinfo(choose(list));
+    struct fi_info *chosen = choose(list, O.cfg.hardware_only);
+    if (!chosen) {
+        fi_freeinfo(list);
+        snprintf(O.error, sizeof O.error, "no libfabric provider for network hardware");
+        return LM_ENOTSUP;
+    }
+    O.info = fi_dupinfo(chosen);
     fi_freeinfo(list);
     if (!O.info) return snprintf(O.error, sizeof O.error, "fi_dupinfo failed"), LM_ENOMEM;
     O.inject_max = O.info->tx_attr->inject_size;

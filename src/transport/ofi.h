@@ -28,6 +28,9 @@ typedef struct lm_ofi_config {
     /* Unused registrations kept for reuse (mr_cache.h), where the provider's
      * registrations do not pin memory. */
     int mr_cache_max;
+    /* Only a provider for network hardware (cxi, efa, psm3, verbs): LM_ENOTSUP
+     * when there is none (the tcp backend serves then, transport.c). */
+    int hardware_only;
 } lm_ofi_config;
 
 /* LM_OK; LM_ENOTSUP when built without libfabric; LM_EIO when no provider

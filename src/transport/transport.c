@@ -1,5 +1,8 @@
 /* Dispatch: my own rank -> self, a rank on my node -> shm, a rank on another
- * host -> ofi. The network is opened lazily, in jobs across hosts only: at
+ * host -> the network: ofi where libfabric has a provider for network
+ * hardware, tcp otherwise (tcp.h says why; LEANMPI_NETWORK=ofi|tcp|auto,
+ * and LEANMPI_OFI_PROVIDER, which implies ofi). The network is opened
+ * lazily, in jobs across hosts only: at
  * this rank's first message to another host, or when a rank on another host
  * asks for this rank's address (lm_boot_key_wanted, checked by progress), so
  * a rank that talks only within its host never opens a fabric: its memory
@@ -12,6 +15,7 @@
 #include "boot/boot.h"
 #include "cma.h"
 #include "ofi.h"
+#include "tcp.h"
 #include "util/lm_cvar.h"
 #include "util/lm_error.h"
 #include "self.h"
@@ -19,6 +23,7 @@
 #include "shm_layout.h"
 #include "transport_env.h"
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 lm_am_handler lm_am_handlers[LM_AM_MAX_HANDLERS];
@@ -26,7 +31,8 @@ lm_am_handler lm_am_handlers[LM_AM_MAX_HANDLERS];
 static struct {
     lm_transport_env env;
     int initialized;
-    int ofi_on;     /* the network is open */
+    int ofi_on;     /* the network is open (net says which) */
+    int net;        /* NET_OFI or NET_TCP */
     int ofi_lazy;   /* a job across hosts whose network is not open yet */
     int ofi_failed; /* opening it failed: T.error says why */
     char error[320];
@@ -60,24 +66,58 @@ int lm_transport_init_env(const lm_transport_env *env)
 /* Open the network now (see the top of this file). LM_OK, or LM_EIO with
  * the reason in T.error, said once on stderr: the MPI error the caller gets
  * names only the peer. */
+enum { NET_OFI = 1, NET_TCP };
+
+/* Which backend LEANMPI_NETWORK asks for: NET_OFI, NET_TCP, 0 for auto, -1
+ * for a value it does not know. */
+static int network_wanted(void)
+{
+    const char *v = getenv("LEANMPI_NETWORK");
+    if (!v || !*v || !strcmp(v, "auto")) {
+        const char *prov = getenv("LEANMPI_OFI_PROVIDER");
+        return prov && *prov ? NET_OFI : 0;
+    }
+    if (!strcmp(v, "ofi")) return NET_OFI;
+    if (!strcmp(v, "tcp")) return NET_TCP;
+    return -1;
+}
+
 static int open_network(void)
 {
     if (T.ofi_on) return LM_OK;
     if (T.ofi_failed || !T.ofi_lazy) return T.ofi_failed ? LM_EIO : LM_EPEER;
-    lm_ofi_config oc = {.world_rank = T.env.world_rank,
-                        .job = T.env.job,
-                        .proc_id = T.env.proc_id,
-                        .put = T.env.kvs_put,
-                        .get = T.env.kvs_get,
-                        .mr_cache_max = (int)lm_cvar(LM_CVAR_OFI_MR_CACHE)};
-    int rc = lm_ofi_init(&oc);
+    int want = network_wanted(), rc = LM_EIO;
     T.ofi_lazy = 0;
+    if (want < 0) {
+        snprintf(T.error, sizeof T.error, "LEANMPI_NETWORK=%s: expected ofi, tcp or auto", getenv("LEANMPI_NETWORK"));
+    } else if (want != NET_TCP) {
+        lm_ofi_config oc = {.world_rank = T.env.world_rank,
+                            .job = T.env.job,
+                            .proc_id = T.env.proc_id,
+                            .put = T.env.kvs_put,
+                            .get = T.env.kvs_get,
+                            .mr_cache_max = (int)lm_cvar(LM_CVAR_OFI_MR_CACHE),
+                            .hardware_only = want == 0};
+        rc = lm_ofi_init(&oc);
+        if (rc == LM_OK) T.net = NET_OFI;
+        else snprintf(T.error, sizeof T.error, "the network transport: %s", lm_ofi_error());
+    }
+    if (rc != LM_OK && want >= 0 && want != NET_OFI) {
+        lm_tcp_config tc = {.world_rank = T.env.world_rank,
+                            .job = T.env.job,
+                            .proc_id = T.env.proc_id,
+                            .put = T.env.kvs_put,
+                            .get = T.env.kvs_get};
+        rc = lm_tcp_init(&tc);
+        if (rc == LM_OK) T.net = NET_TCP;
+        else snprintf(T.error, sizeof T.error, "the network transport (tcp): %s", lm_tcp_error());
+    }
     if (rc != LM_OK) {
         T.ofi_failed = 1;
-        snprintf(T.error, sizeof T.error, "the network transport: %s", lm_ofi_error());
         fprintf(stderr, "LeanMPI: rank %d: cannot reach ranks on other hosts: %s\n", T.env.world_rank, T.error);
         return LM_EIO;
     }
+    T.error[0] = '\0';
     T.ofi_on = 1;
     return LM_OK;
 }
@@ -89,7 +129,11 @@ void lm_transport_network_expected(void)
 
 const char *lm_transport_error(void) { return T.error[0] ? T.error : "the shared-memory area is not usable"; }
 
-const char *lm_transport_network(void) { return T.ofi_on ? lm_ofi_provider() : NULL; }
+const char *lm_transport_network(void)
+{
+    if (!T.ofi_on) return NULL;
+    return T.net == NET_TCP ? "tcp" : lm_ofi_provider();
+}
 
 static pid_t boot_pid_of(int world_rank) { return (pid_t)lm_boot_pid_of(world_rank); }
 
@@ -137,8 +181,9 @@ int lm_transport_init(void)
 void lm_transport_finalize(void)
 {
     if (!T.initialized) return;
-    if (T.ofi_on) lm_ofi_finalize();
-    T.ofi_on = T.ofi_lazy = T.ofi_failed = 0;
+    if (T.ofi_on && T.net == NET_TCP) lm_tcp_finalize();
+    else if (T.ofi_on) lm_ofi_finalize();
+    T.ofi_on = T.ofi_lazy = T.ofi_failed = T.net = 0;
     lm_self_finalize();
     lm_shm_finalize();
     T.last_world = -1;
@@ -178,7 +223,9 @@ int lm_transport_am_sendv(int dst, const void *hdr, size_t hdr_len, const void *
     }
     if (lm_transport_local_rank(dst) < 0) {
         int rc = open_network();
-        return rc == LM_OK ? lm_ofi_send(dst, hdr, hdr_len, p0, l0, p1, l1) : rc;
+        if (rc != LM_OK) return rc;
+        return T.net == NET_TCP ? lm_tcp_send(dst, hdr, hdr_len, p0, l0, p1, l1)
+                                : lm_ofi_send(dst, hdr, hdr_len, p0, l0, p1, l1);
     }
     lm_shm_peer *p = shm_peer_of(dst);
     if (!p) return LM_EAGAIN; /* out of memory for the peer state: may pass */
@@ -192,7 +239,7 @@ size_t lm_transport_max_payload(int dst)
     if ((T.ofi_on || T.ofi_lazy) && dst != T.env.world_rank && lm_transport_local_rank(dst) < 0) {
         /* the limit depends on what the network offers: asked only before
          * sending to that peer, so this is when it opens anyway */
-        if (open_network() == LM_OK) return lm_ofi_max_payload();
+        if (open_network() == LM_OK) return T.net == NET_TCP ? lm_tcp_max_payload() : lm_ofi_max_payload();
     }
     return lm_shm_max_payload();
 }
@@ -229,18 +276,22 @@ int lm_transport_expose(int dst, const void *buf, size_t len, uint64_t *addr, ui
 {
     if (!T.initialized || dst == T.env.world_rank || lm_transport_local_rank(dst) >= 0) return LM_ENOTSUP;
     if (open_network() != LM_OK) return LM_ENOTSUP;
+    if (T.net == NET_TCP) return lm_tcp_expose(buf, len, addr, rkey, handle);
     return lm_ofi_expose(buf, len, addr, rkey, handle);
 }
 
 void lm_transport_unexpose(void *handle)
 {
-    if (handle) lm_ofi_unexpose(handle);
+    if (!handle) return;
+    if (T.net == NET_TCP) lm_tcp_unexpose(handle);
+    else lm_ofi_unexpose(handle);
 }
 
 int lm_transport_rget_async(int src, void *local, uint64_t addr, uint64_t rkey, size_t len, lm_rget_done done,
                             void *arg)
 {
     if (!T.ofi_on || src == T.env.world_rank || lm_transport_local_rank(src) >= 0) return LM_ENOTSUP;
+    if (T.net == NET_TCP) return lm_tcp_rget_async(src, local, addr, rkey, len, done, arg);
     return lm_ofi_rget_async(src, local, addr, rkey, len, done, arg);
 }
 
@@ -272,7 +323,7 @@ int lm_transport_progress(void)
 {
     /* Fast boxes first (inside shm progress), then the shm queue, then self. */
     int n = lm_shm_progress() + lm_self_progress();
-    if (T.ofi_on) n += lm_ofi_progress();
+    if (T.ofi_on) n += T.net == NET_TCP ? lm_tcp_progress() : lm_ofi_progress();
     else if (__builtin_expect(T.ofi_lazy, 0) && T.env.key_wanted && T.env.key_wanted() && open_network() != LM_OK)
         lm_fatal("rank %d: a rank on another host waits for this one, but %s", T.env.world_rank, T.error);
     return n;
@@ -314,6 +365,10 @@ void lm_transport_get_counters(const char *backend, lm_transport_counters *out)
     }
     if (all || strcmp(backend, "ofi") == 0) {
         lm_ofi_counters(&c);
+        add(out, &c);
+    }
+    if (all || strcmp(backend, "tcp") == 0) {
+        lm_tcp_counters(&c);
         add(out, &c);
     }
 }

@@ -14,6 +14,7 @@ add_library(lm_transport_testlib STATIC
   ${LM_TRANSPORT_ROOT}/src/transport/fastbox.c
   ${LM_TRANSPORT_ROOT}/src/transport/cma.c
   ${LM_TRANSPORT_ROOT}/src/transport/ofi.c
+  ${LM_TRANSPORT_ROOT}/src/transport/tcp.c
   ${LM_TRANSPORT_ROOT}/src/transport/mr_cache.c
   ${LM_TRANSPORT_ROOT}/src/util/lm_hashmap.c
   ${LM_TRANSPORT_ROOT}/tests/unit/stub_core.c)
