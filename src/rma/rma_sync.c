@@ -347,7 +347,7 @@ static inline int lock_on(lm_win *w, int lock_type, int rank, int assert, MPI_Wi
     lm_win_held *h = &w->held[w->nheld++];
     *h = (lm_win_held){.rank = rank, .type = lock_type, .nocheck = (uint8_t)nocheck, .qnode = -1};
     if (nocheck) return MPI_SUCCESS;
-    if (w->spread && lm_win_remote(w, rank)) return lock_remote(w, h, win);
+    if (lm_win_remote(w, rank)) return lock_remote(w, h, win);
     lm_mcs_rwlock *l = &lm_win_ctl_of(w, rank)->lock;
     if (lock_type == MPI_LOCK_SHARED) return lm_mcs_read_enter(l) ? MPI_SUCCESS : lock_shared_waiting(w, l);
     h->qnode = (int16_t)__builtin_ctz(free_qnodes);

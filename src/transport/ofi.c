@@ -64,6 +64,7 @@ _Static_assert(sizeof(ofi_prefix) == OFI_PREFIX, "prefix size");
 #include <rdma/fi_errno.h>
 #include <rdma/fi_rma.h>
 
+#include <dirent.h>
 #include <arpa/inet.h>
 #include <netinet/in.h>
 
@@ -320,8 +321,32 @@ static const struct {
 static int registration_names_addresses_only(void);
 static void drop_cached(void *reg);
 
+/* Whether this node has a device one of the hardware providers drives:
+ * an RDMA device (verbs, efa; psm3 runs on verbs devices) or a Slingshot
+ * NIC (cxi). Looked at before the provider scan, which made a job of 2 x 2
+ * ranks on this machine take 0.29-0.34 s instead of 0.21 where it found
+ * nothing to take. */
+static int network_hardware_present(void)
+{
+    static const char *const classes[] = {"/sys/class/infiniband", "/sys/class/cxi"};
+    for (size_t i = 0; i < sizeof classes / sizeof classes[0]; i++) {
+        DIR *d = opendir(classes[i]);
+        if (!d) continue;
+        struct dirent *e;
+        int found = 0;
+        while (!found && (e = readdir(d))) found = e->d_name[0] != '.';
+        closedir(d);
+        if (found) return 1;
+    }
+    return 0;
+}
+
 int lm_ofi_init(const lm_ofi_config *cfg)
 {
+    if (cfg->hardware_only && !network_hardware_present()) {
+        snprintf(O.error, sizeof O.error, "no network hardware for libfabric on this node");
+        return LM_ENOTSUP;
+    }
     for (size_t i = 0; i < sizeof provider_defaults / sizeof provider_defaults[0]; i++)
         setenv(provider_defaults[i].name, provider_defaults[i].value, 0);
     O.cfg = *cfg;
