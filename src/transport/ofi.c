@@ -65,8 +65,57 @@ _Static_assert(sizeof(ofi_prefix) == OFI_PREFIX, "prefix size");
 #include <rdma/fi_rma.h>
 
 #include <dirent.h>
+#include <dlfcn.h>
 #include <arpa/inet.h>
 #include <netinet/in.h>
+
+/* libfabric is loaded when the network is opened, not linked: linking it
+ * maps its providers' libraries into every process, and one of them
+ * (libinfinipath, psm's) sleeps about 200 ms in its constructor, so every
+ * rank of every job, one node or not, paid 0.2 s at start-up and about
+ * 2 MB of RSS (a 2-rank MPI_Init+MPI_Finalize job: 205 ms against 3 ms).
+ * The five entry points this file calls go through this table; the rest of
+ * the API is inline in the headers (calls through the objects' ops).
+ * LEANMPI_OFI_LIBRARY names another libfabric (default libfabric.so.1). */
+static struct {
+    void *lib;
+    int (*getinfo)(uint32_t, const char *, const char *, uint64_t, const struct fi_info *, struct fi_info **);
+    void (*freeinfo)(struct fi_info *);
+    struct fi_info *(*dupinfo)(const struct fi_info *);
+    int (*fabric)(struct fi_fabric_attr *, struct fid_fabric **, void *);
+    const char *(*strerror)(int);
+} F;
+#define fi_getinfo F.getinfo
+#define fi_freeinfo F.freeinfo
+#define fi_dupinfo F.dupinfo
+#define fi_fabric F.fabric
+#define fi_strerror F.strerror
+
+/* 0, or -1 with the reason in err. */
+static int load_fabric(char *err, size_t cap)
+{
+    if (F.lib) return 0;
+    const char *name = getenv("LEANMPI_OFI_LIBRARY");
+    if (!name || !*name) name = "libfabric.so.1";
+    void *lib = dlopen(name, RTLD_NOW | RTLD_LOCAL);
+    if (!lib) return snprintf(err, cap, "cannot load %s: %s", name, dlerror()), -1;
+    struct {
+        const char *sym;
+        void **fn;
+    } syms[] = {{"fi_getinfo", (void **)&F.getinfo},
+                {"fi_freeinfo", (void **)&F.freeinfo},
+                {"fi_dupinfo", (void **)&F.dupinfo},
+                {"fi_fabric", (void **)&F.fabric},
+                {"fi_strerror", (void **)&F.strerror}};
+    for (size_t i = 0; i < sizeof syms / sizeof syms[0]; i++)
+        if (!(*syms[i].fn = dlsym(lib, syms[i].sym))) {
+            snprintf(err, cap, "%s has no %s", name, syms[i].sym);
+            dlclose(lib);
+            return -1;
+        }
+    F.lib = lib; /* stays loaded: providers keep threads and handlers */
+    return 0;
+}
 
 /* A message that completed before an earlier one of its sender. */
 typedef struct ofi_stashed {
@@ -351,13 +400,14 @@ int lm_ofi_init(const lm_ofi_config *cfg)
         setenv(provider_defaults[i].name, provider_defaults[i].value, 0);
     O.cfg = *cfg;
     O.error[0] = '\0';
+    if (load_fabric(O.error, sizeof O.error) != 0) return LM_ENOTSUP;
     O.miss_rank = -1;
     O.sends_in_flight = 0;
     O.finalizing = 0;
     memset(&O.cnt, 0, sizeof O.cnt);
     lm_hashmap_init(&O.peers, LM_MEM_PEER_TABLE);
-    struct fi_info *hints = fi_allocinfo();
-    if (!hints) return snprintf(O.error, sizeof O.error, "fi_allocinfo failed"), LM_ENOMEM;
+    struct fi_info *hints = fi_dupinfo(NULL); /* fi_allocinfo(), through the table */
+    if (!hints) return snprintf(O.error, sizeof O.error, "fi_dupinfo(NULL) failed"), LM_ENOMEM;
     hints->caps = FI_MSG | FI_RMA; /* without RMA if no provider offers it: see below */
     hints->mode = FI_CONTEXT | FI_CONTEXT2;
     hints->ep_attr->type = FI_EP_RDM;

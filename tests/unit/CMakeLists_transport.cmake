@@ -22,8 +22,9 @@ target_include_directories(lm_transport_testlib PUBLIC
   ${LM_TRANSPORT_ROOT}/include ${LM_TRANSPORT_ROOT}/src ${LM_TRANSPORT_ROOT}/tests/unit)
 target_compile_definitions(lm_transport_testlib PRIVATE LM_HAVE_OFI=${LM_HAVE_OFI})
 if(LM_HAVE_OFI)
-  target_link_libraries(lm_transport_testlib PUBLIC PkgConfig::LIBFABRIC)
+  target_include_directories(lm_transport_testlib PRIVATE ${LIBFABRIC_INCLUDE_DIRS})
 endif()
+target_link_libraries(lm_transport_testlib PUBLIC ${CMAKE_DL_LIBS})
 
 foreach(t hashmap shm_queue fastbox transport_shm transport_cma transport_rma mr_cache)
   add_executable(test_${t} ${LM_TRANSPORT_ROOT}/tests/unit/test_${t}.c)
