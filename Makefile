@@ -14,7 +14,11 @@ all: build
 # clang-format (the format check, tools/format.sh) and iproute2 (ip and tc
 # for the virtual cluster of the multinode tests, tools/vcluster). libfabric
 # is the network transport's (jobs across hosts); the build works without it.
-DEBIAN_PACKAGES = gcc make cmake ninja-build pkg-config python3 python3-venv clang-format iproute2 libfabric-dev
+# libpmix-dev gives the PMIx client its header (libpmix is loaded only under
+# a PMIx launcher); mpich and openmpi-bin bring the launchers the tests of
+# tests/foreign run programs under (Hydra, Open MPI 4.1's mpirun).
+DEBIAN_PACKAGES = gcc make cmake ninja-build pkg-config python3 python3-venv clang-format iproute2 libfabric-dev \
+                  libpmix-dev mpich openmpi-bin
 deps:
 	@missing=""; \
 	for p in $(DEBIAN_PACKAGES); do dpkg -s $$p >/dev/null 2>&1 || missing="$$missing $$p"; done; \

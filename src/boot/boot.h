@@ -17,8 +17,19 @@ typedef struct lm_boot_info {
     lm_node_segment *segment;
 } lm_boot_info;
 
-/* Native backend when LEANMPI_NODE_FD and LEANMPI_RANK are set, else singleton. */
+/* Native backend when LEANMPI_NODE_FD and LEANMPI_RANK are set, else a
+ * PMIx or PMI client where such a launcher started the process, else
+ * singleton; LEANMPI_BOOT=auto|native|pmix|pmi|singleton forces one. */
 int lm_boot_init(lm_boot_info *info);
+/* The bootstrap in use: "native", "pmix", "pmi2", "pmi1", "singleton";
+ * "none" before init. For leanmpi-info. */
+__attribute__((visibility("default"))) const char *lm_boot_name(void);
+/* 0 where no one asks a rank for its keys on demand (another launcher's
+ * server): a layer whose keys ranks of other hosts need publishes them at
+ * start and then calls lm_boot_publish, on every rank alike (PMI: a fence).
+ * 1 under LeanMPI's own launcher (lm_boot_key_wanted). */
+int lm_boot_publishes_on_demand(void);
+int lm_boot_publish(void);
 void lm_boot_set_state(int state); /* enum lm_rank_state of this rank */
 void lm_boot_finalize(void);
 /* Forget the ids of other jobs' processes (universe.c), at the end. */

