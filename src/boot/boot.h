@@ -3,6 +3,7 @@
 #ifndef LM_BOOT_H
 #define LM_BOOT_H
 #include <stddef.h>
+#include <stdint.h>
 #include "node_segment.h"
 
 typedef struct lm_boot_info {
@@ -81,6 +82,15 @@ int lm_boot_node_of(int id);
 int lm_boot_node_count(void);
 int lm_boot_local_rank_of(int world_rank);
 int lm_boot_pid_of(int world_rank); /* 0 if not (yet) known */
+
+/* Keys of processes on other hosts or in other jobs that this process
+ * fetched from the launcher (its agents, or another launcher's server),
+ * counted when answered: with direct modex a rank that talks to k peers
+ * fetches O(k) keys whatever the job's size (MPI_T: boot_key_fetches). */
+typedef struct lm_boot_counters {
+    uint64_t key_fetches;
+} lm_boot_counters;
+extern lm_boot_counters lm_boot_count;
 
 /* Record the abort in the segment (rank, code, message) and end this process;
  * the launcher sees it and ends every other rank. */

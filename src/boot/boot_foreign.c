@@ -19,6 +19,7 @@
  * agrees the layout is exact, and a node that does not ends the job through
  * the server with the reason. */
 #include "boot/boot_foreign.h"
+#include "boot/boot.h"
 #include "boot/boot_client.h"
 
 #include <errno.h>
@@ -123,6 +124,7 @@ static int attach_segment(const lm_boot_client *cl, const lm_boot_client_info *c
         return -1;
     }
     v[got] = '\0';
+    lm_boot_count.key_fetches++;
     if (sscanf(v, "%d %d", &pid, &fd) != 2) {
         snprintf(why, cap, "the node segment's key of rank %d is malformed ('%s')", ci->first_local, v);
         return -1;

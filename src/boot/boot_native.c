@@ -25,6 +25,7 @@
 #include <string.h>
 #include <unistd.h>
 
+lm_boot_counters lm_boot_count;
 static lm_boot_info g_info;
 static lm_kvs *g_kvs;
 static int g_ready;
@@ -225,7 +226,10 @@ int lm_boot_world_size_hint(void)
 {
     if (g_ready) return g_info.reported_world_size;
     int n = 1;
-    return env_int("LEANMPI_SIZE", &n) == 1 && n > 0 ? n : 1;
+    if (env_int("LEANMPI_SIZE", &n) == 1 && n > 0) return n;
+    /* other launchers: Hydra and srun (PMI), Open MPI's and PRRTE's */
+    if (env_int("PMI_SIZE", &n) == 1 && n > 0) return n;
+    return env_int("OMPI_COMM_WORLD_SIZE", &n) == 1 && n > 0 ? n : 1;
 }
 
 /* Keys are stored as "<world rank>:<key>" so get(rank, key) names exactly the
@@ -298,6 +302,7 @@ static long get_remote(int job, int rank, const char *k, void *value, size_t cap
     long n = rep.result;
     if (n > LM_KVS_VALUE_MAX) return -EIO;
     if (n > 0) memcpy(value, rep.value, (size_t)n < cap ? (size_t)n : cap);
+    if (n >= 0) lm_boot_count.key_fetches++;
     return n;
 }
 
@@ -311,7 +316,11 @@ long lm_boot_get(int id, const char *key, void *value, size_t cap)
         return get_remote(job, rank, k, value, cap);
     }
     if (id >= g_info.world_size || make_key(k, id, key)) return -ENOENT;
-    if (!lm_boot_is_local(id) && g_foreign.client) return g_foreign.client->get(id, key, value, cap);
+    if (!lm_boot_is_local(id) && g_foreign.client) {
+        long n = g_foreign.client->get(id, key, value, cap);
+        if (n >= 0) lm_boot_count.key_fetches++;
+        return n;
+    }
     if (!lm_boot_is_local(id)) return get_remote(g_job, id, k, value, cap);
     return lm_kvs_get(g_kvs, k, value, cap);
 }

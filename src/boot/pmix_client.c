@@ -161,6 +161,23 @@ static int load(char *why, size_t cap)
     return 0;
 }
 
+/* Hosts of the job as PMIX_NODE_LIST names them ("a,b"), or -1. Counted
+ * from the list rather than read from PMIX_NUM_NODES, which PRRTE 3's
+ * daemons on other hosts report doubled (4 for a job on 2 hosts). */
+static long node_list_count(void)
+{
+    pmix_proc_t p = X.me;
+    p.rank = PMIX_RANK_WILDCARD;
+    pmix_value_t *v = NULL;
+    long n = -1;
+    if (X.get(&p, PMIX_NODE_LIST, NULL, 0, &v) == PMIX_SUCCESS && v && v->type == PMIX_STRING && v->data.string[0]) {
+        n = 1;
+        for (const char *s = v->data.string; *s; s++) n += *s == ',';
+    }
+    value_free(v);
+    return n;
+}
+
 /* The lowest two ranks of PMIX_LOCAL_PEERS ("3,1,2"), or -1. */
 static void lowest_local_peers(int *low, int *next)
 {
@@ -205,7 +222,8 @@ int lm_boot_pmix_open(int forced, const lm_boot_client **client, lm_boot_client_
     long size = get_int(PMIX_RANK_WILDCARD, PMIX_JOB_SIZE);
     long univ = get_int(PMIX_RANK_WILDCARD, PMIX_UNIV_SIZE);
     long appnum = get_int(X.me.rank, PMIX_APPNUM);
-    long nodes = get_int(PMIX_RANK_WILDCARD, PMIX_NUM_NODES);
+    long nodes = node_list_count();
+    if (nodes <= 0) nodes = get_int(PMIX_RANK_WILDCARD, PMIX_NUM_NODES);
     long node = get_int(X.me.rank, PMIX_NODEID);
     long lrank = get_int(X.me.rank, PMIX_LOCAL_RANK);
     long lsize = get_int(PMIX_RANK_WILDCARD, PMIX_LOCAL_SIZE);

