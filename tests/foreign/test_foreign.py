@@ -30,6 +30,8 @@ import time
 
 SKIP = 77
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+sys.path.insert(0, os.path.join(ROOT, "tests", "mpi"))
+from run_expect import shm_entries  # noqa: E402  (what /dev/shm holds)
 
 
 def skip(why):
@@ -129,13 +131,6 @@ def our_processes(prog):
         if argv and argv[0].decode(errors="replace") == prog:
             pids.append(int(p))
     return pids
-
-
-def shm_entries():
-    try:
-        return set(os.listdir("/dev/shm"))
-    except OSError:
-        return set()
 
 
 def main():

@@ -57,8 +57,8 @@ int main(int argc, char **argv)
     int right = (rank + 1) % size, left = (rank + size - 1) % size;
     MPI_Sendrecv(me, sizeof me, MPI_CHAR, right, 1, left_host, sizeof left_host, MPI_CHAR, left, 1, MPI_COMM_WORLD,
                  MPI_STATUS_IGNORE);
-    MPI_Sendrecv(me, sizeof me, MPI_CHAR, left, 2, right_host, sizeof right_host, MPI_CHAR, right, 2,
-                 MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+    MPI_Sendrecv(me, sizeof me, MPI_CHAR, left, 2, right_host, sizeof right_host, MPI_CHAR, right, 2, MPI_COMM_WORLD,
+                 MPI_STATUS_IGNORE);
     unsigned long long fetches = read_pvar("boot_key_fetches");
     int host = rank / per_host;
     int remote_neighbours = (left / per_host != host) + (right / per_host != host && right != left);
