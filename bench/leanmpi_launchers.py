@@ -16,7 +16,9 @@ Measured at each rank count:
            median over the ranks
   fetches  for LeanMPI, the most keys any rank fetched from the launcher's
            server during MPI_Init (MPI_T boot_key_fetches, bench/src/fetches.c)
-More ranks than CPUs are oversubscribed (32 ranks on 2 cores here).
+More ranks than CPUs are oversubscribed (32 ranks on 2 cores here). Open
+MPI runs ob1 with its shared-memory BTL (self,sm / self,vader), as in
+bench/leanmpi_bench.py.
 """
 import argparse
 import json
@@ -48,7 +50,10 @@ def env_for(launcher):
         env["OMPI_ALLOW_RUN_AS_ROOT"] = env["OMPI_ALLOW_RUN_AS_ROOT_CONFIRM"] = "1"
     if launcher == "prterun":
         p = str(wheel_prefix())
-        env.update(PRTE_PREFIX=p, PMIX_PREFIX=p, OPAL_PREFIX=p)
+        # Open MPI 5 on its shared-memory path, without probing network
+        # components a one-node job does not use (as bench/leanmpi_bench.py
+        # runs it); LeanMPI reads none of these
+        env.update(PRTE_PREFIX=p, PMIX_PREFIX=p, OPAL_PREFIX=p, OMPI_MCA_pml="ob1", OMPI_MCA_btl="self,sm")
     return env
 
 
@@ -115,7 +120,7 @@ def main():
             env = env_for(name)
             dirs = {"leanmpi": build("leanmpi", str(ROOT / "build" / "bin" / "mpicc"), work / name, env),
                     peer: build(peer, cc, work / name, env)}
-            res[name] = {"peer": peer, "command": " ".join(cmd), "runs": {}}
+            res[name] = {"peer": peer, "command": " ".join(cmd).replace(str(ROOT) + "/", ""), "runs": {}}
             for n in nps:
                 samples = {k: {"startup": [], "rss": [], "fetches": []} for k in dirs}
                 for rep in range(a.reps):

@@ -8,6 +8,8 @@
 #   make bench-quick   smoke run (2 repetitions, fewer sizes and iterations,
 #                      without rma_cont8, rma_cont16 and rma_putall)
 #   make bench-mem     only the memory scaling report
+#   make bench-launchers  start-up and memory under prterun, Hydra and Open MPI
+#                      4.1's mpirun against each one's own MPI (docs/LAUNCHERS.md)
 #   make bench BENCH_ARGS="--mpis leanmpi,mpich --reps 3"
 #   make bench BENCH_ARGS="--benches coll2,coll4,coll8 --coll-reps 15"
 #   make bench BENCH_ARGS="--benches rma,rma_cont2,rma_cont4,rma_cont8,rma_cont16,rma_putall"
@@ -25,7 +27,7 @@ BENCH_MEM_ARGS ?=
 BENCH_PY     := $(BENCH_VENV)/bin/python
 BENCH_DEBS   := openmpi-bin libopenmpi-dev mpich libmpich-dev
 
-.PHONY: bench bench-quick bench-mem bench-hosts bench-deps bench-venv bench-leanmpi bench-clean
+.PHONY: bench bench-quick bench-mem bench-launchers bench-hosts bench-deps bench-venv bench-leanmpi bench-clean
 
 # Debian MPI packages, installed only when a wrapper is missing.
 bench-deps:
@@ -70,3 +72,6 @@ bench-quick: bench-deps bench-venv bench-leanmpi
 
 bench-clean:
 	rm -rf build/bench $(BENCH_VENV)
+
+bench-launchers: bench-deps bench-venv bench-leanmpi
+	$(BENCH_PY) bench/leanmpi_launchers.py $(BENCH_LAUNCHERS_ARGS)

@@ -3,8 +3,7 @@
  * node segment shared by the node's ranks as under LeanMPI's own launcher,
  * which there creates it and hands every rank its descriptor.
  *
- * Here the node's lowest rank (local rank 0 in the server's numbering)
- * creates the segment, a memfd, and puts "<pid> <fd>" under the key
+ * Here the node's lowest rank creates the segment, a memfd, and puts "<pid> <fd>" under the key
  * "seg"; the others read that key and open /proc/<pid>/fd/<fd>, which
  * gives them the same memory file (the same way windows share theirs).
  * Nothing gets a file-system name, so nothing is left behind: the memory
@@ -13,11 +12,13 @@
  * have attached before it may exit and take the descriptor with it.
  *
  * The layout stays arithmetic (node_segment.h: block or cyclic, no
- * table). Each node checks that its own ranks are where that layout puts
- * them (block: ranks [k*P, k*P + local_size) on node k, P read from this
- * node's own first rank; cyclic: ranks k, k + nodes, ...): when every node
- * agrees the layout is exact, and a node that does not ends the job through
- * the server with the reason. */
+ * table). Each rank checks that the layout puts it on its node and that its
+ * node holds as many ranks as the server says (block: ranks [k*P, k*P +
+ * local_size) on node k, P read from the node's lowest rank; cyclic: ranks
+ * k, k + nodes, ...): when every rank agrees the layout is exact, and one
+ * that does not ends the job through the server with the reason. A rank's
+ * local rank is the layout's; the server's numbering of a node's ranks
+ * may differ and is not used. */
 #include "boot/boot_foreign.h"
 #include "boot/boot.h"
 #include "boot/boot_client.h"
@@ -72,13 +73,12 @@ static int layout_of(const lm_boot_client_info *ci, lm_layout *l, char *why, siz
                        : ppn > 0                   ? (n - k * ppn < ppn ? n - k * ppn : ppn)
                                                    : -1;
     int ok = l->kind >= 0 && k >= 0 && k < c && ci->local_size == expect_local &&
-             (l->kind == LM_LAYOUT_CYCLIC || (n + ppn - 1) / ppn == c) && lm_layout_node_of(l, ci->rank) == k &&
-             lm_layout_local_rank_of(l, ci->rank) == ci->local_rank;
+             (l->kind == LM_LAYOUT_CYCLIC || (n + ppn - 1) / ppn == c) && lm_layout_node_of(l, ci->rank) == k;
     if (!ok) {
         snprintf(why, cap,
-                 "the launcher placed rank %d as rank %d of %d on node %d of %d (lowest rank there %d): LeanMPI "
+                 "the launcher placed rank %d on node %d of %d, with %d ranks there (the lowest %d): LeanMPI "
                  "needs ranks in blocks of equal size per node or round robin over the nodes",
-                 ci->rank, ci->local_rank, ci->local_size, k, c, f);
+                 ci->rank, k, c, ci->local_size, f);
         return -1;
     }
     return 0;
@@ -168,7 +168,9 @@ int lm_boot_foreign_start(const char *which, lm_boot_foreign *out, char *why, si
     out->seg_fd = -1;
     lm_layout l;
     if (layout_of(&ci, &l, why, cap) != 0) return -1;
-    int leader = ci.local_rank == 0;
+    /* the node's lowest rank, whatever order the server numbers the node's
+     * ranks in (PRRTE's local ranks follow its binding, not the ranks) */
+    int leader = ci.rank == ci.first_local;
     if (leader && create_segment(cl, &ci, &l, &out->segment, &out->seg_fd, why, cap) != 0) return -1;
     if (cl->publish() != 0) {
         snprintf(why, cap, "the %s server failed the fence of start-up", cl->name);

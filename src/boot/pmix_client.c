@@ -212,7 +212,18 @@ int lm_boot_pmix_open(int forced, const lm_boot_client **client, lm_boot_client_
         return -1;
     }
     if (load(why, cap) != 0) return -1;
-    pmix_status_t rc = X.init(&X.me, NULL, 0);
+    /* The client keeps the job's data in its own hash table, not in the
+     * server's shared-memory store (gds ds21): with that store, PMIx 4.2's
+     * client hung in PMIx_Init now and then under Open MPI 4.1's mpirun
+     * with 32 ranks on 2 cores (a bare PMIx_Init program too, 1 run in 2 to
+     * 8; with hash none in 30). LEANMPI_PMIX_GDS names another module. */
+    const char *gds = getenv("LEANMPI_PMIX_GDS");
+    pmix_info_t init_info;
+    memset(&init_info, 0, sizeof init_info);
+    snprintf(init_info.key, sizeof init_info.key, "%s", PMIX_GDS_MODULE);
+    init_info.value.type = PMIX_STRING;
+    init_info.value.data.string = (char *)(gds && *gds ? gds : "hash");
+    pmix_status_t rc = X.init(&X.me, &init_info, 1);
     if (rc != PMIX_SUCCESS) {
         snprintf(why, cap, "PMIx_Init failed (status %d): the PMIx server cannot be reached", (int)rc);
         return -1;

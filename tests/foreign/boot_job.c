@@ -1,12 +1,13 @@
 /* A job started by another launcher (tests/foreign/test_foreign.py):
- *   boot_job BOOT N [abort]
+ *   boot_job BOOT N [abort] [--id=TOKEN]
  * checks that MPI_Init took the bootstrap BOOT (pmix, pmi2, pmi1) with N
  * ranks, that the ranks are one job (distinct ranks, allreduce), that the
  * ranks of a node share memory (a shared window written by every rank and
  * read by the others) and can exchange small and large messages around a
  * ring; prints "OK <boot> <N> <ranks on rank 0's node>" on rank 0.
  * With "abort", rank N-1 calls MPI_Abort(MPI_COMM_WORLD, 7) while the
- * others wait for a message that never comes: the launcher must end them. */
+ * others wait for a message that never comes: the launcher must end them.
+ * --id=TOKEN is ignored: the test finds its job's processes by it. */
 #include <mpi.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -38,7 +39,7 @@ int main(int argc, char **argv)
     CHECK(!strcmp(lm_boot_name(), argv[1]), "bootstrap %s, expected %s", lm_boot_name(), argv[1]);
     CHECK(size == want, "size %d, expected %d", size, want);
 
-    if (argc > 3 && !strcmp(argv[3], "abort")) {
+    if (argc > 3 && !strcmp(argv[3], "abort")) { /* before any --id= */
         MPI_Barrier(MPI_COMM_WORLD);
         if (rank == size - 1) MPI_Abort(MPI_COMM_WORLD, 7);
         int x;

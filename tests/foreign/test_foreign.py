@@ -112,13 +112,16 @@ def launch_cmd(args, env, ssh=None):
         for var in ("PRTE_PREFIX", "PMIX_PREFIX", "OPAL_PREFIX"):
             env[var] = prefix
         extra = (["--allow-run-as-root"] if root is None else []) + on_hosts.get("prterun", [])
-        return [os.path.join(prefix, "bin", "prterun"), *extra, "--oversubscribe", "--bind-to", "none", "-n", n], \
-            "pmix"
+        # --bound: PRRTE's own mapping and binding, under which its local
+        # ranks do not follow the ranks' order
+        placing = ["--map-by", ":oversubscribe"] if args.bound else ["--oversubscribe", "--bind-to", "none"]
+        return [os.path.join(prefix, "bin", "prterun"), *extra, *placing, "-n", n], "pmix"
     fail(f"unknown launcher {args.launcher}")
 
 
-def our_processes(prog):
-    """Pids of processes running prog (by its path on the command line)."""
+def our_processes(prog, token=None):
+    """Pids of processes running prog (by its path on the command line) with
+    this test's token among their arguments (other tests run prog too)."""
     pids = []
     for p in os.listdir("/proc"):
         if not p.isdigit():
@@ -128,7 +131,7 @@ def our_processes(prog):
                 argv = f.read().split(b"\0")
         except OSError:
             continue
-        if argv and argv[0].decode(errors="replace") == prog:
+        if argv and argv[0].decode(errors="replace") == prog and (token is None or token.encode() in argv):
             pids.append(int(p))
     return pids
 
@@ -141,21 +144,23 @@ def main():
     ap.add_argument("--build", default=os.path.join(ROOT, "build"))
     ap.add_argument("--vcluster", help="tools/vcluster: run on 2 hosts of a virtual cluster")
     ap.add_argument("--cyclic", action="store_true", help="with --vcluster: ranks round robin over the hosts")
+    ap.add_argument("--bound", action="store_true", help="prterun: its default mapping and binding")
     ap.add_argument("case", choices=["job", "abort"])
     args = ap.parse_args()
     args.cluster = f"lf{os.getpid() % 100000}"
+    args.token = f"--id={os.getpid()}"  # marks this job's processes (boot_job ignores it)
     prog = os.path.abspath(args.prog)
     env = clean_env()
     if args.vcluster:
         return on_vcluster(args, prog, env)
     cmd, boot = launch_cmd(args, env)
     before = shm_entries()
-    argv = cmd + [prog, boot, str(args.np)] + (["abort"] if args.case == "abort" else [])
+    argv = cmd + [prog, boot, str(args.np)] + (["abort"] if args.case == "abort" else []) + [args.token]
     t0 = time.monotonic()
     try:
         r = subprocess.run(argv, env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, timeout=90)
     except subprocess.TimeoutExpired as e:
-        for pid in our_processes(prog):
+        for pid in our_processes(prog, args.token):
             os.kill(pid, 9)
         fail(f"{' '.join(argv)} did not end within 90 s", (e.stdout or b"").decode(errors="replace")
              if isinstance(e.stdout, bytes) else (e.stdout or ""))
@@ -174,9 +179,9 @@ def main():
             fail("the output does not name the abort", out)
     # nothing left behind
     deadline = time.monotonic() + 5
-    while our_processes(prog) and time.monotonic() < deadline:
+    while our_processes(prog, args.token) and time.monotonic() < deadline:
         time.sleep(0.1)
-    left = our_processes(prog)
+    left = our_processes(prog, args.token)
     if left:
         for pid in left:
             os.kill(pid, 9)
@@ -206,7 +211,7 @@ def on_vcluster(args, prog, env):
         try:
             argv = [vc, "exec", args.cluster, f"{args.cluster}-0", "env", *[f"{k}={v}" for k, v in env.items()
                                                                               if k.startswith(("PRTE_", "PMIX_", "OPAL_", "LEANMPI_"))],
-                    *cmd, prog, boot, str(args.np)]
+                    *cmd, prog, boot, str(args.np), args.token]
             try:
                 r = subprocess.run(argv, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, timeout=120)
             except subprocess.TimeoutExpired:
@@ -216,7 +221,10 @@ def on_vcluster(args, prog, env):
     want = f"OK {boot} {args.np} {args.np // 2}"
     if r.returncode != 0 or want not in r.stdout:
         fail(f"{' '.join(argv)} exited {r.returncode}; expected '{want}'", r.stdout)
-    left = our_processes(prog)
+    deadline = time.monotonic() + 5
+    while our_processes(prog, args.token) and time.monotonic() < deadline:
+        time.sleep(0.1)
+    left = our_processes(prog, args.token)
     if left:
         fail(f"processes of the job still run: {left}", r.stdout)
     print(f"PASS {args.launcher} on 2 hosts{' round robin' if args.cyclic else ''} np={args.np}")
