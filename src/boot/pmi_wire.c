@@ -347,11 +347,12 @@ static void clean(char *dst, size_t cap, const char *msg)
 
 static void pmi_abort(int code, const char *message)
 {
-    /* Hydra (which sets MPI_LOCALNRANKS for its ranks) has no abort in its
-     * PMI-2 server: it answers "Unrecognized PMI command" and tears the job
-     * down as for any failed process. The exit that follows ends the job
-     * there with the right status and no misleading message. */
-    if (P.version == 2 && getenv("MPI_LOCALNRANKS")) return;
+    /* Hydra (which sets MPI_LOCALNRANKS for its ranks) is not sent the
+     * abort: its PMI-2 server has none ("Unrecognized PMI command"), and on
+     * a PMI-1 abort it kills the job at once, sometimes before it forwarded
+     * what the rank had just written to stderr (the reason). The exit that
+     * follows ends the job there too, after the rank's output is drained. */
+    if (getenv("MPI_LOCALNRANKS")) return;
     char cmd[WIRE_MAX], m[512];
     clean(m, sizeof m, message);
     if (P.version == 2)
