@@ -25,7 +25,6 @@
 
 #include <errno.h>
 #include <fcntl.h>
-#include <sched.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -36,14 +35,6 @@
 /* How long the node's first rank waits at finalize for the others to have
  * attached (a rank that never starts is the launcher's to report). */
 #define ATTACH_WAIT_S 60
-
-static int usable_cpus(void)
-{
-    cpu_set_t set;
-    if (sched_getaffinity(0, sizeof set, &set) == 0) return CPU_COUNT(&set);
-    long n = sysconf(_SC_NPROCESSORS_ONLN);
-    return n > 0 ? (int)n : 1;
-}
 
 /* The arithmetic layout that puts the server's ranks where it placed them,
  * as far as this node can tell; 0, or -1 with why. */
@@ -87,7 +78,7 @@ static int layout_of(const lm_boot_client_info *ci, lm_layout *l, char *why, siz
 static int create_segment(const lm_boot_client *cl, const lm_boot_client_info *ci, lm_layout *l, lm_node_segment **seg,
                           int *seg_fd, char *why, size_t cap)
 {
-    l->node_cpus = usable_cpus();
+    l->node_cpus = lm_node_usable_cpus();
     int fd = lm_node_segment_create(ci->job_id, l, seg);
     if (fd < 0) {
         snprintf(why, cap, "cannot create the node segment: %s", strerror(errno));

@@ -17,6 +17,7 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <sched.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -218,4 +219,12 @@ int lm_layout_world_rank_of(const lm_layout *l, int node, int local_rank)
 {
     if (l->kind == LM_LAYOUT_CYCLIC) return local_rank * l->node_count + node;
     return node * l->ranks_per_node + local_rank;
+}
+
+int lm_node_usable_cpus(void)
+{
+    cpu_set_t set;
+    if (sched_getaffinity(0, sizeof set, &set) == 0) return CPU_COUNT(&set);
+    long n = sysconf(_SC_NPROCESSORS_ONLN);
+    return n > 0 ? (int)n : 1;
 }

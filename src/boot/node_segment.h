@@ -101,6 +101,11 @@ static inline lm_rank_block *lm_node_segment_rank(lm_node_segment *seg, int loca
     return (lm_rank_block *)lm_node_segment_at(seg, seg->ranks_offset) + local_rank;
 }
 
+/* CPUs this process may run on (its affinity mask; the online CPUs where
+ * that cannot be read; at least 1): what a node's ranks count as the
+ * node's CPUs when no launcher says. */
+int lm_node_usable_cpus(void);
+
 /* Layout evaluation (R2): no tables. */
 int lm_layout_node_of(const lm_layout *l, int world_rank);
 int lm_layout_local_rank_of(const lm_layout *l, int world_rank);

@@ -97,15 +97,21 @@ static int read_v2(void)
     return 0;
 }
 
-/* Send one command (v1: a line without its newline; v2: the pairs) and read
- * the answer into P.buf. */
-static int exchange(int version, const char *cmd)
+/* Send one command framed for its version (v1: a line, given without its
+ * newline; v2: the pairs behind their length). */
+static int send_cmd(int version, const char *cmd)
 {
     char out[WIRE_MAX + 8];
     int n = version == 1 ? snprintf(out, sizeof out, "%s\n", cmd)
                          : snprintf(out, sizeof out, "%-6d%s", (int)strlen(cmd), cmd);
     if (n < 0 || n >= (int)sizeof out) return -1;
-    if (write_all(out, (size_t)n) != 0) return -1;
+    return write_all(out, (size_t)n);
+}
+
+/* One command and its answer, read into P.buf. */
+static int exchange(int version, const char *cmd)
+{
+    if (send_cmd(version, cmd) != 0) return -1;
     return version == 1 ? read_line() : read_v2();
 }
 
@@ -330,7 +336,7 @@ static long pmi_get(int rank, const char *key, void *value, size_t cap)
             field("found", found, sizeof found);
             field_int("rc", &rc);
             if (rc != 0 || strcasecmp(found, "TRUE") != 0 || field("value", hex, sizeof hex) != 0) n = -ENOENT;
-            else n = lm_boot_hex_decode(hex, value, cap) < 0 ? -EIO : lm_boot_hex_decode(hex, value, cap);
+            else if ((n = lm_boot_hex_decode(hex, value, cap)) < 0) n = -EIO;
         }
     }
     pthread_mutex_unlock(&P.lock);
@@ -358,10 +364,7 @@ static void pmi_abort(int code, const char *message)
     if (P.version == 2)
         snprintf(cmd, sizeof cmd, "cmd=abort;isworldabort=TRUE;exitcode=%d;message=%s;msg=%s;", code, m, m);
     else snprintf(cmd, sizeof cmd, "cmd=abort exitcode=%d", code);
-    char out[WIRE_MAX + 8];
-    int n = P.version == 1 ? snprintf(out, sizeof out, "%s\n", cmd)
-                           : snprintf(out, sizeof out, "%-6d%s", (int)strlen(cmd), cmd);
-    if (n > 0 && n < (int)sizeof out) write_all(out, (size_t)n); /* no answer comes */
+    send_cmd(P.version, cmd); /* no answer comes */
 }
 
 static void pmi_finalize(void)

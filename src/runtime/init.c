@@ -51,14 +51,6 @@ static size_t runtime_mark;
 /* What the layers below read through lm_state.h. */
 static void publish_state(void) { lm_state_publish_init(users > 0 ? LM_STATE_INITIALIZED : state); }
 
-static int usable_cores(void)
-{
-    cpu_set_t set;
-    if (sched_getaffinity(0, sizeof set, &set) == 0) return CPU_COUNT(&set);
-    long n = sysconf(_SC_NPROCESSORS_ONLN);
-    return n > 0 ? (int)n : 1;
-}
-
 /* The node segment is shared by the node's ranks: local rank 0 alone counts
  * it, per part, so that summing the reports of a node counts it once (R6).
  * These are the sizes mapped; pages are touched only as they are used. */
@@ -89,7 +81,7 @@ static int start_boot(void)
     if (lm_boot_init(&boot_info)) return MPI_ERR_OTHER;
     /* the launcher's count where there is one: the same for every rank of
      * the node (collectives choose algorithms by it) */
-    int cpus = boot_info.node_cpus > 0 ? boot_info.node_cpus : usable_cores();
+    int cpus = boot_info.node_cpus > 0 ? boot_info.node_cpus : lm_node_usable_cpus();
     lm_state_publish_world(boot_info.world_rank, boot_info.world_size,
                            boot_info.reported_world_size > boot_info.world_size, boot_info.local_size > cpus);
     note_node_segment(&boot_info);
