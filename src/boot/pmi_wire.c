@@ -361,8 +361,7 @@ static void pmi_abort(int code, const char *message)
     if (getenv("MPI_LOCALNRANKS")) return;
     char cmd[WIRE_MAX], m[512];
     clean(m, sizeof m, message);
-    if (P.version == 2)
-        snprintf(cmd, sizeof cmd, "cmd=abort;isworldabort=TRUE;exitcode=%d;message=%s;msg=%s;", code, m, m);
+    if (P.version == 2) snprintf(cmd, sizeof cmd, "cmd=abort;isworld=TRUE;exitcode=%d;msg=%s;", code, m);
     else snprintf(cmd, sizeof cmd, "cmd=abort exitcode=%d", code);
     send_cmd(P.version, cmd); /* no answer comes */
 }
@@ -393,8 +392,13 @@ static int env_num(const char *name, int *out)
 
 static int start_v2(lm_boot_client_info *ci, char *mapping, size_t mcap, char *why, size_t cap)
 {
-    char cmd[128];
-    snprintf(cmd, sizeof cmd, "cmd=fullinit;pmirank=%d;", P.rank);
+    /* The job id is named where the launcher gives one: Slurm's server
+     * refuses a fullinit without it, Hydra ignores it. */
+    char cmd[192];
+    const char *jobid = getenv("PMI_JOBID");
+    if (jobid && *jobid && strlen(jobid) < 64 && !strpbrk(jobid, ";="))
+        snprintf(cmd, sizeof cmd, "cmd=fullinit;pmijobid=%s;pmirank=%d;threaded=FALSE;", jobid, P.rank);
+    else snprintf(cmd, sizeof cmd, "cmd=fullinit;pmirank=%d;threaded=FALSE;", P.rank);
     if (exchange(2, cmd) != 0 || !answer_ok("fullinit-response") || field_int("rank", &ci->rank) != 0 ||
         field_int("size", &ci->size) != 0) {
         snprintf(why, cap, "the PMI-2 server refused fullinit ('%.200s')", P.buf);

@@ -20,6 +20,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #if LM_HAVE_PMIX
 #include <pmix.h>
@@ -37,6 +38,8 @@ static struct {
     pmix_status_t (*put)(pmix_scope_t, const char *, pmix_value_t *);
     pmix_status_t (*commit)(void);
     pmix_status_t (*abort)(int, const char *, pmix_proc_t *, size_t);
+    pmix_status_t (*register_events)(pmix_status_t *, size_t, pmix_info_t *, size_t, pmix_notification_fn_t,
+                                     pmix_hdlr_reg_cbfunc_t, void *);
 } X;
 
 /* A value as an integer, for the integer types servers use for sizes and
@@ -114,6 +117,42 @@ static long pmix_get(int rank, const char *key, void *value, size_t cap)
     return n;
 }
 
+/* The launcher is gone (its server closed the connection: Open MPI 4.1's
+ * mpirun killed, a daemon lost) or has ended this job: the rank ends now,
+ * saying why, rather than running on unseen or hanging in its next
+ * exchange with peers that are gone. Nothing of a rank under a PMIx
+ * launcher is named in /dev/shm (the node segment is a memfd), so an
+ * immediate exit leaves nothing behind. Runs in the PMIx library's thread. */
+static void server_gone(size_t id, pmix_status_t status, const pmix_proc_t *source, pmix_info_t info[], size_t ninfo,
+                        pmix_info_t *results, size_t nresults, pmix_event_notification_cbfunc_fn_t done, void *cbdata)
+{
+    (void)id, (void)info, (void)ninfo, (void)results, (void)nresults;
+    int lost = status == PMIX_ERR_LOST_CONNECTION || status == PMIX_ERR_LOST_CONNECTION_TO_SERVER ||
+               status == PMIX_ERR_UNREACH;
+    if (!lost && source && strncmp(source->nspace, X.me.nspace, PMIX_MAX_NSLEN)) {
+        /* another job's end (one this job spawned): not ours to act on */
+        if (done) done(PMIX_EVENT_NO_ACTION_TAKEN, NULL, 0, NULL, NULL, cbdata);
+        return;
+    }
+    char line[192];
+    int n = snprintf(line, sizeof line, "LeanMPI: rank %u: %s (PMIx event %d): ending this rank\n", X.me.rank,
+                     lost ? "the launcher's PMIx server is gone" : "the launcher ended the job", (int)status);
+    if (write(2, line, n > 0 && (size_t)n < sizeof line ? (size_t)n : sizeof line - 1) < 0) { /* nothing to do */
+    }
+    _exit(lost ? 1 : 143);
+}
+
+/* Register server_gone for the events that mean the launcher is gone or has
+ * ended the job: optional (a library without event support still runs
+ * jobs, only without this guard). */
+static void watch_server(void)
+{
+    if (!X.register_events) return;
+    pmix_status_t codes[] = {PMIX_ERR_LOST_CONNECTION, PMIX_ERR_LOST_CONNECTION_TO_SERVER, PMIX_ERR_UNREACH,
+                             PMIX_EVENT_JOB_END};
+    X.register_events(codes, sizeof codes / sizeof codes[0], NULL, 0, server_gone, NULL, NULL);
+}
+
 static void pmix_abort(int code, const char *message) { X.abort(code, message ? message : "", NULL, 0); }
 
 static void pmix_finalize(void) { X.finalize(NULL, 0); }
@@ -158,6 +197,7 @@ static int load(char *why, size_t cap)
             snprintf(why, cap, "%s has no %s", name, syms[i].sym);
             return -1;
         }
+    *(void **)&X.register_events = dlsym(X.lib, "PMIx_Register_event_handler");
     return 0;
 }
 
@@ -228,6 +268,7 @@ int lm_boot_pmix_open(int forced, const lm_boot_client **client, lm_boot_client_
         snprintf(why, cap, "PMIx_Init failed (status %d): the PMIx server cannot be reached", (int)rc);
         return -1;
     }
+    watch_server();
     memset(ci, 0, sizeof *ci);
     ci->rank = (int)X.me.rank;
     long size = get_int(PMIX_RANK_WILDCARD, PMIX_JOB_SIZE);

@@ -1,5 +1,5 @@
 /* A job started by another launcher (tests/foreign/test_foreign.py):
- *   boot_job BOOT N [abort] [--id=TOKEN]
+ *   boot_job BOOT N [abort|wait] [--id=TOKEN]
  * checks that MPI_Init took the bootstrap BOOT (pmix, pmi2, pmi1) with N
  * ranks, that the ranks are one job (distinct ranks, allreduce), that the
  * ranks of a node share memory (a shared window written by every rank and
@@ -7,11 +7,14 @@
  * ring; prints "OK <boot> <N> <ranks on rank 0's node>" on rank 0.
  * With "abort", rank N-1 calls MPI_Abort(MPI_COMM_WORLD, 7) while the
  * others wait for a message that never comes: the launcher must end them.
+ * With "wait", rank 0 prints READY once all ranks are in MPI_Init's job and
+ * every rank waits (sleeping) until it is killed, 2 minutes at most.
  * --id=TOKEN is ignored: the test finds its job's processes by it. */
 #include <mpi.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 const char *lm_boot_name(void); /* the library's own, for this test */
 
@@ -28,7 +31,7 @@ const char *lm_boot_name(void); /* the library's own, for this test */
 int main(int argc, char **argv)
 {
     int rank = -1, size, want;
-    if (argc < 3) return fprintf(stderr, "usage: boot_job BOOT N [abort]\n"), 2;
+    if (argc < 3) return fprintf(stderr, "usage: boot_job BOOT N [abort|wait]\n"), 2;
     want = atoi(argv[2]);
     if (MPI_Init(&argc, &argv) != MPI_SUCCESS) {
         fprintf(stderr, "boot_job: MPI_Init failed\n");
@@ -45,6 +48,22 @@ int main(int argc, char **argv)
         int x;
         MPI_Recv(&x, 1, MPI_INT, size - 1, 99, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
         CHECK(0, "received a message nobody sent");
+    }
+
+    if (argc > 3 && !strcmp(argv[3], "wait")) {
+        /* a job that runs until something outside ends it (scancel, a
+         * launcher killed): rank 0 says READY once every rank is in, then
+         * all wait, sleeping, for a message that never comes */
+        MPI_Barrier(MPI_COMM_WORLD);
+        if (rank == 0) printf("READY\n"), fflush(stdout);
+        int x, done = 0;
+        MPI_Request r;
+        MPI_Irecv(&x, 1, MPI_INT, 0, 98, MPI_COMM_WORLD, &r);
+        for (int i = 0; i < 1200 && !done; i++) { /* 2 minutes at most */
+            MPI_Test(&r, &done, MPI_STATUS_IGNORE);
+            usleep(100000);
+        }
+        CHECK(0, "still running 2 minutes after READY");
     }
 
     /* one job: every rank once */

