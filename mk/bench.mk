@@ -8,7 +8,7 @@
 #   make bench-quick   smoke run (2 repetitions, fewer sizes and iterations,
 #                      without rma_cont8, rma_cont16 and rma_putall)
 #   make bench-mem     only the memory scaling report
-#   make bench-launchers  start-up and memory under prterun, Hydra and Open MPI
+#   make bench-launchers  start-up and memory under prterun, Hydra, Open MPI
 #                      4.1's mpirun against each one's own MPI (docs/LAUNCHERS.md)
 #   make bench BENCH_ARGS="--mpis leanmpi,mpich --reps 3"
 #   make bench BENCH_ARGS="--benches coll2,coll4,coll8 --coll-reps 15"
@@ -29,13 +29,13 @@ BENCH_DEBS   := openmpi-bin libopenmpi-dev mpich libmpich-dev
 
 .PHONY: bench bench-quick bench-mem bench-launchers bench-hosts bench-deps bench-venv bench-leanmpi bench-clean
 
-# Debian MPI packages, installed only when a wrapper is missing.
+# Debian MPI packages, installed only when missing (by package: `make
+# check` installs the launchers, mpich and openmpi-bin, without the headers
+# the peers' wrappers compile against).
+BENCH_DEBIAN_PACKAGES = openmpi-bin libopenmpi-dev mpich libmpich-dev
 bench-deps:
 	@missing=""; \
-	command -v mpicc.openmpi >/dev/null 2>&1 && command -v mpirun.openmpi >/dev/null 2>&1 \
-	    || missing="$$missing openmpi-bin libopenmpi-dev"; \
-	command -v mpicc.mpich >/dev/null 2>&1 && command -v mpirun.mpich >/dev/null 2>&1 \
-	    || missing="$$missing mpich libmpich-dev"; \
+	for p in $(BENCH_DEBIAN_PACKAGES); do dpkg -s $$p >/dev/null 2>&1 || missing="$$missing $$p"; done; \
 	if [ -n "$$missing" ]; then \
 	    sudo=""; [ "$$(id -u)" = 0 ] || sudo="sudo"; \
 	    echo "bench: installing$$missing"; \
