@@ -163,6 +163,17 @@ static int start_any(void)
         if (has_fd && has_rank) return g_boot_name = "native", init_native(fd, rank);
         int rc = init_foreign(NULL);
         if (rc != 0) return rc > 0 ? 0 : -1;
+        /* srun started several tasks but gave them no server (--mpi=none,
+         * or a site default of none): as singletons each would be a job of
+         * its own, N copies of rank 0, so stop and say what to do */
+        int tasks = 0;
+        if (env_int("SLURM_STEP_NUM_TASKS", &tasks) > 0 && tasks > 1) {
+            fprintf(stderr,
+                    "LeanMPI: srun started %d tasks without a process-management server, so they cannot form one "
+                    "job: run srun --mpi=pmix or --mpi=pmi2 (LEANMPI_BOOT=singleton runs each task alone)\n",
+                    tasks);
+            return -1;
+        }
         return g_boot_name = "singleton", init_singleton();
     }
     if (!strcmp(want, "native")) {

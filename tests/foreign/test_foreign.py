@@ -11,7 +11,8 @@ with a failure, name the abort, and leave no process and nothing in
 /dev/shm behind.
 CASE cancel (srun): the running job is cancelled with scancel; CASE killed:
 the launcher is killed with SIGKILL while the job runs. Every rank must end
-within 10 s, and nothing may be left behind.
+within 10 s, and nothing may be left behind. CASE noserver (srun): the
+tasks are started with --mpi=none; MPI_Init must fail, naming --mpi=pmix.
 
 With --vcluster PATH the job runs on 2 hosts of a virtual cluster
 (tools/vcluster): the launcher starts in host 0 and reaches host 1 through
@@ -173,7 +174,7 @@ def main():
     ap.add_argument("--cyclic", action="store_true", help="with --vcluster: ranks round robin over the hosts")
     ap.add_argument("--bound", action="store_true", help="prterun: its default mapping and binding")
     ap.add_argument("--slurm", help="srun: the folder of the Slurm bed (tools/slurmbed up DIR)")
-    ap.add_argument("case", choices=["job", "abort", "cancel", "killed"])
+    ap.add_argument("case", choices=["job", "abort", "cancel", "killed", "noserver"])
     args = ap.parse_args()
     args.cluster = f"lf{os.getpid() % 100000}"
     args.token = f"--id={os.getpid()}"  # marks this job's processes (boot_job ignores it)
@@ -184,6 +185,17 @@ def main():
     cmd, boot = launch_cmd(args, env)
     if args.case in ("cancel", "killed"):
         return ended_from_outside(args, prog, env, cmd, boot)
+    if args.case == "noserver":
+        # srun --mpi=none: tasks without a server must not run as N
+        # singletons; MPI_Init fails and says which --mpi= to use
+        cmd = [w if not w.startswith("--mpi=") else "--mpi=none" for w in cmd]
+        argv = cmd + [prog, boot, str(args.np), args.token]
+        r = subprocess.run(argv, env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, timeout=90)
+        if r.returncode == 0 or "--mpi=pmix" not in r.stdout:
+            fail(f"{' '.join(argv)} exited {r.returncode}; expected a failure naming --mpi=pmix", r.stdout)
+        nothing_left(prog, args.token, shm_entries(), r.stdout, 5)
+        print(f"PASS {args.launcher} noserver np={args.np}")
+        return
     before = shm_entries()
     argv = cmd + [prog, boot, str(args.np)] + (["abort"] if args.case == "abort" else []) + [args.token]
     t0 = time.monotonic()
