@@ -489,6 +489,15 @@ int lm_boot_pmi_open(int forced, const lm_boot_client **client, lm_boot_client_i
                  P.rank);
         return -1;
     }
+    /* The launcher's environment and its server must describe one job:
+     * a size that differs means this process is not part of the job the
+     * server serves (a stale PMI_FD, a wrapper that rewrote PMI_SIZE). */
+    int env_size;
+    if (env_num("PMI_SIZE", &env_size) == 0 && env_size != info->size) {
+        snprintf(why, cap, "the PMI server says the job has %d ranks, the environment (PMI_SIZE) %d", info->size,
+                 env_size);
+        return -1;
+    }
     snprintf(info->job_id, sizeof info->job_id, "%.31s", P.job);
     if (fill_placement(info, mapping, why, cap) != 0) return -1;
     *client = got == 2 ? &pmi2_client : &pmi1_client;

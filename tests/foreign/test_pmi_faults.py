@@ -7,6 +7,7 @@ This script plays the PMI server on a socket pair (PMI_FD), the way Hydra
 or srun would, and answers as the case says:
   version     the server speaks PMI version 3
   rank        fullinit answers another rank than PMI_RANK
+  size        fullinit answers another job size than PMI_SIZE
   mapping     PMI_process_mapping is not a (vector,...) list
   placement   ranks neither in blocks nor round robin (rank 3 of 4 on node 0
               with rank 0, ranks 1 and 2 on node 1)
@@ -26,6 +27,7 @@ CASES = {
     # case: (PMI_RANK, size, mapping, expected text in the output, abort expected)
     "version": (0, 1, "(vector,(0,1,1))", "does not speak PMI", False),
     "rank": (1, 2, "(vector,(0,1,2))", "says rank", False),
+    "size": (0, 2, "(vector,(0,1,2))", "the environment (PMI_SIZE) 2", False),
     "mapping": (0, 1, "(nonsense)", "process mapping", False),
     "placement": (3, 4, "(vector,(0,1,1),(1,1,2),(0,1,1))", "placed rank 3", True),
     "refused": (1, 2, "(vector,(0,1,2))", "not in the pmi2 server", True),
@@ -59,7 +61,8 @@ def serve(sock, case, log):
         cmd = body.split(";")[0].split("=", 1)[1]
         if cmd == "fullinit":
             r = rank + 1 if case == "rank" else rank
-            sock.sendall(v2_frame(f"cmd=fullinit-response;rc=0;rank={r};size={size};appnum=0;"))
+            n = size + 1 if case == "size" else size
+            sock.sendall(v2_frame(f"cmd=fullinit-response;rc=0;rank={r};size={n};appnum=0;"))
         elif cmd == "job-getid":
             sock.sendall(v2_frame("cmd=job-getid-response;rc=0;jobid=fakejob;"))
         elif cmd == "info-getjobattr":
