@@ -174,7 +174,7 @@ def main():
     ap.add_argument("--cyclic", action="store_true", help="with --vcluster: ranks round robin over the hosts")
     ap.add_argument("--bound", action="store_true", help="prterun: its default mapping and binding")
     ap.add_argument("--slurm", help="srun: the folder of the Slurm bed (tools/slurmbed up DIR)")
-    ap.add_argument("case", choices=["job", "abort", "cancel", "killed", "noserver"])
+    ap.add_argument("case", choices=["job", "abort", "cancel", "killed", "noserver", "fetches"])
     args = ap.parse_args()
     args.cluster = f"lf{os.getpid() % 100000}"
     args.token = f"--id={os.getpid()}"  # marks this job's processes (boot_job ignores it)
@@ -308,13 +308,25 @@ def on_vcluster(args, prog, env):
         try:
             argv = [vc, "exec", args.cluster, f"{args.cluster}-0", "env", *[f"{k}={v}" for k, v in env.items()
                                                                               if k.startswith(("PRTE_", "PMIX_", "OPAL_", "LEANMPI_"))],
-                    *cmd, prog, boot, str(args.np), args.token]
+                    *cmd, prog, *([str(args.np // 2), "1"] if args.case == "fetches" else [boot, str(args.np)]),
+                    args.token]
             try:
                 r = subprocess.run(argv, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, timeout=120)
             except subprocess.TimeoutExpired:
                 fail(f"{' '.join(argv)} did not end within 120 s")
         finally:
             subprocess.run([vc, "down", args.cluster], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    if args.case == "fetches":
+        # tests/multinode/key_fetches.c: each rank talks to its 2 ring
+        # neighbours and may have fetched their 2 addresses and the node
+        # segment's key, whatever the job's size; one PASS line per rank
+        # and one for the total
+        passes = sum(line.startswith("PASS") for line in r.stdout.splitlines())
+        if r.returncode != 0 or "FAIL" in r.stdout or passes != args.np + 1:
+            fail(f"{' '.join(argv)} exited {r.returncode} with {passes} PASS lines of {args.np + 1}", r.stdout)
+        print(r.stdout)
+        print(f"PASS {args.launcher} key fetches on 2 hosts np={args.np}")
+        return
     want = f"OK {boot} {args.np} {args.np // 2}"
     if r.returncode != 0 or want not in r.stdout:
         fail(f"{' '.join(argv)} exited {r.returncode}; expected '{want}'", r.stdout)
