@@ -10,6 +10,8 @@
  * values are the caller's; a client encodes them for its wire. */
 #ifndef LM_BOOT_CLIENT_H
 #define LM_BOOT_CLIENT_H
+#include "boot/node_segment.h"
+
 #include <stddef.h>
 
 /* What a client learned from its server at start. */
@@ -21,6 +23,10 @@ typedef struct lm_boot_client_info {
      * lowest of them and the next (-1: none). boot_foreign.c turns it into
      * a block or cyclic layout (no table), each host checking its own part. */
     int node_id, node_count, local_rank, local_size, first_local, next_local;
+    /* The whole job's placement as blocks (a VECTOR layout), where the
+     * server gives it (PMI's PMI_process_mapping); nblocks 0 otherwise. */
+    int nblocks;
+    lm_layout_block block[LM_LAYOUT_BLOCKS_MAX];
 } lm_boot_client_info;
 
 typedef struct lm_boot_client {
@@ -37,6 +43,10 @@ typedef struct lm_boot_client {
     long (*get)(int rank, const char *key, void *value, size_t cap);
     void (*abort)(int code, const char *message);
     void (*finalize)(void);
+    /* Optional (NULL where the start gave the whole placement): the ranks
+     * the server placed on node `node`: how many, the lowest, and whether
+     * they are consecutive. 0, or -1 when the server cannot say. */
+    int (*node_ranks)(int node, int *count, int *lowest, int *contiguous);
 } lm_boot_client;
 
 /* Each returns 1 with *client set and *info filled when its server is

@@ -11,11 +11,12 @@
  * descriptor open, and at finalize waits for every rank of the node to
  * have attached before it may exit and take the descriptor with it.
  *
- * The layout stays arithmetic (node_segment.h: block or cyclic, no
- * table). Each rank checks that the layout puts it on its node and that its
- * node holds as many ranks as the server says (block: ranks [k*P, k*P +
- * local_size) on node k, P read from the node's lowest rank; cyclic: ranks
- * k, k + nodes, ...): when every rank agrees the layout is exact, and one
+ * The layout stays arithmetic (node_segment.h: block, cyclic or a few
+ * blocks, no table). Each rank checks that the layout puts it on its node
+ * and that its node holds as many ranks as the server says (block: ranks
+ * [k*P, k*P + local_size) on node k, P read from the node's lowest rank;
+ * cyclic: ranks k, k + nodes, ...; otherwise the blocks of the server's
+ * whole placement): when every rank agrees the layout is exact, and one
  * that does not ends the job through the server with the reason. A rank's
  * local rank is the layout's; the server's numbering of a node's ranks
  * may differ and is not used. */
@@ -36,9 +37,72 @@
  * attached (a rank that never starts is the launcher's to report). */
 #define ATTACH_WAIT_S 60
 
+/* 1 when the layout puts this rank on its node, and as many ranks there as
+ * the server says. */
+static int layout_fits(const lm_boot_client_info *ci, const lm_layout *l)
+{
+    int n = ci->size, c = ci->node_count, k = ci->node_id, ppn = l->ranks_per_node;
+    if (k < 0 || k >= c || lm_layout_node_of(l, ci->rank) != k) return 0;
+    if (l->kind == LM_LAYOUT_VECTOR) return lm_layout_vector_ranks_on(l, k, n) == ci->local_size;
+    int expect_local = l->kind == LM_LAYOUT_CYCLIC ? (n - k + c - 1) / c
+                       : ppn > 0                   ? (n - k * ppn < ppn ? n - k * ppn : ppn)
+                                                   : -1;
+    return ci->local_size == expect_local && (l->kind == LM_LAYOUT_CYCLIC || (n + ppn - 1) / ppn == c);
+}
+
+/* A node's consecutive ranks: [lowest, lowest + count). */
+struct node_run {
+    int node, lowest, count;
+};
+
+static int by_lowest(const void *a, const void *b)
+{
+    const struct node_run *x = a, *y = b;
+    return (x->lowest > y->lowest) - (x->lowest < y->lowest);
+}
+
+/* Blocks of consecutive ranks per node, from the server's per-node answers
+ * (PMIx): the nodes sorted by their lowest rank must tile the ranks in
+ * order; neighbouring nodes with equal counts share a block. A list of the
+ * nodes lives only while this runs. 0, or -1. */
+static int vector_from_nodes(const lm_boot_client *cl, const lm_boot_client_info *ci, lm_layout *l)
+{
+    int c = ci->node_count, rc = -1;
+    if (!cl->node_ranks || c < 2 || c > ci->size) return -1;
+    struct node_run *run = malloc(sizeof *run * (size_t)c);
+    if (!run) return -1;
+    for (int j = 0; j < c; j++) {
+        int contiguous;
+        run[j].node = j;
+        if (cl->node_ranks(j, &run[j].count, &run[j].lowest, &contiguous) != 0 || !contiguous) goto free_runs;
+    }
+    qsort(run, (size_t)c, sizeof *run, by_lowest);
+    int next = 0, nb = 0;
+    for (int i = 0; i < c; i++) {
+        if (run[i].lowest != next || run[i].count < 1) goto free_runs;
+        if (nb > 0 && run[i].node == run[i - 1].node + 1 && l->block[nb - 1].ppn == run[i].count) {
+            l->block[nb - 1].nodes++;
+        } else {
+            if (nb == LM_LAYOUT_BLOCKS_MAX) goto free_runs;
+            l->block[nb++] = (lm_layout_block){run[i].node, 1, run[i].count};
+        }
+        next += run[i].count;
+    }
+    if (next != ci->size) goto free_runs;
+    l->kind = LM_LAYOUT_VECTOR;
+    l->nblocks = nb;
+    rc = lm_layout_vector_valid(l) ? 0 : -1;
+free_runs:
+    free(run);
+    return rc;
+}
+
 /* The arithmetic layout that puts the server's ranks where it placed them,
- * as far as this node can tell; 0, or -1 with why. */
-static int layout_of(const lm_boot_client_info *ci, lm_layout *l, char *why, size_t cap)
+ * as far as this node can tell: equal blocks or round robin where the
+ * node's own numbers show it, else the blocks of the server's whole
+ * placement (PMI gives them at start; PMIx is asked node by node). 0, or -1
+ * with why. */
+static int layout_of(const lm_boot_client *cl, const lm_boot_client_info *ci, lm_layout *l, char *why, size_t cap)
 {
     memset(l, 0, sizeof *l);
     l->world_size = l->reported_world_size = ci->size;
@@ -59,20 +123,23 @@ static int layout_of(const lm_boot_client_info *ci, lm_layout *l, char *why, siz
     } else {
         l->kind = -1;
     }
-    int ppn = l->ranks_per_node;
-    int expect_local = l->kind == LM_LAYOUT_CYCLIC ? (n - k + c - 1) / c
-                       : ppn > 0                   ? (n - k * ppn < ppn ? n - k * ppn : ppn)
-                                                   : -1;
-    int ok = l->kind >= 0 && k >= 0 && k < c && ci->local_size == expect_local &&
-             (l->kind == LM_LAYOUT_CYCLIC || (n + ppn - 1) / ppn == c) && lm_layout_node_of(l, ci->rank) == k;
-    if (!ok) {
-        snprintf(why, cap,
-                 "the launcher placed rank %d on node %d of %d, with %d ranks there (the lowest %d): LeanMPI "
-                 "needs ranks in blocks of equal size per node or round robin over the nodes",
-                 ci->rank, k, c, ci->local_size, f);
-        return -1;
+    if (l->kind >= 0 && layout_fits(ci, l)) return 0;
+    /* unequal blocks: the whole placement, as blocks */
+    l->ranks_per_node = 0;
+    if (ci->nblocks > 0) {
+        l->kind = LM_LAYOUT_VECTOR;
+        l->nblocks = ci->nblocks;
+        memcpy(l->block, ci->block, sizeof l->block);
+        if (lm_layout_vector_valid(l) && layout_fits(ci, l)) return 0;
+    } else if (vector_from_nodes(cl, ci, l) == 0 && layout_fits(ci, l)) {
+        return 0;
     }
-    return 0;
+    snprintf(why, cap,
+             "the launcher placed rank %d on node %d of %d, with %d ranks there (the lowest %d): LeanMPI needs each "
+             "node's ranks in consecutive blocks (at most %d runs of nodes with equal counts) or round robin over "
+             "the nodes",
+             ci->rank, k, c, ci->local_size, f, LM_LAYOUT_BLOCKS_MAX);
+    return -1;
 }
 
 static int create_segment(const lm_boot_client *cl, const lm_boot_client_info *ci, lm_layout *l, lm_node_segment **seg,
@@ -158,7 +225,7 @@ int lm_boot_foreign_start(const char *which, lm_boot_foreign *out, char *why, si
     out->client = cl;
     out->seg_fd = -1;
     lm_layout l;
-    if (layout_of(&ci, &l, why, cap) != 0) return -1;
+    if (layout_of(cl, &ci, &l, why, cap) != 0) return -1;
     /* the node's lowest rank, whatever order the server numbers the node's
      * ranks in (PRRTE's local ranks follow its binding, not the ranks) */
     int leader = ci.rank == ci.first_local;

@@ -107,7 +107,8 @@ static int valid_layout(const lm_layout *l)
     return l && l->world_size > 0 && l->local_size > 0 && l->node_count > 0 && l->node_id >= 0 &&
            l->node_id < l->node_count && l->local_size <= l->world_size && l->reported_world_size >= l->world_size &&
            l->universe_size >= l->reported_world_size &&
-           (l->kind == LM_LAYOUT_CYCLIC || (l->kind == LM_LAYOUT_BLOCK && l->ranks_per_node > 0));
+           (l->kind == LM_LAYOUT_CYCLIC || (l->kind == LM_LAYOUT_BLOCK && l->ranks_per_node > 0) ||
+            (l->kind == LM_LAYOUT_VECTOR && lm_layout_vector_valid(l)));
 }
 
 int lm_node_segment_create(const char *job_id, const lm_layout *layout, lm_node_segment **out)
@@ -203,21 +204,120 @@ void lm_node_segment_detach(lm_node_segment *seg)
     if (seg) munmap(seg, (size_t)seg->total_size);
 }
 
+/* ---- VECTOR: passes over the blocks ---- */
+
+static long vector_pass(const lm_layout *l)
+{
+    long t = 0;
+    for (int i = 0; i < l->nblocks; i++) t += (long)l->block[i].nodes * l->block[i].ppn;
+    return t;
+}
+
+/* Ranks one pass puts on node. */
+static long vector_per_pass(const lm_layout *l, int node)
+{
+    long n = 0;
+    for (int i = 0; i < l->nblocks; i++)
+        if (node >= l->block[i].node && node < l->block[i].node + l->block[i].nodes) n += l->block[i].ppn;
+    return n;
+}
+
+int lm_layout_vector_valid(const lm_layout *l)
+{
+    if (l->nblocks < 1 || l->nblocks > LM_LAYOUT_BLOCKS_MAX) return 0;
+    for (int i = 0; i < l->nblocks; i++) {
+        const lm_layout_block *b = &l->block[i];
+        if (b->node < 0 || b->nodes < 1 || b->ppn < 1 || (long)b->node + b->nodes > l->node_count) return 0;
+    }
+    return vector_pass(l) <= 0x7fffffff;
+}
+
+int lm_layout_vector_ranks_on(const lm_layout *l, int node, int below)
+{
+    long pass = vector_pass(l), n = (below / pass) * vector_per_pass(l, node), r = below % pass;
+    for (int i = 0; i < l->nblocks && r > 0; i++) {
+        const lm_layout_block *b = &l->block[i];
+        long span = (long)b->nodes * b->ppn, here = r < span ? r : span;
+        int k = node - b->node;
+        if (k >= 0 && k < b->nodes) {
+            long from = (long)k * b->ppn, upto = from + b->ppn;
+            if (here > from) n += (here < upto ? here : upto) - from;
+        }
+        r -= here;
+    }
+    return (int)n;
+}
+
+static int vector_node_of(const lm_layout *l, int world_rank)
+{
+    long r = world_rank % vector_pass(l);
+    for (int i = 0; i < l->nblocks; i++) {
+        long span = (long)l->block[i].nodes * l->block[i].ppn;
+        if (r < span) return l->block[i].node + (int)(r / l->block[i].ppn);
+        r -= span;
+    }
+    return -1;
+}
+
+static int vector_world_rank_of(const lm_layout *l, int node, int local_rank)
+{
+    long pass = vector_pass(l), per = vector_per_pass(l, node);
+    if (per <= 0) return -1;
+    long k = local_rank % per, off = (local_rank / per) * pass;
+    for (int i = 0; i < l->nblocks; i++) {
+        const lm_layout_block *b = &l->block[i];
+        if (node >= b->node && node < b->node + b->nodes) {
+            if (k < b->ppn) return (int)(off + (long)(node - b->node) * b->ppn + k);
+            k -= b->ppn;
+        }
+        off += (long)b->nodes * b->ppn;
+    }
+    return -1;
+}
+
+int lm_layout_from_counts(lm_layout *l, const int *counts, int nodes)
+{
+    int equal = nodes >= 1 && counts[0] > 0 && counts[nodes - 1] <= counts[0];
+    for (int i = 1; i < nodes - 1 && equal; i++) equal = counts[i] == counts[0];
+    l->node_count = nodes;
+    l->nblocks = 0;
+    if (equal) {
+        l->kind = LM_LAYOUT_BLOCK;
+        l->ranks_per_node = counts[0];
+        return 0;
+    }
+    l->kind = LM_LAYOUT_VECTOR;
+    l->ranks_per_node = 0;
+    for (int i = 0; i < nodes; i++) {
+        if (counts[i] < 1) return -1;
+        if (l->nblocks > 0 && l->block[l->nblocks - 1].ppn == counts[i]) {
+            l->block[l->nblocks - 1].nodes++;
+            continue;
+        }
+        if (l->nblocks == LM_LAYOUT_BLOCKS_MAX) return -1;
+        l->block[l->nblocks++] = (lm_layout_block){i, 1, counts[i]};
+    }
+    return 0;
+}
+
 int lm_layout_node_of(const lm_layout *l, int world_rank)
 {
     if (l->kind == LM_LAYOUT_CYCLIC) return world_rank % l->node_count;
+    if (l->kind == LM_LAYOUT_VECTOR) return vector_node_of(l, world_rank);
     return world_rank / l->ranks_per_node;
 }
 
 int lm_layout_local_rank_of(const lm_layout *l, int world_rank)
 {
     if (l->kind == LM_LAYOUT_CYCLIC) return world_rank / l->node_count;
+    if (l->kind == LM_LAYOUT_VECTOR) return lm_layout_vector_ranks_on(l, vector_node_of(l, world_rank), world_rank);
     return world_rank % l->ranks_per_node;
 }
 
 int lm_layout_world_rank_of(const lm_layout *l, int node, int local_rank)
 {
     if (l->kind == LM_LAYOUT_CYCLIC) return local_rank * l->node_count + node;
+    if (l->kind == LM_LAYOUT_VECTOR) return vector_world_rank_of(l, node, local_rank);
     return node * l->ranks_per_node + local_rank;
 }
 

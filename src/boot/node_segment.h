@@ -16,13 +16,25 @@
 #include <sys/types.h>
 
 #define LM_NODE_SEGMENT_MAGIC 0x4c65616e4d504931ull /* "LeanMPI1" */
-#define LM_NODE_SEGMENT_VERSION 2u
+#define LM_NODE_SEGMENT_VERSION 3u
 
-enum lm_layout_kind { LM_LAYOUT_BLOCK = 0, LM_LAYOUT_CYCLIC = 1 };
+enum lm_layout_kind { LM_LAYOUT_BLOCK = 0, LM_LAYOUT_CYCLIC = 1, LM_LAYOUT_VECTOR = 2 };
+
+/* VECTOR: a pass over the blocks places, block after block, ppn
+ * consecutive ranks on each of `nodes` nodes from `node` on; passes repeat
+ * until every rank is placed (the meaning of PMI's PMI_process_mapping).
+ * A few blocks describe the placements launchers make: hosts with unequal
+ * slots (3 ranks here, 1 there), Slurm's balanced blocks (2, 1, 1), and
+ * block or cyclic orders as special cases. */
+#define LM_LAYOUT_BLOCKS_MAX 8
+typedef struct lm_layout_block {
+    int32_t node, nodes, ppn;
+} lm_layout_block;
 
 /* Rank placement: world rank r lives on node node_of(r). With BLOCK, nodes
  * hold ranks_per_node consecutive ranks; with CYCLIC, rank r is on node
- * r % node_count. One node today: node_count = 1. */
+ * r % node_count; with VECTOR, the blocks say. Arithmetic on a few numbers,
+ * never a table per rank. */
 typedef struct lm_layout {
     int32_t world_size;          /* ranks that really run */
     int32_t reported_world_size; /* size MPI_COMM_WORLD reports (>= world_size; --simulate-world-size) */
@@ -38,6 +50,8 @@ typedef struct lm_layout {
      * draws the same conclusion (more ranks than CPUs: oversubscribed),
      * which collectives use to choose their algorithms. */
     int32_t node_cpus;
+    int32_t nblocks; /* VECTOR: blocks used */
+    lm_layout_block block[LM_LAYOUT_BLOCKS_MAX];
 } lm_layout;
 
 enum lm_rank_state { LM_RANK_NOT_STARTED = 0, LM_RANK_INITIALIZED = 1, LM_RANK_FINALIZED = 2, LM_RANK_ABORTED = 3 };
@@ -106,9 +120,22 @@ static inline lm_rank_block *lm_node_segment_rank(lm_node_segment *seg, int loca
  * node's CPUs when no launcher says. */
 int lm_node_usable_cpus(void);
 
-/* Layout evaluation (R2): no tables. */
+/* Layout evaluation (R2): no tables. VECTOR costs a walk over its blocks. */
 int lm_layout_node_of(const lm_layout *l, int world_rank);
 int lm_layout_local_rank_of(const lm_layout *l, int world_rank);
 int lm_layout_world_rank_of(const lm_layout *l, int node, int local_rank);
+/* Ranks below `below` that a VECTOR layout puts on `node` (so local ranks,
+ * and with below = world_size the node's share). */
+int lm_layout_vector_ranks_on(const lm_layout *l, int node, int below);
+/* The layout of ranks placed in host order, counts[i] consecutive ranks
+ * on node i (a launcher's host list): BLOCK where every node but the last
+ * holds the same count and the last no more, else VECTOR, one block per
+ * run of neighbouring nodes with equal counts. Sets kind, ranks_per_node,
+ * blocks and node_count; 0, or -1 when the counts make more runs than a
+ * layout holds. */
+int lm_layout_from_counts(lm_layout *l, const int *counts, int nodes);
+/* A VECTOR layout that is well formed: 1 to LM_LAYOUT_BLOCKS_MAX blocks of
+ * nodes within node_count. 1 or 0. */
+int lm_layout_vector_valid(const lm_layout *l);
 
 #endif

@@ -29,7 +29,6 @@
 #include <unistd.h>
 
 #define WIRE_MAX 4096
-#define MAP_BLOCKS_MAX 64
 
 static struct {
     int fd;
@@ -38,11 +37,6 @@ static struct {
     int rank;
     pthread_mutex_t lock;
     char buf[WIRE_MAX]; /* the last answer */
-    /* PMI_process_mapping: blocks of (first node, nodes, ranks per node) */
-    int nblocks;
-    struct map_block {
-        int node, nodes, ppn;
-    } block[MAP_BLOCKS_MAX];
 } P = {.fd = -1, .lock = PTHREAD_MUTEX_INITIALIZER};
 
 /* ---- transport of one request and its answer ---- */
@@ -203,94 +197,43 @@ long lm_boot_hex_decode(const char *hex, void *value, size_t cap)
 
 /* ---- the process mapping ---- */
 
-/* "(vector,(0,2,4),(2,1,3))" -> blocks; 0, or -1 when it does not parse. */
-static int parse_mapping(const char *s)
+/* "(vector,(0,2,4),(2,1,3))" -> the blocks of a VECTOR layout (the
+ * layout's own meaning: node_segment.h); 0, or -1 when it does not parse
+ * or needs more blocks than a layout holds. */
+static int parse_mapping(const char *s, lm_layout *l)
 {
     const char *p = strstr(s, "vector");
     if (!p) return -1;
-    P.nblocks = 0;
+    memset(l, 0, sizeof *l);
+    l->kind = LM_LAYOUT_VECTOR;
     while ((p = strchr(p, '(')) != NULL) {
-        struct map_block b;
+        lm_layout_block b;
         if (sscanf(p, "(%d,%d,%d)", &b.node, &b.nodes, &b.ppn) != 3) return -1;
-        if (b.node < 0 || b.nodes <= 0 || b.ppn <= 0 || P.nblocks == MAP_BLOCKS_MAX) return -1;
-        P.block[P.nblocks++] = b;
+        if (b.node < 0 || b.nodes <= 0 || b.ppn <= 0 || l->nblocks == LM_LAYOUT_BLOCKS_MAX) return -1;
+        l->block[l->nblocks++] = b;
+        if (b.node + b.nodes > l->node_count) l->node_count = b.node + b.nodes;
         p++;
     }
-    return P.nblocks ? 0 : -1;
-}
-
-/* Ranks one pass over the blocks places. */
-static long pass_ranks(void)
-{
-    long t = 0;
-    for (int i = 0; i < P.nblocks; i++) t += (long)P.block[i].nodes * P.block[i].ppn;
-    return t;
-}
-
-static int node_of(int rank)
-{
-    long r = rank % pass_ranks();
-    for (int i = 0; i < P.nblocks; i++) {
-        long span = (long)P.block[i].nodes * P.block[i].ppn;
-        if (r < span) return P.block[i].node + (int)(r / P.block[i].ppn);
-        r -= span;
-    }
-    return -1;
-}
-
-/* Ranks below `below` that live on `node`, by whole passes and the rest. */
-static int ranks_on(int node, int below)
-{
-    long pass = pass_ranks(), per_pass = 0;
-    for (int i = 0; i < P.nblocks; i++)
-        if (node >= P.block[i].node && node < P.block[i].node + P.block[i].nodes) per_pass += P.block[i].ppn;
-    long n = (below / pass) * per_pass, r = below % pass;
-    for (int i = 0; i < P.nblocks && r > 0; i++) {
-        long span = (long)P.block[i].nodes * P.block[i].ppn;
-        long here = r < span ? r : span;
-        int k = node - P.block[i].node;
-        if (k >= 0 && k < P.block[i].nodes) {
-            long from = (long)k * P.block[i].ppn, upto = from + P.block[i].ppn;
-            if (here > from) n += (here < upto ? here : upto) - from;
-        }
-        r -= here;
-    }
-    return (int)n;
-}
-
-/* The lowest rank on `node`: its place in the first pass, or -1. */
-static int first_on(int node, int size)
-{
-    long off = 0;
-    for (int i = 0; i < P.nblocks; i++) {
-        int k = node - P.block[i].node;
-        if (k >= 0 && k < P.block[i].nodes)
-            return off + (long)k * P.block[i].ppn < size ? (int)(off + (long)k * P.block[i].ppn) : -1;
-        off += (long)P.block[i].nodes * P.block[i].ppn;
-    }
-    return -1;
+    return lm_layout_vector_valid(l) ? 0 : -1;
 }
 
 static int fill_placement(lm_boot_client_info *ci, const char *mapping, char *why, size_t cap)
 {
-    if (parse_mapping(mapping) != 0) {
-        snprintf(why, cap, "the PMI server's process mapping '%s' is not a (vector,...) list", mapping);
+    lm_layout l;
+    if (parse_mapping(mapping, &l) != 0) {
+        snprintf(why, cap, "the PMI server's process mapping '%s' is not a (vector,...) list of at most %d blocks",
+                 mapping, LM_LAYOUT_BLOCKS_MAX);
         return -1;
     }
-    int nodes = 0;
-    for (int i = 0; i < P.nblocks; i++)
-        if (P.block[i].node + P.block[i].nodes > nodes) nodes = P.block[i].node + P.block[i].nodes;
-    ci->node_count = nodes;
-    ci->node_id = node_of(ci->rank);
-    ci->local_rank = ranks_on(ci->node_id, ci->rank);
-    ci->local_size = ranks_on(ci->node_id, ci->size);
-    ci->first_local = first_on(ci->node_id, ci->size);
-    ci->next_local = -1;
-    for (int r = ci->first_local + 1; ci->first_local >= 0 && ci->local_size > 1 && r < ci->size; r++)
-        if (node_of(r) == ci->node_id) {
-            ci->next_local = r;
-            break;
-        }
+    l.world_size = ci->size;
+    ci->node_count = l.node_count;
+    ci->node_id = lm_layout_node_of(&l, ci->rank);
+    ci->local_rank = lm_layout_local_rank_of(&l, ci->rank);
+    ci->local_size = lm_layout_vector_ranks_on(&l, ci->node_id, ci->size);
+    ci->first_local = lm_layout_world_rank_of(&l, ci->node_id, 0);
+    ci->next_local = ci->local_size > 1 ? lm_layout_world_rank_of(&l, ci->node_id, 1) : -1;
+    ci->nblocks = l.nblocks;
+    memcpy(ci->block, l.block, sizeof l.block);
     return 0;
 }
 
@@ -376,8 +319,8 @@ static void pmi_finalize(void)
     P.fd = -1;
 }
 
-static const lm_boot_client pmi2_client = {"pmi2", 0, pmi_put, pmi_publish, pmi_get, pmi_abort, pmi_finalize};
-static const lm_boot_client pmi1_client = {"pmi1", 0, pmi_put, pmi_publish, pmi_get, pmi_abort, pmi_finalize};
+static const lm_boot_client pmi2_client = {"pmi2", 0, pmi_put, pmi_publish, pmi_get, pmi_abort, pmi_finalize, NULL};
+static const lm_boot_client pmi1_client = {"pmi1", 0, pmi_put, pmi_publish, pmi_get, pmi_abort, pmi_finalize, NULL};
 
 static int env_num(const char *name, int *out)
 {

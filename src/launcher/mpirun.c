@@ -371,15 +371,24 @@ static void from_agent(lm_child_agent *c, const lm_frame *f, const char *p)
 
 static int lm_min_int(int a, int b) { return a < b ? a : b; }
 
+/* The host of a rank of the first job: ranks fill the hosts in order. */
+static int host_of_rank(int rank)
+{
+    for (int h = 0; h < J.desc.nhosts; h++) {
+        if (rank < J.desc.host_nranks[h]) return h;
+        rank -= J.desc.host_nranks[h];
+    }
+    return -1;
+}
+
 static void report(void)
 {
     char pidbuf[360] = "", jobbuf[40] = "";
     if (J.cause_job > 0) snprintf(jobbuf, sizeof jobbuf, " of spawned job %d", J.cause_job);
     int host = J.cause_job > 0
                    ? (J.multi && J.cause_rank >= 0 ? spawned_host_of(J.spawned[J.cause_job - 1], J.cause_rank) : -1)
-               : J.multi && J.cause_rank >= 0 && J.desc.ranks_per_node > 0
-                   ? lm_min_int(J.cause_rank / J.desc.ranks_per_node, J.desc.nhosts - 1)
-                   : -1;
+               : J.multi && J.cause_rank >= 0 ? host_of_rank(J.cause_rank)
+                                              : -1;
     if (J.cause_pid > 0 && J.multi && host >= 0)
         snprintf(pidbuf, sizeof pidbuf, "%s (pid %d on host %s)", jobbuf, (int)J.cause_pid, J.desc.host_names[host]);
     else if (J.cause_pid > 0) snprintf(pidbuf, sizeof pidbuf, "%s (pid %d)", jobbuf, (int)J.cause_pid);

@@ -84,6 +84,10 @@ def hosts_args(args, ssh):
         return {}
     per = args.np // 2
     hosts = [f"{args.cluster}-0", f"{args.cluster}-1"]
+    if args.uneven:  # one rank on host 0, the others on host 1: no equal blocks
+        slots = f"{hosts[0]}:1,{hosts[1]}:{args.np - 1}"
+        return {"hydra": ["-launcher", "ssh", "-launcher-exec", ssh, "-hosts", slots],
+                "prterun": ["--prtemca", "plm_ssh_agent", ssh, "--host", slots]}
     return {
         "hydra": ["-launcher", "ssh", "-launcher-exec", ssh, "-hosts", ",".join(hosts),
                   "-ppn", "1" if args.cyclic else str(per)],
@@ -172,6 +176,7 @@ def main():
     ap.add_argument("--build", default=os.path.join(ROOT, "build"))
     ap.add_argument("--vcluster", help="tools/vcluster: run on 2 hosts of a virtual cluster")
     ap.add_argument("--cyclic", action="store_true", help="with --vcluster: ranks round robin over the hosts")
+    ap.add_argument("--uneven", action="store_true", help="with --vcluster: 1 rank on host 0, N-1 on host 1")
     ap.add_argument("--bound", action="store_true", help="prterun: its default mapping and binding")
     ap.add_argument("--slurm", help="srun: the folder of the Slurm bed (tools/slurmbed up DIR)")
     ap.add_argument("case", choices=["job", "abort", "cancel", "killed", "noserver", "fetches"])
@@ -327,7 +332,7 @@ def on_vcluster(args, prog, env):
         print(r.stdout)
         print(f"PASS {args.launcher} key fetches on 2 hosts np={args.np}")
         return
-    want = f"OK {boot} {args.np} {args.np // 2}"
+    want = f"OK {boot} {args.np} {1 if args.uneven else args.np // 2}"
     if r.returncode != 0 or want not in r.stdout:
         fail(f"{' '.join(argv)} exited {r.returncode}; expected '{want}'", r.stdout)
     deadline = time.monotonic() + 5

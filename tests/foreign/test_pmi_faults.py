@@ -9,8 +9,8 @@ or srun would, and answers as the case says:
   rank        fullinit answers another rank than PMI_RANK
   size        fullinit answers another job size than PMI_SIZE
   mapping     PMI_process_mapping is not a (vector,...) list
-  placement   ranks neither in blocks nor round robin (rank 3 of 4 on node 0
-              with rank 0, ranks 1 and 2 on node 1)
+  placement   a placement of more blocks than LeanMPI's layout holds (9
+              alternating single ranks on 2 nodes with a third node between)
   refused     the segment's key is not found (a server that refuses a key)
   gone        the server closes the connection after the first answer
 Each case expects the program to exit non-zero within 30 s with the reason
@@ -29,7 +29,8 @@ CASES = {
     "rank": (1, 2, "(vector,(0,1,2))", "says rank", False),
     "size": (0, 2, "(vector,(0,1,2))", "the environment (PMI_SIZE) 2", False),
     "mapping": (0, 1, "(nonsense)", "process mapping", False),
-    "placement": (3, 4, "(vector,(0,1,1),(1,1,2),(0,1,1))", "placed rank 3", True),
+    "placement": (3, 9, "(vector," + ",".join(f"({i % 3},1,1)" for i in (0, 2, 1, 0, 2, 1, 0, 1, 2)) + ")",
+                  "at most 8 blocks", False),
     "refused": (1, 2, "(vector,(0,1,2))", "not in the pmi2 server", True),
     "gone": (0, 1, "(vector,(0,1,1))", "refused fullinit", False),
 }

@@ -275,7 +275,7 @@ def case_placement():
     bad = tl.bad_command_line
     bad(lambda j: ["--host", "a:1,a:1"] + tl.helper(j), r"host a is listed twice")
     bad(lambda j: ["--host", "a:1,b:1", "-n", "3"] + tl.helper(j), r"only 2 slots.*--oversubscribe")
-    bad(lambda j: ["--host", "a:1,b:3", "-n", "4"] + tl.helper(j), r"same number of ranks")
+    bad(lambda j: ["--host", "a:1,b:2,c:1,d:2,e:1,f:2,g:1,h:2,i:1"] + tl.helper(j), r"more than 8 runs of hosts")
     bad(lambda j: ["--host", ""] + tl.helper(j), r"at least one host")
     bad(lambda j: ["--host", "a:2", "--launch-fanout", "0"] + tl.helper(j), r"positive whole number")
     bad(lambda j: ["--hostfile", "/nonexistent/leanmpi-hosts"] + tl.helper(j), r"cannot read")

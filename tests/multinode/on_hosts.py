@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """Run an MPI test program across hosts and check it as run_expect.py does.
 
-  on_hosts.py --mpirun PATH --hosts N --per-host K [--vcluster TOOL]
+  on_hosts.py --mpirun PATH (--hosts N --per-host K | --counts K1,K2,...) [--vcluster TOOL]
               [--name NAME] [--timeout S] -- program [args...]
 
 Without --vcluster the hosts are names only (h0, h1, ...): the launch
@@ -33,6 +33,7 @@ def main():
     ap.add_argument("--hosts", type=int, default=2)
     ap.add_argument("--per-host", type=int, default=2)
     ap.add_argument("--last-host", type=int, help="ranks on the last host (default: --per-host)")
+    ap.add_argument("--counts", help="ranks per host, comma-separated (instead of --hosts and --per-host)")
     ap.add_argument("--vcluster")
     ap.add_argument("--name", default="lmmpi", help="virtual cluster name (1-8 letters/digits)")
     ap.add_argument("--subnet", default="10.213.5")
@@ -43,6 +44,9 @@ def main():
     if not cmd:
         ap.error("no program given")
 
+    if a.counts:
+        counts = [int(x) for x in a.counts.split(",")]
+        a.hosts = len(counts)
     up = False
     if a.vcluster:
         chk = subprocess.run([a.vcluster, "check"], capture_output=True, text=True)
@@ -60,9 +64,10 @@ def main():
     else:
         hosts = ["h%d" % i for i in range(a.hosts)]
         agent = "sh %s {host}" % shlex.quote(os.path.normpath(FAKE_HOST))
-    counts = [a.per_host] * len(hosts)
-    if a.last_host:
-        counts[-1] = a.last_host
+    if not a.counts:
+        counts = [a.per_host] * len(hosts)
+        if a.last_host:
+            counts[-1] = a.last_host
     spec = ",".join("%s:%d" % (h, n) for h, n in zip(hosts, counts))
     job = [a.mpirun, "--host", spec, "--launch-agent", agent] + cmd
     print("+", " ".join(shlex.quote(x) for x in job), flush=True)

@@ -169,11 +169,23 @@ static void test_hosts(void)
     lm_hostlist few = {0};
     CHECK(lm_hosts_parse_list("t", "a:1,b:1", &few) == 0);
     n = 3;
-    fprintf(stderr, "(two refusals expected below)\n");
+    fprintf(stderr, "(three refusals expected below)\n");
     CHECK(lm_hosts_place("t", &few, &n, 0, &rpn) != 0); /* more ranks than slots */
     n = 5;
     CHECK(lm_hosts_place("t", &few, &n, 1, &rpn) == 0 && rpn == 3 && few.h[1].nranks == 2);
     lm_hosts_free(&few);
+
+    /* unequal slots: accepted while the runs of equal counts fit a layout */
+    lm_hostlist uneven = {0};
+    CHECK(lm_hosts_parse_list("t", "a:1,b:3,c:3", &uneven) == 0);
+    n = 0;
+    CHECK(lm_hosts_place("t", &uneven, &n, 0, &rpn) == 0 && n == 7 && uneven.h[1].nranks == 3);
+    lm_hosts_free(&uneven);
+    lm_hostlist runs = {0};
+    CHECK(lm_hosts_parse_list("t", "a:1,b:2,c:1,d:2,e:1,f:2,g:1,h:2,i:1", &runs) == 0);
+    n = 0;
+    CHECK(lm_hosts_place("t", &runs, &n, 0, &rpn) != 0); /* 9 runs */
+    lm_hosts_free(&runs);
 
     lm_hostlist dup = {0};
     CHECK(lm_hosts_parse_list("t", "a,a", &dup) != 0);

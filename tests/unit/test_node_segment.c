@@ -153,6 +153,52 @@ static void test_layout(void)
     }
 }
 
+/* VECTOR layouts against a table built by placing ranks pass by pass, the
+ * way PMI_process_mapping reads: node, local rank and the way back agree. */
+static void check_vector(lm_layout *v, int n)
+{
+    int node_of[64], local_of[64], count[8] = {0}, r = 0;
+    v->kind = LM_LAYOUT_VECTOR;
+    v->world_size = n;
+    CHECK(lm_layout_vector_valid(v));
+    while (r < n)
+        for (int i = 0; i < v->nblocks && r < n; i++)
+            for (int k = 0; k < v->block[i].nodes && r < n; k++)
+                for (int j = 0; j < v->block[i].ppn && r < n; j++, r++) {
+                    node_of[r] = v->block[i].node + k;
+                    local_of[r] = count[node_of[r]]++;
+                }
+    for (r = 0; r < n; r++) {
+        CHECK(lm_layout_node_of(v, r) == node_of[r]);
+        CHECK(lm_layout_local_rank_of(v, r) == local_of[r]);
+        CHECK(lm_layout_world_rank_of(v, node_of[r], local_of[r]) == r);
+    }
+    for (int node = 0; node < v->node_count; node++) CHECK(lm_layout_vector_ranks_on(v, node, n) == count[node]);
+}
+
+static void test_vector_layout(void)
+{
+    /* hosts with 1 and 3 slots */
+    lm_layout a = {.node_count = 2, .nblocks = 2, .block = {{0, 1, 1}, {1, 1, 3}}};
+    check_vector(&a, 4);
+    /* Slurm's balanced blocks: 4 ranks on 3 nodes as 2, 1, 1 */
+    lm_layout b = {.node_count = 3, .nblocks = 2, .block = {{0, 1, 2}, {1, 2, 1}}};
+    check_vector(&b, 4);
+    /* a pattern repeated: 2 on node 0, 1 on node 1, over and over */
+    lm_layout c = {.node_count = 2, .nblocks = 2, .block = {{0, 1, 2}, {1, 1, 1}}};
+    check_vector(&c, 11);
+    /* blocks out of node order, and a node in two blocks */
+    lm_layout d = {.node_count = 4, .nblocks = 3, .block = {{2, 2, 3}, {0, 1, 1}, {1, 2, 2}}};
+    check_vector(&d, 40);
+    /* malformed: a block beyond the nodes, no blocks, too many */
+    lm_layout e = {.node_count = 2, .nblocks = 1, .block = {{1, 2, 1}}};
+    CHECK(!lm_layout_vector_valid(&e));
+    e.nblocks = 0;
+    CHECK(!lm_layout_vector_valid(&e));
+    e.nblocks = LM_LAYOUT_BLOCKS_MAX + 1;
+    CHECK(!lm_layout_vector_valid(&e));
+}
+
 static void test_slots_env(void)
 {
     setenv("LEANMPI_KVS_SLOTS", "4096", 1);
@@ -171,6 +217,7 @@ int main(void)
     test_bad_layout();
     test_private();
     test_layout();
+    test_vector_layout();
     test_slots_env();
     printf("test_node_segment: ok\n");
     return 0;
