@@ -97,11 +97,14 @@ free_runs:
     return rc;
 }
 
-/* The arithmetic layout that puts the server's ranks where it placed them,
- * as far as this node can tell: equal blocks or round robin where the
- * node's own numbers show it, else the blocks of the server's whole
- * placement (PMI gives them at start; PMIx is asked node by node). 0, or -1
- * with why. */
+/* The arithmetic layout that puts the server's ranks where it placed them.
+ * Every node must end with the same layout (each one's arithmetic for the
+ * others' ranks must agree), so it comes from what the server says of the
+ * whole job wherever it says it: PMI's mapping, or PMIx's ranks of each
+ * node (job data the client holds); BLOCK or CYCLIC where those blocks are
+ * exactly that. Only a server that tells neither leaves this node to infer
+ * equal blocks or round robin from its own ranks, and then a node whose
+ * ranks do not fit ends the job. 0, or -1 with why. */
 static int layout_of(const lm_boot_client *cl, const lm_boot_client_info *ci, lm_layout *l, char *why, size_t cap)
 {
     memset(l, 0, sizeof *l);
@@ -112,28 +115,26 @@ static int layout_of(const lm_boot_client *cl, const lm_boot_client_info *ci, lm
     l->node_id = ci->node_id;
     l->local_size = ci->local_size;
     int n = ci->size, c = ci->node_count, k = ci->node_id, f = ci->first_local;
+    l->kind = -1;
     if (c == 1) {
         l->kind = LM_LAYOUT_BLOCK;
         l->ranks_per_node = n;
-    } else if (ci->next_local >= 0 && ci->next_local - f == c) {
-        l->kind = LM_LAYOUT_CYCLIC;
-    } else if (f >= 0 && (k == 0 || f % k == 0)) {
-        l->kind = LM_LAYOUT_BLOCK;
-        l->ranks_per_node = k == 0 ? ci->local_size : f / k;
-    } else {
-        l->kind = -1;
-    }
-    if (l->kind >= 0 && layout_fits(ci, l)) return 0;
-    /* unequal blocks: the whole placement, as blocks */
-    l->ranks_per_node = 0;
-    if (ci->nblocks > 0) {
+    } else if (ci->nblocks > 0) {
         l->kind = LM_LAYOUT_VECTOR;
         l->nblocks = ci->nblocks;
         memcpy(l->block, ci->block, sizeof l->block);
-        if (lm_layout_vector_valid(l) && layout_fits(ci, l)) return 0;
-    } else if (vector_from_nodes(cl, ci, l) == 0 && layout_fits(ci, l)) {
-        return 0;
+        if (!lm_layout_vector_valid(l)) l->kind = -1;
+    } else if (vector_from_nodes(cl, ci, l) != 0) {
+        l->kind = -1;
+        if (ci->next_local >= 0 && ci->next_local - f == c) {
+            l->kind = LM_LAYOUT_CYCLIC;
+        } else if (f >= 0 && (k == 0 || f % k == 0)) {
+            l->kind = LM_LAYOUT_BLOCK;
+            l->ranks_per_node = k == 0 ? ci->local_size : f / k;
+        }
     }
+    lm_layout_canonical(l);
+    if (l->kind >= 0 && layout_fits(ci, l)) return 0;
     snprintf(why, cap,
              "the launcher placed rank %d on node %d of %d, with %d ranks there (the lowest %d): LeanMPI needs each "
              "node's ranks in consecutive blocks (at most %d runs of nodes with equal counts) or round robin over "

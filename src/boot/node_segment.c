@@ -275,6 +275,27 @@ static int vector_world_rank_of(const lm_layout *l, int node, int local_rank)
     return -1;
 }
 
+void lm_layout_canonical(lm_layout *l)
+{
+    if (l->kind != LM_LAYOUT_VECTOR || !lm_layout_vector_valid(l)) return;
+    const lm_layout_block *a = &l->block[0], *b = &l->block[1];
+    long n = l->world_size, c = l->node_count;
+    if (a->node != 0) return;
+    if (l->nblocks == 1 && a->nodes == c && a->ppn == 1 && n >= c) { /* one rank per node, pass after pass */
+        l->kind = LM_LAYOUT_CYCLIC;
+    } else if (l->nblocks == 1 && a->nodes == c && n <= c * a->ppn && n > (c - 1) * a->ppn) {
+        l->kind = LM_LAYOUT_BLOCK; /* equal blocks, the last node's possibly short */
+        l->ranks_per_node = a->ppn;
+    } else if (l->nblocks == 2 && a->nodes == c - 1 && b->node == c - 1 && b->nodes == 1 && b->ppn < a->ppn &&
+               n == (c - 1) * a->ppn + b->ppn) {
+        l->kind = LM_LAYOUT_BLOCK; /* the same, the short last node spelled out */
+        l->ranks_per_node = a->ppn;
+    } else {
+        return;
+    }
+    l->nblocks = 0;
+}
+
 int lm_layout_from_counts(lm_layout *l, const int *counts, int nodes)
 {
     int equal = nodes >= 1 && counts[0] > 0 && counts[nodes - 1] <= counts[0];

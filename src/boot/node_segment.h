@@ -134,6 +134,10 @@ int lm_layout_vector_ranks_on(const lm_layout *l, int node, int below);
  * blocks and node_count; 0, or -1 when the counts make more runs than a
  * layout holds. */
 int lm_layout_from_counts(lm_layout *l, const int *counts, int nodes);
+/* A VECTOR layout (world_size and node_count set) turned into BLOCK or
+ * CYCLIC where its blocks say exactly that, so that every node that starts
+ * from the same blocks ends with the same, cheapest, layout. */
+void lm_layout_canonical(lm_layout *l);
 /* A VECTOR layout that is well formed: 1 to LM_LAYOUT_BLOCKS_MAX blocks of
  * nodes within node_count. 1 or 0. */
 int lm_layout_vector_valid(const lm_layout *l);

@@ -14,7 +14,7 @@ the launcher is killed with SIGKILL while the job runs. Every rank must end
 within 10 s, and nothing may be left behind. CASE noserver (srun): the
 tasks are started with --mpi=none; MPI_Init must fail, naming --mpi=pmix.
 
-With --vcluster PATH the job runs on 2 hosts of a virtual cluster
+With --vcluster PATH the job runs on 2 hosts (or one per --slots entry) of a virtual cluster
 (tools/vcluster): the launcher starts in host 0 and reaches host 1 through
 `vcluster ssh` as its ssh, N/2 ranks per host, in blocks or (--cyclic)
 round robin; rank 0 must see N/2 ranks on its node. Skipped (77) where the
@@ -84,8 +84,8 @@ def hosts_args(args, ssh):
         return {}
     per = args.np // 2
     hosts = [f"{args.cluster}-0", f"{args.cluster}-1"]
-    if args.uneven:  # one rank on host 0, the others on host 1: no equal blocks
-        slots = f"{hosts[0]}:1,{hosts[1]}:{args.np - 1}"
+    if args.slots:  # unequal ranks per host, filled in order
+        slots = ",".join(f"{args.cluster}-{i}:{k}" for i, k in enumerate(args.slots))
         return {"hydra": ["-launcher", "ssh", "-launcher-exec", ssh, "-hosts", slots],
                 "prterun": ["--prtemca", "plm_ssh_agent", ssh, "--host", slots]}
     return {
@@ -176,7 +176,8 @@ def main():
     ap.add_argument("--build", default=os.path.join(ROOT, "build"))
     ap.add_argument("--vcluster", help="tools/vcluster: run on 2 hosts of a virtual cluster")
     ap.add_argument("--cyclic", action="store_true", help="with --vcluster: ranks round robin over the hosts")
-    ap.add_argument("--uneven", action="store_true", help="with --vcluster: 1 rank on host 0, N-1 on host 1")
+    ap.add_argument("--slots", type=lambda v: [int(x) for x in v.split(",")],
+                    help="with --vcluster: ranks per host, e.g. 1,3 (as many hosts; N is their sum)")
     ap.add_argument("--bound", action="store_true", help="prterun: its default mapping and binding")
     ap.add_argument("--slurm", help="srun: the folder of the Slurm bed (tools/slurmbed up DIR)")
     ap.add_argument("case", choices=["job", "abort", "cancel", "killed", "noserver", "fetches"])
@@ -309,7 +310,9 @@ def on_vcluster(args, prog, env):
             f.write(f'#!/bin/sh\nexec "{vc}" ssh {args.cluster} "$@"\n')
         os.chmod(ssh, 0o755)
         cmd, boot = launch_cmd(args, env, ssh)
-        subprocess.run([vc, "up", args.cluster, "2", "--subnet", "10.214.0"], check=True, stdout=subprocess.DEVNULL)
+        nhosts = len(args.slots) if args.slots else 2
+        subprocess.run([vc, "up", args.cluster, str(nhosts), "--subnet", "10.214.0"], check=True,
+                       stdout=subprocess.DEVNULL)
         try:
             argv = [vc, "exec", args.cluster, f"{args.cluster}-0", "env", *[f"{k}={v}" for k, v in env.items()
                                                                               if k.startswith(("PRTE_", "PMIX_", "OPAL_", "LEANMPI_"))],
@@ -332,7 +335,7 @@ def on_vcluster(args, prog, env):
         print(r.stdout)
         print(f"PASS {args.launcher} key fetches on 2 hosts np={args.np}")
         return
-    want = f"OK {boot} {args.np} {1 if args.uneven else args.np // 2}"
+    want = f"OK {boot} {args.np} {args.slots[0] if args.slots else args.np // 2}"
     if r.returncode != 0 or want not in r.stdout:
         fail(f"{' '.join(argv)} exited {r.returncode}; expected '{want}'", r.stdout)
     deadline = time.monotonic() + 5

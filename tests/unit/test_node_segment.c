@@ -190,6 +190,32 @@ static void test_vector_layout(void)
     /* blocks out of node order, and a node in two blocks */
     lm_layout d = {.node_count = 4, .nblocks = 3, .block = {{2, 2, 3}, {0, 1, 1}, {1, 2, 2}}};
     check_vector(&d, 40);
+    /* canonical forms: the same placement as BLOCK or CYCLIC where the
+     * blocks say exactly that, else unchanged */
+    struct {
+        int n, c, nblocks, kind, ppn;
+        lm_layout_block b[2];
+    } cases[] = {
+        {3, 2, 1, LM_LAYOUT_BLOCK, 2, {{0, 2, 2}}},             /* Hydra -ppn 2, 3 ranks */
+        {5, 2, 2, LM_LAYOUT_BLOCK, 3, {{0, 1, 3}, {1, 1, 2}}},  /* Slurm -n 5 -N 2 */
+        {7, 3, 1, LM_LAYOUT_CYCLIC, 0, {{0, 3, 1}}},            /* round robin */
+        {4, 2, 2, LM_LAYOUT_VECTOR, 0, {{0, 1, 1}, {1, 1, 3}}}, /* 1 and 3 */
+        {4, 3, 2, LM_LAYOUT_VECTOR, 0, {{0, 1, 2}, {1, 2, 1}}}, /* 2, 1, 1 */
+        {7, 2, 1, LM_LAYOUT_VECTOR, 0, {{0, 2, 2}}},            /* 2 and 2, over and over */
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        lm_layout v = {
+            .world_size = cases[i].n, .node_count = cases[i].c, .kind = LM_LAYOUT_VECTOR, .nblocks = cases[i].nblocks};
+        memcpy(v.block, cases[i].b, sizeof cases[i].b);
+        lm_layout canon = v;
+        lm_layout_canonical(&canon);
+        CHECK(canon.kind == cases[i].kind);
+        if (canon.kind == LM_LAYOUT_BLOCK) CHECK(canon.ranks_per_node == cases[i].ppn);
+        for (int r = 0; r < cases[i].n; r++) {
+            CHECK(lm_layout_node_of(&canon, r) == lm_layout_node_of(&v, r));
+            CHECK(lm_layout_local_rank_of(&canon, r) == lm_layout_local_rank_of(&v, r));
+        }
+    }
     /* malformed: a block beyond the nodes, no blocks, too many */
     lm_layout e = {.node_count = 2, .nblocks = 1, .block = {{1, 2, 1}}};
     CHECK(!lm_layout_vector_valid(&e));
