@@ -155,43 +155,42 @@ def main():
 
 
 def measure(found, nps, a, work, conf, res):
-    if True:
-        for name, (cmd, peer, cc) in found.items():
-            env = env_for(name, conf)
-            dirs = {"leanmpi": build("leanmpi", str(ROOT / "build" / "bin" / "mpicc"), work / name, env),
-                    peer: build(peer, cc, work / name, env)}
-            res[name] = {"peer": peer, "command": " ".join(cmd).replace(str(ROOT) + "/", ""), "runs": {}}
-            for n in nps:
-                samples = {k: {"startup": [], "rss": [], "fetches": []} for k in dirs}
-                alone, alone_hangs = [], False
-                for rep in range(a.reps):
-                    try:
-                        r, wall = (None, 0) if alone_hangs else run(cmd + ["-n", str(n), "/bin/true"], env, 30)
-                        if r and r.returncode == 0:
-                            alone.append(wall)
-                    except subprocess.TimeoutExpired:
-                        # Open MPI 4.1's mpirun hangs now and then on 32
-                        # processes that exit at once: not measured there
-                        alone_hangs = True
-                    order = list(dirs) if rep % 2 == 0 else list(dirs)[::-1]
-                    for k in order:
-                        r, wall = run(cmd + ["-n", str(n), str(dirs[k] / "init")], env)
-                        if r.returncode == 0:
-                            samples[k]["startup"].append(wall)
-                        r, _ = run(cmd + ["-n", str(n), str(dirs[k] / "memory")], env)
-                        rss = rss_of(r.stdout) if r.returncode == 0 else None
-                        if rss is not None:
-                            samples[k]["rss"].append(rss)
-                        r, _ = run(cmd + ["-n", str(n), str(dirs[k] / "fetches")], env)
-                        fetches = fetches_of(r.stdout) if r.returncode == 0 else None
-                        if fetches is not None:
-                            samples[k]["fetches"].append(fetches)
-                    print(f"{name} n={n} rep {rep + 1}/{a.reps}", flush=True)
-                res[name]["runs"][str(n)] = {
-                    k: {m: (statistics.median(v) if v else None) for m, v in s.items()} | {"samples": s}
-                    for k, s in samples.items()}
-                res[name]["runs"][str(n)]["alone"] = {"startup": statistics.median(alone) if alone else None,
-                                                      "samples": alone}
+    for name, (cmd, peer, cc) in found.items():
+        env = env_for(name, conf)
+        dirs = {"leanmpi": build("leanmpi", str(ROOT / "build" / "bin" / "mpicc"), work / name, env),
+                peer: build(peer, cc, work / name, env)}
+        res[name] = {"peer": peer, "command": " ".join(cmd).replace(str(ROOT) + "/", ""), "runs": {}}
+        for n in nps:
+            samples = {k: {"startup": [], "rss": [], "fetches": []} for k in dirs}
+            alone, alone_hangs = [], False
+            for rep in range(a.reps):
+                try:
+                    r, wall = (None, 0) if alone_hangs else run(cmd + ["-n", str(n), "/bin/true"], env, 30)
+                    if r and r.returncode == 0:
+                        alone.append(wall)
+                except subprocess.TimeoutExpired:
+                    # Open MPI 4.1's mpirun hangs now and then on 32
+                    # processes that exit at once: not measured there
+                    alone_hangs = True
+                order = list(dirs) if rep % 2 == 0 else list(dirs)[::-1]
+                for k in order:
+                    r, wall = run(cmd + ["-n", str(n), str(dirs[k] / "init")], env)
+                    if r.returncode == 0:
+                        samples[k]["startup"].append(wall)
+                    r, _ = run(cmd + ["-n", str(n), str(dirs[k] / "memory")], env)
+                    rss = rss_of(r.stdout) if r.returncode == 0 else None
+                    if rss is not None:
+                        samples[k]["rss"].append(rss)
+                    r, _ = run(cmd + ["-n", str(n), str(dirs[k] / "fetches")], env)
+                    fetches = fetches_of(r.stdout) if r.returncode == 0 else None
+                    if fetches is not None:
+                        samples[k]["fetches"].append(fetches)
+                print(f"{name} n={n} rep {rep + 1}/{a.reps}", flush=True)
+            res[name]["runs"][str(n)] = {
+                k: {m: (statistics.median(v) if v else None) for m, v in s.items()} | {"samples": s}
+                for k, s in samples.items()}
+            res[name]["runs"][str(n)]["alone"] = {"startup": statistics.median(alone) if alone else None,
+                                                  "samples": alone}
 
 
 LABEL = {"openmpi5": "Open MPI 5", "mpich": "MPICH 4.0", "openmpi4": "Open MPI 4.1"}

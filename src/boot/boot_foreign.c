@@ -77,20 +77,15 @@ static int vector_from_nodes(const lm_boot_client *cl, const lm_boot_client_info
         if (cl->node_ranks(j, &run[j].count, &run[j].lowest, &contiguous) != 0 || !contiguous) goto free_runs;
     }
     qsort(run, (size_t)c, sizeof *run, by_lowest);
-    int next = 0, nb = 0;
+    int next = 0;
+    l->nblocks = 0;
     for (int i = 0; i < c; i++) {
-        if (run[i].lowest != next || run[i].count < 1) goto free_runs;
-        if (nb > 0 && run[i].node == run[i - 1].node + 1 && l->block[nb - 1].ppn == run[i].count) {
-            l->block[nb - 1].nodes++;
-        } else {
-            if (nb == LM_LAYOUT_BLOCKS_MAX) goto free_runs;
-            l->block[nb++] = (lm_layout_block){run[i].node, 1, run[i].count};
-        }
+        if (run[i].lowest != next || run[i].count < 1 || lm_layout_add_run(l, run[i].node, run[i].count) != 0)
+            goto free_runs;
         next += run[i].count;
     }
     if (next != ci->size) goto free_runs;
     l->kind = LM_LAYOUT_VECTOR;
-    l->nblocks = nb;
     rc = lm_layout_vector_valid(l) ? 0 : -1;
 free_runs:
     free(run);

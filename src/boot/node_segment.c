@@ -309,15 +309,20 @@ int lm_layout_from_counts(lm_layout *l, const int *counts, int nodes)
     }
     l->kind = LM_LAYOUT_VECTOR;
     l->ranks_per_node = 0;
-    for (int i = 0; i < nodes; i++) {
-        if (counts[i] < 1) return -1;
-        if (l->nblocks > 0 && l->block[l->nblocks - 1].ppn == counts[i]) {
-            l->block[l->nblocks - 1].nodes++;
-            continue;
-        }
-        if (l->nblocks == LM_LAYOUT_BLOCKS_MAX) return -1;
-        l->block[l->nblocks++] = (lm_layout_block){i, 1, counts[i]};
+    for (int i = 0; i < nodes; i++)
+        if (counts[i] < 1 || lm_layout_add_run(l, i, counts[i]) != 0) return -1;
+    return 0;
+}
+
+int lm_layout_add_run(lm_layout *l, int node, int count)
+{
+    lm_layout_block *last = l->nblocks > 0 ? &l->block[l->nblocks - 1] : NULL;
+    if (last && node == last->node + last->nodes && count == last->ppn) {
+        last->nodes++;
+        return 0;
     }
+    if (l->nblocks == LM_LAYOUT_BLOCKS_MAX) return -1;
+    l->block[l->nblocks++] = (lm_layout_block){node, 1, count};
     return 0;
 }
 

@@ -127,6 +127,10 @@ int lm_layout_world_rank_of(const lm_layout *l, int node, int local_rank);
 /* Ranks below `below` that a VECTOR layout puts on `node` (so local ranks,
  * and with below = world_size the node's share). */
 int lm_layout_vector_ranks_on(const lm_layout *l, int node, int below);
+/* Append to a VECTOR layout's pass the next `count` consecutive ranks, on
+ * `node`: the previous block grows when node follows its last node with
+ * the same count, else a block starts. 0, or -1 when the blocks are full. */
+int lm_layout_add_run(lm_layout *l, int node, int count);
 /* The layout of ranks placed in host order, counts[i] consecutive ranks
  * on node i (a launcher's host list): BLOCK where every node but the last
  * holds the same count and the last no more, else VECTOR, one block per

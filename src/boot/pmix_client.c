@@ -157,38 +157,7 @@ static void pmix_abort(int code, const char *message) { X.abort(code, message ? 
 
 static void pmix_finalize(void) { X.finalize(NULL, 0); }
 
-/* PMIX_LOCAL_PEERS of another node (the PMIX_NODEID qualifier): job data
- * the client already holds, so no traffic. */
-static int pmix_node_ranks(int node, int *count, int *lowest, int *contiguous)
-{
-    pmix_proc_t p = X.me;
-    p.rank = PMIX_RANK_WILDCARD;
-    pmix_info_t q;
-    memset(&q, 0, sizeof q);
-    snprintf(q.key, sizeof q.key, "%s", PMIX_NODEID);
-    q.value.type = PMIX_UINT32;
-    q.value.data.uint32 = (uint32_t)node;
-    pmix_value_t *v = NULL;
-    int rc = -1;
-    if (X.get(&p, PMIX_LOCAL_PEERS, &q, 1, &v) == PMIX_SUCCESS && v && v->type == PMIX_STRING) {
-        long lo = -1, hi = -1, n = 0;
-        for (const char *s = v->data.string; *s;) {
-            char *end;
-            long r = strtol(s, &end, 10);
-            if (end == s) break;
-            if (lo < 0 || r < lo) lo = r;
-            if (r > hi) hi = r;
-            n++;
-            s = *end == ',' ? end + 1 : end;
-        }
-        if (n > 0) {
-            *count = (int)n, *lowest = (int)lo, *contiguous = hi - lo + 1 == n;
-            rc = 0;
-        }
-    }
-    value_free(v);
-    return rc;
-}
+static int pmix_node_ranks(int node, int *count, int *lowest, int *contiguous);
 
 static const lm_boot_client pmix_client = {"pmix",   1,          pmix_put,      pmix_publish,
                                            pmix_get, pmix_abort, pmix_finalize, pmix_node_ranks};
@@ -252,28 +221,53 @@ static long node_list_count(void)
     return n;
 }
 
-/* The lowest two ranks of PMIX_LOCAL_PEERS ("3,1,2"), or -1. */
-static void lowest_local_peers(int *low, int *next)
+/* What PMIX_LOCAL_PEERS ("3,1,2") says of a node: how many ranks, the
+ * lowest two and the highest (-1 where there are none). */
+struct peers {
+    int n, low, next, high;
+};
+
+/* Of this node (node < 0) or of node `node` (the PMIX_NODEID qualifier:
+ * job data the client already holds, so no traffic). 0, or -1 when the
+ * server does not say. */
+static int local_peers(int node, struct peers *out)
 {
     pmix_proc_t p = X.me;
     p.rank = PMIX_RANK_WILDCARD;
+    pmix_info_t q;
+    memset(&q, 0, sizeof q);
+    snprintf(q.key, sizeof q.key, "%s", PMIX_NODEID);
+    q.value.type = PMIX_UINT32;
+    q.value.data.uint32 = (uint32_t)(node < 0 ? 0 : node);
     pmix_value_t *v = NULL;
-    *low = *next = -1;
-    if (X.get(&p, PMIX_LOCAL_PEERS, NULL, 0, &v) == PMIX_SUCCESS && v && v->type == PMIX_STRING) {
-        for (const char *s = v->data.string; s && *s;) {
+    *out = (struct peers){0, -1, -1, -1};
+    if (X.get(&p, PMIX_LOCAL_PEERS, node < 0 ? NULL : &q, node < 0 ? 0 : 1, &v) == PMIX_SUCCESS && v &&
+        v->type == PMIX_STRING) {
+        for (const char *s = v->data.string; *s;) {
             char *end;
             long r = strtol(s, &end, 10);
             if (end == s) break;
-            if (*low < 0 || r < *low) {
-                *next = *low;
-                *low = (int)r;
-            } else if (*next < 0 || r < *next) {
-                *next = (int)r;
+            if (out->low < 0 || r < out->low) {
+                out->next = out->low;
+                out->low = (int)r;
+            } else if (out->next < 0 || r < out->next) {
+                out->next = (int)r;
             }
+            if (r > out->high) out->high = (int)r;
+            out->n++;
             s = *end == ',' ? end + 1 : end;
         }
     }
     value_free(v);
+    return out->n > 0 ? 0 : -1;
+}
+
+static int pmix_node_ranks(int node, int *count, int *lowest, int *contiguous)
+{
+    struct peers pe;
+    if (local_peers(node, &pe) != 0) return -1;
+    *count = pe.n, *lowest = pe.low, *contiguous = pe.high - pe.low + 1 == pe.n;
+    return 0;
 }
 
 int lm_boot_pmix_open(int forced, const lm_boot_client **client, lm_boot_client_info *ci, char *why, size_t cap)
@@ -326,7 +320,9 @@ int lm_boot_pmix_open(int forced, const lm_boot_client **client, lm_boot_client_
     ci->node_id = node >= 0 ? (int)node : 0;
     ci->local_rank = (int)lrank;
     ci->local_size = (int)lsize;
-    lowest_local_peers(&ci->first_local, &ci->next_local);
+    struct peers here;
+    local_peers(-1, &here);
+    ci->first_local = here.low, ci->next_local = here.next;
     if (ci->first_local < 0 && ci->node_count == 1) ci->first_local = 0;
     snprintf(ci->job_id, sizeof ci->job_id, "%.31s", X.me.nspace);
     *client = &pmix_client;
