@@ -53,6 +53,36 @@ def fail(why, out=""):
     sys.exit(1)
 
 
+# What a peer launcher prints when it fails on its own before starting any
+# rank: PRRTE's PMIx server could not start its listener (seen when it
+# lists the network interfaces while another test adds or removes the veth
+# pairs of a virtual cluster). Such a start is retried, and says so.
+LAUNCHER_OWN_FAILURES = ("listener thread failed to start", "problems getting address for index")
+START_TRIES = 3
+
+
+def launcher_own_failure(out):
+    """The line of out that shows the launcher failed before any rank ran,
+    or None."""
+    for line in out.splitlines():
+        if any(s in line for s in LAUNCHER_OWN_FAILURES):
+            return line.strip()
+    return None
+
+
+def run_launcher(argv, env, timeout, prog, token):
+    """subprocess.run of the launcher, started again (at most START_TRIES
+    times) where it failed on its own before any rank ran."""
+    for attempt in range(1, START_TRIES + 1):
+        r = subprocess.run(argv, env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
+                           timeout=timeout)
+        why = launcher_own_failure(r.stdout) if r.returncode != 0 else None
+        if not why or attempt == START_TRIES or our_processes(prog, token):
+            return r
+        print(f"RETRY: the launcher failed before starting any rank ({why}); start {attempt + 1}")
+        time.sleep(0.5)
+
+
 def clean_env():
     """This environment without what another MPI or launcher set."""
     env = {k: v for k, v in os.environ.items()
@@ -206,7 +236,7 @@ def main():
     argv = cmd + [prog, boot, str(args.np)] + (["abort"] if args.case == "abort" else []) + [args.token]
     t0 = time.monotonic()
     try:
-        r = subprocess.run(argv, env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, timeout=90)
+        r = run_launcher(argv, env, 90, prog, args.token)
     except subprocess.TimeoutExpired as e:
         for pid in our_processes(prog, args.token):
             os.kill(pid, 9)
@@ -245,14 +275,12 @@ def nothing_left(prog, token, before, out, within):
         fail(f"left in /dev/shm: {sorted(new)}", out)
 
 
-def ended_from_outside(args, prog, env, cmd, boot):
-    """CASE cancel (srun): the running job is cancelled with scancel; CASE
-    killed: the launcher itself is killed (SIGKILL) while the job runs.
-    Either way every rank must end within 10 s (a rank under a PMIx server
-    that is gone ends itself on the server's event), and nothing is left."""
+def start_and_wait(argv, env, within):
+    """Start the launcher on a job in "wait" mode; return (process, its
+    output lines so far, their reader thread, state), state being "ready"
+    (rank 0 printed READY), "failed" (the launcher ended, or said it failed
+    on its own, first) or "timeout"."""
     import threading
-    before = shm_entries()
-    argv = cmd + [prog, boot, str(args.np), "wait", args.token]
     p = subprocess.Popen(argv, env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
     lines = []
     ready = threading.Event()
@@ -265,11 +293,39 @@ def ended_from_outside(args, prog, env, cmd, boot):
 
     reader = threading.Thread(target=read, daemon=True)
     reader.start()
-    if not ready.wait(90):
+    deadline = time.monotonic() + within
+    while not ready.wait(0.1):
+        # PRRTE may stay up after its own start-up failure: its message
+        # ends the wait as its exit would
+        if p.poll() is not None or launcher_own_failure("".join(lines)):
+            return p, lines, reader, "failed"
+        if time.monotonic() > deadline:
+            return p, lines, reader, "timeout"
+    return p, lines, reader, "ready"
+
+
+def ended_from_outside(args, prog, env, cmd, boot):
+    """CASE cancel (srun): the running job is cancelled with scancel; CASE
+    killed: the launcher itself is killed (SIGKILL) while the job runs.
+    Either way every rank must end within 10 s (a rank under a PMIx server
+    that is gone ends itself on the server's event), and nothing is left."""
+    before = shm_entries()
+    argv = cmd + [prog, boot, str(args.np), "wait", args.token]
+    for attempt in range(1, START_TRIES + 1):
+        p, lines, reader, state = start_and_wait(argv, env, 90)
+        if state == "ready":
+            break
         p.kill()
+        p.wait()
+        reader.join(5)
         for pid in our_processes(prog, args.token):
             os.kill(pid, 9)
-        fail(f"{' '.join(argv)}: the job did not start within 90 s", "".join(lines))
+        why = launcher_own_failure("".join(lines))
+        if state == "timeout" or not why or attempt == START_TRIES:
+            fail(f"{' '.join(argv)}: the job did not start" + (" within 90 s" if state == "timeout" else ""),
+                 "".join(lines))
+        print(f"RETRY: the launcher failed before starting any rank ({why}); start {attempt + 1}")
+        time.sleep(0.5)
     if args.case == "cancel":
         r = subprocess.run(["scancel", f"--name={args.token.lstrip('-')}"], env=env, stdout=subprocess.PIPE,
                            stderr=subprocess.STDOUT, text=True, timeout=30)
@@ -319,7 +375,7 @@ def on_vcluster(args, prog, env):
                     *cmd, prog, *([str(args.np // 2), "1"] if args.case == "fetches" else [boot, str(args.np)]),
                     args.token]
             try:
-                r = subprocess.run(argv, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, timeout=120)
+                r = run_launcher(argv, None, 120, prog, args.token)
             except subprocess.TimeoutExpired:
                 fail(f"{' '.join(argv)} did not end within 120 s")
         finally:
