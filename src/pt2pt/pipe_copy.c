@@ -66,6 +66,8 @@ static struct {
     unsigned free_mask; /* this receiver's pipes not in use */
     long mode;          /* LEANMPI_LARGE_COPY */
     size_t max;         /* LEANMPI_PIPE_MAX */
+    long ratio;         /* LEANMPI_PIPE_COPY_RATIO */
+    int unbounded;      /* -1: not yet probed; 1: every size takes a pipe */
     pipe_job *sends, *recvs;
     pipe_wait *waiting, **waiting_tail; /* oldest first */
     int progress_slot;
@@ -80,6 +82,8 @@ void lm_pipe_copy_init(void)
     P.free_mask = P.npipes ? (1u << P.npipes) - 1 : 0;
     P.mode = lm_cvar(LM_CVAR_LARGE_COPY);
     P.max = (size_t)lm_cvar(LM_CVAR_PIPE_MAX);
+    P.ratio = lm_cvar(LM_CVAR_PIPE_COPY_RATIO);
+    P.unbounded = -1;
     P.sends = P.recvs = NULL;
     P.waiting = NULL;
     P.waiting_tail = &P.waiting;
@@ -90,22 +94,37 @@ void lm_pipe_copy_init(void)
  * on the 2-core reference machine (2-rank ping-pong, medians of
  * alternating runs, single copy against pipe): 16 KiB 4.5 against 1.5 us,
  * 64 KiB 12.4 against 6.1; exchanges of 64 KiB blocks at 2 ranks 12.8
- * against 9.8. Above 128 KiB the outcome follows how fast two cores copy
- * at once, which varies there from minute to minute (256 and 512 KiB:
- * 24.0 and 37.2 against 15.5 and 28.4 in one series, 1.45 times as long
- * through pipes in another), and at 1 MiB the single copy was ahead on a
- * 16-core machine (MPI_Allgather of 1 MiB blocks: 175 against 238 us at
- * 2 ranks). Where ranks share cores the pipes lose (4 ranks on 2 cores,
- * exchanges of 64 KiB: 82 against 108 us): a pipe moves only while both
- * sides run, a single copy needs the receiver alone. Data with gaps, or
- * a peer that cannot be read in one copy, has only the streamed
- * alternative, which also needs both sides: pipes. */
+ * against 9.8. Above 128 KiB the outcome follows what a single copy costs
+ * against a memcpy, which depends on the machine: on a 16-core machine the
+ * single copy was ahead at 1 MiB (MPI_Allgather of 1 MiB blocks: 175
+ * against 238 us at 2 ranks), while on the 2-core reference machine,
+ * where process_vm_readv of 256 KiB took 6 to 8 times as long as a
+ * memcpy of it, pipes were ahead at every size up to 16 MiB (2026-11-28,
+ * 4 alternating runs each: 1 MiB ping-pong 34.5 against 66 us, streaming
+ * 22 against 15.5 GB/s, 16 MiB streaming 18.6 against 13.4 GB/s, 2-rank
+ * MPI_Alltoall of 1 MiB blocks 80 against 94 us). So above PIPE_MAX the
+ * receiver probes that ratio once (lm_transport_single_copy_cost) and
+ * takes pipes at every size where it reaches PIPE_COPY_RATIO. Where ranks
+ * share cores the pipes lose (4 ranks on 2 cores, exchanges of 64 KiB: 82
+ * against 108 us): a pipe moves only while both sides run, a single copy
+ * needs the receiver alone. Data with gaps, or a peer that cannot be read
+ * in one copy, has only the streamed alternative, which also needs both
+ * sides: pipes. */
+static int single_copy_slow(void)
+{
+    if (P.unbounded < 0) {
+        double cost = P.ratio > 0 ? lm_transport_single_copy_cost() : 0;
+        P.unbounded = cost > 0 && cost >= (double)P.ratio;
+    }
+    return P.unbounded;
+}
+
 static int wants_pipe(size_t n, int single_copy_possible)
 {
     switch (P.mode) {
     case 1: return 0;
     case 2: return 1;
-    default: return !single_copy_possible || (n <= P.max && !lm_oversubscribed());
+    default: return !single_copy_possible || (!lm_oversubscribed() && (n <= P.max || single_copy_slow()));
     }
 }
 

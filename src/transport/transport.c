@@ -313,6 +313,8 @@ const char *lm_transport_rget_mechanism(int world_rank)
     return "none";
 }
 
+double lm_transport_single_copy_cost(void) { return lm_cma_cost_ratio(); }
+
 int lm_transport_pipes(size_t *bytes)
 {
     if (!T.initialized) {

@@ -82,6 +82,10 @@ int lm_transport_rget_async(int src, void *local, uint64_t addr, uint64_t rkey, 
                             void *arg);
 /* Which single-copy mechanism rget uses for this peer ("cma", "none", ...). */
 const char *lm_transport_rget_mechanism(int world_rank);
+/* How many times as long a single copy between ranks of this node takes
+ * as a memcpy of the same bytes (256 KiB, probed on the first call; 0
+ * where there is no single copy). */
+double lm_transport_single_copy_cost(void);
 
 /* Pipes, for pipelined two copies of large data where single copy is slow:
  * every rank on a node owns the same number of node-shared buffers of the
