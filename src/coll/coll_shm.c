@@ -23,7 +23,10 @@
 #define MAX_LIVE 48
 
 /* Readers count themselves here, away from the stamp and data the writer
- * writes (no false sharing between the two directions). */
+ * writes (no false sharing between the two directions). The count only
+ * grows: the writer never writes it, it only compares it with the total
+ * it expects (readers of everything it posted in the entry so far), so
+ * the line stays with the readers. */
 typedef struct mbox_ack {
     _Atomic uint32_t n;
     char pad[60];
@@ -33,7 +36,7 @@ typedef struct mbox_ack {
  * then the data; small posts share the stamp's cache line. */
 typedef struct mbox_entry {
     _Atomic uint64_t stamp;
-    uint64_t pad;
+    uint64_t readers; /* of this post, written before the stamp */
     char data[LM_COLL_SHM_DATA];
 } mbox_entry;
 
@@ -47,7 +50,7 @@ _Static_assert(sizeof(mbox_ack) == 64, "an ack counter fills one cache line");
 
 struct lm_coll_shm {
     mailbox *mine;
-    uint32_t expect[SLOTS]; /* readers of what I posted last in each entry */
+    uint32_t expect[SLOTS]; /* readers of everything I posted in each entry */
     struct lm_coll_shm *next_retired;
     int n;
     mailbox *peer[]; /* every member's mailbox, mine included */
@@ -174,9 +177,8 @@ int lm_coll_shm_post(lm_comm *c, uint32_t call, const lm_step *st, const void *s
     struct lm_coll_shm *m = c->coll_shm;
     unsigned e = entry_of(call);
     if (atomic_load_explicit(&m->mine->ack[e].n, memory_order_acquire) != m->expect[e]) return 0;
-    /* no reader of the new contents can count before the stamp below */
-    atomic_store_explicit(&m->mine->ack[e].n, 0, memory_order_relaxed);
-    m->expect[e] = st->readers;
+    m->expect[e] += st->readers;
+    m->mine->entry[e].readers = st->readers;
     if (st->bytes) memcpy(m->mine->entry[e].data + st->dst_off, src, st->bytes);
     atomic_store_explicit(&m->mine->entry[e].stamp, stamp_of(call), memory_order_release);
     return 1;
@@ -184,13 +186,28 @@ int lm_coll_shm_post(lm_comm *c, uint32_t call, const lm_step *st, const void *s
 
 const void *lm_coll_shm_peek(lm_comm *c, uint32_t call, const lm_step *st)
 {
-    mbox_entry *ent = &c->coll_shm->peer[st->peer]->entry[entry_of(call)];
+    mailbox *mb = c->coll_shm->peer[st->peer];
+    mbox_entry *ent = &mb->entry[entry_of(call)];
     if (atomic_load_explicit(&ent->stamp, memory_order_acquire) != stamp_of(call)) return NULL;
+    /* a writer ahead has the next call's entry ready: start bringing its
+     * line over now, while this one is used */
+    __builtin_prefetch(&mb->entry[entry_of(call + 1)], 0);
     return ent->data + st->src_off;
 }
 
 void lm_coll_shm_fetched(lm_comm *c, uint32_t call, const lm_step *st)
 {
-    /* release: our reads of the entry are done before the writer may reuse it */
-    atomic_fetch_add_explicit(&c->coll_shm->peer[st->peer]->ack[entry_of(call)].n, 1, memory_order_release);
+    mailbox *mb = c->coll_shm->peer[st->peer];
+    unsigned e = entry_of(call);
+    /* release: our reads of the entry are done before the writer may
+     * reuse it. A post with one reader (a reduce's inputs, a gather's
+     * blocks) is counted by that reader alone: a plain store, which does
+     * not stall this core the way a locked add does (its stamp's line,
+     * holding readers, is in this cache since the peek). */
+    if (mb->entry[e].readers == 1) {
+        uint32_t n = atomic_load_explicit(&mb->ack[e].n, memory_order_relaxed);
+        atomic_store_explicit(&mb->ack[e].n, n + 1, memory_order_release);
+    } else {
+        atomic_fetch_add_explicit(&mb->ack[e].n, 1, memory_order_release);
+    }
 }
