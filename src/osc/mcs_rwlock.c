@@ -119,12 +119,15 @@ void lm_mcs_write_unlock(const lm_mcs_space *s, lm_mcs_rwlock *l, uint32_t me)
 
 int lm_mcs_write_trylock(const lm_mcs_space *s, lm_mcs_rwlock *l)
 {
+    int spun = 0;
     for (int k = 0;; k++) {
         /* read before the compare-and-swap: spinning on loads keeps the
          * line shared until it is worth taking */
         if (lm_mcs_write_try_once(l)) return 1;
-        if (k >= s->tight_spins) return 0;
-        relax();
+        if (spun >= 4 * s->tight_spins) return 0;
+        int pause = 1 << (k < 5 ? k : 5);
+        for (int b = 0; b < pause; b++) relax();
+        spun += pause;
     }
 }
 

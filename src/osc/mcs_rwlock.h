@@ -13,10 +13,15 @@
  * compare-and-swap of the lock word, without a queue node, and releases
  * it with another (lm_mcs_write_trylock): an uncontended exclusive lock
  * plus unlock is two atomics, as a shared one. Finding it taken, it keeps
- * trying for a short spin (the space's tight spins: none where processes
- * share cores) before it queues: between two running
+ * trying for a short spin (4 pauses per tight spin of the space: none
+ * where processes share cores) before it queues: between two running
  * processes the release is then caught without the queue's hand-over,
- * which costs a round of cache-line transfers. Writers that queued are
+ * which costs a round of cache-line transfers. Its tries back off (1, 2,
+ * 4 ... 32 pauses apart): each try pulls the lock's line away from the
+ * holder, whose release then waits for it, and a holder that can take
+ * the lock again at once keeps the line and the data in its cache (2
+ * ranks locking exclusively in turn, 11 alternating runs on the 2-core
+ * machine: 0.142 against 0.168 us per lock, accumulate and unlock). Writers that queued are
  * handed the lock in order, and at most one unqueued writer gets in
  * ahead of them per hand-over (the queue's interest flag shuts the free
  * word).
