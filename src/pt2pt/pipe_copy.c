@@ -102,14 +102,18 @@ void lm_pipe_copy_init(void)
  * memcpy of it, pipes were ahead at every size up to 16 MiB (2026-11-28,
  * 4 alternating runs each: 1 MiB ping-pong 34.5 against 66 us, streaming
  * 22 against 15.5 GB/s, 16 MiB streaming 18.6 against 13.4 GB/s, 2-rank
- * MPI_Alltoall of 1 MiB blocks 80 against 94 us). So above PIPE_MAX the
- * receiver probes that ratio once (lm_transport_single_copy_cost) and
- * takes pipes at every size where it reaches PIPE_COPY_RATIO. Where ranks
- * share cores the pipes lose (4 ranks on 2 cores, exchanges of 64 KiB: 82
- * against 108 us): a pipe moves only while both sides run, a single copy
- * needs the receiver alone. Data with gaps, or a peer that cannot be read
- * in one copy, has only the streamed alternative, which also needs both
- * sides: pipes. */
+ * MPI_Alltoall of 1 MiB blocks 80 against 94 us), and also where ranks
+ * share cores (4 ranks on 2 cores, 3 alternating runs: 1 MiB bcast 77-115
+ * against 158-230 us, allreduce 195-200 against 430-535, alltoall 405-430
+ * against 630-650; 64 KiB alltoall 28.5 against 46). So the receiver
+ * probes that ratio once (lm_transport_single_copy_cost), at the first
+ * message that would otherwise take the single copy, and takes pipes for
+ * every message where it reaches PIPE_COPY_RATIO. Where it does not, the
+ * pipes lose where ranks share cores (4 ranks on 2 cores, exchanges of 64
+ * KiB: 82 against 108 us, when a single copy cost less there): a pipe
+ * moves only while both sides run, a single copy needs the receiver
+ * alone. Data with gaps, or a peer that cannot be read in one copy, has
+ * only the streamed alternative, which also needs both sides: pipes. */
 static int single_copy_slow(void)
 {
     if (P.unbounded < 0) {
@@ -124,7 +128,7 @@ static int wants_pipe(size_t n, int single_copy_possible)
     switch (P.mode) {
     case 1: return 0;
     case 2: return 1;
-    default: return !single_copy_possible || (!lm_oversubscribed() && (n <= P.max || single_copy_slow()));
+    default: return !single_copy_possible || (n <= P.max && !lm_oversubscribed()) || single_copy_slow();
     }
 }
 

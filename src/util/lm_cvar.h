@@ -38,14 +38,15 @@ enum lm_cvar_audience { LM_CVAR_USER, LM_CVAR_TUNER };
       "smallest piece of a shared copy (each side claims one half of the message)")                   \
     X(LARGE_COPY, 0, 0, 2, PT2PT, USER, 0,                                                            \
       "how rendezvous messages between ranks of a node are copied: 0 through the receiver's pipes "   \
-      "(two copies, pipelined) up to PIPE_MAX bytes (or, see PIPE_COPY_RATIO, of any size) while "    \
-      "every rank has a core of its own, by single copy otherwise where permitted; 1 by single copy " \
-      "where permitted; 2 through pipes")                                                             \
+      "(two copies, pipelined) up to PIPE_MAX bytes while every rank has a core of its own (all of "  \
+      "them where PIPE_COPY_RATIO says the single copy is slow), by single copy otherwise where "     \
+      "permitted; 1 by single copy where permitted; 2 through pipes")                                 \
     X(PIPE_MAX, 128L << 10, 0, 1L << 40, PT2PT, TUNER, 0,                                             \
       "largest message that LARGE_COPY=0 sends through a pipe when a single copy is permitted")       \
     X(PIPE_COPY_RATIO, 3, 0, 1000, PT2PT, TUNER, 0,                                                   \
-      "LARGE_COPY=0 sends larger messages through pipes too where a single copy takes at least this " \
-      "many times as long as a memcpy (probed once, at the first such message; 0: never)")            \
+      "LARGE_COPY=0 sends every message through pipes, of any size and where ranks share cores, "     \
+      "where a single copy takes at least this many times as long as a memcpy "                       \
+      "(probed once; 0: never)")                                                                      \
     X(OFI_MR_CACHE, 32, 0, 4096, TRANSPORT, TUNER, 0,                                                 \
       "memory registrations of the network transport kept for reuse once their message is done "      \
       "(0: none); only with providers whose registrations do not pin memory (tcp, net, ...)")         \
