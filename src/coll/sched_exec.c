@@ -3,6 +3,7 @@
 #include "coll/sched_exec.h"
 #include "coll/op.h"
 #include "coll/coll_shm.h"
+#include "util/lm_copy.h"
 #include "util/lm_mem.h"
 #include "pt2pt/pt2pt.h"
 #include <stddef.h>
@@ -229,7 +230,7 @@ static void finish(lm_coll_exec *x)
 static int post_in_frame(lm_coll_exec *x, const lm_step *st, lm_request *r)
 {
     lm_comm *c = x->comm;
-    memset(r, 0, sizeof *r);
+    lm_zero(r, sizeof *r);
     r->comm = c;
     r->ctx = c->context_id + 1;
     r->peer = st->peer;

@@ -195,7 +195,7 @@ static pending_packet *pending_new(void)
     pending_packet *p = pending_free;
     if (p) pending_free = p->next;
     else p = lm_malloc(LM_MEM_PT2PT, sizeof *p);
-    if (p) memset(p, 0, sizeof *p);
+    if (p) lm_zero(p, sizeof *p);
     return p;
 }
 

@@ -4,6 +4,7 @@
 #include "pt2pt/pt2pt.h"
 #include "pt2pt/bsend.h"
 #include "datatype/datatype.h"
+#include "util/lm_copy.h"
 #include "util/lm_error.h"
 #include "util/lm_mem.h"
 #include "util/lm_state.h"
@@ -97,7 +98,7 @@ static int blocking_send(const char *fname, int mode, const void *buf, MPI_Count
         return lm_bsend_start(fname, buf, count, dt, dest, tag, comm, NULL);
     }
     lm_request r;
-    memset(&r, 0, sizeof r);
+    lm_zero(&r, sizeof r);
     r.kind = LM_REQ_SEND;
     r.mode = (uint8_t)mode;
     lm_comm *c;
@@ -184,7 +185,7 @@ int fast_MPI_Send(const void *buf, int count, MPI_Datatype dt, int dest, int tag
     if (!c) return 0;
     if (sent_now(buf, count, t, dest, tag, c, comm, "MPI_Send", rc)) return 1;
     lm_request r;
-    memset(&r, 0, sizeof r);
+    lm_zero(&r, sizeof r);
     r.kind = LM_REQ_SEND;
     describe_with(&r, c, t, buf, count, dt, dest, tag);
     *rc = send_and_wait(&r, "MPI_Send", dest, comm);
@@ -264,7 +265,7 @@ static int blocking_recv(void *buf, MPI_Count count, MPI_Datatype dt, int source
                          MPI_Status *status)
 {
     lm_request r;
-    memset(&r, 0, sizeof r);
+    lm_zero(&r, sizeof r);
     r.kind = LM_REQ_RECV;
     lm_comm *c;
     int rc = describe(&r, "MPI_Recv", buf, count, dt, source, tag, comm, &c);
@@ -280,7 +281,7 @@ int fast_MPI_Recv(void *buf, int count, MPI_Datatype dt, int source, int tag, MP
     lm_comm *c = plain_args(buf, count, dt, source, tag, comm, 1, &t);
     if (!c) return 0;
     lm_request r;
-    memset(&r, 0, sizeof r);
+    lm_zero(&r, sizeof r);
     r.kind = LM_REQ_RECV;
     describe_with(&r, c, t, buf, count, dt, source, tag);
     lm_recv_start(&r);
@@ -328,8 +329,8 @@ static int sendrecv(const char *fname, const void *sbuf, MPI_Count scount, MPI_D
                     MPI_Status *status)
 {
     lm_request s, r;
-    memset(&s, 0, sizeof s);
-    memset(&r, 0, sizeof r);
+    lm_zero(&s, sizeof s);
+    lm_zero(&r, sizeof r);
     s.kind = LM_REQ_SEND;
     r.kind = LM_REQ_RECV;
     lm_comm *c;

@@ -39,4 +39,24 @@ static inline void lm_copy(void *dst, const void *src, size_t n)
     }
 }
 
+/* Zeroing of a few hundred bytes whose size the compiler knows (objects
+ * reused from a free list): in 16-byte stores. A memset of such a size
+ * becomes a `rep stos`, whose start-up cost most of what taking a request
+ * for MPI_Irecv cost in a stream of 1-byte messages (perf: 30% of the
+ * receiver's time on the 2-core machine). Larger or unknown sizes: memset. */
+static inline void lm_zero(void *p, size_t n)
+{
+    typedef unsigned char zero16 __attribute__((vector_size(16)));
+    if (!__builtin_constant_p(n) || n > 512) {
+        memset(p, 0, n);
+        return;
+    }
+    const zero16 z = {0};
+    size_t i = 0;
+    /* unrolled before the compiler could turn the loop into a memset */
+#pragma GCC unroll 32
+    for (; i + sizeof z <= n; i += sizeof z) __builtin_memcpy((unsigned char *)p + i, &z, sizeof z);
+    for (; i < n; i++) ((unsigned char *)p)[i] = 0;
+}
+
 #endif

@@ -12,6 +12,7 @@
  * Object storage grows in chunks only as objects are created (R1). */
 #ifndef LM_HANDLE_H
 #define LM_HANDLE_H
+#include "util/lm_copy.h"
 #include <stddef.h>
 #include <stdint.h>
 
@@ -98,7 +99,7 @@ static inline void *lm_object_alloc_sized(enum lm_kind kind, size_t size)
             x->free_head = s->next_free;
             x->kept--;
             x->live++;
-            __builtin_memset(o, 0, size);
+            lm_zero(o, size);
             o->handle = LM_HANDLE(kind, LM_TIER_DYNAMIC, (s->generation << 20) | (f - 1));
             o->refcount = 1;
             return o;
