@@ -98,6 +98,10 @@ const lm_coll_alg lm_coll_algs[] = {
     ALG(EXSCAN, "recursive_doubling", scan_recursive_doubling, 0, "ceil(log2 n) exchanges"),
     ALG(EXSCAN, "linear", scan_linear, 0, "a chain, n-1 steps"),
     SHM(EXSCAN, scan_shm, "one node: every rank posts its input, rank r combines those of ranks 0..r-1"),
+    HIER(SCAN, scan_hier, 0,
+         "several nodes: inputs to the node's first rank, prefixes of node totals among those, back"),
+    HIER(EXSCAN, scan_hier, 0,
+         "several nodes: inputs to the node's first rank, prefixes of node totals among those, back"),
 };
 const int lm_coll_nalgs = (int)(sizeof lm_coll_algs / sizeof lm_coll_algs[0]);
 
@@ -127,7 +131,7 @@ const lm_coll_alg *lm_coll_alg_find(int kind, const char *name)
  * skipped wherever it cannot run.
  *
  * On a communicator across hosts whose ranks come in node blocks (spec.ppn),
- * barrier, bcast, reduce, allreduce, gather, scatter and allgather go hierarchical
+ * barrier, bcast, reduce, allreduce, gather, scatter, allgather, scan and exscan go hierarchical
  * (reduce and allreduce with commutative ops): the network carries one
  * message per node and step instead of one per rank (rows "hier", skipped
  * elsewhere). */
@@ -158,6 +162,8 @@ static const struct row {
     {LM_COLL_GATHER, 0, 0, "hier"},
     {LM_COLL_SCATTER, 0, 0, "hier"},
     {LM_COLL_ALLGATHER, 0, 0, "hier"},
+    {LM_COLL_SCAN, 0, 0, "hier"},
+    {LM_COLL_EXSCAN, 0, 0, "hier"},
     {LM_COLL_BARRIER, 0, 0, "dissemination"},
     {LM_COLL_BCAST, 4, 0, "binomial"},
     {LM_COLL_BCAST, 0, 16384, "binomial"},

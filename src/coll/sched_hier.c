@@ -277,3 +277,79 @@ void lm_sched_scatter_hier(lm_sched *s, const lm_coll_spec *a)
     lm_sched_copy(s, LM_SLOT_SCRATCH, run, LM_SLOT_RECV, 0, b);
     lm_sched_round(s);
 }
+
+/* Scan and exscan (any op: operands stay in rank order). Each member sends
+ * its input to its leader; the leader folds its node's inputs into the
+ * node's total, the leaders find the exclusive prefix of the totals of the
+ * nodes before theirs (recursive doubling, on the leaders' scratch), and
+ * each leader turns its node's inputs into their prefixes and sends each
+ * member its own: the network carries ceil(log2 nodes) exchanges of one
+ * vector per leader, where a flat scan has every rank cross it. Rank 0's
+ * receive buffer is left alone by exscan, as elsewhere. */
+void lm_sched_scan_hier(lm_sched *s, const lm_coll_spec *a)
+{
+    size_t b = a->bytes;
+    if (!b) return;
+    int ex = a->kind == LM_COLL_EXSCAN, in = input_slot(a);
+    hier h = hier_of(a, a->rank);
+    if (a->rank != h.leader) {
+        lm_sched_send(s, h.leader, in, 0, b);
+        lm_sched_round(s);
+        lm_sched_recv(s, h.leader, LM_SLOT_RECV, 0, b);
+        lm_sched_round(s);
+        return;
+    }
+    /* block m of x: member m's input, later the prefix through member m */
+    size_t x = lm_sched_scratch(s, (size_t)h.members * b);
+    size_t p = lm_sched_scratch(s, b), t = lm_sched_scratch(s, b), pre = lm_sched_scratch(s, b);
+    lm_sched_copy(s, in, 0, LM_SLOT_SCRATCH, x, b);
+    for (int m = 1; m < h.members; m++) lm_sched_recv(s, h.leader + m, LM_SLOT_SCRATCH, x + (size_t)m * b, b);
+    lm_sched_round(s);
+    /* the node's total, folded from the right: x_m op (... op x_last) */
+    lm_sched_copy(s, LM_SLOT_SCRATCH, x + (size_t)(h.members - 1) * b, LM_SLOT_SCRATCH, p, b);
+    lm_sched_round(s);
+    for (int m = h.members - 2; m >= 0; m--) {
+        lm_sched_reduce(s, LM_SLOT_SCRATCH, x + (size_t)m * b, LM_SLOT_SCRATCH, p, b);
+        lm_sched_round(s);
+    }
+    /* among the leaders: p, the partial of this leader's group so far;
+     * pre, the totals of every node before this one */
+    int have_pre = 0;
+    for (int mask = 1; mask < h.nodes; mask <<= 1) {
+        int peer = h.node ^ mask;
+        if (peer >= h.nodes) continue;
+        lm_sched_send(s, peer * a->ppn, LM_SLOT_SCRATCH, p, b);
+        lm_sched_recv(s, peer * a->ppn, LM_SLOT_SCRATCH, t, b);
+        lm_sched_round(s);
+        if (h.node > peer) {
+            lm_sched_reduce(s, LM_SLOT_SCRATCH, t, LM_SLOT_SCRATCH, p, b);
+            if (have_pre) lm_sched_reduce(s, LM_SLOT_SCRATCH, t, LM_SLOT_SCRATCH, pre, b);
+            else lm_sched_copy(s, LM_SLOT_SCRATCH, t, LM_SLOT_SCRATCH, pre, b);
+            have_pre = 1;
+        } else if (a->commutative) {
+            lm_sched_reduce(s, LM_SLOT_SCRATCH, t, LM_SLOT_SCRATCH, p, b);
+        } else {
+            /* the peer's group comes after ours: p op t, kept in t */
+            lm_sched_reduce(s, LM_SLOT_SCRATCH, p, LM_SLOT_SCRATCH, t, b);
+            size_t k = p;
+            p = t;
+            t = k;
+        }
+        lm_sched_round(s);
+    }
+    /* the node's prefixes, in place: x_0 = pre op x_0, x_m = x_(m-1) op x_m */
+    if (have_pre) {
+        lm_sched_reduce(s, LM_SLOT_SCRATCH, pre, LM_SLOT_SCRATCH, x, b);
+        lm_sched_round(s);
+    }
+    for (int m = 1; m < h.members; m++) {
+        lm_sched_reduce(s, LM_SLOT_SCRATCH, x + (size_t)(m - 1) * b, LM_SLOT_SCRATCH, x + (size_t)m * b, b);
+        lm_sched_round(s);
+    }
+    /* scan: member m gets the prefix through m; exscan: through m - 1 */
+    if (!ex) lm_sched_copy(s, LM_SLOT_SCRATCH, x, LM_SLOT_RECV, 0, b);
+    else if (have_pre) lm_sched_copy(s, LM_SLOT_SCRATCH, pre, LM_SLOT_RECV, 0, b);
+    for (int m = 1; m < h.members; m++)
+        lm_sched_send(s, h.leader + m, LM_SLOT_SCRATCH, x + (size_t)(ex ? m - 1 : m) * b, b);
+    lm_sched_round(s);
+}
