@@ -87,11 +87,15 @@ const lm_coll_alg lm_coll_algs[] = {
     ALG(ALLTOALLW, "linear", alltoall_linear, 0, "all peers at once, 32 at most in flight"),
     ALG(REDUCE_SCATTER, "ring", reduce_scatter_ring, 1, "n-1 steps around a ring"),
     ALG(REDUCE_SCATTER, "reduce_scatterv", reduce_scatter_reduce_scatterv, 0, "binomial reduce to 0, then scatter"),
+    HIER(REDUCE_SCATTER, reduce_scatter_hier, 1,
+         "several nodes: inputs added up at the node's first rank, node runs swapped among those, blocks back"),
     ALG(REDUCE_SCATTER_BLOCK, "ring", reduce_scatter_ring, 1, "n-1 steps around a ring"),
     ALG(REDUCE_SCATTER_BLOCK, "reduce_scatterv", reduce_scatter_reduce_scatterv, 0,
         "binomial reduce to 0, then scatter"),
     SHM(REDUCE_SCATTER_BLOCK, reduce_scatter_block_shm,
         "one node: every rank posts its input, rank r combines every block r in rank order"),
+    HIER(REDUCE_SCATTER_BLOCK, reduce_scatter_hier, 1,
+         "several nodes: inputs added up at the node's first rank, node runs swapped among those, blocks back"),
     ALG(SCAN, "recursive_doubling", scan_recursive_doubling, 0, "ceil(log2 n) exchanges"),
     ALG(SCAN, "linear", scan_linear, 0, "a chain, n-1 steps"),
     SHM(SCAN, scan_shm, "one node: every rank posts its input, rank r combines those of ranks 0..r"),
@@ -131,8 +135,9 @@ const lm_coll_alg *lm_coll_alg_find(int kind, const char *name)
  * skipped wherever it cannot run.
  *
  * On a communicator across hosts whose ranks come in node blocks (spec.ppn),
- * barrier, bcast, reduce, allreduce, gather, scatter, allgather, scan and exscan go hierarchical
- * (reduce and allreduce with commutative ops): the network carries one
+ * barrier, bcast, reduce, allreduce, gather, scatter, allgather, scan, exscan and
+ * reduce_scatter(_block) go hierarchical (reduce, allreduce and
+ * reduce_scatter with commutative ops): the network carries one
  * message per node and step instead of one per rank (rows "hier", skipped
  * elsewhere). */
 static const struct row {
@@ -164,6 +169,8 @@ static const struct row {
     {LM_COLL_ALLGATHER, 0, 0, "hier"},
     {LM_COLL_SCAN, 0, 0, "hier"},
     {LM_COLL_EXSCAN, 0, 0, "hier"},
+    {LM_COLL_REDUCE_SCATTER, 0, 0, "hier"},
+    {LM_COLL_REDUCE_SCATTER_BLOCK, 0, 0, "hier"},
     {LM_COLL_BARRIER, 0, 0, "dissemination"},
     {LM_COLL_BCAST, 4, 0, "binomial"},
     {LM_COLL_BCAST, 0, 16384, "binomial"},

@@ -353,3 +353,64 @@ void lm_sched_scan_hier(lm_sched *s, const lm_coll_spec *a)
         lm_sched_send(s, h.leader + m, LM_SLOT_SCRATCH, x + (size_t)(ex ? m - 1 : m) * b, b);
     lm_sched_round(s);
 }
+
+/* Where node j's blocks of a reduce-scatter lie in the input (one run: its
+ * ranks are consecutive), and how long the run is. */
+static size_t rs_run(const lm_coll_spec *a, int j, size_t *off)
+{
+    hier n = hier_of(a, j * a->ppn);
+    size_t len = 0;
+    *off = blk_off(a, n.leader);
+    for (int m = 0; m < n.members; m++) len += blk_bytes(a, n.leader + m);
+    return len;
+}
+
+/* Reduce-scatter and its block form (commutative ops): each member sends
+ * its whole input to its leader, which adds the node's inputs up; each
+ * leader sends every other leader that node's run of the sum and adds the
+ * runs of its own node it gets back (every leader pair once, all at once);
+ * each leader hands its members their blocks. */
+void lm_sched_reduce_scatter_hier(lm_sched *s, const lm_coll_spec *a)
+{
+    size_t total = 0;
+    for (int i = 0; i < a->size; i++) total += blk_bytes(a, i);
+    if (!total) return;
+    int in = input_slot(a), me = a->rank;
+    hier h = hier_of(a, me);
+    if (me != h.leader) {
+        lm_sched_send(s, h.leader, in, 0, total);
+        lm_sched_round(s);
+        if (blk_bytes(a, me)) lm_sched_recv(s, h.leader, LM_SLOT_RECV, 0, blk_bytes(a, me));
+        lm_sched_round(s);
+        return;
+    }
+    size_t acc = lm_sched_scratch(s, total), t = lm_sched_scratch(s, total);
+    lm_sched_copy(s, in, 0, LM_SLOT_SCRATCH, acc, total);
+    lm_sched_round(s);
+    for (int m = 1; m < h.members; m++) {
+        lm_sched_recv(s, h.leader + m, LM_SLOT_SCRATCH, t, total);
+        lm_sched_round(s);
+        lm_sched_reduce(s, LM_SLOT_SCRATCH, t, LM_SLOT_SCRATCH, acc, total);
+        lm_sched_round(s);
+    }
+    size_t mine_off, mine = rs_run(a, h.node, &mine_off);
+    size_t parts = mine && h.nodes > 1 ? lm_sched_scratch(s, (size_t)(h.nodes - 1) * mine) : 0;
+    for (int j = 0, k = 0; j < h.nodes; j++) {
+        if (j == h.node) continue;
+        size_t off, len = rs_run(a, j, &off);
+        if (len) lm_sched_send(s, j * a->ppn, LM_SLOT_SCRATCH, acc + off, len);
+        if (mine) lm_sched_recv(s, j * a->ppn, LM_SLOT_SCRATCH, parts + (size_t)k * mine, mine);
+        k++;
+    }
+    lm_sched_round(s);
+    for (int k = 0; mine && k < h.nodes - 1; k++) {
+        lm_sched_reduce(s, LM_SLOT_SCRATCH, parts + (size_t)k * mine, LM_SLOT_SCRATCH, acc + mine_off, mine);
+        lm_sched_round(s);
+    }
+    if (blk_bytes(a, me)) lm_sched_copy(s, LM_SLOT_SCRATCH, acc + blk_off(a, me), LM_SLOT_RECV, 0, blk_bytes(a, me));
+    for (int m = 1; m < h.members; m++) {
+        int r = h.leader + m;
+        if (blk_bytes(a, r)) lm_sched_send(s, r, LM_SLOT_SCRATCH, acc + blk_off(a, r), blk_bytes(a, r));
+    }
+    lm_sched_round(s);
+}
