@@ -139,5 +139,6 @@ void lm_sched_scatter_hier(lm_sched *s, const lm_coll_spec *a);
 void lm_sched_allgather_hier(lm_sched *s, const lm_coll_spec *a);
 void lm_sched_scan_hier(lm_sched *s, const lm_coll_spec *a);
 void lm_sched_reduce_scatter_hier(lm_sched *s, const lm_coll_spec *a);
+void lm_sched_alltoall_hier(lm_sched *s, const lm_coll_spec *a);
 
 #endif

@@ -81,6 +81,8 @@ const lm_coll_alg lm_coll_algs[] = {
     ALG(ALLTOALL, "pairwise", alltoall_pairwise, 0, "n-1 steps, one peer each"),
     ALG(ALLTOALL, "linear", alltoall_linear, 0, "all peers at once, 32 at most in flight"),
     SHM(ALLTOALL, alltoall_shm, "one node: every rank posts its blocks and reads its own from each"),
+    HIER(ALLTOALL, alltoall_hier, 0,
+         "several nodes: send rows to the node's first rank, one pack per pair of nodes among those, back"),
     ALG(ALLTOALLV, "pairwise", alltoall_pairwise, 0, "n-1 steps, one peer each"),
     ALG(ALLTOALLV, "linear", alltoall_linear, 0, "all peers at once, 32 at most in flight"),
     ALG(ALLTOALLW, "pairwise", alltoall_pairwise, 0, "n-1 steps, one peer each"),
@@ -135,8 +137,8 @@ const lm_coll_alg *lm_coll_alg_find(int kind, const char *name)
  * skipped wherever it cannot run.
  *
  * On a communicator across hosts whose ranks come in node blocks (spec.ppn),
- * barrier, bcast, reduce, allreduce, gather, scatter, allgather, scan, exscan and
- * reduce_scatter(_block) go hierarchical (reduce, allreduce and
+ * barrier, bcast, reduce, allreduce, gather, scatter, allgather, scan, exscan,
+ * reduce_scatter(_block) and alltoall of small blocks go hierarchical (reduce, allreduce and
  * reduce_scatter with commutative ops): the network carries one
  * message per node and step instead of one per rank (rows "hier", skipped
  * elsewhere). */
@@ -171,6 +173,9 @@ static const struct row {
     {LM_COLL_EXSCAN, 0, 0, "hier"},
     {LM_COLL_REDUCE_SCATTER, 0, 0, "hier"},
     {LM_COLL_REDUCE_SCATTER_BLOCK, 0, 0, "hier"},
+    /* small blocks only: the leader holds about four times its node's
+     * rows; and node strides within int16 steps */
+    {LM_COLL_ALLTOALL, 32767, 256, "hier"},
     {LM_COLL_BARRIER, 0, 0, "dissemination"},
     {LM_COLL_BCAST, 4, 0, "binomial"},
     {LM_COLL_BCAST, 0, 16384, "binomial"},

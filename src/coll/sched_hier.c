@@ -414,3 +414,75 @@ void lm_sched_reduce_scatter_hier(lm_sched *s, const lm_coll_spec *a)
     }
     lm_sched_round(s);
 }
+
+/* Alltoall of small blocks: each member sends its whole send row to its
+ * leader; the leader moves its own node's blocks between the rows, packs
+ * for every other node the blocks its members have for that node's
+ * members, swaps the packs with the other leaders (every pair once, all at
+ * once), unpacks what came back into its members' receive rows and hands
+ * them out. The network carries one message per pair of nodes instead of
+ * one per pair of ranks. The leader holds about four times its node's
+ * rows in scratch, so the selection table keeps it to small blocks. */
+void lm_sched_alltoall_hier(lm_sched *s, const lm_coll_spec *a)
+{
+    size_t b = a->bytes, row = (size_t)a->size * b;
+    if (!b) return;
+    int in = input_slot(a);
+    hier h = hier_of(a, a->rank);
+    int M = h.members;
+    if (a->rank != h.leader) {
+        lm_sched_send(s, h.leader, in, 0, row);
+        lm_sched_round(s);
+        lm_sched_recv(s, h.leader, LM_SLOT_RECV, 0, row);
+        lm_sched_round(s);
+        return;
+    }
+    /* g: the members' send rows; r: their receive rows; out and back: the
+     * packs for and from the other nodes, in node order */
+    size_t g = lm_sched_scratch(s, (size_t)M * row), r = lm_sched_scratch(s, (size_t)M * row);
+    size_t others = (size_t)M * (size_t)(a->size - M) * b;
+    size_t out = lm_sched_scratch(s, others), back = lm_sched_scratch(s, others);
+    lm_sched_copy(s, in, 0, LM_SLOT_SCRATCH, g, row);
+    for (int m = 1; m < M; m++) lm_sched_recv(s, h.leader + m, LM_SLOT_SCRATCH, g + (size_t)m * row, row);
+    lm_sched_round(s);
+    /* within the node: member q's block for member m goes from g[q][L+m]
+     * to r[m][L+q] */
+    for (int m = 0; m < M; m++)
+        lm_sched_copy_blocks(s, LM_SLOT_SCRATCH, g + (size_t)(h.leader + m) * b, a->size, LM_SLOT_SCRATCH,
+                             r + (size_t)m * row + (size_t)h.leader * b, 1, b, (uint32_t)M);
+    /* for node Y: member m's blocks for Y's members, one run of its row */
+    size_t at = 0;
+    for (int y = 0; y < h.nodes; y++) {
+        if (y == h.node) continue;
+        hier Y = hier_of(a, y * a->ppn);
+        for (int m = 0; m < M; m++)
+            lm_sched_copy(s, LM_SLOT_SCRATCH, g + (size_t)m * row + (size_t)Y.leader * b, LM_SLOT_SCRATCH,
+                          out + at + (size_t)m * Y.members * b, (size_t)Y.members * b);
+        at += (size_t)M * Y.members * b;
+    }
+    lm_sched_round(s);
+    at = 0;
+    for (int y = 0; y < h.nodes; y++) {
+        if (y == h.node) continue;
+        size_t len = (size_t)M * hier_of(a, y * a->ppn).members * b;
+        lm_sched_send(s, y * a->ppn, LM_SLOT_SCRATCH, out + at, len);
+        lm_sched_recv(s, y * a->ppn, LM_SLOT_SCRATCH, back + at, len);
+        at += len;
+    }
+    lm_sched_round(s);
+    /* from node Y, block (q, m) (Y's member q for our member m) at
+     * (q * M + m) * b of its pack, to r[m][L_Y + q] */
+    at = 0;
+    for (int y = 0; y < h.nodes; y++) {
+        if (y == h.node) continue;
+        hier Y = hier_of(a, y * a->ppn);
+        for (int m = 0; m < M; m++)
+            lm_sched_copy_blocks(s, LM_SLOT_SCRATCH, back + at + (size_t)m * b, M, LM_SLOT_SCRATCH,
+                                 r + (size_t)m * row + (size_t)Y.leader * b, 1, b, (uint32_t)Y.members);
+        at += (size_t)M * Y.members * b;
+    }
+    lm_sched_round(s);
+    lm_sched_copy(s, LM_SLOT_SCRATCH, r, LM_SLOT_RECV, 0, row);
+    for (int m = 1; m < M; m++) lm_sched_send(s, h.leader + m, LM_SLOT_SCRATCH, r + (size_t)m * row, row);
+    lm_sched_round(s);
+}
