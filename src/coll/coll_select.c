@@ -174,7 +174,12 @@ static const struct row {
     {LM_COLL_REDUCE_SCATTER, 0, 0, "hier"},
     {LM_COLL_REDUCE_SCATTER_BLOCK, 0, 0, "hier"},
     /* small blocks only: the leader holds about four times its node's
-     * rows; and node strides within int16 steps */
+     * rows in scratch (at most 16 MiB with these limits and 16 ranks a
+     * node), and node strides stay within int16 steps. 4 virtual hosts x 4
+     * ranks (tools/vcluster, 2 runs each): 8 B 102-136 us against 285-320
+     * (bruck), 1 KiB 176-201 against 987-1,328 (linear), 4 KiB 577-751
+     * against 1,163-1,275, 16 KiB no better */
+    {LM_COLL_ALLTOALL, 64, 4096, "hier"},
     {LM_COLL_ALLTOALL, 32767, 256, "hier"},
     {LM_COLL_BARRIER, 0, 0, "dissemination"},
     {LM_COLL_BCAST, 4, 0, "binomial"},
