@@ -158,8 +158,13 @@ static int create_segment(const lm_boot_client *cl, const lm_boot_client_info *c
     return 0;
 }
 
-static int attach_segment(const lm_boot_client *cl, const lm_boot_client_info *ci, const lm_layout *l,
-                          lm_node_segment **seg, char *why, size_t cap)
+/* The other ranks of a node take the layout from the segment its lowest
+ * rank made rather than working it out again: under PMIx that takes a
+ * lookup per node, which one rank per node is enough to pay. They check
+ * that it is their job and puts them on their node with as many ranks as
+ * the server says. */
+static int attach_segment(const lm_boot_client *cl, const lm_boot_client_info *ci, lm_node_segment **seg, char *why,
+                          size_t cap)
 {
     char v[64];
     long got = cl->get(ci->first_local, SEG_KEY, v, sizeof v - 1);
@@ -197,9 +202,9 @@ static int attach_segment(const lm_boot_client *cl, const lm_boot_client_info *c
         return -1;
     }
     const lm_layout *s = &(*seg)->layout;
-    if (strncmp((*seg)->job_id, ci->job_id, sizeof(*seg)->job_id) != 0 || s->world_size != l->world_size ||
-        s->node_id != l->node_id || s->local_size != l->local_size || s->kind != l->kind ||
-        s->ranks_per_node != l->ranks_per_node) {
+    if (strncmp((*seg)->job_id, ci->job_id, sizeof(*seg)->job_id) != 0 || s->world_size != ci->size ||
+        s->node_id != ci->node_id || s->local_size != ci->local_size || s->node_count != ci->node_count ||
+        !layout_fits(ci, s)) {
         snprintf(why, cap, "the node segment of rank %d describes another job or placement", ci->first_local);
         lm_node_segment_detach(*seg);
         return -1;
@@ -220,17 +225,19 @@ int lm_boot_foreign_start(const char *which, lm_boot_foreign *out, char *why, si
 
     out->client = cl;
     out->seg_fd = -1;
-    lm_layout l;
-    if (layout_of(cl, &ci, &l, why, cap) != 0) return -1;
     /* the node's lowest rank, whatever order the server numbers the node's
-     * ranks in (PRRTE's local ranks follow its binding, not the ranks) */
+     * ranks in (PRRTE's local ranks follow its binding, not the ranks),
+     * works out the layout and makes the segment */
     int leader = ci.rank == ci.first_local;
-    if (leader && create_segment(cl, &ci, &l, &out->segment, &out->seg_fd, why, cap) != 0) return -1;
+    lm_layout l;
+    if (leader && (layout_of(cl, &ci, &l, why, cap) != 0 ||
+                   create_segment(cl, &ci, &l, &out->segment, &out->seg_fd, why, cap) != 0))
+        return -1;
     if (cl->publish() != 0) {
         snprintf(why, cap, "the %s server failed the fence of start-up", cl->name);
         return -1;
     }
-    if (!leader && attach_segment(cl, &ci, &l, &out->segment, why, cap) != 0) return -1;
+    if (!leader && attach_segment(cl, &ci, &out->segment, why, cap) != 0) return -1;
     out->world_rank = ci.rank;
     return 1;
 }
