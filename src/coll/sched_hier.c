@@ -314,29 +314,7 @@ void lm_sched_scan_hier(lm_sched *s, const lm_coll_spec *a)
     }
     /* among the leaders: p, the partial of this leader's group so far;
      * pre, the totals of every node before this one */
-    int have_pre = 0;
-    for (int mask = 1; mask < h.nodes; mask <<= 1) {
-        int peer = h.node ^ mask;
-        if (peer >= h.nodes) continue;
-        lm_sched_send(s, peer * a->ppn, LM_SLOT_SCRATCH, p, b);
-        lm_sched_recv(s, peer * a->ppn, LM_SLOT_SCRATCH, t, b);
-        lm_sched_round(s);
-        if (h.node > peer) {
-            lm_sched_reduce(s, LM_SLOT_SCRATCH, t, LM_SLOT_SCRATCH, p, b);
-            if (have_pre) lm_sched_reduce(s, LM_SLOT_SCRATCH, t, LM_SLOT_SCRATCH, pre, b);
-            else lm_sched_copy(s, LM_SLOT_SCRATCH, t, LM_SLOT_SCRATCH, pre, b);
-            have_pre = 1;
-        } else if (a->commutative) {
-            lm_sched_reduce(s, LM_SLOT_SCRATCH, t, LM_SLOT_SCRATCH, p, b);
-        } else {
-            /* the peer's group comes after ours: p op t, kept in t */
-            lm_sched_reduce(s, LM_SLOT_SCRATCH, p, LM_SLOT_SCRATCH, t, b);
-            size_t k = p;
-            p = t;
-            t = k;
-        }
-        lm_sched_round(s);
-    }
+    int have_pre = lm_sched_prefix_doubling(s, a, h.node, h.nodes, a->ppn, b, p, t, LM_SLOT_SCRATCH, pre, 0);
     /* the node's prefixes, in place: x_0 = pre op x_0, x_m = x_(m-1) op x_m */
     if (have_pre) {
         lm_sched_reduce(s, LM_SLOT_SCRATCH, pre, LM_SLOT_SCRATCH, x, b);

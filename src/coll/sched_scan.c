@@ -59,20 +59,27 @@ void lm_sched_scan_recursive_doubling(lm_sched *s, const lm_coll_spec *a)
     lm_sched_copy(s, in, 0, LM_SLOT_SCRATCH, p, bytes);
     if (!ex) lm_sched_copy(s, in, 0, LM_SLOT_RECV, 0, bytes);
     lm_sched_round(s);
+    lm_sched_prefix_doubling(s, a, me, n, 1, bytes, p, t, LM_SLOT_RECV, 0, have_result);
+}
+
+int lm_sched_prefix_doubling(lm_sched *s, const lm_coll_spec *a, int me, int n, int stride, size_t bytes, size_t p,
+                             size_t t, int res_slot, size_t res_off, int have_result)
+{
     for (int m = 1; m < n; m <<= 1) {
         int peer = me ^ m;
         if (peer >= n) continue;
-        lm_sched_send(s, peer, LM_SLOT_SCRATCH, p, bytes);
-        lm_sched_recv(s, peer, LM_SLOT_SCRATCH, t, bytes);
+        lm_sched_send(s, peer * stride, LM_SLOT_SCRATCH, p, bytes);
+        lm_sched_recv(s, peer * stride, LM_SLOT_SCRATCH, t, bytes);
         lm_sched_round(s);
         if (me > peer) {
             lm_sched_reduce(s, LM_SLOT_SCRATCH, t, LM_SLOT_SCRATCH, p, bytes);
-            if (have_result) lm_sched_reduce(s, LM_SLOT_SCRATCH, t, LM_SLOT_RECV, 0, bytes);
-            else lm_sched_copy(s, LM_SLOT_SCRATCH, t, LM_SLOT_RECV, 0, bytes);
+            if (have_result) lm_sched_reduce(s, LM_SLOT_SCRATCH, t, res_slot, res_off, bytes);
+            else lm_sched_copy(s, LM_SLOT_SCRATCH, t, res_slot, res_off, bytes);
             have_result = 1;
         } else if (a->commutative) {
             lm_sched_reduce(s, LM_SLOT_SCRATCH, t, LM_SLOT_SCRATCH, p, bytes);
         } else {
+            /* the peer's group comes after ours: p op t, kept in t */
             lm_sched_reduce(s, LM_SLOT_SCRATCH, p, LM_SLOT_SCRATCH, t, bytes);
             size_t x = p;
             p = t;
@@ -80,4 +87,5 @@ void lm_sched_scan_recursive_doubling(lm_sched *s, const lm_coll_spec *a)
         }
         lm_sched_round(s);
     }
+    return have_result;
 }

@@ -59,4 +59,13 @@ static inline void piece(size_t bytes, size_t elem, int n, int k, size_t *off, s
 void lm_sched_reduce_tree(lm_sched *s, const lm_coll_spec *a, size_t bytes, int in_slot, size_t in_off, int out_slot,
                           size_t out_off, int root);
 
+/* Recursive doubling of prefixes (sched_scan.c) among n members, this one
+ * `me`, member i being rank i * stride: each member's contribution starts
+ * in scratch at *p (t: scratch of the same size); the reduction of the
+ * members below me goes to (res_slot, res_off), reduced onto what is there
+ * where have_result, copied there otherwise. Returns whether it was set
+ * (always, for me > 0). Operands stay in order for any op. */
+int lm_sched_prefix_doubling(lm_sched *s, const lm_coll_spec *a, int me, int n, int stride, size_t bytes, size_t p,
+                             size_t t, int res_slot, size_t res_off, int have_result);
+
 #endif
