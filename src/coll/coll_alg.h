@@ -140,5 +140,6 @@ void lm_sched_allgather_hier(lm_sched *s, const lm_coll_spec *a);
 void lm_sched_scan_hier(lm_sched *s, const lm_coll_spec *a);
 void lm_sched_reduce_scatter_hier(lm_sched *s, const lm_coll_spec *a);
 void lm_sched_alltoall_hier(lm_sched *s, const lm_coll_spec *a);
+void lm_sched_allgatherv_hier(lm_sched *s, const lm_coll_spec *a);
 
 #endif

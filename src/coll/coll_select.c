@@ -77,6 +77,8 @@ const lm_coll_alg lm_coll_algs[] = {
     HIER(ALLGATHER, allgather_hier, 0,
          "several nodes: to the node's first rank, node runs round a ring of those, back"),
     ALG(ALLGATHERV, "ring", allgather_ring, 0, "n-1 steps to the right"),
+    HIER(ALLGATHERV, allgatherv_hier, 0,
+         "several nodes: blocks to the node's first rank, packed node runs round a ring of those, back"),
     ALG(ALLTOALL, "bruck", alltoall_bruck, 0, "ceil(log2 n) steps of n/2 packed blocks"),
     ALG(ALLTOALL, "pairwise", alltoall_pairwise, 0, "n-1 steps, one peer each"),
     ALG(ALLTOALL, "linear", alltoall_linear, 0, "all peers at once, 32 at most in flight"),
@@ -137,7 +139,7 @@ const lm_coll_alg *lm_coll_alg_find(int kind, const char *name)
  * skipped wherever it cannot run.
  *
  * On a communicator across hosts whose ranks come in node blocks (spec.ppn),
- * barrier, bcast, reduce, allreduce, gather, scatter, allgather, scan, exscan,
+ * barrier, bcast, reduce, allreduce, gather, scatter, allgather(v), scan, exscan,
  * reduce_scatter(_block) and alltoall of small blocks go hierarchical (reduce, allreduce and
  * reduce_scatter with commutative ops): the network carries one
  * message per node and step instead of one per rank (rows "hier", skipped
@@ -173,6 +175,7 @@ static const struct row {
     {LM_COLL_EXSCAN, 0, 0, "hier"},
     {LM_COLL_REDUCE_SCATTER, 0, 0, "hier"},
     {LM_COLL_REDUCE_SCATTER_BLOCK, 0, 0, "hier"},
+    {LM_COLL_ALLGATHERV, 0, 0, "hier"},
     /* small blocks only: the leader holds about four times its node's
      * rows in scratch (at most 16 MiB with these limits and 16 ranks a
      * node), and node strides stay within int16 steps. 4 virtual hosts x 4

@@ -464,3 +464,72 @@ void lm_sched_alltoall_hier(lm_sched *s, const lm_coll_spec *a)
     for (int m = 1; m < M; m++) lm_sched_send(s, h.leader + m, LM_SLOT_SCRATCH, r + (size_t)m * row, row);
     lm_sched_round(s);
 }
+
+/* Allgather with blocks of any size at any place (allgatherv): the blocks
+ * travel packed in rank order, so that a node's blocks are one run; where
+ * the receive buffer is laid out that way already (displacements the
+ * running sums of the counts) it is the packed buffer itself. Members send
+ * their block to their leader, the leaders pass node runs round a ring,
+ * and each leader sends its members the whole packed buffer, which each
+ * unpacks where it is not the receive buffer. */
+void lm_sched_allgatherv_hier(lm_sched *s, const lm_coll_spec *a)
+{
+    int n = a->size, me = a->rank;
+    size_t total = 0;
+    int packed = 1;
+    for (int i = 0; i < n; i++) {
+        if (blk_bytes(a, i) && blk_off(a, i) != total) packed = 0;
+        total += blk_bytes(a, i);
+    }
+    if (!total) return;
+    hier h = hier_of(a, me);
+    int slot = packed ? LM_SLOT_RECV : LM_SLOT_SCRATCH;
+    size_t base = packed ? 0 : lm_sched_scratch(s, total);
+    /* pk: where this rank's block starts in the packed buffer */
+    size_t pk = 0, mine = blk_bytes(a, me), in_off = a->in_place ? blk_off(a, me) : 0;
+    int in = input_slot(a);
+    for (int i = 0; i < me; i++) pk += blk_bytes(a, i);
+    if (me != h.leader) {
+        if (mine) lm_sched_send(s, h.leader, in, in_off, mine);
+        lm_sched_round(s);
+        lm_sched_recv(s, h.leader, slot, base, total);
+        lm_sched_round(s);
+    } else {
+        if (mine && !(packed && a->in_place)) lm_sched_copy(s, in, in_off, slot, base + pk, mine);
+        for (int m = 1, i = me + 1; m < h.members; m++, i++) {
+            size_t off = 0;
+            for (int j = 0; j < i; j++) off += blk_bytes(a, j);
+            if (blk_bytes(a, i)) lm_sched_recv(s, i, slot, base + off, blk_bytes(a, i));
+        }
+        lm_sched_round(s);
+        int right = (h.node + 1) % h.nodes, left = (h.node + h.nodes - 1) % h.nodes;
+        for (int k = 0; k < h.nodes - 1; k++) {
+            int sn = (h.node - k + h.nodes) % h.nodes, rn = (h.node - k - 1 + h.nodes) % h.nodes;
+            size_t soff = 0, slen = 0, roff = 0, rlen = 0;
+            for (int i = 0; i < n; i++) {
+                size_t bi = blk_bytes(a, i);
+                int node = i / a->ppn;
+                if (node < sn) soff += bi;
+                else if (node == sn) slen += bi;
+                if (node < rn) roff += bi;
+                else if (node == rn) rlen += bi;
+            }
+            if (slen) lm_sched_send(s, right * a->ppn, slot, base + soff, slen);
+            if (rlen) lm_sched_recv(s, left * a->ppn, slot, base + roff, rlen);
+            lm_sched_round(s);
+        }
+        for (int m = 1; m < h.members; m++) lm_sched_send(s, h.leader + m, slot, base, total);
+        lm_sched_round(s);
+    }
+    if (packed) return;
+    /* unpack: every block to its place (the own block is there already
+     * where it was given in place) */
+    size_t off = 0;
+    for (int i = 0; i < n; i++) {
+        size_t bi = blk_bytes(a, i);
+        if (bi && !(i == me && a->in_place))
+            lm_sched_copy(s, LM_SLOT_SCRATCH, base + off, LM_SLOT_RECV, blk_off(a, i), bi);
+        off += bi;
+    }
+    lm_sched_round(s);
+}
