@@ -78,7 +78,8 @@ const lm_coll_alg lm_coll_algs[] = {
          "several nodes: to the node's first rank, node runs round a ring of those, back"),
     ALG(ALLGATHERV, "ring", allgather_ring, 0, "n-1 steps to the right"),
     HIER(ALLGATHERV, allgatherv_hier, 0,
-         "several nodes: blocks to the node's first rank, packed node runs round a ring of those, back"),
+         "several nodes, up to 32 KiB in all (the ring above): blocks to the node's first rank, packed node runs "
+         "round a ring of those, back"),
     ALG(ALLTOALL, "bruck", alltoall_bruck, 0, "ceil(log2 n) steps of n/2 packed blocks"),
     ALG(ALLTOALL, "pairwise", alltoall_pairwise, 0, "n-1 steps, one peer each"),
     ALG(ALLTOALL, "linear", alltoall_linear, 0, "all peers at once, 32 at most in flight"),
