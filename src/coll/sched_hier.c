@@ -6,6 +6,7 @@
  * ranks and bytes, and each leader finishes its node. Only the middle phase
  * crosses the network, once per node instead of once per rank. */
 #include "coll/sched_util.h"
+#include "util/lm_mem.h"
 
 typedef struct hier {
     int node, nodes, leader, members;
@@ -19,6 +20,17 @@ static hier hier_of(const lm_coll_spec *a, int rank)
     h.leader = h.node * a->ppn;
     h.members = a->size - h.leader < a->ppn ? a->size - h.leader : a->ppn;
     return h;
+}
+
+/* A member's whole part where its leader does the work: its input to the
+ * leader, then what the leader sends back, each in a round of its own
+ * (the input may be the receive buffer). */
+static void via_leader(lm_sched *s, int leader, int in_slot, size_t in_off, size_t in_bytes, size_t out_bytes)
+{
+    lm_sched_send(s, leader, in_slot, in_off, in_bytes);
+    lm_sched_round(s);
+    lm_sched_recv(s, leader, LM_SLOT_RECV, 0, out_bytes);
+    lm_sched_round(s);
 }
 
 /* The leaders' steps from `from` on name leader indices: make them ranks. */
@@ -49,10 +61,7 @@ void lm_sched_barrier_hier(lm_sched *s, const lm_coll_spec *a)
 {
     hier h = hier_of(a, a->rank);
     if (a->rank != h.leader) {
-        lm_sched_send(s, h.leader, LM_SLOT_SEND, 0, 0);
-        lm_sched_round(s);
-        lm_sched_recv(s, h.leader, LM_SLOT_RECV, 0, 0);
-        lm_sched_round(s);
+        via_leader(s, h.leader, LM_SLOT_SEND, 0, 0, 0);
         return;
     }
     for (int m = 1; m < h.members; m++) lm_sched_recv(s, h.leader + m, LM_SLOT_RECV, 0, 0);
@@ -154,10 +163,7 @@ void lm_sched_allreduce_hier(lm_sched *s, const lm_coll_spec *a)
     hier h = hier_of(a, a->rank);
     if (!bytes) return;
     if (a->rank != h.leader) {
-        lm_sched_send(s, h.leader, input_slot(a), 0, bytes);
-        lm_sched_round(s);
-        lm_sched_recv(s, h.leader, LM_SLOT_RECV, 0, bytes);
-        lm_sched_round(s);
+        via_leader(s, h.leader, input_slot(a), 0, bytes, bytes);
         return;
     }
     if (!a->in_place) lm_sched_copy(s, LM_SLOT_SEND, 0, LM_SLOT_RECV, 0, bytes);
@@ -221,10 +227,7 @@ void lm_sched_allgather_hier(lm_sched *s, const lm_coll_spec *a)
     hier h = hier_of(a, a->rank);
     int me = a->rank;
     if (me != h.leader) {
-        lm_sched_send(s, h.leader, input_slot(a), a->in_place ? (size_t)me * b : 0, b);
-        lm_sched_round(s);
-        lm_sched_recv(s, h.leader, LM_SLOT_RECV, 0, all);
-        lm_sched_round(s);
+        via_leader(s, h.leader, input_slot(a), a->in_place ? (size_t)me * b : 0, b, all);
         return;
     }
     if (!a->in_place) lm_sched_copy(s, LM_SLOT_SEND, 0, LM_SLOT_RECV, (size_t)me * b, b);
@@ -293,10 +296,7 @@ void lm_sched_scan_hier(lm_sched *s, const lm_coll_spec *a)
     int ex = a->kind == LM_COLL_EXSCAN, in = input_slot(a);
     hier h = hier_of(a, a->rank);
     if (a->rank != h.leader) {
-        lm_sched_send(s, h.leader, in, 0, b);
-        lm_sched_round(s);
-        lm_sched_recv(s, h.leader, LM_SLOT_RECV, 0, b);
-        lm_sched_round(s);
+        via_leader(s, h.leader, in, 0, b, b);
         return;
     }
     /* block m of x: member m's input, later the prefix through member m */
@@ -356,10 +356,7 @@ void lm_sched_reduce_scatter_hier(lm_sched *s, const lm_coll_spec *a)
     int in = input_slot(a), me = a->rank;
     hier h = hier_of(a, me);
     if (me != h.leader) {
-        lm_sched_send(s, h.leader, in, 0, total);
-        lm_sched_round(s);
-        if (blk_bytes(a, me)) lm_sched_recv(s, h.leader, LM_SLOT_RECV, 0, blk_bytes(a, me));
-        lm_sched_round(s);
+        via_leader(s, h.leader, in, 0, total, blk_bytes(a, me));
         return;
     }
     size_t acc = lm_sched_scratch(s, total), t = lm_sched_scratch(s, total);
@@ -388,7 +385,7 @@ void lm_sched_reduce_scatter_hier(lm_sched *s, const lm_coll_spec *a)
     if (blk_bytes(a, me)) lm_sched_copy(s, LM_SLOT_SCRATCH, acc + blk_off(a, me), LM_SLOT_RECV, 0, blk_bytes(a, me));
     for (int m = 1; m < h.members; m++) {
         int r = h.leader + m;
-        if (blk_bytes(a, r)) lm_sched_send(s, r, LM_SLOT_SCRATCH, acc + blk_off(a, r), blk_bytes(a, r));
+        lm_sched_send(s, r, LM_SLOT_SCRATCH, acc + blk_off(a, r), blk_bytes(a, r));
     }
     lm_sched_round(s);
 }
@@ -409,10 +406,7 @@ void lm_sched_alltoall_hier(lm_sched *s, const lm_coll_spec *a)
     hier h = hier_of(a, a->rank);
     int M = h.members;
     if (a->rank != h.leader) {
-        lm_sched_send(s, h.leader, in, 0, row);
-        lm_sched_round(s);
-        lm_sched_recv(s, h.leader, LM_SLOT_RECV, 0, row);
-        lm_sched_round(s);
+        via_leader(s, h.leader, in, 0, row, row);
         return;
     }
     /* g: the members' send rows; r: their receive rows; out and back: the
@@ -465,6 +459,15 @@ void lm_sched_alltoall_hier(lm_sched *s, const lm_coll_spec *a)
     lm_sched_round(s);
 }
 
+/* Node j's run of the packed buffer whose rank i starts at at[i] (at[n]:
+ * the end): its offset, and its length in *len. */
+static size_t packed_run(const lm_coll_spec *a, const size_t *at, int j, size_t *len)
+{
+    int lo = j * a->ppn, hi = lo + a->ppn < a->size ? lo + a->ppn : a->size;
+    *len = at[hi] - at[lo];
+    return at[lo];
+}
+
 /* Allgather with blocks of any size at any place (allgatherv): the blocks
  * travel packed in rank order, so that a node's blocks are one run; where
  * the receive buffer is laid out that way already (displacements the
@@ -494,35 +497,33 @@ void lm_sched_allgatherv_hier(lm_sched *s, const lm_coll_spec *a)
     hier h = hier_of(a, me);
     int slot = packed ? LM_SLOT_RECV : LM_SLOT_SCRATCH;
     size_t base = packed ? 0 : lm_sched_scratch(s, total);
-    /* pk: where this rank's block starts in the packed buffer */
-    size_t pk = 0, mine = blk_bytes(a, me), in_off = a->in_place ? blk_off(a, me) : 0;
+    /* at[i]: where rank i's block starts in the packed buffer (at[n]:
+     * total), only while the schedule is built */
+    size_t *at = lm_malloc(LM_MEM_COLL, sizeof *at * ((size_t)n + 1));
+    if (!at) {
+        s->failed = 1;
+        return;
+    }
+    at[0] = 0;
+    for (int i = 0; i < n; i++) at[i + 1] = at[i] + blk_bytes(a, i);
+#define RUN_AT(j) at[(j)*a->ppn]
+#define RUN_END(j) at[(j + 1) * a->ppn < n ? (j + 1) * a->ppn : n]
+    size_t mine = blk_bytes(a, me), in_off = a->in_place ? blk_off(a, me) : 0;
     int in = input_slot(a);
-    for (int i = 0; i < me; i++) pk += blk_bytes(a, i);
     if (me != h.leader) {
         if (mine) lm_sched_send(s, h.leader, in, in_off, mine);
         lm_sched_round(s);
         lm_sched_recv(s, h.leader, slot, base, total);
         lm_sched_round(s);
     } else {
-        if (mine && !(packed && a->in_place)) lm_sched_copy(s, in, in_off, slot, base + pk, mine);
-        for (int m = 1, i = me + 1; m < h.members; m++, i++) {
-            size_t off = 0;
-            for (int j = 0; j < i; j++) off += blk_bytes(a, j);
-            if (blk_bytes(a, i)) lm_sched_recv(s, i, slot, base + off, blk_bytes(a, i));
-        }
+        if (mine && !(packed && a->in_place)) lm_sched_copy(s, in, in_off, slot, base + at[me], mine);
+        for (int i = me + 1; i < me + h.members; i++)
+            if (blk_bytes(a, i)) lm_sched_recv(s, i, slot, base + at[i], blk_bytes(a, i));
         lm_sched_round(s);
         int right = (h.node + 1) % h.nodes, left = (h.node + h.nodes - 1) % h.nodes;
         for (int k = 0; k < h.nodes - 1; k++) {
             int sn = (h.node - k + h.nodes) % h.nodes, rn = (h.node - k - 1 + h.nodes) % h.nodes;
-            size_t soff = 0, slen = 0, roff = 0, rlen = 0;
-            for (int i = 0; i < n; i++) {
-                size_t bi = blk_bytes(a, i);
-                int node = i / a->ppn;
-                if (node < sn) soff += bi;
-                else if (node == sn) slen += bi;
-                if (node < rn) roff += bi;
-                else if (node == rn) rlen += bi;
-            }
+            size_t slen, soff = packed_run(a, at, sn, &slen), rlen, roff = packed_run(a, at, rn, &rlen);
             if (slen) lm_sched_send(s, right * a->ppn, slot, base + soff, slen);
             if (rlen) lm_sched_recv(s, left * a->ppn, slot, base + roff, rlen);
             lm_sched_round(s);
@@ -530,15 +531,13 @@ void lm_sched_allgatherv_hier(lm_sched *s, const lm_coll_spec *a)
         for (int m = 1; m < h.members; m++) lm_sched_send(s, h.leader + m, slot, base, total);
         lm_sched_round(s);
     }
-    if (packed) return;
     /* unpack: every block to its place (the own block is there already
      * where it was given in place) */
-    size_t off = 0;
-    for (int i = 0; i < n; i++) {
-        size_t bi = blk_bytes(a, i);
-        if (bi && !(i == me && a->in_place))
-            lm_sched_copy(s, LM_SLOT_SCRATCH, base + off, LM_SLOT_RECV, blk_off(a, i), bi);
-        off += bi;
+    if (!packed) {
+        for (int i = 0; i < n; i++)
+            if (blk_bytes(a, i) && !(i == me && a->in_place))
+                lm_sched_copy(s, LM_SLOT_SCRATCH, base + at[i], LM_SLOT_RECV, blk_off(a, i), blk_bytes(a, i));
+        lm_sched_round(s);
     }
-    lm_sched_round(s);
+    lm_free(LM_MEM_COLL, at);
 }
