@@ -13,8 +13,9 @@
  * compare-and-swap of the lock word, without a queue node, and releases
  * it with another (lm_mcs_write_trylock): an uncontended exclusive lock
  * plus unlock is two atomics, as a shared one. Finding it taken, it keeps
- * trying for a short spin (4 pauses per tight spin of the space: none
- * where processes share cores) before it queues: between two running
+ * trying for a short spin (4 pauses per tight spin of the space; where
+ * processes share cores, tries between the space's waits instead, see
+ * mcs_rwlock.c) before it queues: between two running
  * processes the release is then caught without the queue's hand-over,
  * which costs a round of cache-line transfers. Its tries back off (1, 2,
  * 4 ... 32 pauses apart): each try pulls the lock's line away from the

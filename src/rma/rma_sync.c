@@ -306,26 +306,10 @@ static __attribute__((noinline)) int lock_growing(int lock_type, int rank, int a
 /* The waits, out of line so that the uncontended cases keep nothing
  * around a call: an exclusive lock not free at the first try (h in the
  * held list with its queue node), a shared one that found a writer. */
-#define UNQUEUED_YIELDS 64
-
 static __attribute__((noinline)) int lock_exclusive(lm_win *w, lm_win_held *h)
 {
     lm_mcs_rwlock *l = &lm_win_ctl_of(w, h->rank)->lock;
     h->unqueued = (uint8_t)lm_mcs_write_trylock(&w->mcs, l);
-    /* Where processes share cores, the queue hands the lock to its next
-     * writer in order, and that writer is mostly not running: every
-     * hand-over waits for the scheduler (8 ranks on 2 cores: 13 to 18 us
-     * per acquisition). A writer there first tries the free word again
-     * between yields, so that whoever runs takes the lock (0.2 us); after
-     * UNQUEUED_YIELDS tries it queues, and once one has queued every
-     * newcomer's try fails until the queue is empty, so nobody starves. */
-    if (!h->unqueued && !w->mcs.tight_spins) {
-        unsigned idle = 0;
-        for (int k = 0; k < UNQUEUED_YIELDS && !h->unqueued; k++) {
-            lm_rma_wait(&idle);
-            h->unqueued = (uint8_t)lm_mcs_write_try_once(l);
-        }
-    }
     if (!h->unqueued) lm_mcs_write_lock(&w->mcs, l, lm_win_qnode_id(w->comm->rank, h->qnode));
     return MPI_SUCCESS;
 }
