@@ -105,6 +105,9 @@ typedef struct lm_osc_counters {
     uint64_t msg_requests; /* operations sent as MSG requests */
     uint64_t msg_served;   /* MSG requests this process carried out */
     uint64_t bytes_put, bytes_got;
+    /* ACP: other processes' registration tables copied, and copies
+     * dropped to make room in the cache (src/acp/acp_memory.c) */
+    uint64_t table_fetches, table_evictions;
 } lm_osc_counters;
 extern lm_osc_counters lm_osc_count;
 

@@ -103,6 +103,10 @@ static const struct {
                      &lm_osc_count.msg_served, NULL),
     ONESIDED_COUNTER("onesided_bytes_put", "bytes written to targets by put", &lm_osc_count.bytes_put, NULL),
     ONESIDED_COUNTER("onesided_bytes_got", "bytes read from targets by get", &lm_osc_count.bytes_got, NULL),
+    ONESIDED_COUNTER("onesided_table_fetches", "ACP registration tables of other processes copied into the cache",
+                     &lm_osc_count.table_fetches, NULL),
+    ONESIDED_COUNTER("onesided_table_evictions", "ACP registration tables dropped from the cache to make room",
+                     &lm_osc_count.table_evictions, NULL),
 };
 #define NCOUNTERS ((int)(sizeof counters / sizeof counters[0]))
 

@@ -58,7 +58,12 @@ enum lm_cvar_audience { LM_CVAR_USER, LM_CVAR_TUNER };
       "process fails as if its transport had broken (0: off)")                                        \
     X(FAULT_INIT_STEP, 0, 0, 64, CORE, TUNER, 0,                                                      \
       "fault injection for tests: the first MPI_Init or MPI_Session_init fails at this start step "   \
-      "(1: the first; 0: off), after unwinding the steps before it")
+      "(1: the first; 0: off), after unwinding the steps before it")                                  \
+    X(ACP_STARTER_SIZE, 65536, 0, 1L << 34, MEMORY, USER, 0,                                          \
+      "bytes of ACP starter memory per process (acprun --acp-startermemsize sets it too)")            \
+    X(ACP_CACHE, 1024, 1, 1L << 20, MEMORY, USER, 0,                                                  \
+      "registration tables of other processes one ACP process keeps at most (least recently used "    \
+      "goes first)")
 
 enum lm_cvar_id {
 #define LM_CVAR_ENUM(name, def, lo, hi, group, audience, writable, text) LM_CVAR_##name,

@@ -1,0 +1,123 @@
+/* The ACP basic layer's state, shared by its three files: acp_init.c
+ * (start, stop, reset, the node area), acp_memory.c (registrations, global
+ * addresses, the cache of other processes' tables) and acp_gma.c (copies,
+ * atomics, handles).
+ *
+ * A global address (acp_ga_t) is 64 bits:
+ *   63..44  rank + 1      (20 bits: 0 is ACP_GA_NULL; up to 1,048,575 ranks)
+ *   43..42  color         (2 bits: LM_ACP_COLORS colors)
+ *   41..34  entry         (8 bits: 0 the starter memory, 1..255 registrations)
+ *   33..0   offset        (34 bits: registrations of up to 16 GiB)
+ * An address translation key (acp_atkey_t) has the same rank, color and
+ * entry, and in place of the offset the entry's generation, so that the
+ * key of a registration that is gone is refused, not mistaken for its
+ * successor in the same entry.
+ *
+ * Every process of a node has a slot in the node's ACP area (one memfd per
+ * node, made by its lowest rank at acp_init): a control block, the
+ * process's registration table and its starter memory. The node's other
+ * processes reach starter memory there with loads, stores and CPU atomics
+ * (DIRECT), and registered memory, which stays in its owner's private
+ * memory, with single copies (CMA) after reading the owner's table. */
+#ifndef LM_ACP_INTERNAL_H
+#define LM_ACP_INTERNAL_H
+#include <stddef.h>
+#include <stdint.h>
+#include "acp.h"
+#include "obj/comm.h"
+#include "osc/osc.h"
+
+#define LM_ACP_API __attribute__((visibility("default")))
+
+#define LM_ACP_RANK_SHIFT 44
+#define LM_ACP_COLOR_SHIFT 42
+#define LM_ACP_ENTRY_SHIFT 34
+#define LM_ACP_MAX_RANKS ((1 << 20) - 1)
+#define LM_ACP_COLORS 4
+#define LM_ACP_ENTRIES 256
+#define LM_ACP_OFFSET_MASK ((UINT64_C(1) << LM_ACP_ENTRY_SHIFT) - 1)
+#define LM_ACP_MAX_REGION (UINT64_C(1) << LM_ACP_ENTRY_SHIFT)
+
+static inline uint64_t lm_acp_pack(int rank, int color, int entry, uint64_t low)
+{
+    return (uint64_t)(rank + 1) << LM_ACP_RANK_SHIFT | (uint64_t)color << LM_ACP_COLOR_SHIFT |
+           (uint64_t)entry << LM_ACP_ENTRY_SHIFT | (low & LM_ACP_OFFSET_MASK);
+}
+static inline int lm_acp_rank_of(uint64_t ga) { return (int)(ga >> LM_ACP_RANK_SHIFT) - 1; }
+static inline int lm_acp_color_of(uint64_t ga) { return (int)(ga >> LM_ACP_COLOR_SHIFT) & 3; }
+static inline int lm_acp_entry_of(uint64_t ga) { return (int)(ga >> LM_ACP_ENTRY_SHIFT) & 0xff; }
+static inline uint64_t lm_acp_offset_of(uint64_t ga) { return ga & LM_ACP_OFFSET_MASK; }
+
+/* One registration: where it is in its owner's process. size 0: free. */
+typedef struct lm_acp_entry {
+    uint64_t base, size;
+    uint32_t color, gen; /* gen: bumped when the entry is freed */
+    uint64_t pad;
+} lm_acp_entry;
+
+/* A slot's control block. seq is odd while the owner changes its table
+ * and moves on with every change: a copy taken at an even seq that still
+ * reads the same is exact. */
+typedef struct lm_acp_ctl {
+    uint32_t atomic_lock; /* held while an atomic runs on this process's registered memory */
+    char pad0[60];
+    uint64_t seq;
+    uint32_t used; /* entries 0 .. used - 1 may be live */
+    int32_t pid;
+    char pad1[48];
+} lm_acp_ctl;
+
+typedef struct lm_acp_slot {
+    lm_acp_ctl ctl;
+    lm_acp_entry table[LM_ACP_ENTRIES];
+    /* the starter memory follows, page-aligned */
+} lm_acp_slot;
+
+/* Where an address of a GMA is: here (a pointer this process may load
+ * and store), or another process's memory reached through the engine. */
+typedef struct lm_acp_place {
+    int rank;             /* ACP rank of the owner */
+    int registered;       /* registered memory (atomics run under the owner's lock) */
+    char *here;           /* this process can load and store it, else NULL */
+    lm_osc_target target; /* otherwise */
+    lm_acp_ctl *owner;    /* the owner's control block (on this node) */
+} lm_acp_place;
+
+typedef struct lm_acp_state {
+    int up;
+    lm_comm *comm; /* private: ACP ranks are its ranks */
+    lm_osc_channel *ch;
+    size_t starter_size; /* every process's, set at launch */
+    size_t slot_size;    /* page-aligned slot: control, table, starter memory */
+    char *area;          /* this node's slots, by local rank */
+    size_t area_len;
+    int area_fd;      /* the node's lowest rank, until the others have mapped the area */
+    int area_counted; /* this process counts the area in the memory report */
+    lm_acp_slot *mine;
+    char *starter; /* this process's starter memory */
+    int64_t issued; /* handle of the last GMA issued */
+} lm_acp_state;
+
+extern lm_acp_state lm_acp;
+
+/* "fn: what went wrong" on standard error (every failure says it once). */
+void lm_acp_error(const char *fn, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+/* 1 when the library is up; else says so naming fn and returns 0. */
+int lm_acp_ready(const char *fn);
+
+static inline lm_acp_slot *lm_acp_slot_of_local(int local_rank)
+{
+    return (lm_acp_slot *)(lm_acp.area + (size_t)local_rank * lm_acp.slot_size);
+}
+#define LM_ACP_STARTER_OFFSET ((sizeof(lm_acp_slot) + 4095) & ~(size_t)4095)
+static inline char *lm_acp_starter_of(lm_acp_slot *s) { return (char *)s + LM_ACP_STARTER_OFFSET; }
+
+/* acp_memory.c: the place of len bytes at ga, checked against the
+ * registration they must lie in (0, having said why naming fn, if they do
+ * not); for atomics align is the alignment ga needs (else 1). */
+int lm_acp_locate(const char *fn, const char *which, acp_ga_t ga, size_t len, size_t align, lm_acp_place *p);
+/* Forget every registration of this process and every cached table. */
+void lm_acp_memory_reset(void);
+void lm_acp_cache_clear(void);
+
+#endif
