@@ -190,8 +190,8 @@ static acp_handle_t atomic(const char *fn, acp_ga_t dst, acp_ga_t src, int width
     if (!lm_acp_ready(fn) || !ordered(fn, order) || !lm_acp_locate(fn, "result", dst, (size_t)width, (size_t)width, &d))
         return ACP_HANDLE_NULL;
     if (d.rank != lm_acp.comm->rank || !d.here) {
-        lm_acp_error(fn, "the result address must be this process's memory (rank %d), not rank %d's",
-                     lm_acp.comm->rank, d.rank);
+        lm_acp_error(fn, "the result address must be this process's memory (rank %d), not rank %d's", lm_acp.comm->rank,
+                     d.rank);
         return ACP_HANDLE_NULL;
     }
     if (!lm_acp_locate(fn, "target", src, (size_t)width, (size_t)width, &s)) return ACP_HANDLE_NULL;
@@ -211,10 +211,10 @@ static acp_handle_t atomic(const char *fn, acp_ga_t dst, acp_ga_t src, int width
     return ++lm_acp.issued;
 }
 
-#define ACP_ATOMIC(name, width, type, op)                                                              \
-    LM_ACP_API acp_handle_t name(acp_ga_t dst, acp_ga_t src, type value, acp_handle_t order)           \
-    {                                                                                                  \
-        return atomic(#name, dst, src, width, op, value, 0, order);                                    \
+#define ACP_ATOMIC(name, width, type, op)                                                    \
+    LM_ACP_API acp_handle_t name(acp_ga_t dst, acp_ga_t src, type value, acp_handle_t order) \
+    {                                                                                        \
+        return atomic(#name, dst, src, width, op, value, 0, order);                          \
     }
 ACP_ATOMIC(acp_swap4, 4, uint32_t, OP_SWAP)
 ACP_ATOMIC(acp_swap8, 8, uint64_t, OP_SWAP)

@@ -61,8 +61,8 @@ int lm_acp_ready(const char *fn)
  * one LeanMPI uses; the others describe the ACP launcher's own wiring
  * (ranks, ports, hosts, devices), which LeanMPI's bootstrap replaces. */
 static const char *const acp_options[] = {
-    "startermemsize", "size-smem", "size-smem-cl", "size-smem-dl", "myrank",   "nprocs",    "taskid", "port-local",
-    "port-remote",    "host-remote", "envent",     "nodefile",     "portfile", "offsetrank", NULL,
+    "startermemsize", "size-smem",   "size-smem-cl", "size-smem-dl", "myrank",   "nprocs",     "taskid", "port-local",
+    "port-remote",    "host-remote", "envent",       "nodefile",     "portfile", "offsetrank", NULL,
 };
 
 static int known_option(const char *name, size_t len)
@@ -252,8 +252,7 @@ LM_ACP_API int acp_init(int *argc, char ***argv)
     int ok = !failure && make_area() == 0;
     if (!failure && !ok) failure = "cannot share the node's ACP area (starter memory and tables)";
     /* the same verdict everywhere: nobody waits for a process that failed */
-    if (lm_acp.comm && lm_coll_allreduce(&ok, 1, sizeof ok, lm_win_and_int, NULL, lm_acp.comm) != MPI_SUCCESS)
-        ok = 0;
+    if (lm_acp.comm && lm_coll_allreduce(&ok, 1, sizeof ok, lm_win_and_int, NULL, lm_acp.comm) != MPI_SUCCESS) ok = 0;
     if (ok && lm_osc_channel_new(lm_acp.comm, &lm_acp, 0, &lm_acp.ch) != MPI_SUCCESS) ok = 0;
     if (!ok) {
         lm_acp_error("acp_init", "%s", failure ? failure : "another process could not start");
@@ -315,8 +314,8 @@ LM_ACP_API int acp_reset(int rank)
     int verdict = rc == MPI_SUCCESS ? renumber(rank, &fresh) : -1;
     if (verdict != 0) {
         if (verdict > 0)
-            lm_acp_error("acp_reset", "the new ranks (this process asked for %d) are not a permutation of 0 .. %d", rank,
-                         lm_acp.comm->size - 1);
+            lm_acp_error("acp_reset", "the new ranks (this process asked for %d) are not a permutation of 0 .. %d",
+                         rank, lm_acp.comm->size - 1);
         else lm_acp_error("acp_reset", "cannot renumber the processes");
         return -1;
     }

@@ -94,7 +94,7 @@ typedef struct lm_acp_state {
     int area_fd;      /* the node's lowest rank, until the others have mapped the area */
     int area_counted; /* this process counts the area in the memory report */
     lm_acp_slot *mine;
-    char *starter; /* this process's starter memory */
+    char *starter;  /* this process's starter memory */
     int64_t issued; /* handle of the last GMA issued */
 } lm_acp_state;
 

@@ -10,8 +10,10 @@
  * while the owner's seq reads what it read when it copied (one load of the
  * owner's control line per access): any registration or unregistration
  * since then makes the next access copy the table again, so an address of
- * a registration that is gone is refused, never carried to the memory
- * that replaced it. */
+ * a registration that is gone is refused at once. A global address has no
+ * room for a generation, so once its entry serves a new registration the
+ * old address reaches that one (as in the ACP library); entries are taken
+ * in rotation, which puts that off by 254 registrations. */
 #include "acp/acp_internal.h"
 #include "boot/boot.h"
 #include "transport/transport.h"
@@ -47,10 +49,17 @@ LM_ACP_API acp_atkey_t acp_register_memory(void *addr, size_t size, int color)
         lm_acp_error(fn, "color %d is none of 0 .. %d (acp_colors)", color, LM_ACP_COLORS - 1);
         return ACP_ATKEY_NULL;
     }
+    /* entries are taken in rotation, so that an address into a
+     * registration that is gone stays refused for as long as possible
+     * before its entry serves a new registration */
     lm_acp_slot *s = lm_acp.mine;
-    int e = 1;
-    while (e < (int)s->ctl.used && s->table[e].size) e++;
-    if (e == LM_ACP_ENTRIES) {
+    static int last;
+    int e = 0;
+    for (int k = 1; k < LM_ACP_ENTRIES && !e; k++) {
+        int cand = (last + k - 1) % (LM_ACP_ENTRIES - 1) + 1;
+        if (cand >= (int)s->ctl.used || !s->table[cand].size) e = cand;
+    }
+    if (!e) {
         lm_acp_error(fn, "%d registrations are live, the most a process may hold", LM_ACP_ENTRIES - 1);
         return ACP_ATKEY_NULL;
     }
@@ -58,8 +67,9 @@ LM_ACP_API acp_atkey_t acp_register_memory(void *addr, size_t size, int color)
     s->table[e].base = (uint64_t)(uintptr_t)addr;
     s->table[e].size = size;
     s->table[e].color = (uint32_t)color;
-    if (e == (int)s->ctl.used) s->ctl.used++;
+    if (e >= (int)s->ctl.used) s->ctl.used = (uint32_t)e + 1;
     end_change(&s->ctl);
+    last = e;
     return lm_acp_pack(lm_acp.comm->rank, color, e, s->table[e].gen);
 }
 
@@ -120,7 +130,7 @@ LM_ACP_API acp_ga_t acp_query_starter_ga(int rank)
 LM_ACP_API void *acp_query_address(acp_ga_t ga)
 {
     lm_acp_place p;
-    if (!lm_acp_ready("acp_query_address") || !lm_acp_locate("acp_query_address", "the", ga, 0, 1, &p)) return NULL;
+    if (!lm_acp_ready("acp_query_address") || !lm_acp_locate("acp_query_address", "global", ga, 0, 1, &p)) return NULL;
     if (p.rank != lm_acp.comm->rank) {
         lm_acp_error("acp_query_address", "address 0x%016llx is of rank %d, not of this process (rank %d)",
                      (unsigned long long)ga, p.rank, lm_acp.comm->rank);
@@ -279,8 +289,8 @@ int lm_acp_locate(const char *fn, const char *which, acp_ga_t ga, size_t len, si
     }
     if (off > entry->size || len > entry->size - off) {
         lm_acp_error(fn, "%s address 0x%016llx: %zu bytes at offset %llu run past the end of its %s (%llu bytes)",
-                     which, (unsigned long long)ga, len, (unsigned long long)off,
-                     e ? "registration" : "starter memory", (unsigned long long)entry->size);
+                     which, (unsigned long long)ga, len, (unsigned long long)off, e ? "registration" : "starter memory",
+                     (unsigned long long)entry->size);
         return 0;
     }
     if ((entry->base + off) % align) {

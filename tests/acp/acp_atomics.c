@@ -73,9 +73,8 @@ int main(int argc, char **argv)
             acp_ga_t t = width == 4 ? target4[where] : target8[where];
             uint64_t last = 0;
             for (int k = 0; k < K; k++) {
-                uint64_t old = fetch(width == 4 ? acp_add4(res, t, 1, ACP_HANDLE_NULL)
-                                                : acp_add8(res, t, 1, ACP_HANDLE_NULL),
-                                     width);
+                uint64_t old = fetch(
+                    width == 4 ? acp_add4(res, t, 1, ACP_HANDLE_NULL) : acp_add8(res, t, 1, ACP_HANDLE_NULL), width);
                 ACHECK(old < (uint64_t)n * K && (k == 0 || old > last), "add old value %llu after %llu",
                        (unsigned long long)old, (unsigned long long)last);
                 last = old;
