@@ -209,6 +209,9 @@ static void free_comm(lm_comm *c)
 
 /* ---- the calls ---- */
 
+/* Processes on other hosts reach this one's memory through it. */
+static int serves_others(void) { return lm_boot_node_count() > 1; }
+
 static void stop(void)
 {
     if (lm_acp.ch) lm_osc_channel_free(lm_acp.ch);
@@ -253,7 +256,8 @@ LM_ACP_API int acp_init(int *argc, char ***argv)
     if (!failure && !ok) failure = "cannot share the node's ACP area (starter memory and tables)";
     /* the same verdict everywhere: nobody waits for a process that failed */
     if (lm_acp.comm && lm_coll_allreduce(&ok, 1, sizeof ok, lm_win_and_int, NULL, lm_acp.comm) != MPI_SUCCESS) ok = 0;
-    if (ok && lm_osc_channel_new(lm_acp.comm, &lm_acp, 0, &lm_acp.ch) != MPI_SUCCESS) ok = 0;
+    lm_acp_serve_init();
+    if (ok && lm_osc_channel_new(lm_acp.comm, &lm_acp, serves_others(), &lm_acp.ch) != MPI_SUCCESS) ok = 0;
     if (!ok) {
         lm_acp_error("acp_init", "%s", failure ? failure : "another process could not start");
         stop();
@@ -326,7 +330,7 @@ LM_ACP_API int acp_reset(int rank)
     lm_acp_memory_reset();
     memset(lm_acp.starter, 0, lm_acp.starter_size);
     lm_acp.issued = 0;
-    int ok = lm_osc_channel_new(fresh, &lm_acp, 0, &lm_acp.ch) == MPI_SUCCESS;
+    int ok = lm_osc_channel_new(fresh, &lm_acp, serves_others(), &lm_acp.ch) == MPI_SUCCESS;
     /* nobody reaches the new numbering's memory before every process has
      * cleared its own */
     if (lm_coll_allreduce(&ok, 1, sizeof ok, lm_win_and_int, NULL, fresh) != MPI_SUCCESS || !ok) {

@@ -79,9 +79,47 @@ typedef struct lm_acp_place {
     int rank;             /* ACP rank of the owner */
     int registered;       /* registered memory (atomics run under the owner's lock) */
     char *here;           /* this process can load and store it, else NULL */
-    lm_osc_target target; /* otherwise */
-    lm_acp_ctl *owner;    /* the owner's control block (on this node) */
+    lm_osc_target target; /* otherwise: CMA, or MSG on another host */
+    lm_acp_ctl *owner;    /* the owner's control block (on this node; NULL on another host) */
+    /* MSG: what the owner checks and finds the memory by */
+    int entry;
+    uint32_t gen;
+    uint64_t off;
 } lm_acp_place;
+
+/* ---- processes on other hosts (acp_serve.c) ----
+ * Their memory is reached through them: each GMA is one call of the
+ * one-sided engine (kind LM_ACP_CALL; src/rma uses 0 and 1) that the owner
+ * carries out on its own memory when it enters the library, after checking
+ * the entry (its generation too) and the range itself. */
+#define LM_ACP_CALL 2
+enum lm_acp_call_what { LM_ACP_TABLE, LM_ACP_PUT, LM_ACP_GET, LM_ACP_ATOMIC, LM_ACP_FORGET };
+typedef struct lm_acp_call_arg {
+    uint32_t what, entry, gen, width, op, pad;
+    uint64_t off, len, value, compare;
+} lm_acp_call_arg;
+/* The answer to LM_ACP_TABLE: the owner's live entries. */
+typedef struct lm_acp_table_reply {
+    uint64_t seq;
+    uint32_t used, pad;
+    lm_acp_entry table[LM_ACP_ENTRIES];
+} lm_acp_table_reply;
+void lm_acp_serve_init(void);
+/* After a registration went: every process of another host that copied
+ * this process's table since the last change is told to drop its copy
+ * (LM_ACP_FORGET; answered when it enters the library). */
+void lm_acp_tell_fetchers(void);
+/* Forget who copied the table (acp_reset, acp_finalize: every copy goes). */
+void lm_acp_fetchers_clear(void);
+/* Drop the cached copy of rank's table (acp_memory.c). */
+void lm_acp_cache_forget(int rank);
+
+/* Atomics (acp_gma.c) */
+enum lm_acp_atomic_op { LM_ACP_CAS, LM_ACP_SWAP, LM_ACP_ADD, LM_ACP_XOR, LM_ACP_OR, LM_ACP_AND };
+/* On memory this process can load and store: a CPU atomic where lock is
+ * NULL (starter memory), else a read-modify-write under that owner's
+ * atomic lock (registered memory). The value before. */
+uint64_t lm_acp_atomic_here(char *at, int width, int op, uint64_t value, uint64_t compare, lm_acp_ctl *lock);
 
 typedef struct lm_acp_state {
     int up;

@@ -16,6 +16,7 @@
  * in rotation, which puts that off by 254 registrations. */
 #include "acp/acp_internal.h"
 #include "boot/boot.h"
+#include "pt2pt/pt2pt.h"
 #include "transport/transport.h"
 #include "util/lm_cvar.h"
 #include "util/lm_hashmap.h"
@@ -100,6 +101,7 @@ LM_ACP_API int acp_unregister_memory(acp_atkey_t atkey)
     t->gen++;
     while (ctl->used > 1 && !lm_acp.mine->table[ctl->used - 1].size) ctl->used--;
     end_change(ctl);
+    lm_acp_tell_fetchers();
     return 0;
 }
 
@@ -175,6 +177,8 @@ static void free_value(int key, void *value, void *arg)
     lm_free(LM_MEM_RMA, value);
 }
 
+void lm_acp_cache_forget(int rank) { lm_free(LM_MEM_RMA, lm_hashmap_remove(&cache, rank)); }
+
 void lm_acp_cache_clear(void)
 {
     lm_hashmap_foreach(&cache, free_value, NULL);
@@ -218,12 +222,35 @@ static cached_table *copy_table(const lm_acp_slot *owner)
     }
 }
 
-/* The owner's table as of now: the cached copy while the owner's seq has
- * not moved, else a fresh copy in its place. */
-static cached_table *table_of(int rank, const lm_acp_slot *owner)
+/* The table of a process on another host, asked of it (it answers when it
+ * enters the library). */
+static cached_table *ask_table(int rank, int world)
+{
+    lm_acp_table_reply *r = lm_malloc(LM_MEM_RMA, sizeof *r);
+    if (!r) return NULL;
+    lm_osc_target target = {.reach = LM_OSC_MSG, .rank = rank, .world = world};
+    lm_acp_call_arg a = {.what = LM_ACP_TABLE};
+    int rc = lm_osc_call(lm_acp.ch, &target, LM_ACP_CALL, &a, sizeof a, NULL, 0, r, sizeof *r, NULL, NULL);
+    if (rc == MPI_SUCCESS) rc = lm_osc_flush(lm_acp.ch, rank);
+    uint32_t n = r->used <= LM_ACP_ENTRIES ? r->used : LM_ACP_ENTRIES;
+    cached_table *t = rc == MPI_SUCCESS ? lm_malloc(LM_MEM_RMA, sizeof *t + n * sizeof(lm_acp_entry)) : NULL;
+    if (t) {
+        t->seq = r->seq;
+        t->entries = n;
+        memcpy(t->table, r->table, n * sizeof(lm_acp_entry));
+    }
+    lm_free(LM_MEM_RMA, r);
+    return t;
+}
+
+/* The table of rank as of now. On this node (owner: its slot) the cached
+ * copy serves while the owner's seq has not moved, else a fresh copy takes
+ * its place; on another host (owner NULL) the copy serves until refresh
+ * asks for a new one (the owner checks every GMA itself). */
+static cached_table *table_of(int rank, int world, const lm_acp_slot *owner, int refresh)
 {
     cached_table *t = lm_hashmap_get(&cache, rank);
-    if (t && t->seq == __atomic_load_n(&owner->ctl.seq, __ATOMIC_ACQUIRE)) {
+    if (t && !refresh && (!owner || t->seq == __atomic_load_n(&owner->ctl.seq, __ATOMIC_ACQUIRE))) {
         t->used = ++cache_clock;
         return t;
     }
@@ -236,7 +263,7 @@ static cached_table *table_of(int rank, const lm_acp_slot *owner)
         lm_free(LM_MEM_RMA, lm_hashmap_remove(&cache, o.rank));
         lm_osc_count.table_evictions++;
     }
-    t = copy_table(owner);
+    t = owner ? copy_table(owner) : ask_table(rank, world);
     if (!t) return NULL;
     lm_osc_count.table_fetches++;
     t->used = ++cache_clock;
@@ -245,6 +272,13 @@ static cached_table *table_of(int rank, const lm_acp_slot *owner)
         return NULL;
     }
     return t;
+}
+
+/* Entry e of a cached table if it is live and holds off + len bytes. */
+static const lm_acp_entry *live_entry(const cached_table *t, int e, uint64_t off, size_t len)
+{
+    const lm_acp_entry *x = t && e < (int)t->entries && t->table[e].size ? &t->table[e] : NULL;
+    return x && off <= x->size && len <= x->size - off ? x : NULL;
 }
 
 /* ---- translation ---- */
@@ -270,12 +304,21 @@ int lm_acp_locate(const char *fn, const char *which, acp_ga_t ga, size_t len, si
         owner = lm_acp.mine;
         entry = e < (int)owner->ctl.used && owner->table[e].size ? &owner->table[e] : NULL;
     } else if (!lm_boot_is_local(world)) {
-        lm_acp_error(fn, "%s address 0x%016llx is of rank %d on another host: ACP across hosts is not supported yet",
-                     which, (unsigned long long)ga, rank);
-        return 0;
+        /* owners' word to drop copies first; a copy that does not cover
+         * the address may be older than the registration: asked again once */
+        lm_progress();
+        const cached_table *t = table_of(rank, world, NULL, 0);
+        entry = live_entry(t, e, off, len);
+        if (t && !entry) entry = live_entry(t = table_of(rank, world, NULL, 1), e, off, len);
+        if (!t) {
+            lm_acp_error(fn, "cannot get rank %d's registration table", rank);
+            return 0;
+        }
+        if (!entry && e < (int)t->entries && t->table[e].size) entry = &t->table[e]; /* said below: too short */
+        owner = NULL;
     } else {
         owner = lm_acp_slot_of_local(lm_boot_local_rank_of(world));
-        const cached_table *t = e == 0 ? NULL : table_of(rank, owner);
+        const cached_table *t = e == 0 ? NULL : table_of(rank, world, owner, 0);
         if (e != 0 && !t) {
             lm_acp_error(fn, "out of memory for rank %d's registration table", rank);
             return 0;
@@ -297,8 +340,13 @@ int lm_acp_locate(const char *fn, const char *which, acp_ga_t ga, size_t len, si
         lm_acp_error(fn, "%s address 0x%016llx is not aligned to %zu bytes", which, (unsigned long long)ga, align);
         return 0;
     }
-    p->owner = (lm_acp_ctl *)&owner->ctl;
-    if (rank == c->rank) {
+    p->owner = owner ? (lm_acp_ctl *)&owner->ctl : NULL;
+    if (!owner) {
+        p->target = (lm_osc_target){.reach = LM_OSC_MSG, .rank = rank, .world = world};
+        p->entry = e;
+        p->gen = entry->gen;
+        p->off = off;
+    } else if (rank == c->rank) {
         p->here = (char *)(uintptr_t)(entry->base + off);
     } else if (e == 0) {
         p->here = lm_acp_starter_of((lm_acp_slot *)owner) + off; /* DIRECT: mapped here */
@@ -322,5 +370,6 @@ void lm_acp_memory_reset(void)
         }
     s->ctl.used = 1;
     end_change(&s->ctl);
+    lm_acp_fetchers_clear();
     lm_acp_cache_clear();
 }
