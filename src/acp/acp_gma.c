@@ -141,11 +141,12 @@ LM_ACP_API acp_handle_t acp_copy(acp_ga_t dst, acp_ga_t src, size_t size, acp_ha
 {
     static const char fn[] = "acp_copy";
     lm_acp_place d, s;
-    if (!lm_acp_ready(fn) || !ordered(fn, order) || !lm_acp_locate(fn, "destination", dst, size, 1, &d) ||
-        !lm_acp_locate(fn, "source", src, size, 1, &s))
+    if (!lm_acp_ready(fn) || !ordered(fn, order) || !lm_acp_find(fn, "destination", dst, size, 1, &d) ||
+        !lm_acp_find(fn, "source", src, size, 1, &s))
         return ACP_HANDLE_NULL;
     int rc = MPI_SUCCESS;
-    if (size == 0) rc = MPI_SUCCESS;
+    if (size == 8 && s.here && d.here) memcpy(d.here, s.here, 8); /* a word: in line */
+    else if (size == 0) rc = MPI_SUCCESS;
     else if (s.here) rc = put_from(&d, 0, s.here, size);
     else if (d.here) rc = get_into(d.here, &s, 0, size);
     else rc = relay(&d, &s, size);
@@ -236,14 +237,14 @@ static acp_handle_t atomic(const char *fn, acp_ga_t dst, acp_ga_t src, int width
                            uint64_t compare, acp_handle_t order)
 {
     lm_acp_place d, s;
-    if (!lm_acp_ready(fn) || !ordered(fn, order) || !lm_acp_locate(fn, "result", dst, (size_t)width, (size_t)width, &d))
+    if (!lm_acp_ready(fn) || !ordered(fn, order) || !lm_acp_find(fn, "result", dst, (size_t)width, (size_t)width, &d))
         return ACP_HANDLE_NULL;
     if (d.rank != lm_acp.comm->rank || !d.here) {
         lm_acp_error(fn, "the result address must be this process's memory (rank %d), not rank %d's", lm_acp.comm->rank,
                      d.rank);
         return ACP_HANDLE_NULL;
     }
-    if (!lm_acp_locate(fn, "target", src, (size_t)width, (size_t)width, &s)) return ACP_HANDLE_NULL;
+    if (!lm_acp_find(fn, "target", src, (size_t)width, (size_t)width, &s)) return ACP_HANDLE_NULL;
     uint64_t old = 0;
     if (s.target.reach == LM_OSC_MSG && !s.here) {
         /* on another host: the owner writes the old value into the result

@@ -48,9 +48,8 @@ void lm_acp_error(const char *fn, const char *fmt, ...)
     fprintf(stderr, "%s: %s\n", fn, text);
 }
 
-int lm_acp_ready(const char *fn)
+int lm_acp_not_up(const char *fn)
 {
-    if (lm_acp.up) return 1;
     lm_acp_error(fn, "ACP is not initialized (acp_init was not called, or acp_finalize was)");
     return 0;
 }
@@ -217,6 +216,7 @@ static void stop(void)
     if (lm_acp.ch) lm_osc_channel_free(lm_acp.ch);
     lm_acp.ch = NULL;
     lm_acp_cache_clear();
+    lm_acp_memo_clear();
     drop_area();
     if (lm_acp.comm) free_comm(lm_acp.comm);
     lm_acp.comm = NULL;
@@ -238,6 +238,7 @@ LM_ACP_API int acp_init(int *argc, char ***argv)
         return -1;
     }
     memset(&lm_acp, 0, sizeof lm_acp);
+    lm_acp_memo_clear();
     lm_acp.area_fd = -1;
     lm_acp.starter_size = (size_t)starter;
     lm_acp.slot_size = LM_ACP_STARTER_OFFSET + ((size_t)starter + 4095) / 4096 * 4096;
@@ -328,6 +329,7 @@ LM_ACP_API int acp_reset(int rank)
     free_comm(lm_acp.comm);
     lm_acp.comm = fresh;
     lm_acp_memory_reset();
+    lm_acp_memo_clear(); /* ranks have new numbers */
     memset(lm_acp.starter, 0, lm_acp.starter_size);
     lm_acp.issued = 0;
     int ok = lm_osc_channel_new(fresh, &lm_acp, serves_others(), &lm_acp.ch) == MPI_SUCCESS;

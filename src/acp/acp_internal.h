@@ -121,9 +121,20 @@ enum lm_acp_atomic_op { LM_ACP_CAS, LM_ACP_SWAP, LM_ACP_ADD, LM_ACP_XOR, LM_ACP_
  * atomic lock (registered memory). The value before. */
 uint64_t lm_acp_atomic_here(char *at, int width, int op, uint64_t value, uint64_t compare, lm_acp_ctl *lock);
 
+/* The starter memory of a process of this node (or this process), as the
+ * last translation found it: a GMA on starter memory is then a few
+ * compares, not a lookup (lm_acp_find). */
+typedef struct lm_acp_memo {
+    int rank; /* ACP rank, or -2 (never a rank, nor the -1 of ACP_GA_NULL) */
+    char *starter;
+    lm_acp_ctl *ctl;
+} lm_acp_memo;
+#define LM_ACP_MEMOS 4
+
 typedef struct lm_acp_state {
     int up;
-    lm_comm *comm; /* private: ACP ranks are its ranks */
+    lm_acp_memo memo[LM_ACP_MEMOS]; /* by rank % LM_ACP_MEMOS */
+    lm_comm *comm;                  /* private: ACP ranks are its ranks */
     lm_osc_channel *ch;
     size_t starter_size; /* every process's, set at launch */
     size_t slot_size;    /* page-aligned slot: control, table, starter memory */
@@ -140,8 +151,10 @@ extern lm_acp_state lm_acp;
 
 /* "fn: what went wrong" on standard error (every failure says it once). */
 void lm_acp_error(const char *fn, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+/* Says that the library is not up, naming fn; 0. */
+int lm_acp_not_up(const char *fn);
 /* 1 when the library is up; else says so naming fn and returns 0. */
-int lm_acp_ready(const char *fn);
+static inline int lm_acp_ready(const char *fn) { return __builtin_expect(lm_acp.up, 1) || lm_acp_not_up(fn); }
 
 static inline lm_acp_slot *lm_acp_slot_of_local(int local_rank)
 {
@@ -154,6 +167,25 @@ static inline char *lm_acp_starter_of(lm_acp_slot *s) { return (char *)s + LM_AC
  * registration they must lie in (0, having said why naming fn, if they do
  * not); for atomics align is the alignment ga needs (else 1). */
 int lm_acp_locate(const char *fn, const char *which, acp_ga_t ga, size_t len, size_t align, lm_acp_place *p);
+/* lm_acp_locate, with starter memory of a process it met before found in
+ * line. */
+static inline int lm_acp_find(const char *fn, const char *which, acp_ga_t ga, size_t len, size_t align, lm_acp_place *p)
+{
+    int rank = lm_acp_rank_of(ga);
+    uint64_t off = lm_acp_offset_of(ga);
+    const lm_acp_memo *m = &lm_acp.memo[(unsigned)rank % LM_ACP_MEMOS];
+    if (__builtin_expect(m->rank == rank && lm_acp_entry_of(ga) == 0 && off <= lm_acp.starter_size &&
+                             len <= lm_acp.starter_size - off && (uintptr_t)(m->starter + off) % align == 0,
+                         1)) {
+        p->rank = rank;
+        p->registered = 0;
+        p->here = m->starter + off;
+        p->owner = m->ctl;
+        return 1;
+    }
+    return lm_acp_locate(fn, which, ga, len, align, p);
+}
+void lm_acp_memo_clear(void);
 /* Forget every registration of this process and every cached table. */
 void lm_acp_memory_reset(void);
 void lm_acp_cache_clear(void);

@@ -341,6 +341,10 @@ int lm_acp_locate(const char *fn, const char *which, acp_ga_t ga, size_t len, si
         return 0;
     }
     p->owner = owner ? (lm_acp_ctl *)&owner->ctl : NULL;
+    if (owner && e == 0) {
+        char *starter = rank == c->rank ? lm_acp.starter : lm_acp_starter_of((lm_acp_slot *)owner);
+        lm_acp.memo[(unsigned)rank % LM_ACP_MEMOS] = (lm_acp_memo){rank, starter, p->owner};
+    }
     if (!owner) {
         p->target = (lm_osc_target){.reach = LM_OSC_MSG, .rank = rank, .world = world};
         p->entry = e;
@@ -357,6 +361,11 @@ int lm_acp_locate(const char *fn, const char *which, acp_ga_t ga, size_t len, si
         p->target = (lm_osc_target){.reach = LM_OSC_CMA, .rank = rank, .world = world, .addr = entry->base + off};
     }
     return 1;
+}
+
+void lm_acp_memo_clear(void)
+{
+    for (int i = 0; i < LM_ACP_MEMOS; i++) lm_acp.memo[i] = (lm_acp_memo){.rank = -2};
 }
 
 void lm_acp_memory_reset(void)

@@ -86,8 +86,7 @@ static int carry_out(void *owner, int origin, const void *arg, size_t arg_len, c
     case LM_ACP_ATOMIC: {
         if ((a.width != 4 && a.width != 8) || out_len != a.width || (e->base + a.off) % a.width)
             return MPI_ERR_RMA_RANGE;
-        uint64_t old =
-            lm_acp_atomic_here(at, (int)a.width, (int)a.op, a.value, a.compare, a.entry ? &s->ctl : NULL);
+        uint64_t old = lm_acp_atomic_here(at, (int)a.width, (int)a.op, a.value, a.compare, a.entry ? &s->ctl : NULL);
         if (a.width == 4) {
             uint32_t v = (uint32_t)old;
             memcpy(out, &v, 4);
