@@ -52,8 +52,8 @@ static void fail(const char *what)
 }
 
 enum { COPY_L2R, COPY_R2L, COPY_R2R, ADD8, CAS8, REG_L2R, REG_R2L, NLAT };
-static const char *const lat_names[NLAT] = {"copy_l2r", "copy_r2l", "copy_r2r", "add8", "cas8", "reg_copy_l2r",
-                                            "reg_copy_r2l"};
+static const char *const lat_names[NLAT] = {"copy_l2r", "copy_r2l",     "copy_r2r",    "add8",
+                                            "cas8",     "reg_copy_l2r", "reg_copy_r2l"};
 
 struct place {
     acp_ga_t me, one, two; /* process 0's, 1's and 2's memory (starter or registered) */
@@ -87,21 +87,9 @@ static void step(int op, int bw, const struct place *s, const struct place *r)
     }
     for (int w = 0; w < WINDOW; w++) {
         size_t off = DATA_OFF + (size_t)w * BW_SIZE;
-        if (acp_copy(dst + off, src + off, BW_SIZE, ACP_HANDLE_NULL) == (acp_handle_t)ACP_HANDLE_NULL)
-            fail("acp_copy");
+        if (acp_copy(dst + off, src + off, BW_SIZE, ACP_HANDLE_NULL) == (acp_handle_t)ACP_HANDLE_NULL) fail("acp_copy");
     }
     acp_complete(ACP_HANDLE_ALL);
-}
-
-static long fit(long iters, long done, double done_s, double budget_s, long floor)
-{
-    long n = iters;
-    if (done > 0 && done_s > 0.0) {
-        double f = budget_s / (done_s / (double)done);
-        if (f < (double)n) n = (long)f;
-        if (n < floor) n = floor;
-    }
-    return n;
 }
 
 static void measure(const struct bench_opts *o, int op, int bw, const struct place *s, const struct place *r)
@@ -113,10 +101,10 @@ static void measure(const struct bench_opts *o, int op, int bw, const struct pla
     step(op, bw, s, r); /* first contact */
     double tp = now();
     for (int i = 0; i < 2; i++) step(op, bw, s, r);
-    warm = fit(warm, 2, now() - tp, o->budget_s / 4, 2);
+    warm = bench_fit_alone(warm, 2, now() - tp, o->budget_s / 4, 2);
     double tw = now();
     for (long i = 0; i < warm; i++) step(op, bw, s, r);
-    iters = fit(iters, warm, now() - tw, o->budget_s, 5);
+    iters = bench_fit_alone(iters, warm, now() - tw, o->budget_s, 5);
     double t0 = now();
     for (long i = 0; i < iters; i++) step(op, bw, s, r);
     double t = now() - t0;
@@ -165,22 +153,6 @@ static void run_ops(const struct bench_opts *o, int rank, int n)
     free(mem);
 }
 
-static long read_kb(const char *path, const char *k)
-{
-    FILE *f = fopen(path, "r");
-    char line[512];
-    size_t kl = strlen(k);
-    long v = -1;
-    if (!f) return -1;
-    while (fgets(line, sizeof line, f))
-        if (!strncmp(line, k, kl) && line[kl] == ':') {
-            v = strtol(line + kl + 1, NULL, 10);
-            break;
-        }
-    fclose(f);
-    return v;
-}
-
 static void run_put_all(const struct bench_opts *o, int rank, int n)
 {
     acp_ga_t mine = acp_query_starter_ga(rank);
@@ -204,14 +176,14 @@ static void run_put_all(const struct bench_opts *o, int rank, int n)
             }
         }
         double t = now() - t0;
-        long clean = read_kb("/proc/self/smaps_rollup", "Private_Clean");
-        long dirty = read_kb("/proc/self/smaps_rollup", "Private_Dirty");
-        long rss = read_kb("/proc/self/status", "VmRSS");
+        long clean = bench_read_kb("/proc/self/smaps_rollup", "Private_Clean");
+        long dirty = bench_read_kb("/proc/self/smaps_rollup", "Private_Dirty");
+        long rss = bench_read_kb("/proc/self/status", "VmRSS");
         long priv = clean >= 0 && dirty >= 0 ? clean + dirty : rss;
         if (clean < 0 || dirty < 0) printf("# private_from=VmRSS\n");
         printf("# bench=acp_putall ranks=%d\n", n);
-        printf("op=one_put_all size=%d private_kb=%ld rss_kb=%ld time_s=%.4f rounds=%ld planned=%ld\n", n, priv, rss,
-               t, rounds, planned);
+        printf("op=one_put_all size=%d private_kb=%ld rss_kb=%ld time_s=%.4f rounds=%ld planned=%ld\n", n, priv, rss, t,
+               rounds, planned);
         fflush(stdout);
     }
     acp_sync();

@@ -128,4 +128,36 @@ static inline void bench_require_two(int size, int rank)
     }
 }
 
+/* How many of `iters` iterations fit in `budget_s` seconds, given that
+ * `done` iterations just took `done_s` seconds, decided by the caller
+ * alone (one-sided benchmarks: the target takes no part): at most
+ * `iters`, at least `floor`. */
+static inline long bench_fit_alone(long iters, long done, double done_s, double budget_s, long floor)
+{
+    long n = iters;
+    if (done > 0 && done_s > 0.0) {
+        double fit = budget_s / (done_s / (double)done);
+        if (fit < (double)n) n = (long)fit;
+        if (n < floor) n = floor;
+    }
+    return n;
+}
+
+/* The value in kB of `key:` in a /proc file (smaps_rollup, status), or -1. */
+static inline long bench_read_kb(const char *path, const char *key)
+{
+    FILE *f = fopen(path, "r");
+    char line[512];
+    size_t klen = strlen(key);
+    long v = -1;
+    if (!f) return -1;
+    while (fgets(line, sizeof line, f))
+        if (strncmp(line, key, klen) == 0 && line[klen] == ':') {
+            v = strtol(line + klen + 1, NULL, 10);
+            break;
+        }
+    fclose(f);
+    return v;
+}
+
 #endif

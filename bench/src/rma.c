@@ -114,19 +114,6 @@ static void step(int op, struct ctx *c)
     }
 }
 
-/* bench_fit without the broadcast: rank 0 decides alone, the target does
- * not take part. */
-static long fit_alone(long iters, long done, double done_s, double budget_s, long floor)
-{
-    long n = iters;
-    if (done > 0 && done_s > 0.0) {
-        double fit = budget_s / (done_s / (double)done);
-        if (fit < (double)n) n = (long)fit;
-        if (n < floor) n = floor;
-    }
-    return n;
-}
-
 static void run_ops(const struct bench_opts *o, int rank)
 {
     struct ctx c = {MPI_WIN_NULL, NULL, 1.0, 1, 0};
@@ -153,10 +140,10 @@ static void run_ops(const struct bench_opts *o, int rank)
             step(op, &c); /* first contact */
             double tp = MPI_Wtime();
             for (long i = 0; i < 2; i++) step(op, &c);
-            warm = fit_alone(warm, 2, MPI_Wtime() - tp, o->budget_s / 4, 2);
+            warm = bench_fit_alone(warm, 2, MPI_Wtime() - tp, o->budget_s / 4, 2);
             double tw = MPI_Wtime();
             for (long i = 0; i < warm; i++) step(op, &c);
-            iters = fit_alone(iters, warm, MPI_Wtime() - tw, o->budget_s, 5);
+            iters = bench_fit_alone(iters, warm, MPI_Wtime() - tw, o->budget_s, 5);
 
             double t0 = MPI_Wtime();
             for (long i = 0; i < iters; i++) step(op, &c);
@@ -196,7 +183,7 @@ static long fit_slowest(long iters, long done, double done_s, double budget_s, l
 {
     double slowest = 0.0;
     MPI_Allreduce(&done_s, &slowest, 1, MPI_DOUBLE, MPI_MAX, MPI_COMM_WORLD);
-    return fit_alone(iters, done, slowest, budget_s, floor);
+    return bench_fit_alone(iters, done, slowest, budget_s, floor);
 }
 
 static void run_contention(const struct bench_opts *o, int exclusive, int rank, int nranks)
@@ -262,22 +249,6 @@ static void run_contention(const struct bench_opts *o, int exclusive, int rank, 
 
 /* ---- -p: One_put_all --------------------------------------------------- */
 
-static long read_kb(const char *path, const char *key)
-{
-    FILE *f = fopen(path, "r");
-    char line[512];
-    size_t klen = strlen(key);
-    long v = -1;
-    if (!f) return -1;
-    while (fgets(line, sizeof line, f))
-        if (strncmp(line, key, klen) == 0 && line[klen] == ':') {
-            v = strtol(line + klen + 1, NULL, 10);
-            break;
-        }
-    fclose(f);
-    return v;
-}
-
 static void run_put_all(const struct bench_opts *o, int rank, int nranks)
 {
     MPI_Win win;
@@ -306,9 +277,9 @@ static void run_put_all(const struct bench_opts *o, int rank, int nranks)
         }
         MPI_Win_unlock_all(win);
         double t = MPI_Wtime() - t0;
-        long clean = read_kb("/proc/self/smaps_rollup", "Private_Clean");
-        long dirty = read_kb("/proc/self/smaps_rollup", "Private_Dirty");
-        long rss = read_kb("/proc/self/status", "VmRSS");
+        long clean = bench_read_kb("/proc/self/smaps_rollup", "Private_Clean");
+        long dirty = bench_read_kb("/proc/self/smaps_rollup", "Private_Dirty");
+        long rss = bench_read_kb("/proc/self/status", "VmRSS");
         long priv = clean >= 0 && dirty >= 0 ? clean + dirty : rss;
         if (clean < 0 || dirty < 0) printf("# private_from=VmRSS\n");
         printf("# bench=rma_putall ranks=%d\n", nranks);

@@ -36,6 +36,17 @@ static uint64_t value_at(acp_ga_t ga, int width)
     return v;
 }
 
+/* Process 0 sets the value at t to 0; everyone waits for it. */
+static void clear(acp_ga_t t, int width, int me)
+{
+    if (me == 0) {
+        uint64_t zero = 0;
+        memcpy(at_starter() + 128, &zero, 8);
+        acp_complete(acp_copy(t, acp_query_starter_ga(0) + 128, (size_t)width, 0));
+    }
+    acp_sync();
+}
+
 int main(int argc, char **argv)
 {
     ACHECK(acp_init(&argc, &argv) == 0, "acp_init");
@@ -117,12 +128,7 @@ int main(int argc, char **argv)
             }
             acp_sync();
             /* or, xor, and: one bit per process */
-            if (me == 0) {
-                uint64_t zero = 0;
-                memcpy(at_starter() + 128, &zero, 8);
-                acp_complete(acp_copy(t, acp_query_starter_ga(0) + 128, (size_t)width, 0));
-            }
-            acp_sync();
+            clear(t, width, me);
             uint64_t bit = (uint64_t)1 << me;
             fetch(width == 4 ? acp_or4(res, t, (uint32_t)bit, 0) : acp_or8(res, t, bit, 0), width);
             acp_sync();
@@ -138,12 +144,7 @@ int main(int argc, char **argv)
             acp_sync();
             ACHECK_EQ(value_at(t, width), 0);
             acp_sync();
-            if (me == 0) {
-                uint64_t zero = 0;
-                memcpy(at_starter() + 128, &zero, 8);
-                acp_complete(acp_copy(t, acp_query_starter_ga(0) + 128, (size_t)width, 0));
-            }
-            acp_sync();
+            clear(t, width, me);
         }
     }
     acp_unregister_memory(key);

@@ -6,7 +6,7 @@
  * MPI and ACP are both started (MPI first, or ACP first where
  * ACP_TEST_ORDER=acp-first), and the cache's counters are read through MPI_T. */
 #include "acptest.h"
-#include <mpi.h>
+#include "mpitest.h"
 #include <stdint.h>
 
 #define REGS 255
@@ -14,26 +14,8 @@
 
 static unsigned long long pvar(const char *name)
 {
-    int n, idx = -1;
-    MPI_T_pvar_get_num(&n);
-    for (int i = 0; i < n && idx < 0; i++) {
-        char nm[128], desc[256];
-        int nl = sizeof nm, dl = sizeof desc, verb, cls, bind, ro, cont, atomic;
-        MPI_Datatype dt;
-        MPI_T_enum en;
-        MPI_T_pvar_get_info(i, nm, &nl, &verb, &cls, &dt, &en, desc, &dl, &bind, &ro, &cont, &atomic);
-        if (!strcmp(nm, name)) idx = i;
-    }
-    ACHECK(idx >= 0, "MPI_T variable %s", name);
-    MPI_T_pvar_session s;
-    MPI_T_pvar_handle h;
-    int count;
-    unsigned long long v = 0;
-    MPI_T_pvar_session_create(&s);
-    MPI_T_pvar_handle_alloc(s, idx, NULL, &h, &count);
-    MPI_T_pvar_read(s, h, &v);
-    MPI_T_pvar_handle_free(s, &h);
-    MPI_T_pvar_session_free(&s);
+    unsigned long long v = mt_read_pvar(name);
+    ACHECK(v != ~0ull, "MPI_T variable %s", name);
     return v;
 }
 
@@ -41,11 +23,9 @@ int main(int argc, char **argv)
 {
     const char *order = getenv("ACP_TEST_ORDER");
     int acp_first = order && !strcmp(order, "acp-first");
-    int provided;
     if (acp_first) ACHECK(acp_init(&argc, &argv) == 0, "acp_init");
     MPI_Init(&argc, &argv);
     if (!acp_first) ACHECK(acp_init(&argc, &argv) == 0, "acp_init");
-    MPI_T_init_thread(MPI_THREAD_SINGLE, &provided);
     at_rank = acp_rank();
     int me = acp_rank(), n = acp_procs(), wrank;
     MPI_Comm_rank(MPI_COMM_WORLD, &wrank);
@@ -136,7 +116,6 @@ int main(int argc, char **argv)
     for (int r = 0; r < REGS; r++)
         if (r != 7) ACHECK(acp_unregister_memory(key[r]) == 0, "unregister %d", r);
     acp_unregister_memory(tkey);
-    MPI_T_finalize();
     /* either order of the ends, too */
     if (acp_first) {
         MPI_Finalize();

@@ -130,4 +130,35 @@ static inline int mt_skip_unless(int min_procs, const char *what)
 /* A time budget for polling loops so that no test can spin forever. */
 #define MT_POLL_LIMIT_S 60.0
 
+/* The value of the MPI_T performance variable named want (one of
+ * LeanMPI's process-wide counters, no object bound), or ~0 when there is
+ * none by that name. */
+static inline unsigned long long mt_read_pvar(const char *want)
+{
+    int n, idx = -1, provided;
+    MPI_T_init_thread(MPI_THREAD_SINGLE, &provided);
+    MPI_T_pvar_get_num(&n);
+    for (int i = 0; i < n && idx < 0; i++) {
+        char name[128], desc[512];
+        int nl = sizeof name, dl = sizeof desc, verb, cls, bind, ro, cont, atomic;
+        MPI_Datatype dt;
+        MPI_T_enum et;
+        MPI_T_pvar_get_info(i, name, &nl, &verb, &cls, &dt, &et, desc, &dl, &bind, &ro, &cont, &atomic);
+        if (!strcmp(name, want)) idx = i;
+    }
+    unsigned long long v = ~0ull;
+    if (idx >= 0) {
+        MPI_T_pvar_session s;
+        MPI_T_pvar_handle h;
+        int count;
+        MPI_T_pvar_session_create(&s);
+        MPI_T_pvar_handle_alloc(s, idx, NULL, &h, &count);
+        MPI_T_pvar_read(s, h, &v);
+        MPI_T_pvar_handle_free(s, &h);
+        MPI_T_pvar_session_free(&s);
+    }
+    MPI_T_finalize();
+    return v;
+}
+
 #endif

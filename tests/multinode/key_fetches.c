@@ -15,34 +15,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-static unsigned long long read_pvar(const char *want)
-{
-    int n, idx = -1, provided;
-    MPI_T_init_thread(MPI_THREAD_SINGLE, &provided);
-    MPI_T_pvar_get_num(&n);
-    for (int i = 0; i < n && idx < 0; i++) {
-        char name[128], desc[512];
-        int nl = sizeof name, dl = sizeof desc, verb, cls, bind, ro, cont, atomic;
-        MPI_Datatype dt;
-        MPI_T_enum et;
-        MPI_T_pvar_get_info(i, name, &nl, &verb, &cls, &dt, &et, desc, &dl, &bind, &ro, &cont, &atomic);
-        if (!strcmp(name, want)) idx = i;
-    }
-    unsigned long long v = ~0ull;
-    if (idx >= 0) {
-        MPI_T_pvar_session s;
-        MPI_T_pvar_handle h;
-        int count;
-        MPI_T_pvar_session_create(&s);
-        MPI_T_pvar_handle_alloc(s, idx, NULL, &h, &count);
-        MPI_T_pvar_read(s, h, &v);
-        MPI_T_pvar_handle_free(s, &h);
-        MPI_T_pvar_session_free(&s);
-    }
-    MPI_T_finalize();
-    return v;
-}
-
 int main(int argc, char **argv)
 {
     MPI_Init(&argc, &argv);
@@ -61,7 +33,7 @@ int main(int argc, char **argv)
                  MPI_STATUS_IGNORE);
     MPI_Sendrecv(me, sizeof me, MPI_CHAR, left, 2, right_host, sizeof right_host, MPI_CHAR, right, 2, MPI_COMM_WORLD,
                  MPI_STATUS_IGNORE);
-    unsigned long long fetches = read_pvar("boot_key_fetches");
+    unsigned long long fetches = mt_read_pvar("boot_key_fetches");
     int host = rank / per_host;
     int remote_neighbours = (left / per_host != host) + (right / per_host != host && right != left);
     int extra = argc > 2 ? atoi(argv[2]) : 0;
