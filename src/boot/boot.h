@@ -24,7 +24,7 @@ typedef struct lm_boot_info {
 int lm_boot_init(lm_boot_info *info);
 /* The bootstrap in use: "native", "pmix", "pmi2", "pmi1", "singleton";
  * "none" before init. For leanmpi-info. */
-__attribute__((visibility("default"))) const char *lm_boot_name(void);
+const char *lm_boot_name(void);
 /* 0 where no one asks a rank for its keys on demand (another launcher's
  * server): a layer whose keys ranks of other hosts need publishes them at
  * start and then calls lm_boot_publish, on every rank alike (PMI: a fence).

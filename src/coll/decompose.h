@@ -2,12 +2,10 @@
  * same generators that run a collective, run for every rank of a
  * communicator of np ranks that need not exist. This is what process
  * mapping reads to know the traffic a collective puts between each pair of
- * ranks; leanmpi-info --decompose prints it. Exported from libleanmpi. */
+ * ranks; leanmpi-info --decompose prints it (the tool links the library's objects). */
 #ifndef LM_DECOMPOSE_H
 #define LM_DECOMPOSE_H
 #include <stddef.h>
-
-#define LM_EXPORT __attribute__((visibility("default")))
 
 typedef struct lm_coll_query {
     const char *collective; /* "alltoall", "bcast", ... */
@@ -36,16 +34,16 @@ typedef void (*lm_coll_message_fn)(int rank, int is_send, int step, int peer, si
  * schedule order. Returns 0, or -1 with a message in err for an unknown
  * collective or algorithm, a bad size, or no memory. Sets *algorithm to the
  * name used. */
-LM_EXPORT int lm_coll_decompose(const lm_coll_query *q, lm_coll_message_fn fn, void *arg, const char **algorithm,
-                                char *err, size_t errlen);
+int lm_coll_decompose(const lm_coll_query *q, lm_coll_message_fn fn, void *arg, const char **algorithm, char *err,
+                      size_t errlen);
 
 /* For listings: the i-th algorithm (collective, name, summary, whether it
  * needs a commutative op; that pointer may be NULL), and the i-th row of
  * the selection table (oversubscribed: the row applies only where ranks
  * share cores; may be NULL); 0 past the end. */
-LM_EXPORT int lm_coll_algorithm_info(int i, const char **collective, const char **name, const char **summary,
-                                     int *commutative_only);
-LM_EXPORT int lm_coll_selection_row(int i, const char **collective, int *max_procs, size_t *max_bytes,
-                                    const char **algorithm, int *oversubscribed);
+int lm_coll_algorithm_info(int i, const char **collective, const char **name, const char **summary,
+                           int *commutative_only);
+int lm_coll_selection_row(int i, const char **collective, int *max_procs, size_t *max_bytes, const char **algorithm,
+                          int *oversubscribed);
 
 #endif

@@ -85,7 +85,7 @@ typedef struct lm_cvar_desc {
 extern const lm_cvar_desc lm_cvar_table[LM_CVAR_COUNT];
 
 /* For leanmpi-info: the description and current value of cvar i (NULL past the end). */
-__attribute__((visibility("default"))) const lm_cvar_desc *lm_cvar_describe(int i, long *value);
+const lm_cvar_desc *lm_cvar_describe(int i, long *value);
 void lm_cvar_load(void); /* read the environment (idempotent) */
 long lm_cvar(enum lm_cvar_id id);
 /* For MPI_T_cvar_write: 0, or -1 when value is outside [min, max]. Only
