@@ -9,6 +9,8 @@ memory on the node and a ring of messages) and rank 0 prints OK.
 CASE abort: one rank calls MPI_Abort(7); the launcher must end the job
 with a failure, name the abort, and leave no process and nothing in
 /dev/shm behind.
+CASE acp: PROG is an ACP program (tests/acp) that prints "PASS ... rank R
+of N" on every process; all N lines must come, and the launcher exit 0.
 CASE cancel (srun): the running job is cancelled with scancel; CASE killed:
 the launcher is killed with SIGKILL while the job runs. Every rank must end
 within 10 s, and nothing may be left behind. CASE noserver (srun): the
@@ -210,7 +212,7 @@ def main():
                     help="with --vcluster: ranks per host, e.g. 1,3 (as many hosts; N is their sum)")
     ap.add_argument("--bound", action="store_true", help="prterun: its default mapping and binding")
     ap.add_argument("--slurm", help="srun: the folder of the Slurm bed (tools/slurmbed up DIR)")
-    ap.add_argument("case", choices=["job", "abort", "cancel", "killed", "noserver", "fetches"])
+    ap.add_argument("case", choices=["job", "abort", "acp", "cancel", "killed", "noserver", "fetches"])
     args = ap.parse_args()
     args.cluster = f"lf{os.getpid() % 100000}"
     args.token = f"--id={os.getpid()}"  # marks this job's processes (boot_job ignores it)
@@ -233,7 +235,10 @@ def main():
         print(f"PASS {args.launcher} noserver np={args.np}")
         return
     before = shm_entries()
-    argv = cmd + [prog, boot, str(args.np)] + (["abort"] if args.case == "abort" else []) + [args.token]
+    if args.case == "acp":
+        argv = cmd + [prog, args.token]
+    else:
+        argv = cmd + [prog, boot, str(args.np)] + (["abort"] if args.case == "abort" else []) + [args.token]
     t0 = time.monotonic()
     try:
         r = run_launcher(argv, env, 90, prog, args.token)
@@ -244,7 +249,11 @@ def main():
              if isinstance(e.stdout, bytes) else (e.stdout or ""))
     took = time.monotonic() - t0
     out = r.stdout
-    if args.case == "job":
+    if args.case == "acp":
+        passed = [ln for ln in out.splitlines() if ln.startswith("PASS ") and ln.endswith(f" of {args.np}")]
+        if r.returncode != 0 or len(passed) != args.np:
+            fail(f"{' '.join(argv)} exited {r.returncode} with {len(passed)} of {args.np} PASS lines", out)
+    elif args.case == "job":
         if r.returncode != 0:
             fail(f"{' '.join(argv)} exited {r.returncode}", out)
         want = f"OK {boot} {args.np} {args.np}"
@@ -305,7 +314,9 @@ def start_and_wait(argv, env, within):
 
 
 def ended_from_outside(args, prog, env, cmd, boot):
-    """CASE cancel (srun): the running job is cancelled with scancel; CASE
+    """CASE acp: PROG is an ACP program (tests/acp) that prints "PASS ... rank R
+of N" on every process; all N lines must come, and the launcher exit 0.
+CASE cancel (srun): the running job is cancelled with scancel; CASE
     killed: the launcher itself is killed (SIGKILL) while the job runs.
     Either way every rank must end within 10 s (a rank under a PMIx server
     that is gone ends itself on the server's event), and nothing is left."""
