@@ -28,9 +28,20 @@
 
 /* ---- handles ---- */
 
+/* ACP_HANDLE_NULL and a handle never issued name no GMA (acp_complete and
+ * acp_inquire return at once for them, as documented). */
+static int names_no_gma(acp_handle_t handle)
+{
+    return handle == (acp_handle_t)ACP_HANDLE_NULL ||
+           (handle != (acp_handle_t)ACP_HANDLE_ALL && handle != (acp_handle_t)ACP_HANDLE_CONT &&
+            (handle < 0 || handle > lm_acp.issued));
+}
+
+/* Completing a GMA completes the ones before it: everything in flight is
+ * flushed (a handle already complete finds nothing to wait for). */
 LM_ACP_API void acp_complete(acp_handle_t handle)
 {
-    if (!lm_acp_ready("acp_complete") || handle == (acp_handle_t)ACP_HANDLE_NULL) return;
+    if (!lm_acp_ready("acp_complete") || names_no_gma(handle)) return;
     /* failures were said by remote_done, naming the call */
     (void)lm_osc_flush(lm_acp.ch, -1);
 }
@@ -41,22 +52,19 @@ LM_ACP_API int acp_inquire(acp_handle_t handle)
 {
     if (!lm_acp_ready("acp_inquire")) return 0;
     lm_progress();
-    if (handle == (acp_handle_t)ACP_HANDLE_NULL) return 0;
-    if (handle != (acp_handle_t)ACP_HANDLE_ALL && (handle < 0 || handle > lm_acp.issued)) return 0;
-    return lm_osc_pending(lm_acp.ch, -1) > 0;
+    return !names_no_gma(handle) && lm_osc_pending(lm_acp.ch, -1) > 0;
 }
 
 /* ---- GMAs carried out by an owner on another host ---- */
 
 /* What a failed remote GMA says when its answer comes: the call and the
  * owner travel in the done argument. */
-static const char *const gma_names[] = {"acp_copy", "acp_copy", "acp_copy", "an ACP atomic"};
 static void remote_done(void *arg, int err)
 {
     if (err == MPI_SUCCESS) return;
     uintptr_t v = (uintptr_t)arg;
-    lm_acp_error(gma_names[v & 3], "rank %d refused it: the registration is gone or too small (found there)",
-                 (int)(v >> 2));
+    lm_acp_error((v & 7) == LM_ACP_ATOMIC ? "an ACP atomic" : "acp_copy",
+                 "rank %d refused it: the registration is gone or too small (found there)", (int)(v >> 3));
 }
 
 static int remote(const lm_acp_place *p, lm_acp_call_arg *a, const void *data, size_t data_len, void *out,
@@ -65,7 +73,7 @@ static int remote(const lm_acp_place *p, lm_acp_call_arg *a, const void *data, s
     a->entry = (uint32_t)p->entry;
     a->gen = p->gen;
     a->off += p->off;
-    void *note = (void *)((uintptr_t)p->rank << 2 | a->what);
+    void *note = (void *)((uintptr_t)p->rank << 3 | a->what);
     return lm_osc_call(lm_acp.ch, &p->target, LM_ACP_CALL, a, sizeof *a, data, data_len, out, out_len, remote_done,
                        note);
 }
@@ -76,8 +84,7 @@ static int remote(const lm_acp_place *p, lm_acp_call_arg *a, const void *data, s
 static int ordered(const char *fn, acp_handle_t order)
 {
     if (order == (acp_handle_t)ACP_HANDLE_NULL) return 1;
-    if (order != (acp_handle_t)ACP_HANDLE_ALL && order != (acp_handle_t)ACP_HANDLE_CONT &&
-        (order < 0 || order > lm_acp.issued)) {
+    if (names_no_gma(order)) {
         lm_acp_error(fn, "order handle %lld was never issued (the last one issued is %lld)", (long long)order,
                      (long long)lm_acp.issued);
         return 0;

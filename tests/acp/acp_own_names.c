@@ -3,7 +3,7 @@
  * and the library does not call into it. */
 #include "acptest.h"
 
-int lm_acp = 7;      /* the library's state has this name inside it */
+int lm_acp = 7;       /* the library's state has this name inside it */
 int lm_progress(void) /* the library's progress loop too */
 {
     fprintf(stderr, "FAIL the library called the program's lm_progress\n");
