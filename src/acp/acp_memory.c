@@ -354,7 +354,7 @@ int lm_acp_locate(const char *fn, const char *which, acp_ga_t ga, size_t len, si
         p->here = (char *)(uintptr_t)(entry->base + off);
     } else if (e == 0) {
         p->here = lm_acp_starter_of((lm_acp_slot *)owner) + off; /* DIRECT: mapped here */
-    } else if (strcmp(lm_transport_rget_mechanism(world), "cma") != 0) {
+    } else if (!lm_transport_single_copy(world)) {
         lm_acp_error(fn, "the kernel refuses single copies to rank %d's memory: not supported yet", rank);
         return 0;
     } else {

@@ -15,6 +15,10 @@ typedef struct lm_boot_info {
     int local_size;
     int node_cpus; /* CPUs of this node for its ranks, one value for all of them (0: unknown) */
     int singleton; /* started without a launcher */
+    /* mpirun --address-space=shared: world ranks space_first ..
+     * space_first + space_count - 1 share this process's address space
+     * (each its own copy of the program); count 0 where none does */
+    int space_first, space_count;
     lm_node_segment *segment;
 } lm_boot_info;
 

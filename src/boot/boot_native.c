@@ -89,6 +89,15 @@ static int init_native(int fd, int rank)
     if (env_int("LEANMPI_AGENT_FD", &afd) == 1 && fcntl(afd, F_SETFD, FD_CLOEXEC) == 0)
         g_agent_fd = afd; /* kept out of the processes this rank may start */
     if (env_int("LEANMPI_JOB_NUM", &g_job) != 1) g_job = 0;
+    /* ranks that share this address space (leanmpi-host): one node's, and
+     * this one among them */
+    const char *space = getenv("LEANMPI_ADDRESS_SPACE_RANKS");
+    int first, count;
+    if (space && sscanf(space, "%d,%d", &first, &count) == 2 && first >= 0 && count > 0 && rank >= first &&
+        rank < first + count && first + count <= l->world_size) {
+        g_info.space_first = first;
+        g_info.space_count = count;
+    }
     return 0;
 }
 

@@ -465,32 +465,48 @@ static int nonblocking_pipe(int p[2])
  * whole job. */
 static int have_stdin(void) { return fcntl(0, F_GETFD) >= 0 && !(isatty(0) && tcgetpgrp(0) != getpgrp()); }
 
-/* Start rank r of job sj as p: its output pipes and its request socket
- * (one end for mpirun, the other inherited as LEANMPI_AGENT_FD). 0, or -1
- * with why. */
+/* A rank's output pipes and its request socket (one end for mpirun, the
+ * other inherited as LEANMPI_AGENT_FD; -1 where none could be made). */
+typedef struct rank_fds {
+    int out[2], err[2], ctl[2];
+} rank_fds;
+
+static int open_rank_fds(rank_fds *f, int r, char *why, size_t whycap)
+{
+    if (nonblocking_pipe(f->out) != 0) {
+        snprintf(why, whycap, "cannot create pipes for rank %d: %s", r, strerror(errno));
+        return -1;
+    }
+    if (nonblocking_pipe(f->err) != 0) {
+        snprintf(why, whycap, "cannot create pipes for rank %d: %s", r, strerror(errno));
+        close(f->out[0]);
+        close(f->out[1]);
+        return -1;
+    }
+    if (socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, f->ctl) != 0) f->ctl[0] = f->ctl[1] = -1;
+    else fcntl(f->ctl[0], F_SETFL, O_NONBLOCK);
+    return 0;
+}
+
+/* The rank has its ends (or failed to start): mpirun keeps its own. */
+static void adopt_rank_fds(rank_proc *p, rank_fds *f, int r)
+{
+    close(f->out[1]);
+    close(f->err[1]);
+    if (f->ctl[1] >= 0) close(f->ctl[1]);
+    lm_out_init(&p->out, f->out[0], 1, r);
+    lm_out_init(&p->err, f->err[0], 2, r);
+    p->ctl = f->ctl[0];
+}
+
+/* Start rank r of job sj as p. 0, or -1 with why. */
 static int start_proc(lm_spawn_job *sj, rank_proc *p, int r, int in, char *why, size_t whycap)
 {
-    int out[2], err[2], ctl[2];
-    if (nonblocking_pipe(out) != 0) {
-        snprintf(why, whycap, "cannot create pipes for rank %d: %s", r, strerror(errno));
-        return -1;
-    }
-    if (nonblocking_pipe(err) != 0) {
-        snprintf(why, whycap, "cannot create pipes for rank %d: %s", r, strerror(errno));
-        close(out[0]);
-        close(out[1]);
-        return -1;
-    }
-    if (socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, ctl) != 0) ctl[0] = ctl[1] = -1;
-    else fcntl(ctl[0], F_SETFL, O_NONBLOCK);
-    pid_t pid = lm_spawn_rank(sj, r, r, in, out[1], err[1], ctl[1]);
+    rank_fds f;
+    if (open_rank_fds(&f, r, why, whycap)) return -1;
+    pid_t pid = lm_spawn_rank(sj, r, r, in, f.out[1], f.err[1], f.ctl[1]);
     int saved = errno;
-    close(out[1]);
-    close(err[1]);
-    if (ctl[1] >= 0) close(ctl[1]);
-    lm_out_init(&p->out, out[0], 1, r);
-    lm_out_init(&p->err, err[0], 2, r);
-    p->ctl = ctl[0];
+    adopt_rank_fds(p, &f, r);
     if (pid < 0) {
         snprintf(why, whycap, "cannot start rank %d: %s", r, strerror(saved));
         return -1;
@@ -499,6 +515,78 @@ static int start_proc(lm_spawn_job *sj, rank_proc *p, int r, int in, char *why, 
     J.alive++;
     J.pgid = sj->pgid;
     return 0;
+}
+
+/* leanmpi-host beside this mpirun. */
+static int host_path(char *path, size_t cap)
+{
+    ssize_t n = readlink("/proc/self/exe", path, cap - 1);
+    if (n <= 0) return -1;
+    path[n] = '\0';
+    char *slash = strrchr(path, '/');
+    if (!slash || (size_t)(slash - path) + sizeof "/leanmpi-host" > cap) return -1;
+    strcpy(slash, "/leanmpi-host");
+    return access(path, X_OK);
+}
+
+/* --address-space=shared: ranks first .. first + count - 1 as tasks of one
+ * leanmpi-host; their pids come back on a pipe ("rank pid" lines, or
+ * "error MESSAGE" when the program cannot be loaded that way). 0, or -1
+ * with why. */
+static int start_group(lm_spawn_job *sj, int first, int count, int stdin_fd, int devnull, char *why, size_t whycap)
+{
+    char host[4096];
+    if (host_path(host, sizeof host) != 0) {
+        snprintf(why, whycap, "--address-space=shared: leanmpi-host is not beside mpirun");
+        return -1;
+    }
+    rank_fds f[LM_SPACE_RANKS_MAX];
+    int ranks[LM_SPACE_RANKS_MAX], fds[LM_SPACE_RANKS_MAX][4], opened = 0, rc = 0;
+    for (; opened < count && rc == 0; opened++) {
+        int r = first + opened;
+        rc = open_rank_fds(&f[opened], r, why, whycap);
+        if (rc) break;
+        ranks[opened] = r;
+        int in = r == 0 && stdin_fd >= 0 ? stdin_fd : devnull;
+        int mine[4] = {in, f[opened].out[1], f[opened].err[1], f[opened].ctl[1]};
+        memcpy(fds[opened], mine, sizeof mine);
+    }
+    int report[2] = {-1, -1};
+    if (rc == 0 && pipe2(report, O_CLOEXEC) != 0) {
+        snprintf(why, whycap, "cannot create a pipe: %s", strerror(errno));
+        rc = -1;
+    }
+    pid_t pid = rc == 0 ? lm_spawn_host(sj, host, count, ranks, ranks, (const int(*)[4])fds, report[1]) : -1;
+    if (rc == 0 && pid < 0) snprintf(why, whycap, "cannot start leanmpi-host: %s", strerror(errno));
+    for (int k = 0; k < opened; k++) adopt_rank_fds(&J.ranks[first + k], &f[k], first + k);
+    if (report[1] >= 0) close(report[1]);
+    if (pid < 0) {
+        if (report[0] >= 0) close(report[0]);
+        return -1;
+    }
+    J.pgid = sj->pgid;
+    /* every rank's pid, or why the host gave up (it then ends) */
+    FILE *in = fdopen(report[0], "r");
+    char line[600];
+    int got = 0;
+    while (in && got < count && fgets(line, sizeof line, in)) {
+        int r, p;
+        if (!strncmp(line, "error ", 6)) {
+            line[strcspn(line, "\n")] = '\0';
+            snprintf(why, whycap, "--address-space=shared: %s", line + 6);
+            break;
+        }
+        if (sscanf(line, "%d %d", &r, &p) == 2 && r >= first && r < first + count) {
+            J.ranks[r].pid = p;
+            J.alive++;
+            got++;
+        }
+    }
+    if (in) fclose(in);
+    else close(report[0]);
+    if (got < count && !strstr(why, "address-space"))
+        snprintf(why, whycap, "--address-space=shared: leanmpi-host started %d of %d ranks", got, count);
+    return got == count ? 0 : -1;
 }
 
 /* Start every rank. On failure the ranks already started are ended. */
@@ -521,10 +609,20 @@ static int launch(const lm_options *o, const char *path, const char *job_id)
                        .local_size = o->nranks,
                        .pgid = 0};
     int rc = 0;
-    for (int r = 0; r < J.n && rc == 0; r++) {
-        int in = (r == 0 && in_pipe[0] >= 0) ? in_pipe[0] : devnull;
-        char why[256];
-        rc = start_proc(&sj, &J.ranks[r], r, in, why, sizeof why);
+    for (int r = 0; r < J.n && rc == 0;) {
+        char why[700] = "";
+        if (o->shared_space) {
+            /* the ranks left in as few groups as fit, of equal sizes as
+             * far as the count allows */
+            int left = J.n - r, groups = (left + o->space_ranks - 1) / o->space_ranks;
+            int count = (left + groups - 1) / groups;
+            rc = start_group(&sj, r, count, in_pipe[0], devnull, why, sizeof why);
+            r += count;
+        } else {
+            int in = (r == 0 && in_pipe[0] >= 0) ? in_pipe[0] : devnull;
+            rc = start_proc(&sj, &J.ranks[r], r, in, why, sizeof why);
+            r++;
+        }
         if (rc) fprintf(stderr, "%s: %s\n", g_prog, why);
     }
     if (in_pipe[0] >= 0) close(in_pipe[0]);

@@ -41,6 +41,11 @@ static void usage(const char *prog, FILE *f)
             "  --simulate-world-size N   make MPI_COMM_WORLD report N ranks (N >= -n)\n"
             "  --universe-size N         MPI_UNIVERSE_SIZE (default: the CPUs mpirun may use,\n"
             "                            at least the size of MPI_COMM_WORLD); also -usize\n"
+            "  --address-space=MODE      separate (default): a process per rank; shared:\n"
+            "                            the ranks of this node in one address space, each\n"
+            "                            a task with its own copy of the program (docs/\n"
+            "                            SHARED_ADDRESS_SPACE.md); also LEANMPI_ADDRESS_SPACE\n"
+            "  --address-space-ranks K   ranks per shared address space (default and most: 15)\n"
             "  -h, --help                show this help\n"
             "  --version                 show the version\n\n"
             "Exit status: 0 when every rank exits 0; a failing rank's exit status;\n"
@@ -49,6 +54,16 @@ static void usage(const char *prog, FILE *f)
             "128+signal when mpirun itself is interrupted; 2 for a bad command line;\n"
             "126/127 for a program that is not executable / not found.\n",
             prog);
+}
+
+static int parse_address_space(const char *prog, const char *opt, const char *v, lm_options *o)
+{
+    if (!strcmp(v, "shared") || !strcmp(v, "separate")) {
+        o->shared_space = !strcmp(v, "shared");
+        return 0;
+    }
+    fprintf(stderr, "%s: %s: '%s' is neither shared nor separate\n", prog, opt, v);
+    return -1;
 }
 
 static int parse_count(const char *prog, const char *opt, const char *s, int *out)
@@ -106,6 +121,10 @@ int lm_options_parse(const char *prog, int argc, char **argv, lm_options *o)
 {
     memset(o, 0, sizeof *o);
     o->nranks = 1;
+    o->space_ranks = LM_SPACE_RANKS_MAX;
+    /* the environment's choice, which the command line overrides */
+    const char *space = getenv("LEANMPI_ADDRESS_SPACE");
+    if (space && *space && parse_address_space(prog, "LEANMPI_ADDRESS_SPACE", space, o)) return LM_OPTS_ERROR;
     int i = 1;
     for (; i < argc; i++) {
         char *arg = argv[i];
@@ -168,6 +187,19 @@ int lm_options_parse(const char *prog, int argc, char **argv, lm_options *o)
                 goto error;
             }
             o->timeout_s = t;
+        } else if (is(opt, "--address-space", NULL)) {
+            const char *v = NEXT_VALUE();
+            NEED(v);
+            if (parse_address_space(prog, opt, v, o)) goto error;
+        } else if (is(opt, "--address-space-ranks", NULL)) {
+            const char *v = NEXT_VALUE();
+            NEED(v);
+            if (parse_count(prog, opt, v, &o->space_ranks)) goto error;
+            if (o->space_ranks > LM_SPACE_RANKS_MAX) {
+                fprintf(stderr, "%s: %s: at most %d ranks share an address space (glibc's 16 link-map namespaces)\n",
+                        prog, opt, LM_SPACE_RANKS_MAX);
+                goto error;
+            }
         } else if (is(opt, "--tag-output", "-tag-output")) {
             o->tag_output = 1;
         } else if (is(opt, "--oversubscribe", "-oversubscribe")) {
@@ -246,6 +278,13 @@ int lm_options_parse(const char *prog, int argc, char **argv, lm_options *o)
     if (o->universe_size && o->universe_size < o->reported_world_size) {
         fprintf(stderr, "%s: --universe-size (%d) must be at least the size of MPI_COMM_WORLD (%d)\n", prog,
                 o->universe_size, o->reported_world_size);
+        goto error;
+    }
+    if (o->shared_space && o->hosts.n) {
+        fprintf(stderr,
+                "%s: --address-space=shared runs the ranks of one node only (not yet with --host or "
+                "--hostfile)\n",
+                prog);
         goto error;
     }
     o->argv = argv + i;

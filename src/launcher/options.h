@@ -14,12 +14,16 @@ typedef struct lm_options {
     const char *launch_agent; /* --launch-agent template; NULL = ssh */
     int fanout;               /* --launch-fanout: agents each agent starts */
     double timeout_s;         /* --timeout; 0 = none */
+    int shared_space;         /* --address-space=shared (or LEANMPI_ADDRESS_SPACE=shared) */
+    int space_ranks;          /* --address-space-ranks: ranks per address space (at most 15) */
     int nenv;                 /* -x / --env settings, each "VAR=value" */
     char **env;
     char **argv; /* program and its arguments (points into main's argv) */
 } lm_options;
 
 enum { LM_OPTS_RUN = 0, LM_OPTS_EXIT_OK = 1, LM_OPTS_ERROR = -1 };
+/* glibc's 16 link-map namespaces: one for the host, one per rank */
+#define LM_SPACE_RANKS_MAX 15
 
 /* Parses argv; prints help/version (LM_OPTS_EXIT_OK) or a message on stderr
  * (LM_OPTS_ERROR). prog is the name messages start with. */

@@ -22,4 +22,13 @@ typedef struct lm_spawn_job {
  * job->pgid. */
 pid_t lm_spawn_rank(lm_spawn_job *job, int rank, int local_rank, int stdin_fd, int out_fd, int err_fd, int agent_fd);
 
+/* Ranks of one node in one address space (mpirun --address-space=shared):
+ * forks leanmpi-host (at host_path), which loads the program once per rank
+ * and starts each as a task, a child of this process. count ranks, rank
+ * ranks[k] with local rank locals[k] and descriptors fds[k] (its 0, 1, 2
+ * and LEANMPI_AGENT_FD, or -1); report_fd gets "rank pid" per rank started
+ * or "error MESSAGE". Returns the host's pid or -1; sets job->pgid first. */
+pid_t lm_spawn_host(lm_spawn_job *job, const char *host_path, int count, const int *ranks, const int *locals,
+                    const int (*fds)[4], int report_fd);
+
 #endif

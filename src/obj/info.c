@@ -96,11 +96,16 @@ static void build_env(void)
         size_t n = fread(buf, 1, sizeof buf - 1, f);
         fclose(f);
         buf[n] = '\0';
-        if (n) {
-            put(&env, "command", buf);
+        /* ranks in one address space (mpirun --address-space=shared)
+         * share leanmpi-host's command line: the program comes after it */
+        size_t start = 0;
+        const char *base = strrchr(buf, '/');
+        if (n && !strcmp(base ? base + 1 : buf, "leanmpi-host")) start = strlen(buf) + 1;
+        if (start < n) {
+            put(&env, "command", buf + start);
             char args[sizeof buf];
             size_t len = 0;
-            for (size_t i = strlen(buf) + 1; i < n; i += strlen(buf + i) + 1)
+            for (size_t i = start + strlen(buf + start) + 1; i < n; i += strlen(buf + i) + 1)
                 len += (size_t)snprintf(args + len, sizeof args - len, "%s%s", len ? " " : "", buf + i);
             if (len) put(&env, "argv", args);
         }

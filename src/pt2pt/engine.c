@@ -594,7 +594,7 @@ static void start_rendezvous_receive(lm_request *r, int src_world, int src_rank,
      * and unpacks it piece by piece, else it moves as the packed stream
      * (CTS/DATA) */
     int packed = r->dtype || (flags & LM_PKT_FLAG_NONCONTIG);
-    int single = !packed && strcmp(lm_transport_rget_mechanism(src_world), "cma") == 0;
+    int single = !packed && lm_transport_single_copy(src_world);
     if (lm_pipe_copy_start(r, src_world, sreq, n, single)) return;
     /* A rank with rendezvous sends of its own in flight is exchanging
      * (alltoall, allgather, ring steps): its senders are then mostly busy

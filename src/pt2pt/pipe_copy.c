@@ -123,12 +123,16 @@ static int single_copy_slow(void)
     return P.unbounded;
 }
 
-static int wants_pipe(size_t n, int single_copy_possible)
+static int wants_pipe(size_t n, int single_copy_possible, int src_world)
 {
     switch (P.mode) {
     case 1: return 0;
     case 2: return 1;
-    default: return !single_copy_possible || (n <= P.max && !lm_oversubscribed()) || single_copy_slow();
+    default:
+        /* a rank of this address space: the single copy is one memcpy,
+         * which no pipe beats */
+        if (single_copy_possible && lm_transport_same_space(src_world)) return 0;
+        return !single_copy_possible || (n <= P.max && !lm_oversubscribed()) || single_copy_slow();
     }
 }
 
@@ -168,7 +172,8 @@ static int claim(lm_request *r, int src_world, uint64_t sreq, size_t n)
 
 int lm_pipe_copy_start(lm_request *r, int src_world, uint64_t sreq, size_t n, int single_copy_possible)
 {
-    if (n == 0 || !P.npipes || src_world == lm_world_rank() || !wants_pipe(n, single_copy_possible)) return 0;
+    if (n == 0 || !P.npipes || src_world == lm_world_rank() || !wants_pipe(n, single_copy_possible, src_world))
+        return 0;
     if (!lm_transport_pipe(src_world, 0)) return 0; /* off this node */
     if (P.free_mask) return claim(r, src_world, sreq, n);
     /* every pipe is busy, so the hook is active and frees one soon */

@@ -33,9 +33,7 @@ int lm_win_rma_setup(lm_win *w)
      * operations out (the same choice everywhere) */
     int cma = 1;
     for (int r = 0; private_memory && r < c->size && cma; r++)
-        if (r != c->rank && !lm_win_remote(w, r) &&
-            strcmp(lm_transport_rget_mechanism(lm_comm_world_rank(c, r)), "cma") != 0)
-            cma = 0;
+        if (r != c->rank && !lm_win_remote(w, r) && !lm_transport_single_copy(lm_comm_world_rank(c, r))) cma = 0;
     int rc = private_memory ? lm_coll_allreduce(&cma, 1, sizeof cma, lm_win_and_int, NULL, c) : MPI_SUCCESS;
     if (rc) return rc;
     w->private_reach = cma ? LM_OSC_CMA : LM_OSC_MSG;

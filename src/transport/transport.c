@@ -166,6 +166,8 @@ int lm_transport_init(void)
         .fastbox_max = (int)lm_cvar(LM_CVAR_FASTBOX_MAX),
         .fastbox_peers = (int)lm_cvar(LM_CVAR_FASTBOX_PEERS),
         .cma_enable = (int)lm_cvar(LM_CVAR_CMA_ENABLE),
+        .space_first = b->space_first,
+        .space_count = b->space_count,
         .multi_node = seg->layout.node_count > 1,
         .kvs_put = lm_boot_put,
         .kvs_get = lm_boot_get,
@@ -257,10 +259,16 @@ size_t lm_transport_max_payload(int dst)
 
 /* A single copy between this process and a peer's address space, either
  * way: memcpy for oneself, cma for a peer on this node. */
+int lm_transport_same_space(int world_rank)
+{
+    return (unsigned)(world_rank - T.env.space_first) < (unsigned)T.env.space_count;
+}
+
 static int single_copy(int peer, void *local, uint64_t remote_addr, size_t len, int write)
 {
     if (!T.initialized) return LM_EINVAL;
-    if (peer == T.env.world_rank) {
+    /* this process, or a rank in its address space: the address is valid here */
+    if (peer == T.env.world_rank || lm_transport_same_space(peer)) {
         void *remote = (void *)(uintptr_t)remote_addr;
         memcpy(write ? remote : local, write ? local : remote, len);
         lm_self_count_copy(len);
@@ -308,7 +316,7 @@ int lm_transport_rget_async(int src, void *local, uint64_t addr, uint64_t rkey, 
 
 const char *lm_transport_rget_mechanism(int world_rank)
 {
-    if (world_rank == T.env.world_rank) return "memcpy";
+    if (world_rank == T.env.world_rank || lm_transport_same_space(world_rank)) return "memcpy";
     if (lm_transport_local_rank(world_rank) >= 0 && lm_cma_available()) return "cma";
     return "none";
 }

@@ -80,8 +80,18 @@ int lm_transport_expose(int dst, const void *buf, size_t len, uint64_t *addr, ui
 void lm_transport_unexpose(void *handle);
 int lm_transport_rget_async(int src, void *local, uint64_t addr, uint64_t rkey, size_t len, lm_rget_done done,
                             void *arg);
-/* Which single-copy mechanism rget uses for this peer ("cma", "none", ...). */
+/* Which single-copy mechanism rget uses for this peer: "memcpy" (this
+ * process, or a rank in its address space), "cma", or "none". */
 const char *lm_transport_rget_mechanism(int world_rank);
+/* 1 when the peer is a rank in this process's address space
+ * (mpirun --address-space=shared): its addresses are valid here. */
+int lm_transport_same_space(int world_rank);
+/* A single copy reaches this peer's memory (memcpy or cma). */
+static inline int lm_transport_single_copy(int world_rank)
+{
+    const char *m = lm_transport_rget_mechanism(world_rank);
+    return m[0] == 'm' || m[0] == 'c';
+}
 /* How many times as long a single copy between ranks of this node takes
  * as a memcpy of the same bytes (256 KiB, probed on the first call; 0
  * where there is no single copy). */

@@ -16,6 +16,9 @@ typedef struct lm_transport_env {
     int fastbox_max;                      /* slots a receiver serves (<= LM_SHM_FB_SLOTS) */
     int fastbox_peers;                    /* receivers a sender holds fast boxes at (0: any number) */
     int cma_enable;
+    /* world ranks space_first .. + space_count - 1 share this address
+     * space: a single copy from or to them is a memcpy (count 0: none) */
+    int space_first, space_count;
     /* A job across hosts starts the network backend (ofi.h), whose
      * addresses go through the bootstrap's store; NULL/0 otherwise. */
     int multi_node;

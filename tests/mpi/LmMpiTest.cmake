@@ -88,4 +88,30 @@ function(lm_add_mpi_test)
       set_tests_properties(${tname} PROPERTIES RESOURCE_LOCK ${T_RESOURCE_LOCK})
     endif()
   endforeach()
+
+  # The same run at 2 and 4 ranks with the ranks in one address space
+  # (mpirun --address-space=shared, docs/SHARED_ADDRESS_SPACE.md), as
+  # mpi.<name>.shared.np<N>, label shared_space: every test that expects
+  # success, unless it caps each process's memory (one address space then
+  # holds every rank's) or uses more than one node's ranks.
+  if(NOT DEFINED T_EXPECT_EXIT_CODE AND NOT DEFINED T_EXPECT_FAIL_REGEX AND NOT T_MEMORY_LIMIT_MB
+     AND NOT T_MPIRUN_ARGS AND NOT "dpm" IN_LIST T_LABELS)
+    foreach(np 2 4)
+      if(NOT np IN_LIST T_NPROCS)
+        continue()
+      endif()
+      set(tname mpi.${T_NAME}.shared.np${np})
+      add_test(NAME ${tname}
+               COMMAND ${Python3_EXECUTABLE} ${LM_MPI_TEST_DIR}/run_expect.py
+                       --timeout 60 ${expect}
+                       -- ${LM_MPIRUN} --address-space=shared -n ${np} $<TARGET_FILE:${tgt}>)
+      set_tests_properties(${tname} PROPERTIES TIMEOUT 75 LABELS "mpi;shared_space;${T_LABELS}" PROCESSORS ${np})
+      if(T_ENV)
+        set_tests_properties(${tname} PROPERTIES ENVIRONMENT "${T_ENV}")
+      endif()
+      if(T_RESOURCE_LOCK)
+        set_tests_properties(${tname} PROPERTIES RESOURCE_LOCK ${T_RESOURCE_LOCK})
+      endif()
+    endforeach()
+  endif()
 endfunction()

@@ -86,7 +86,7 @@ set(log ${BINARY_DIR}/Testing/Temporary/LastTest.log)
 file(REMOVE ${log})
 execute_process(
   COMMAND ${CTEST} --output-on-failure --no-tests=error -j ${jobs} --timeout 120
-          -LE "^(tools|install|mpi4py)$" -E "${skip}"
+          -LE "^(tools|install|mpi4py|shared_space)$" -E "${skip}"
   WORKING_DIRECTORY ${BINARY_DIR}
   RESULT_VARIABLE rc)
 step("tests run")

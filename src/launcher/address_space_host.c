@@ -1,0 +1,365 @@
+/* leanmpi-host: ranks of one node in one address space
+ * (mpirun --address-space=shared).
+ *
+ * mpirun starts one host per group of ranks instead of one process per
+ * rank. The host loads the program once per rank, each copy in a link-map
+ * namespace of its own (dlmopen), so that every rank has its own globals,
+ * heap, C library (stdio buffers, atexit handlers, environment) and
+ * libleanmpi; then it starts each rank's main as a task of its own with
+ * clone(CLONE_VM): its own process id, exit status and signals, all of
+ * them in the host's address space, where any rank can read and write any
+ * other's memory.
+ *
+ * A task needs a thread control block of its own (errno and the rest of
+ * the C libraries' thread-local storage, the stack protector's canary):
+ * each rank gets one from a thread the host creates for it, which then
+ * only waits; the task runs on a stack of its own with that thread's
+ * block (CLONE_SETTLS), and the block's thread id is set to the task's
+ * (CLONE_CHILD_SETTID), so that signals the C library sends to "this
+ * thread" (raise, abort) reach the task. The tasks are mpirun's children
+ * (CLONE_PARENT): mpirun reaps and reports them like any rank.
+ *
+ * Interface (set by mpirun, src/launcher/spawn.c): argv is the program's
+ * (argv[0] as the user gave it), LEANMPI_HOST_PROGRAM its resolved path;
+ * LEANMPI_HOST_RANKS="rank,local,in,out,err,ctl;..." the
+ * ranks and the descriptors each gets as 0, 1, 2 and LEANMPI_AGENT_FD;
+ * LEANMPI_HOST_REPORT the descriptor that gets "rank pid" per started rank
+ * (or "error MESSAGE"); LEANMPI_HOST_LAUNCHER mpirun's pid. glibc allows 16
+ * namespaces per process (mpirun sets GLIBC_TUNABLES=glibc.rtld.nns); a
+ * group holds at most 15 ranks.
+ *
+ * A program that cannot be loaded this way is refused with the reason:
+ * not position-independent (ET_EXEC), static (no PT_DYNAMIC), no main in
+ * its symbol table. glibc refuses to dlopen an executable marked PIE
+ * (DF_1_PIE); the host loads a copy of it in an anonymous memory file
+ * with that mark cleared, which changes nothing else. */
+#ifndef _GNU_SOURCE
+#define _GNU_SOURCE
+#endif
+#include <dlfcn.h>
+#include <elf.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <link.h>
+#include <poll.h>
+#include <pthread.h>
+#include <sched.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/prctl.h>
+#include <sys/stat.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+#define MAX_RANKS 15
+#define TASK_STACK (8u << 20)
+
+typedef int (*main_fn)(int, char **, char **);
+
+typedef struct task {
+    int rank, local, fd[4]; /* in, out, err, ctl */
+    void *handle;
+    main_fn main;
+    void (*exit)(int);
+    void (*ctype_init)(void);
+    char **env;
+    pid_t pid;
+    pthread_t holder;
+    int started; /* 1 started, -1 failed */
+} task;
+
+/* The program's copy relocations (R_X86_64_COPY: data of a library the
+ * program refers to directly, copied into the program at start). The
+ * dynamic loader carries them out for a process's main program only; in
+ * a namespace the program's copies would stay zero while every library
+ * uses them (stdout, stderr, environ): the host does the copying. */
+typedef struct copy_reloc {
+    Elf64_Addr at; /* in the program, from its load address */
+    size_t size;
+    char name[64];
+} copy_reloc;
+#define MAX_COPIES 64
+static copy_reloc copies[MAX_COPIES];
+static int ncopies;
+
+static task tasks[MAX_RANKS];
+static int ntasks, report_fd = -1, argc_prog;
+static char **argv_prog;
+static pid_t launcher;
+static pthread_mutex_t start_lock = PTHREAD_MUTEX_INITIALIZER;
+static pthread_cond_t start_cond = PTHREAD_COND_INITIALIZER;
+
+static void report_error(const char *fmt, ...) __attribute__((format(printf, 1, 2), noreturn));
+static void report_error(const char *fmt, ...)
+{
+    char text[512];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(text, sizeof text, fmt, ap);
+    va_end(ap);
+    dprintf(report_fd >= 0 ? report_fd : 2, "error %s\n", text);
+    _exit(127);
+}
+
+/* ---- the program ---- */
+
+/* A copy of the program that dlopen accepts: checked to be a dynamically
+ * linked position-independent executable, its DF_1_PIE mark cleared; the
+ * path to open it by (a memory file of this process). Also where main is
+ * (the value of its symbol, relative to the load address). */
+static void load_image(const char *path, char *out_path, size_t cap, Elf64_Addr *main_at)
+{
+    int fd = open(path, O_RDONLY | O_CLOEXEC);
+    struct stat st;
+    if (fd < 0 || fstat(fd, &st) != 0) report_error("cannot open the program %s: %s", path, strerror(errno));
+    unsigned char *img = malloc((size_t)st.st_size);
+    if (!img || read(fd, img, (size_t)st.st_size) != st.st_size) report_error("cannot read the program %s", path);
+    close(fd);
+    Elf64_Ehdr *eh = (Elf64_Ehdr *)img;
+    if ((size_t)st.st_size < sizeof *eh || memcmp(eh->e_ident, ELFMAG, SELFMAG) || eh->e_ident[EI_CLASS] != ELFCLASS64)
+        report_error("%s is not a 64-bit ELF program", path);
+    Elf64_Phdr *ph = (Elf64_Phdr *)(img + eh->e_phoff);
+    Elf64_Dyn *dyn = NULL;
+    int interp = 0;
+    for (int i = 0; i < eh->e_phnum; i++) {
+        if (ph[i].p_type == PT_DYNAMIC) dyn = (Elf64_Dyn *)(img + ph[i].p_offset);
+        interp |= ph[i].p_type == PT_INTERP;
+    }
+    if (!dyn || !interp)
+        report_error("%s is linked statically: ranks sharing an address space need a dynamically linked program", path);
+    if (eh->e_type != ET_DYN)
+        report_error("%s is not position-independent (ET_EXEC): ranks sharing an address space need programs "
+                     "built with -fPIE -pie (as mpicc builds them)",
+                     path);
+    for (; dyn->d_tag != DT_NULL; dyn++)
+        if (dyn->d_tag == DT_FLAGS_1) dyn->d_un.d_val &= ~(Elf64_Xword)DF_1_PIE;
+    /* main from the symbol table (a program need not export it) */
+    *main_at = 0;
+    Elf64_Shdr *sh = (Elf64_Shdr *)(img + eh->e_shoff);
+    for (int i = 0; eh->e_shoff && i < eh->e_shnum && !*main_at; i++) {
+        if (sh[i].sh_type != SHT_SYMTAB && sh[i].sh_type != SHT_DYNSYM) continue;
+        Elf64_Sym *sym = (Elf64_Sym *)(img + sh[i].sh_offset);
+        const char *names = (const char *)(img + sh[sh[i].sh_link].sh_offset);
+        for (size_t k = 0; k < sh[i].sh_size / sizeof *sym; k++)
+            if (ELF64_ST_TYPE(sym[k].st_info) == STT_FUNC && sym[k].st_value && !strcmp(names + sym[k].st_name, "main"))
+                *main_at = sym[k].st_value;
+    }
+    if (!*main_at) report_error("%s has no symbol main (a stripped program): it cannot be loaded once per rank", path);
+    for (int i = 0; eh->e_shoff && i < eh->e_shnum; i++) {
+        if (sh[i].sh_type != SHT_RELA) continue;
+        Elf64_Rela *rel = (Elf64_Rela *)(img + sh[i].sh_offset);
+        Elf64_Shdr *symsec = &sh[sh[i].sh_link];
+        Elf64_Sym *sym = (Elf64_Sym *)(img + symsec->sh_offset);
+        const char *names = (const char *)(img + sh[symsec->sh_link].sh_offset);
+        for (size_t k = 0; k < sh[i].sh_size / sizeof *rel; k++) {
+            if (ELF64_R_TYPE(rel[k].r_info) != R_X86_64_COPY) continue;
+            if (ncopies == MAX_COPIES) report_error("%s has more than %d copy relocations", path, MAX_COPIES);
+            const Elf64_Sym *s = &sym[ELF64_R_SYM(rel[k].r_info)];
+            copy_reloc *c = &copies[ncopies++];
+            c->at = rel[k].r_offset;
+            c->size = s->st_size;
+            snprintf(c->name, sizeof c->name, "%s", names + s->st_name);
+        }
+    }
+    int mfd = memfd_create("leanmpi-host-program", MFD_CLOEXEC);
+    if (mfd < 0 || write(mfd, img, (size_t)st.st_size) != st.st_size)
+        report_error("cannot copy the program: %s", strerror(errno));
+    free(img);
+    snprintf(out_path, cap, "/proc/self/fd/%d", mfd);
+}
+
+/* "NAME=value" of every variable but those for the host, then the rank's. */
+static char **rank_env(const task *t)
+{
+    extern char **environ;
+    size_t n = 0;
+    while (environ[n]) n++;
+    char **env = calloc(n + 4, sizeof *env);
+    if (!env) report_error("out of memory");
+    size_t k = 0;
+    for (size_t i = 0; i < n; i++)
+        if (strncmp(environ[i], "LEANMPI_HOST_", 13) && strncmp(environ[i], "LEANMPI_RANK=", 13) &&
+            strncmp(environ[i], "LEANMPI_LOCAL_RANK=", 19) && strncmp(environ[i], "LEANMPI_AGENT_FD=", 17))
+            env[k++] = environ[i];
+    char buf[64];
+    snprintf(buf, sizeof buf, "LEANMPI_RANK=%d", t->rank);
+    env[k++] = strdup(buf);
+    snprintf(buf, sizeof buf, "LEANMPI_LOCAL_RANK=%d", t->local);
+    env[k++] = strdup(buf);
+    if (t->fd[3] >= 0) {
+        snprintf(buf, sizeof buf, "LEANMPI_AGENT_FD=%d", t->fd[3]);
+        env[k++] = strdup(buf);
+    }
+    return env;
+}
+
+/* Carry out the program's copy relocations in one namespace: each
+ * datum's first value, from the library after the program that defines it. */
+static void copy_data(task *t, struct link_map *prog)
+{
+    Lmid_t ns;
+    if (dlinfo(t->handle, RTLD_DI_LMID, &ns) != 0) report_error("no namespace for rank %d", t->rank);
+    for (int i = 0; i < ncopies; i++) {
+        char *to = (char *)(uintptr_t)(prog->l_addr + copies[i].at);
+        const void *from = NULL;
+        for (struct link_map *m = prog->l_next; m && !from; m = m->l_next) {
+            void *h = dlmopen(ns, m->l_name, RTLD_LAZY | RTLD_NOLOAD);
+            if (!h) continue;
+            const void *v = dlsym(h, copies[i].name);
+            if (v && v != to) from = v;
+            dlclose(h);
+        }
+        if (!from) report_error("rank %d: no library defines %s (a copy relocation of the program)", t->rank,
+                                copies[i].name);
+        memcpy(to, from, copies[i].size);
+    }
+}
+
+static void load_ranks(const char *image, Elf64_Addr main_at)
+{
+    for (int i = 0; i < ntasks; i++) {
+        task *t = &tasks[i];
+        t->handle = dlmopen(LM_ID_NEWLM, image, RTLD_NOW | RTLD_LOCAL);
+        if (!t->handle)
+            report_error("cannot load the program for rank %d (%d namespaces): %s", t->rank, i + 1, dlerror());
+        struct link_map *lm = NULL;
+        if (dlinfo(t->handle, RTLD_DI_LINKMAP, &lm) != 0 || !lm) report_error("no link map for rank %d", t->rank);
+        t->main = (main_fn)(uintptr_t)(lm->l_addr + main_at);
+        copy_data(t, lm);
+        t->exit = (void (*)(int))(uintptr_t)dlsym(t->handle, "exit");
+        t->ctype_init = (void (*)(void))(uintptr_t)dlsym(t->handle, "__ctype_init");
+        char ***env = dlsym(t->handle, "environ");
+        if (!t->exit || !env) report_error("rank %d's C library is not reachable in its namespace", t->rank);
+        t->env = rank_env(t);
+        *env = t->env; /* the rank's getenv reads its own C library's environ */
+    }
+}
+
+/* ---- the tasks ---- */
+
+/* Runs as the rank's task, on its own stack, with its holder thread's
+ * control block. Never returns. */
+static int rank_main(void *arg)
+{
+    task *t = arg;
+    prctl(PR_SET_PDEATHSIG, SIGKILL); /* mpirun's child: it must not outlive mpirun */
+    if (getppid() != launcher) _exit(127);
+    for (int s = 0; s < 3; s++)
+        if (dup2(t->fd[s], s) < 0) _exit(127);
+    for (int i = 0; i < ntasks; i++) /* the other ranks' descriptors are theirs */
+        for (int s = 0; s < 4; s++)
+            if (tasks[i].fd[s] > 2 && (i != t - tasks || s < 3)) close(tasks[i].fd[s]);
+    if (report_fd >= 0) close(report_fd);
+    sigset_t none;
+    sigemptyset(&none);
+    sigprocmask(SIG_SETMASK, &none, NULL);
+    /* the thread-local pointers of the rank's C library that its own
+     * thread start would set (ctype tables: without them printf of a
+     * double faults) */
+    if (t->ctype_init) t->ctype_init();
+    int rc = t->main(argc_prog, argv_prog, t->env);
+    t->exit(rc); /* the rank's own C library: its atexit handlers, its buffers */
+    _exit(rc);
+}
+
+/* The thread id's place in a thread control block: where this thread's
+ * block holds this thread's id. */
+static size_t find_tid_offset(void)
+{
+    pid_t tid = (pid_t)syscall(SYS_gettid);
+    const char *self = (const char *)pthread_self();
+    for (size_t off = 16; off < 2048; off += sizeof(pid_t))
+        if (*(const pid_t *)(self + off) == tid) return off;
+    return 0;
+}
+
+/* Holds a control block for one rank's task: starts the task with it and
+ * then waits, never touching it again. */
+static void *holder(void *arg)
+{
+    task *t = arg;
+    size_t off = find_tid_offset();
+    char *stack = mmap(NULL, TASK_STACK, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_STACK, -1, 0);
+    pid_t pid = -1;
+    if (off && stack != MAP_FAILED) {
+        char *self = (char *)pthread_self();
+        pid = clone(rank_main, stack + TASK_STACK, CLONE_VM | CLONE_PARENT | CLONE_SETTLS | CLONE_CHILD_SETTID | SIGCHLD,
+                    t, NULL, self, (pid_t *)(self + off));
+    }
+    pthread_mutex_lock(&start_lock);
+    t->pid = pid;
+    t->started = pid > 0 ? 1 : -1;
+    pthread_cond_broadcast(&start_cond);
+    pthread_mutex_unlock(&start_lock);
+    for (;;) pause();
+    return NULL;
+}
+
+static void parse_ranks(const char *spec)
+{
+    for (const char *p = spec; p && *p && ntasks < MAX_RANKS; p = strchr(p, ';') ? strchr(p, ';') + 1 : NULL) {
+        task *t = &tasks[ntasks];
+        if (sscanf(p, "%d,%d,%d,%d,%d,%d", &t->rank, &t->local, &t->fd[0], &t->fd[1], &t->fd[2], &t->fd[3]) != 6)
+            report_error("bad LEANMPI_HOST_RANKS entry '%.40s'", p);
+        ntasks++;
+    }
+    if (ntasks == 0) report_error("LEANMPI_HOST_RANKS names no rank");
+}
+
+int main(int argc, char **argv)
+{
+    const char *fd = getenv("LEANMPI_HOST_REPORT"), *ranks = getenv("LEANMPI_HOST_RANKS"),
+               *by = getenv("LEANMPI_HOST_LAUNCHER"), *program = getenv("LEANMPI_HOST_PROGRAM");
+    report_fd = fd ? atoi(fd) : -1;
+    if (argc < 2 || !ranks || !by || !program) report_error("leanmpi-host is started by mpirun --address-space=shared");
+    launcher = (pid_t)atoi(by);
+    parse_ranks(ranks);
+    argc_prog = argc - 1;
+    argv_prog = argv + 1;
+    char image[64];
+    Elf64_Addr main_at;
+    load_image(program, image, sizeof image, &main_at);
+    load_ranks(image, main_at);
+    for (int i = 0; i < ntasks; i++) {
+        pthread_attr_t attr;
+        pthread_attr_init(&attr);
+        pthread_attr_setstacksize(&attr, 64 << 10);
+        if (pthread_create(&tasks[i].holder, &attr, holder, &tasks[i]) != 0)
+            report_error("cannot create the thread of rank %d", tasks[i].rank);
+        pthread_attr_destroy(&attr);
+    }
+    pthread_mutex_lock(&start_lock);
+    for (int i = 0; i < ntasks; i++)
+        while (!tasks[i].started) pthread_cond_wait(&start_cond, &start_lock);
+    pthread_mutex_unlock(&start_lock);
+    for (int i = 0; i < ntasks; i++) {
+        if (tasks[i].started < 0) report_error("cannot start rank %d as a task: %s", tasks[i].rank, strerror(errno));
+        dprintf(report_fd, "%d %d\n", tasks[i].rank, (int)tasks[i].pid);
+    }
+    close(report_fd);
+    /* the ranks' descriptors are theirs now */
+    for (int i = 0; i < ntasks; i++)
+        for (int s = 0; s < 4; s++)
+            if (tasks[i].fd[s] > 2) close(tasks[i].fd[s]);
+    /* the address space lives while a rank does: wait for them all (they
+     * are mpirun's children, so through process descriptors) */
+    struct pollfd pf[MAX_RANKS];
+    int n = 0;
+    for (int i = 0; i < ntasks; i++) {
+        int p = (int)syscall(SYS_pidfd_open, tasks[i].pid, 0);
+        if (p >= 0) pf[n++] = (struct pollfd){.fd = p, .events = POLLIN};
+    }
+    while (n > 0) {
+        if (poll(pf, (nfds_t)n, -1) < 0 && errno != EINTR) break;
+        for (int i = 0; i < n; i++)
+            if (pf[i].revents) {
+                close(pf[i].fd);
+                pf[i--] = pf[--n];
+            }
+    }
+    return 0;
+}
