@@ -28,11 +28,14 @@
  * namespaces per process (mpirun sets GLIBC_TUNABLES=glibc.rtld.nns); a
  * group holds at most 15 ranks.
  *
- * A program that cannot be loaded this way is refused with the reason:
- * not position-independent (ET_EXEC), static (no PT_DYNAMIC), no main in
- * its symbol table. glibc refuses to dlopen an executable marked PIE
- * (DF_1_PIE); the host loads a copy of it in an anonymous memory file
- * with that mark cleared, which changes nothing else. */
+ * A program that cannot be loaded this way is refused with the reason
+ * (program_image.h). glibc refuses to dlopen an executable marked PIE
+ * (DF_1_PIE); the host loads a copy of it in an anonymous memory file with
+ * that mark cleared, which changes nothing else. The dynamic loader
+ * carries out a program's copy relocations (data of a library the program
+ * refers to directly: stdout, stderr, environ) for a process's main
+ * program only; in a namespace the program's copies would stay zero while
+ * every library uses them, so the host copies their first values. */
 #ifndef _GNU_SOURCE
 #define _GNU_SOURCE
 #endif
@@ -55,6 +58,8 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 
+#include "program_image.h"
+
 #define MAX_RANKS 15
 #define TASK_STACK (8u << 20)
 
@@ -71,20 +76,6 @@ typedef struct task {
     pthread_t holder;
     int started; /* 1 started, -1 failed */
 } task;
-
-/* The program's copy relocations (R_X86_64_COPY: data of a library the
- * program refers to directly, copied into the program at start). The
- * dynamic loader carries them out for a process's main program only; in
- * a namespace the program's copies would stay zero while every library
- * uses them (stdout, stderr, environ): the host does the copying. */
-typedef struct copy_reloc {
-    Elf64_Addr at; /* in the program, from its load address */
-    size_t size;
-    char name[64];
-} copy_reloc;
-#define MAX_COPIES 64
-static copy_reloc copies[MAX_COPIES];
-static int ncopies;
 
 static task tasks[MAX_RANKS];
 static int ntasks, report_fd = -1, argc_prog;
@@ -107,68 +98,17 @@ static void report_error(const char *fmt, ...)
 
 /* ---- the program ---- */
 
-/* A copy of the program that dlopen accepts: checked to be a dynamically
- * linked position-independent executable, its DF_1_PIE mark cleared; the
- * path to open it by (a memory file of this process). Also where main is
- * (the value of its symbol, relative to the load address). */
-static void load_image(const char *path, char *out_path, size_t cap, Elf64_Addr *main_at)
+static lm_program_image image;
+
+/* The program, checked and made loadable (program_image.h), in a memory
+ * file of this process: the path to dlmopen it by. */
+static void load_image(const char *path, char *out_path, size_t cap)
 {
-    int fd = open(path, O_RDONLY | O_CLOEXEC);
-    struct stat st;
-    if (fd < 0 || fstat(fd, &st) != 0) report_error("cannot open the program %s: %s", path, strerror(errno));
-    unsigned char *img = malloc((size_t)st.st_size);
-    if (!img || read(fd, img, (size_t)st.st_size) != st.st_size) report_error("cannot read the program %s", path);
-    close(fd);
-    Elf64_Ehdr *eh = (Elf64_Ehdr *)img;
-    if ((size_t)st.st_size < sizeof *eh || memcmp(eh->e_ident, ELFMAG, SELFMAG) || eh->e_ident[EI_CLASS] != ELFCLASS64)
-        report_error("%s is not a 64-bit ELF program", path);
-    Elf64_Phdr *ph = (Elf64_Phdr *)(img + eh->e_phoff);
-    Elf64_Dyn *dyn = NULL;
-    int interp = 0;
-    for (int i = 0; i < eh->e_phnum; i++) {
-        if (ph[i].p_type == PT_DYNAMIC) dyn = (Elf64_Dyn *)(img + ph[i].p_offset);
-        interp |= ph[i].p_type == PT_INTERP;
-    }
-    if (!dyn || !interp)
-        report_error("%s is linked statically: ranks sharing an address space need a dynamically linked program", path);
-    if (eh->e_type != ET_DYN)
-        report_error("%s is not position-independent (ET_EXEC): ranks sharing an address space need programs "
-                     "built with -fPIE -pie (as mpicc builds them)",
-                     path);
-    for (; dyn->d_tag != DT_NULL; dyn++)
-        if (dyn->d_tag == DT_FLAGS_1) dyn->d_un.d_val &= ~(Elf64_Xword)DF_1_PIE;
-    /* main from the symbol table (a program need not export it) */
-    *main_at = 0;
-    Elf64_Shdr *sh = (Elf64_Shdr *)(img + eh->e_shoff);
-    for (int i = 0; eh->e_shoff && i < eh->e_shnum && !*main_at; i++) {
-        if (sh[i].sh_type != SHT_SYMTAB && sh[i].sh_type != SHT_DYNSYM) continue;
-        Elf64_Sym *sym = (Elf64_Sym *)(img + sh[i].sh_offset);
-        const char *names = (const char *)(img + sh[sh[i].sh_link].sh_offset);
-        for (size_t k = 0; k < sh[i].sh_size / sizeof *sym; k++)
-            if (ELF64_ST_TYPE(sym[k].st_info) == STT_FUNC && sym[k].st_value && !strcmp(names + sym[k].st_name, "main"))
-                *main_at = sym[k].st_value;
-    }
-    if (!*main_at) report_error("%s has no symbol main (a stripped program): it cannot be loaded once per rank", path);
-    for (int i = 0; eh->e_shoff && i < eh->e_shnum; i++) {
-        if (sh[i].sh_type != SHT_RELA) continue;
-        Elf64_Rela *rel = (Elf64_Rela *)(img + sh[i].sh_offset);
-        Elf64_Shdr *symsec = &sh[sh[i].sh_link];
-        Elf64_Sym *sym = (Elf64_Sym *)(img + symsec->sh_offset);
-        const char *names = (const char *)(img + sh[symsec->sh_link].sh_offset);
-        for (size_t k = 0; k < sh[i].sh_size / sizeof *rel; k++) {
-            if (ELF64_R_TYPE(rel[k].r_info) != R_X86_64_COPY) continue;
-            if (ncopies == MAX_COPIES) report_error("%s has more than %d copy relocations", path, MAX_COPIES);
-            const Elf64_Sym *s = &sym[ELF64_R_SYM(rel[k].r_info)];
-            copy_reloc *c = &copies[ncopies++];
-            c->at = rel[k].r_offset;
-            c->size = s->st_size;
-            snprintf(c->name, sizeof c->name, "%s", names + s->st_name);
-        }
-    }
+    char why[600];
+    if (lm_program_image_read(path, &image, why, sizeof why) != 0) report_error("%s", why);
     int mfd = memfd_create("leanmpi-host-program", MFD_CLOEXEC);
-    if (mfd < 0 || write(mfd, img, (size_t)st.st_size) != st.st_size)
+    if (mfd < 0 || write(mfd, image.bytes, image.len) != (ssize_t)image.len)
         report_error("cannot copy the program: %s", strerror(errno));
-    free(img);
     snprintf(out_path, cap, "/proc/self/fd/%d", mfd);
 }
 
@@ -203,32 +143,32 @@ static void copy_data(task *t, struct link_map *prog)
 {
     Lmid_t ns;
     if (dlinfo(t->handle, RTLD_DI_LMID, &ns) != 0) report_error("no namespace for rank %d", t->rank);
-    for (int i = 0; i < ncopies; i++) {
-        char *to = (char *)(uintptr_t)(prog->l_addr + copies[i].at);
+    for (int i = 0; i < image.ncopies; i++) {
+        const lm_copy_reloc *c = &image.copies[i];
+        char *to = (char *)(uintptr_t)(prog->l_addr + c->at);
         const void *from = NULL;
         for (struct link_map *m = prog->l_next; m && !from; m = m->l_next) {
             void *h = dlmopen(ns, m->l_name, RTLD_LAZY | RTLD_NOLOAD);
             if (!h) continue;
-            const void *v = dlsym(h, copies[i].name);
+            const void *v = dlsym(h, c->name);
             if (v && v != to) from = v;
             dlclose(h);
         }
-        if (!from) report_error("rank %d: no library defines %s (a copy relocation of the program)", t->rank,
-                                copies[i].name);
-        memcpy(to, from, copies[i].size);
+        if (!from) report_error("rank %d: no library defines %s (a copy relocation of the program)", t->rank, c->name);
+        memcpy(to, from, c->size);
     }
 }
 
-static void load_ranks(const char *image, Elf64_Addr main_at)
+static void load_ranks(const char *path)
 {
     for (int i = 0; i < ntasks; i++) {
         task *t = &tasks[i];
-        t->handle = dlmopen(LM_ID_NEWLM, image, RTLD_NOW | RTLD_LOCAL);
+        t->handle = dlmopen(LM_ID_NEWLM, path, RTLD_NOW | RTLD_LOCAL);
         if (!t->handle)
             report_error("cannot load the program for rank %d (%d namespaces): %s", t->rank, i + 1, dlerror());
         struct link_map *lm = NULL;
         if (dlinfo(t->handle, RTLD_DI_LINKMAP, &lm) != 0 || !lm) report_error("no link map for rank %d", t->rank);
-        t->main = (main_fn)(uintptr_t)(lm->l_addr + main_at);
+        t->main = (main_fn)(uintptr_t)(lm->l_addr + image.main_at);
         copy_data(t, lm);
         t->exit = (void (*)(int))(uintptr_t)dlsym(t->handle, "exit");
         t->ctype_init = (void (*)(void))(uintptr_t)dlsym(t->handle, "__ctype_init");
@@ -320,10 +260,9 @@ int main(int argc, char **argv)
     parse_ranks(ranks);
     argc_prog = argc - 1;
     argv_prog = argv + 1;
-    char image[64];
-    Elf64_Addr main_at;
-    load_image(program, image, sizeof image, &main_at);
-    load_ranks(image, main_at);
+    char path[64];
+    load_image(program, path, sizeof path);
+    load_ranks(path);
     for (int i = 0; i < ntasks; i++) {
         pthread_attr_t attr;
         pthread_attr_init(&attr);

@@ -32,6 +32,7 @@
 #include "find_program.h"
 #include "options.h"
 #include "output_forward.h"
+#include "program_image.h"
 #include "rank_exit.h"
 #include "signal_names.h"
 #include "spawn.h"
@@ -589,9 +590,35 @@ static int start_group(lm_spawn_job *sj, int first, int count, int stdin_fd, int
     return got == count ? 0 : -1;
 }
 
+/* --address-space: whether the ranks share one address space. A program
+ * that cannot be loaded once per rank fails an explicit request with the
+ * reason; the automatic choice then runs separate processes and says so. */
+static int share_space(const lm_options *o, const char *path)
+{
+    if (o->shared_space == LM_SPACE_SEPARATE) return 0;
+    lm_program_image im;
+    char why[700];
+    if (lm_program_image_read(path, &im, why, sizeof why) == 0) {
+        lm_program_image_free(&im);
+        return 1;
+    }
+    if (o->shared_space == LM_SPACE_SHARED) {
+        fprintf(stderr, "%s: --address-space=shared: %s\n", g_prog, why);
+        return -1;
+    }
+    fprintf(stderr, "%s: --address-space=auto: %s; the ranks run as separate processes\n", g_prog, why);
+    return 0;
+}
+
 /* Start every rank. On failure the ranks already started are ended. */
 static int launch(const lm_options *o, const char *path, const char *job_id)
 {
+    int shared = share_space(o, path);
+    if (shared < 0) {
+        set_cause(CAUSE_LAUNCH, -1, 0, 1);
+        begin_teardown(SIGKILL);
+        return -1;
+    }
     int devnull = open("/dev/null", O_RDONLY | O_CLOEXEC);
     int in_pipe[2] = {-1, -1};
     if (have_stdin() && pipe2(in_pipe, O_CLOEXEC) == 0) {
@@ -611,7 +638,7 @@ static int launch(const lm_options *o, const char *path, const char *job_id)
     int rc = 0;
     for (int r = 0; r < J.n && rc == 0;) {
         char why[700] = "";
-        if (o->shared_space) {
+        if (shared) {
             /* the ranks left in as few groups as fit, of equal sizes as
              * far as the count allows */
             int left = J.n - r, groups = (left + o->space_ranks - 1) / o->space_ranks;

@@ -44,7 +44,8 @@ static void usage(const char *prog, FILE *f)
             "  --address-space=MODE      separate (default): a process per rank; shared:\n"
             "                            the ranks of this node in one address space, each\n"
             "                            a task with its own copy of the program (docs/\n"
-            "                            SHARED_ADDRESS_SPACE.md); also LEANMPI_ADDRESS_SPACE\n"
+            "                            SHARED_ADDRESS_SPACE.md); auto: shared where the\n"
+            "                            program allows it; also LEANMPI_ADDRESS_SPACE\n"
             "  --address-space-ranks K   ranks per shared address space (default and most: 15)\n"
             "  -h, --help                show this help\n"
             "  --version                 show the version\n\n"
@@ -58,11 +59,13 @@ static void usage(const char *prog, FILE *f)
 
 static int parse_address_space(const char *prog, const char *opt, const char *v, lm_options *o)
 {
-    if (!strcmp(v, "shared") || !strcmp(v, "separate")) {
-        o->shared_space = !strcmp(v, "shared");
-        return 0;
-    }
-    fprintf(stderr, "%s: %s: '%s' is neither shared nor separate\n", prog, opt, v);
+    static const char *const modes[] = {"separate", "shared", "auto"};
+    for (int m = 0; m < 3; m++)
+        if (!strcmp(v, modes[m])) {
+            o->shared_space = m;
+            return 0;
+        }
+    fprintf(stderr, "%s: %s: '%s' is none of separate, shared, auto\n", prog, opt, v);
     return -1;
 }
 

@@ -14,7 +14,7 @@ typedef struct lm_options {
     const char *launch_agent; /* --launch-agent template; NULL = ssh */
     int fanout;               /* --launch-fanout: agents each agent starts */
     double timeout_s;         /* --timeout; 0 = none */
-    int shared_space;         /* --address-space=shared (or LEANMPI_ADDRESS_SPACE=shared) */
+    int shared_space;         /* --address-space (or LEANMPI_ADDRESS_SPACE): LM_SPACE_* */
     int space_ranks;          /* --address-space-ranks: ranks per address space (at most 15) */
     int nenv;                 /* -x / --env settings, each "VAR=value" */
     char **env;
@@ -22,6 +22,9 @@ typedef struct lm_options {
 } lm_options;
 
 enum { LM_OPTS_RUN = 0, LM_OPTS_EXIT_OK = 1, LM_OPTS_ERROR = -1 };
+/* --address-space: a process per rank, ranks of this node in one address
+ * space, or that where the program can be loaded once per rank */
+enum { LM_SPACE_SEPARATE, LM_SPACE_SHARED, LM_SPACE_AUTO };
 /* glibc's 16 link-map namespaces: one for the host, one per rank */
 #define LM_SPACE_RANKS_MAX 15
 
