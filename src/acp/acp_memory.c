@@ -354,6 +354,8 @@ int lm_acp_locate(const char *fn, const char *which, acp_ga_t ga, size_t len, si
         p->here = (char *)(uintptr_t)(entry->base + off);
     } else if (e == 0) {
         p->here = lm_acp_starter_of((lm_acp_slot *)owner) + off; /* DIRECT: mapped here */
+    } else if (lm_transport_same_space(world)) {
+        p->here = (char *)(uintptr_t)(entry->base + off); /* a rank of this address space */
     } else if (!lm_transport_single_copy(world)) {
         lm_acp_error(fn, "the kernel refuses single copies to rank %d's memory: not supported yet", rank);
         return 0;

@@ -227,8 +227,9 @@ static void *holder(void *arg)
     pid_t pid = -1;
     if (off && stack != MAP_FAILED) {
         char *self = (char *)pthread_self();
-        pid = clone(rank_main, stack + TASK_STACK, CLONE_VM | CLONE_PARENT | CLONE_SETTLS | CLONE_CHILD_SETTID | SIGCHLD,
-                    t, NULL, self, (pid_t *)(self + off));
+        pid = clone(rank_main, stack + TASK_STACK,
+                    CLONE_VM | CLONE_PARENT | CLONE_SETTLS | CLONE_CHILD_SETTID | SIGCHLD, t, NULL, self,
+                    (pid_t *)(self + off));
     }
     pthread_mutex_lock(&start_lock);
     t->pid = pid;

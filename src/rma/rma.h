@@ -6,6 +6,7 @@
 #include "rma/win.h"
 #include "rma/win_segment.h"
 #include "osc/osc.h"
+#include "transport/transport.h"
 
 /* Start of the one-sided calls: the engine and the call handlers. */
 int lm_rma_calls_init(void);
@@ -42,6 +43,12 @@ static inline void lm_rma_target(const lm_win *w, int rank, lm_osc_target *t, in
     } else if (rank == w->comm->rank) {
         t->reach = LM_OSC_DIRECT;
         t->mapped = w->flavor == MPI_WIN_FLAVOR_DYNAMIC ? NULL : (char *)w->base;
+        t->addr = 0;
+    } else if (!e->remote && lm_transport_same_space(e->world)) {
+        /* a rank of this address space (mpirun --address-space=shared): its
+         * memory is here, at its own address */
+        t->reach = LM_OSC_DIRECT;
+        t->mapped = w->flavor == MPI_WIN_FLAVOR_DYNAMIC ? NULL : (char *)(uintptr_t)e->addr;
         t->addr = 0;
     } else {
         /* a rank on another node: its owner carries the operation out */
