@@ -176,15 +176,7 @@ static void run_put_all(const struct bench_opts *o, int rank, int n)
             }
         }
         double t = now() - t0;
-        long clean = bench_read_kb("/proc/self/smaps_rollup", "Private_Clean");
-        long dirty = bench_read_kb("/proc/self/smaps_rollup", "Private_Dirty");
-        long rss = bench_read_kb("/proc/self/status", "VmRSS");
-        long priv = clean >= 0 && dirty >= 0 ? clean + dirty : rss;
-        if (clean < 0 || dirty < 0) printf("# private_from=VmRSS\n");
-        printf("# bench=acp_putall ranks=%d\n", n);
-        printf("op=one_put_all size=%d private_kb=%ld rss_kb=%ld time_s=%.4f rounds=%ld planned=%ld\n", n, priv, rss, t,
-               rounds, planned);
-        fflush(stdout);
+        bench_report_putall("acp_putall", n, t, rounds, planned);
     }
     acp_sync();
 }

@@ -160,4 +160,20 @@ static inline long bench_read_kb(const char *path, const char *key)
     return v;
 }
 
+/* One_put_all's closing line (rma.c -p, acp.c -p): the origin's private
+ * memory (Private_Clean + Private_Dirty of smaps_rollup; VmRSS where that
+ * file is missing, said in a "# private_from=VmRSS" line) and its VmRSS. */
+static inline void bench_report_putall(const char *bench, int ranks, double t, long rounds, long planned)
+{
+    long clean = bench_read_kb("/proc/self/smaps_rollup", "Private_Clean");
+    long dirty = bench_read_kb("/proc/self/smaps_rollup", "Private_Dirty");
+    long rss = bench_read_kb("/proc/self/status", "VmRSS");
+    long priv = clean >= 0 && dirty >= 0 ? clean + dirty : rss;
+    if (clean < 0 || dirty < 0) printf("# private_from=VmRSS\n");
+    printf("# bench=%s ranks=%d\n", bench, ranks);
+    printf("op=one_put_all size=%d private_kb=%ld rss_kb=%ld time_s=%.4f rounds=%ld planned=%ld\n", ranks, priv, rss, t,
+           rounds, planned);
+    fflush(stdout);
+}
+
 #endif

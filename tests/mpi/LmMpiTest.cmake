@@ -64,7 +64,30 @@ function(lm_add_mpi_test)
   if(T_MEMORY_LIMIT_MB)
     list(APPEND expect --memory-limit-mb ${T_MEMORY_LIMIT_MB})
   endif()
-  foreach(np IN LISTS T_NPROCS)
+  # The same run at 2 and 4 ranks with the ranks in one address space
+  # (mpirun --address-space=shared, docs/SHARED_ADDRESS_SPACE.md), as
+  # mpi.<name>.shared.np<N>, label shared_space: every test that expects
+  # success, unless it caps each process's memory (one address space then
+  # holds every rank's) or uses more than one node's ranks.
+  set(shared_nps "")
+  if(NOT DEFINED T_EXPECT_EXIT_CODE AND NOT DEFINED T_EXPECT_FAIL_REGEX AND NOT T_MEMORY_LIMIT_MB
+     AND NOT T_MPIRUN_ARGS AND NOT "dpm" IN_LIST T_LABELS)
+    foreach(np 2 4)
+      if(np IN_LIST T_NPROCS)
+        list(APPEND shared_nps shared${np})
+      endif()
+    endforeach()
+  endif()
+  foreach(run IN LISTS T_NPROCS shared_nps)
+    string(REGEX REPLACE "^shared" "" np ${run})
+    set(mode ${T_MPIRUN_ARGS})
+    set(labels "mpi;${T_LABELS}")
+    set(tname mpi.${T_NAME}.np${np})
+    if(run MATCHES "^shared")
+      set(mode --address-space=shared)
+      set(labels "mpi;shared_space;${T_LABELS}")
+      set(tname mpi.${T_NAME}.shared.np${np})
+    endif()
     if(T_TIMEOUT)
       set(to ${T_TIMEOUT})
     elseif(np GREATER_EQUAL 8)
@@ -72,15 +95,13 @@ function(lm_add_mpi_test)
     else()
       set(to 60)
     endif()
-    set(tname mpi.${T_NAME}.np${np})
     add_test(NAME ${tname}
              COMMAND ${Python3_EXECUTABLE} ${LM_MPI_TEST_DIR}/run_expect.py
                      --timeout ${to} ${expect}
-                     -- ${LM_MPIRUN} ${T_MPIRUN_ARGS} -n ${np} $<TARGET_FILE:${tgt}>)
+                     -- ${LM_MPIRUN} ${mode} -n ${np} $<TARGET_FILE:${tgt}>)
     # CTest's own limit is a little longer so that run_expect.py reports.
     math(EXPR ctest_to "${to} + 15")
-    set_tests_properties(${tname} PROPERTIES TIMEOUT ${ctest_to}
-                         LABELS "mpi;${T_LABELS}" PROCESSORS ${np})
+    set_tests_properties(${tname} PROPERTIES TIMEOUT ${ctest_to} LABELS "${labels}" PROCESSORS ${np})
     if(T_ENV)
       set_tests_properties(${tname} PROPERTIES ENVIRONMENT "${T_ENV}")
     endif()
@@ -88,30 +109,4 @@ function(lm_add_mpi_test)
       set_tests_properties(${tname} PROPERTIES RESOURCE_LOCK ${T_RESOURCE_LOCK})
     endif()
   endforeach()
-
-  # The same run at 2 and 4 ranks with the ranks in one address space
-  # (mpirun --address-space=shared, docs/SHARED_ADDRESS_SPACE.md), as
-  # mpi.<name>.shared.np<N>, label shared_space: every test that expects
-  # success, unless it caps each process's memory (one address space then
-  # holds every rank's) or uses more than one node's ranks.
-  if(NOT DEFINED T_EXPECT_EXIT_CODE AND NOT DEFINED T_EXPECT_FAIL_REGEX AND NOT T_MEMORY_LIMIT_MB
-     AND NOT T_MPIRUN_ARGS AND NOT "dpm" IN_LIST T_LABELS)
-    foreach(np 2 4)
-      if(NOT np IN_LIST T_NPROCS)
-        continue()
-      endif()
-      set(tname mpi.${T_NAME}.shared.np${np})
-      add_test(NAME ${tname}
-               COMMAND ${Python3_EXECUTABLE} ${LM_MPI_TEST_DIR}/run_expect.py
-                       --timeout 60 ${expect}
-                       -- ${LM_MPIRUN} --address-space=shared -n ${np} $<TARGET_FILE:${tgt}>)
-      set_tests_properties(${tname} PROPERTIES TIMEOUT 75 LABELS "mpi;shared_space;${T_LABELS}" PROCESSORS ${np})
-      if(T_ENV)
-        set_tests_properties(${tname} PROPERTIES ENVIRONMENT "${T_ENV}")
-      endif()
-      if(T_RESOURCE_LOCK)
-        set_tests_properties(${tname} PROPERTIES RESOURCE_LOCK ${T_RESOURCE_LOCK})
-      endif()
-    endforeach()
-  endif()
 endfunction()
