@@ -8,6 +8,8 @@
 #   make bench-quick   smoke run (2 repetitions, fewer sizes and iterations,
 #                      without rma_cont8, rma_cont16 and rma_putall)
 #   make bench-mem     only the memory scaling report
+#   make bench-shared  ranks in one address space beside the default mode and
+#                      the peers (docs/SHARED_ADDRESS_SPACE_PERFORMANCE.md)
 #   make bench-acp     the ACP basic layer beside MPI one-sided communication
 #                      (docs/ACP_PERFORMANCE.md)
 #   make bench-launchers  start-up and memory under prterun, Hydra, Open MPI
@@ -29,7 +31,7 @@ BENCH_MEM_ARGS ?=
 BENCH_PY     := $(BENCH_VENV)/bin/python
 BENCH_DEBS   := openmpi-bin libopenmpi-dev mpich libmpich-dev
 
-.PHONY: bench bench-quick bench-mem bench-launchers bench-hosts bench-acp bench-deps bench-venv bench-leanmpi bench-clean
+.PHONY: bench bench-quick bench-mem bench-launchers bench-hosts bench-acp bench-shared bench-deps bench-venv bench-leanmpi bench-clean
 
 # Debian MPI packages, installed only when missing (by package: `make
 # check` installs the launchers, mpich and openmpi-bin, without the headers
@@ -74,6 +76,9 @@ bench-quick: bench-deps bench-venv bench-leanmpi
 
 bench-clean:
 	rm -rf build/bench $(BENCH_VENV)
+
+bench-shared: bench-deps bench-venv bench-leanmpi
+	$(BENCH_PY) bench/leanmpi_shared.py $(BENCH_SHARED_ARGS)
 
 bench-acp: bench-deps bench-venv bench-leanmpi
 	$(BENCH_PY) bench/leanmpi_acp.py $(BENCH_ACP_ARGS)

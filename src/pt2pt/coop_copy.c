@@ -65,7 +65,8 @@ int lm_coop_copy_start(lm_request *r, int src_world, uint64_t sreq, uint64_t src
 {
     if (min_bytes == 0 || n < min_bytes || n < 2 * chunk_bytes) return 0;
     if (src_world == lm_world_rank() || !lm_boot_is_local(src_world)) return 0;
-    if (strcmp(lm_transport_rget_mechanism(src_world), "cma") != 0) return 0;
+    /* a single copy: process_vm_readv, or a memcpy in one address space */
+    if (!lm_transport_single_copy(src_world)) return 0;
     coop_copy *c = lm_malloc(LM_MEM_PT2PT, sizeof *c);
     if (!c) return 0;
     lm_rkey key;

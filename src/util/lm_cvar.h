@@ -47,6 +47,9 @@ enum lm_cvar_audience { LM_CVAR_USER, LM_CVAR_TUNER };
       "LARGE_COPY=0 sends every message through pipes, of any size and where ranks share cores, "     \
       "where a single copy takes at least this many times as long as a memcpy "                       \
       "(probed once; 0: never)")                                                                      \
+    X(SHARED_COPY_MAX, 1L << 20, 0, 1L << 40, PT2PT, TUNER, 0,                                        \
+      "between ranks of one address space (mpirun --address-space=shared), messages up to this size " \
+      "are one memcpy (halves by both sides where both are there), larger ones go through pipes")     \
     X(OFI_MR_CACHE, 32, 0, 4096, TRANSPORT, TUNER, 0,                                                 \
       "memory registrations of the network transport kept for reuse once their message is done "      \
       "(0: none); only with providers whose registrations do not pin memory (tcp, net, ...)")         \
