@@ -43,7 +43,9 @@
 #include <elf.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <limits.h>
 #include <link.h>
+#include <linux/futex.h>
 #include <poll.h>
 #include <pthread.h>
 #include <sched.h>
@@ -81,6 +83,10 @@ static task tasks[MAX_RANKS];
 static int ntasks, report_fd = -1, argc_prog;
 static char **argv_prog;
 static pid_t launcher;
+/* Opened once every task exists: a task touches nothing but its own stack
+ * before it, so no rank runs (into the dynamic loader, say) while the host
+ * still creates threads and tasks. */
+static int gate;
 static pthread_mutex_t start_lock = PTHREAD_MUTEX_INITIALIZER;
 static pthread_cond_t start_cond = PTHREAD_COND_INITIALIZER;
 
@@ -186,6 +192,7 @@ static void load_ranks(const char *path)
 static int rank_main(void *arg)
 {
     task *t = arg;
+    while (!__atomic_load_n(&gate, __ATOMIC_ACQUIRE)) syscall(SYS_futex, &gate, FUTEX_WAIT, 0, NULL, NULL, 0);
     prctl(PR_SET_PDEATHSIG, SIGKILL); /* mpirun's child: it must not outlive mpirun */
     if (getppid() != launcher) _exit(127);
     for (int s = 0; s < 3; s++)
@@ -206,14 +213,19 @@ static int rank_main(void *arg)
     _exit(rc);
 }
 
+/* The host's main thread's control block (its thread id is the pid). */
+static const char *main_tcb;
+
 /* The thread id's place in a thread control block: where this thread's
- * block holds this thread's id. */
+ * block holds this thread's id and the main thread's block the main
+ * thread's. Both, since half of a pointer there can equal one thread id
+ * (0x7f.. is a pid where pid_max is 32768). */
 static size_t find_tid_offset(void)
 {
-    pid_t tid = (pid_t)syscall(SYS_gettid);
+    pid_t tid = (pid_t)syscall(SYS_gettid), main_tid = getpid();
     const char *self = (const char *)pthread_self();
     for (size_t off = 16; off < 2048; off += sizeof(pid_t))
-        if (*(const pid_t *)(self + off) == tid) return off;
+        if (*(const pid_t *)(self + off) == tid && *(const pid_t *)(main_tcb + off) == main_tid) return off;
     return 0;
 }
 
@@ -258,6 +270,7 @@ int main(int argc, char **argv)
     report_fd = fd ? atoi(fd) : -1;
     if (argc < 2 || !ranks || !by || !program) report_error("leanmpi-host is started by mpirun --address-space=shared");
     launcher = (pid_t)atoi(by);
+    main_tcb = (const char *)pthread_self();
     parse_ranks(ranks);
     argc_prog = argc - 1;
     argv_prog = argv + 1;
@@ -276,10 +289,11 @@ int main(int argc, char **argv)
     for (int i = 0; i < ntasks; i++)
         while (!tasks[i].started) pthread_cond_wait(&start_cond, &start_lock);
     pthread_mutex_unlock(&start_lock);
-    for (int i = 0; i < ntasks; i++) {
+    for (int i = 0; i < ntasks; i++)
         if (tasks[i].started < 0) report_error("cannot start rank %d as a task: %s", tasks[i].rank, strerror(errno));
-        dprintf(report_fd, "%d %d\n", tasks[i].rank, (int)tasks[i].pid);
-    }
+    __atomic_store_n(&gate, 1, __ATOMIC_RELEASE);
+    syscall(SYS_futex, &gate, FUTEX_WAKE, INT_MAX, NULL, NULL, 0);
+    for (int i = 0; i < ntasks; i++) dprintf(report_fd, "%d %d\n", tasks[i].rank, (int)tasks[i].pid);
     close(report_fd);
     /* the ranks' descriptors are theirs now */
     for (int i = 0; i < ntasks; i++)
