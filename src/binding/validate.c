@@ -2,6 +2,7 @@
  * handler of the object the call is about. */
 #include <stdarg.h>
 #include <stdio.h>
+#include <unistd.h>
 #include "binding/validate.h"
 
 int lm_raise(const lm_errctx *ctx, int errclass, const char *fmt, ...)
@@ -22,5 +23,9 @@ int lm_raise(const lm_errctx *ctx, int errclass, const char *fmt, ...)
 
 int lm_raise_not_initialized(const lm_errctx *ctx, int state)
 {
+    if (state == LM_STATE_FORKED)
+        lm_fatal("%s called in process %d, a child that fork() made of this rank; only the rank's own process may "
+                 "use MPI",
+                 ctx->fn, (int)getpid());
     return lm_raise(ctx, MPI_ERR_OTHER, "called %s", state == 0 ? "before MPI_Init" : "after MPI_Finalize");
 }

@@ -51,6 +51,15 @@ static size_t runtime_mark;
 /* What the layers below read through lm_state.h. */
 static void publish_state(void) { lm_state_publish_init(users > 0 ? LM_STATE_INITIALIZED : state); }
 
+/* A child of fork() inherits the rank's connections, its place in the
+ * node's shared memory and, where ranks share an address space, a copy of
+ * every rank of the group: its MPI calls would act as the rank's. It is
+ * marked so that they end the job with the cause instead. */
+static void mark_forked_child(void)
+{
+    if (lm_initialized_state() == LM_STATE_INITIALIZED) lm_state_publish_init(LM_STATE_FORKED);
+}
+
 /* The node segment is shared by the node's ranks: local rank 0 alone counts
  * it, per part, so that summing the reports of a node counts it once (R6).
  * These are the sizes mapped; pages are touched only as they are used. */
@@ -169,6 +178,8 @@ int lm_runtime_acquire(const char *fname, int required, int *provided)
         main_thread = pthread_self();
         thread_level = level;
         runtime_up = 1;
+        static int fork_hook;
+        if (!fork_hook) fork_hook = pthread_atfork(NULL, NULL, mark_forked_child) == 0;
     }
     if (level > thread_level) thread_level = level;
     lm_state_publish_thread_level(thread_level);

@@ -6,7 +6,16 @@
 #define LM_STATE_H
 #include <stdatomic.h>
 
-enum lm_init_state { LM_STATE_NOT_INITIALIZED = 0, LM_STATE_INITIALIZED = 1, LM_STATE_FINALIZED = 2 };
+/* LM_STATE_FORKED: this process is a child that fork() made of a process
+ * that had MPI initialized; it shares that process's connections and node
+ * memory, so it must not use them (every call but the few allowed at any
+ * time ends the job with a message naming the cause). */
+enum lm_init_state {
+    LM_STATE_NOT_INITIALIZED = 0,
+    LM_STATE_INITIALIZED = 1,
+    LM_STATE_FINALIZED = 2,
+    LM_STATE_FORKED = 3
+};
 
 /* LM_STATE_INITIALIZED while the world model is initialized or a session
  * is open (MPI may be used); otherwise the world model's own state. Read
