@@ -50,6 +50,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 import leanmpi_bench as lb  # noqa: E402
+import leanmpi_pagetables  # noqa: E402
 
 REPO = lb.REPO
 LEAN, LEAN_RS = lb.LEAN, "leanmpi-rs"
@@ -619,7 +620,7 @@ def direct_section(points, direct):
                          "PSS"], rows)]
 
 
-def render_markdown(result):
+def render_markdown(result, pagetables=None):
     meta, mpis_info = result["meta"], result["mpis"]
     labels = {k: v["label"] for k, v in mpis_info.items()}
     ok = [k for k, v in mpis_info.items() if v["status"] == "ok"]
@@ -684,6 +685,7 @@ def render_markdown(result):
                  if sim.get("sim_anon_shmem_kb") is not None else ""), ""]
     else:
         L += ["Not measured.", ""]
+    L += leanmpi_pagetables.render_section(pagetables)
     skipped = [(k, v) for k, v in mpis_info.items() if v["status"] != "ok"]
     if skipped or result.get("failures"):
         L += ["## Skipped", ""]
@@ -1009,9 +1011,17 @@ def result_from_json(data):
     return {**data, "points": ints(data["points"]), "nodes": ints(data["nodes"])}
 
 
-def write_report(result, docs: Path, plots=True):
+def pagetables_beside(memory_json: Path):
+    """The page-table study's result (bench/leanmpi_pagetables.py) kept
+    beside a memory.json, or None."""
+    p = Path(memory_json).with_name("pagetables.json")
+    return json.loads(p.read_text()) if p.exists() else None
+
+
+def write_report(result, docs: Path, plots=True, pagetables=None):
     """MEMORY.md and the plots; fits, targets and findings are computed again
-    from the measured numbers, so that --report-from gives what a run would."""
+    from the measured numbers, so that --report-from gives what a run would.
+    `pagetables`: the page-table study's result, rendered as a section."""
     docs.mkdir(parents=True, exist_ok=True)
     labels = {k: v["label"] for k, v in result["mpis"].items()}
     ok = [k for k, v in result["mpis"].items() if v["status"] == "ok"]
@@ -1028,7 +1038,7 @@ def write_report(result, docs: Path, plots=True):
             written += [docs / "img" / f"memory_{x}.png" for x in ("rank", "node", "projection")]
         except ImportError:
             sys.stderr.write("note: matplotlib missing, no plots (use .venv-bench)\n")
-    (docs / "MEMORY.md").write_text(render_markdown(result))
+    (docs / "MEMORY.md").write_text(render_markdown(result, pagetables))
     return written + [docs / "MEMORY.md"]
 
 
@@ -1080,7 +1090,7 @@ def main(argv=None):
 
     if a.report_from:
         result = result_from_json(json.loads(Path(a.report_from).read_text()))
-        written = write_report(result, Path(a.docs or REPO / "docs"))
+        written = write_report(result, Path(a.docs or REPO / "docs"), pagetables=pagetables_beside(a.report_from))
         sys.stdout.write("wrote: " + ", ".join(lb._rel(p) for p in written) + "\n")
         return 0
 
@@ -1254,7 +1264,7 @@ def main(argv=None):
     written = [out / "memory.json", out / "memory.csv"]
     if a.docs:
         written += write_report(result_from_json(json.loads((out / "memory.json").read_text())),
-                                Path(a.docs))
+                                Path(a.docs), pagetables=pagetables_beside(out / "memory.json"))
     sys.stdout.write(console_summary(result))
     sys.stdout.write("wrote: " + ", ".join(lb._rel(p) for p in written) + "\n")
     return 0

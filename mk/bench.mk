@@ -10,6 +10,9 @@
 #   make bench-mem     only the memory scaling report
 #   make bench-shared  ranks in one address space beside the default mode and
 #                      the peers (docs/SHARED_ADDRESS_SPACE_PERFORMANCE.md)
+#   make bench-pagetables  page-table memory of jobs whose ranks communicate
+#                      from 64 MiB each, default mode, one address space and
+#                      the peers (a section of docs/MEMORY.md)
 #   make bench-acp     the ACP basic layer beside MPI one-sided communication
 #                      (docs/ACP_PERFORMANCE.md)
 #   make bench-launchers  start-up and memory under prterun, Hydra, Open MPI
@@ -31,7 +34,7 @@ BENCH_MEM_ARGS ?=
 BENCH_PY     := $(BENCH_VENV)/bin/python
 BENCH_DEBS   := openmpi-bin libopenmpi-dev mpich libmpich-dev
 
-.PHONY: bench bench-quick bench-mem bench-launchers bench-hosts bench-acp bench-shared bench-deps bench-venv bench-leanmpi bench-clean
+.PHONY: bench bench-quick bench-mem bench-launchers bench-hosts bench-acp bench-shared bench-pagetables bench-deps bench-venv bench-leanmpi bench-clean
 
 # Debian MPI packages, installed only when missing (by package: `make
 # check` installs the launchers, mpich and openmpi-bin, without the headers
@@ -79,6 +82,9 @@ bench-clean:
 
 bench-shared: bench-deps bench-venv bench-leanmpi
 	$(BENCH_PY) bench/leanmpi_shared.py $(BENCH_SHARED_ARGS)
+
+bench-pagetables: bench-deps bench-venv bench-leanmpi
+	$(BENCH_PY) bench/leanmpi_pagetables.py $(BENCH_PAGETABLES_ARGS)
 
 bench-acp: bench-deps bench-venv bench-leanmpi
 	$(BENCH_PY) bench/leanmpi_acp.py $(BENCH_ACP_ARGS)

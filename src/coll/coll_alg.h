@@ -57,6 +57,7 @@ typedef struct lm_coll_spec {
     int in_place;
     int commutative; /* reductions: may operands be combined in any order? */
     int shm;         /* the communicator has node shared-memory mailboxes (coll_shm.h) */
+    int space;       /* ... and every member shares one address space: posts may carry addresses */
     int ppn;         /* > 0: the communicator spans several nodes, ppn consecutive ranks on each
                         (the last node possibly fewer), so hierarchical algorithms apply */
 } lm_coll_spec;
@@ -71,6 +72,7 @@ typedef struct lm_coll_alg {
     int shm;              /* needs mailboxes, and its posts must fit an entry */
     int hier;             /* needs spec.ppn: ranks of several nodes, in node blocks */
     const char *summary;
+    int direct; /* needs spec.space */
 } lm_coll_alg;
 
 /* Name of a collective as in LEANMPI_<NAME>_ALGORITHM (upper case) and in
@@ -128,6 +130,19 @@ void lm_sched_gather_shm(lm_sched *s, const lm_coll_spec *a);
 void lm_sched_scatter_shm(lm_sched *s, const lm_coll_spec *a);
 void lm_sched_allgather_shm(lm_sched *s, const lm_coll_spec *a);
 void lm_sched_alltoall_shm(lm_sched *s, const lm_coll_spec *a);
+/* The same schedules by address (spec.space: every member shares one
+ * address space): a post publishes where the data is, its readers copy or
+ * reduce straight from the poster's buffer, whatever the size, and the
+ * poster waits until they have (sched_shm.c). */
+void lm_sched_bcast_direct(lm_sched *s, const lm_coll_spec *a);
+void lm_sched_reduce_direct(lm_sched *s, const lm_coll_spec *a);
+void lm_sched_allreduce_direct(lm_sched *s, const lm_coll_spec *a);
+void lm_sched_reduce_scatter_block_direct(lm_sched *s, const lm_coll_spec *a);
+void lm_sched_scan_direct(lm_sched *s, const lm_coll_spec *a);
+void lm_sched_gather_direct(lm_sched *s, const lm_coll_spec *a);
+void lm_sched_scatter_direct(lm_sched *s, const lm_coll_spec *a);
+void lm_sched_allgather_direct(lm_sched *s, const lm_coll_spec *a);
+void lm_sched_alltoall_direct(lm_sched *s, const lm_coll_spec *a);
 /* Hierarchical algorithms (sched_hier.c), usable when spec.ppn is set:
  * within each node to its first rank, among those leaders, back. */
 void lm_sched_barrier_hier(lm_sched *s, const lm_coll_spec *a);

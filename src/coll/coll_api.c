@@ -540,6 +540,7 @@ static int run(call *k)
         /* not for persistent ones: mailbox entries go round in the order
          * collectives start, which persistent ones need not keep */
         b.a.shm = k->mode != RUN_PERSISTENT && lm_coll_shm_ready(c);
+        b.a.space = b.a.shm && lm_coll_shm_same_space(c);
         b.a.ppn = node_blocks(c);
     }
     if (rc == MPI_SUCCESS && !lm_sched_cache_get(&b.a, &b.x->sched)) {

@@ -50,6 +50,7 @@ _Static_assert(sizeof(mbox_ack) == 64, "an ack counter fills one cache line");
 
 struct lm_coll_shm {
     mailbox *mine;
+    int same_space; /* every member shares this rank's address space */
     uint32_t expect[SLOTS]; /* readers of everything I posted in each entry */
     struct lm_coll_shm *next_retired;
     int n;
@@ -143,6 +144,10 @@ void lm_coll_shm_setup(lm_comm *c)
     }
     if (lm_coll_allreduce(&ok, 1, sizeof ok, min_int, NULL, c) != MPI_SUCCESS) ok = 0;
     if (ok) {
+        /* the same on every member: either all of them share one address
+         * space or, for each, some member is in another */
+        m->same_space = 1;
+        for (int r = 0; r < n; r++) m->same_space &= lm_transport_same_space(lm_comm_world_rank(c, r));
         c->coll_shm = m;
         return;
     }
@@ -171,6 +176,39 @@ void lm_coll_shm_finalize(void)
         give_back(m);
     }
 }
+
+int lm_coll_shm_post_address(lm_comm *c, uint32_t call, const lm_step *st, const char *at)
+{
+    /* a FETCH at mailbox offset o reads at + (o - dst_off): as if the
+     * bytes from `at` had been copied to dst_off */
+    uintptr_t base = (uintptr_t)at - st->dst_off;
+    struct lm_coll_shm *m = c->coll_shm;
+    unsigned e = entry_of(call);
+    if (atomic_load_explicit(&m->mine->ack[e].n, memory_order_acquire) != m->expect[e]) return 0;
+    m->expect[e] += st->readers;
+    m->mine->entry[e].readers = st->readers;
+    memcpy(m->mine->entry[e].data, &base, sizeof base);
+    atomic_store_explicit(&m->mine->entry[e].stamp, stamp_of(call), memory_order_release);
+    return 1;
+}
+
+const void *lm_coll_shm_peek_address(lm_comm *c, uint32_t call, const lm_step *st)
+{
+    const char *data = lm_coll_shm_peek(c, call, st);
+    if (!data) return NULL;
+    uintptr_t base;
+    memcpy(&base, data - st->src_off, sizeof base);
+    return (const void *)(base + st->src_off);
+}
+
+int lm_coll_shm_read_by_all(lm_comm *c, uint32_t call)
+{
+    struct lm_coll_shm *m = c->coll_shm;
+    unsigned e = entry_of(call);
+    return atomic_load_explicit(&m->mine->ack[e].n, memory_order_acquire) == m->expect[e];
+}
+
+int lm_coll_shm_same_space(const lm_comm *c) { return c->coll_shm && c->coll_shm->same_space; }
 
 int lm_coll_shm_post(lm_comm *c, uint32_t call, const lm_step *st, const void *src)
 {

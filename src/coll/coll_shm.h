@@ -52,5 +52,15 @@ void lm_coll_shm_finalize(void);
 int lm_coll_shm_post(lm_comm *c, uint32_t call, const lm_step *st, const void *src);
 const void *lm_coll_shm_peek(lm_comm *c, uint32_t call, const lm_step *st);
 void lm_coll_shm_fetched(lm_comm *c, uint32_t call, const lm_step *st);
+/* The same by address (lm_step.by_address): the post publishes where its
+ * bytes are (`at`), the peek answers where the step's bytes are in the
+ * poster's memory, and read_by_all says whether every reader of this
+ * rank's post of the call has counted itself. */
+int lm_coll_shm_post_address(lm_comm *c, uint32_t call, const lm_step *st, const char *at);
+const void *lm_coll_shm_peek_address(lm_comm *c, uint32_t call, const lm_step *st);
+int lm_coll_shm_read_by_all(lm_comm *c, uint32_t call);
+/* Every member of c shares this rank's address space (and c has
+ * mailboxes): the same answer on every member. */
+int lm_coll_shm_same_space(const lm_comm *c);
 
 #endif

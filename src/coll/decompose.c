@@ -42,7 +42,9 @@ int lm_coll_decompose(const lm_coll_query *q, lm_coll_message_fn fn, void *arg, 
                       .elem = q->type_size ? q->type_size : 1,
                       .commutative = q->commutative};
     /* an explicit "shm" asks about ranks of one node */
-    a.shm = q->node_local || (q->algorithm && !strcmp(q->algorithm, "shm"));
+    /* "direct" asks about ranks of one address space */
+    a.space = q->algorithm && !strcmp(q->algorithm, "direct");
+    a.shm = q->node_local || a.space || (q->algorithm && !strcmp(q->algorithm, "shm"));
     if (!a.shm && q->ranks_per_node >= 2 && q->ranks_per_node < q->np) a.ppn = q->ranks_per_node;
     /* v forms: every block `bytes`, laid out in rank order; reduce_scatter's
      * per-rank blocks likewise */
@@ -85,8 +87,8 @@ int lm_coll_decompose(const lm_coll_query *q, lm_coll_message_fn fn, void *arg, 
     struct read {
         size_t bytes;
         int n;
-    } *reads = g->shm ? lm_calloc(LM_MEM_COLL, (size_t)q->np * (size_t)q->np, sizeof *reads) : NULL;
-    int rc = g->shm && !reads ? -1 : 0;
+    } *reads = g->shm || g->direct ? lm_calloc(LM_MEM_COLL, (size_t)q->np * (size_t)q->np, sizeof *reads) : NULL;
+    int rc = (g->shm || g->direct) && !reads ? -1 : 0;
     if (rc) snprintf(err, errlen, "out of memory");
     for (int r = 0; r < q->np && reads && !rc; r++) {
         lm_sched s;

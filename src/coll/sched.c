@@ -143,6 +143,20 @@ void lm_sched_fetch(lm_sched *s, int peer, size_t mbox_off, int slot, size_t off
     st->bytes = bytes;
 }
 
+void lm_sched_by_address(lm_sched *s)
+{
+    int posted = 0;
+    for (size_t i = 0; i < s->nsteps; i++) {
+        lm_step *st = &s->steps[i];
+        if (st->kind == LM_STEP_POST || st->kind == LM_STEP_FETCH || st->kind == LM_STEP_FETCH_REDUCE)
+            st->by_address = 1;
+        posted |= st->kind == LM_STEP_POST && st->readers > 0;
+    }
+    if (!posted) return;
+    add(s, LM_STEP_WAIT_READ);
+    lm_sched_round(s);
+}
+
 void lm_sched_round(lm_sched *s)
 {
     if (s->failed) return;

@@ -32,7 +32,11 @@ enum lm_step_kind {
      * is reused only after all of them have. */
     LM_STEP_POST,
     LM_STEP_FETCH,
-    LM_STEP_FETCH_REDUCE
+    LM_STEP_FETCH_REDUCE,
+    /* Wait until every reader of this rank's post of the call has read
+     * it: a post by address (by_address) names the caller's own buffer,
+     * which must not change, nor the call end, before then. */
+    LM_STEP_WAIT_READ
 };
 enum lm_slot { LM_SLOT_SEND, LM_SLOT_RECV, LM_SLOT_SCRATCH, LM_SLOT_COUNT };
 
@@ -40,6 +44,10 @@ typedef struct lm_step {
     uint8_t kind;     /* enum lm_step_kind */
     uint8_t src_slot; /* SEND, COPY, REDUCE, POST: where the bytes come from */
     uint8_t dst_slot; /* RECV, COPY, REDUCE, FETCH*: where they go */
+    /* POST: publish where the bytes are instead of copying them (every
+     * member shares this rank's address space); its readers' FETCH steps
+     * then copy straight from there */
+    uint8_t by_address;
     int peer;         /* SEND, RECV, FETCH*: communicator rank */
     size_t src_off, dst_off;
     size_t bytes;       /* COPY: bytes of each block */
@@ -93,6 +101,10 @@ void lm_sched_reduce(lm_sched *s, int src_slot, size_t src_off, int dst_slot, si
  * always read from offset 0 of an entry, which is 16-byte aligned). */
 void lm_sched_post(lm_sched *s, int slot, size_t off, size_t mbox_off, size_t bytes, int readers);
 void lm_sched_fetch(lm_sched *s, int peer, size_t mbox_off, int slot, size_t off, size_t bytes, int reduce);
+/* Turn a mailbox schedule into one whose posts carry addresses: every POST
+ * and FETCH by address, and a last round that waits for this rank's post
+ * to be read (ranks sharing one address space). */
+void lm_sched_by_address(lm_sched *s);
 /* Close the current round; a round with no steps is not recorded. */
 void lm_sched_round(lm_sched *s);
 /* Reserve scratch bytes; returns their offset in LM_SLOT_SCRATCH. */

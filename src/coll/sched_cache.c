@@ -7,7 +7,7 @@
 /* Everything a generator and the selection read (the array forms are
  * never kept). */
 typedef struct key {
-    int kind, size, rank, root, in_place, commutative, shm, ppn;
+    int kind, size, rank, root, in_place, commutative, shm, space, ppn;
     size_t bytes, elem, scratch_before;
 } key;
 
@@ -33,6 +33,7 @@ static int make_key(const lm_coll_spec *a, size_t scratch_before, key *k)
     k->in_place = a->in_place;
     k->commutative = a->commutative;
     k->shm = a->shm;
+    k->space = a->space;
     k->ppn = a->ppn;
     k->bytes = a->bytes;
     k->elem = a->elem;
@@ -44,7 +45,7 @@ static int same_key(const key *x, const key *y)
 {
     return x->kind == y->kind && x->rank == y->rank && x->size == y->size && x->root == y->root &&
            x->bytes == y->bytes && x->elem == y->elem && x->in_place == y->in_place &&
-           x->commutative == y->commutative && x->shm == y->shm && x->ppn == y->ppn &&
+           x->commutative == y->commutative && x->shm == y->shm && x->space == y->space && x->ppn == y->ppn &&
            x->scratch_before == y->scratch_before;
 }
 

@@ -298,9 +298,13 @@ static void post(lm_coll_exec *x, const lm_step *st)
 /* A mailbox step: 1 when done, 0 when it has to wait for a peer. */
 static int mailbox_step(lm_coll_exec *x, const lm_step *st)
 {
-    if (st->kind == LM_STEP_POST)
+    if (st->kind == LM_STEP_WAIT_READ) return lm_coll_shm_read_by_all(x->comm, x->call);
+    if (st->kind == LM_STEP_POST) {
+        if (st->by_address) return lm_coll_shm_post_address(x->comm, x->call, st, addr(x, st->src_slot, st->src_off));
         return lm_coll_shm_post(x->comm, x->call, st, st->bytes ? addr(x, st->src_slot, st->src_off) : NULL);
-    const void *data = lm_coll_shm_peek(x->comm, x->call, st);
+    }
+    const void *data = st->by_address ? lm_coll_shm_peek_address(x->comm, x->call, st)
+                                      : lm_coll_shm_peek(x->comm, x->call, st);
     if (!data) return 0;
     if (st->bytes) { /* a barrier's flags carry nothing */
         char *dst = addr(x, st->dst_slot, st->dst_off);

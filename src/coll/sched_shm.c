@@ -201,3 +201,48 @@ void lm_sched_alltoall_shm(lm_sched *s, const lm_coll_spec *a)
         if (j != me) lm_sched_fetch(s, j, (size_t)me * b, LM_SLOT_RECV, (size_t)j * b, b, 0);
     lm_sched_round(s);
 }
+
+/* ---- by address ----------------------------------------------------------
+ * Every member in one address space: the same schedules, with posts that
+ * publish where the data is (lm_sched_by_address). In place, an alltoall,
+ * a reduction or a scan would post the very buffer it writes its result
+ * into, so there the input is first copied to scratch and the schedule
+ * generated as if it had been sent from there. Bcast, gather, scatter and
+ * allgather never write what they posted. */
+static void by_address(lm_sched *s, const lm_coll_spec *a, lm_coll_gen gen, size_t staged)
+{
+    if (!a->in_place || !staged) {
+        gen(s, a);
+        lm_sched_by_address(s);
+        return;
+    }
+    lm_coll_spec b = *a;
+    b.in_place = 0;
+    size_t t = lm_sched_scratch(s, staged);
+    lm_sched_copy(s, LM_SLOT_RECV, 0, LM_SLOT_SCRATCH, t, staged);
+    lm_sched_round(s);
+    size_t first = s->nsteps;
+    gen(s, &b);
+    for (size_t i = first; i < s->nsteps; i++) {
+        lm_step *st = &s->steps[i];
+        int reads_src = st->kind == LM_STEP_SEND || st->kind == LM_STEP_COPY || st->kind == LM_STEP_REDUCE ||
+                        st->kind == LM_STEP_POST;
+        if (reads_src && st->src_slot == LM_SLOT_SEND) {
+            st->src_slot = LM_SLOT_SCRATCH;
+            st->src_off += t;
+        }
+    }
+    lm_sched_by_address(s);
+}
+
+#define BY_ADDRESS(name, staged)                                                                                   \
+    void lm_sched_##name##_direct(lm_sched *s, const lm_coll_spec *a) { by_address(s, a, lm_sched_##name##_shm, staged); }
+BY_ADDRESS(bcast, 0)
+BY_ADDRESS(gather, 0)
+BY_ADDRESS(scatter, 0)
+BY_ADDRESS(allgather, 0)
+BY_ADDRESS(reduce, a->bytes)
+BY_ADDRESS(allreduce, a->bytes)
+BY_ADDRESS(scan, a->bytes)
+BY_ADDRESS(reduce_scatter_block, (size_t)a->size * a->bytes)
+BY_ADDRESS(alltoall, (size_t)a->size * a->bytes)

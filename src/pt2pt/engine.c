@@ -8,7 +8,10 @@
  *     mode: when the receiver's SYNC_ACK arrives);
  *   - rendezvous: RTS carries the sender's buffer address; the receiver, once
  *     matched, copies the data once (cma) and sends FIN, or, where single copy
- *     is not possible, sends CTS and the sender streams DATA chunks.
+ *     is not possible, sends CTS and the sender streams DATA chunks; data
+ *     with gaps between ranks of one address space is unpacked from the
+ *     sender's buffer, or packed into the receiver's, in one copy
+ *     (receive_in_place).
  * Flow control: eager data that arrives unmatched is copied out of the cell
  * so the sender's cells come back; the bytes held that way are published in
  * the receiver's rank block, and senders switch to rendezvous (header only)
@@ -579,6 +582,48 @@ static void network_read_done(void *arg)
     lm_request_complete(r);
 }
 
+/* Data with gaps between ranks of one address space moves in one copy:
+ * from a contiguous sender it is unpacked straight from the sender's
+ * buffer; into a contiguous receive buffer the sender packs it straight
+ * there (CTS with LM_PKT_FLAG_IN_PLACE). Gaps on both sides still go as
+ * the packed stream. Returns 1 when it took the message. */
+static int receive_in_place(lm_request *r, int src_world, size_t n, uint64_t size, uint64_t sreq, uint64_t addr,
+                            uint16_t flags)
+{
+    if (!n || !lm_transport_same_space(src_world)) return 0;
+    if (!(flags & LM_PKT_FLAG_NONCONTIG) && addr) {
+        lm_typemap_unpack(r->dtype, r->buf, r->count, 0, (const void *)(uintptr_t)addr, n);
+        r->bytes = (MPI_Count)n;
+        send_control(src_world, LM_PKT_FIN, sreq, 0);
+        lm_request_complete(r);
+        return 1;
+    }
+    if (r->dtype) return 0;
+    r->rndv_total = size;
+    r->rndv_received = 0;
+    r->bytes = (MPI_Count)n;
+    lm_pkt h = {.am_id = LM_AM_PT2PT, .type = LM_PKT_CTS, .flags = LM_PKT_FLAG_IN_PLACE, .sreq = sreq,
+                .rreq = (uint64_t)(uintptr_t)r, .size = n, .addr = (uint64_t)(uintptr_t)r->buf};
+    lm_pt2pt_post_control(src_world, &h);
+    return 1;
+}
+
+/* The sender's half of receive_in_place: pack into the receiver's buffer,
+ * tell it, and the send is complete. */
+static void send_in_place(int dst_world, const lm_pkt *cts)
+{
+    lm_request *s = (lm_request *)(uintptr_t)cts->sreq;
+    void *to = (void *)(uintptr_t)cts->addr;
+    if (s->dtype) lm_typemap_pack(s->dtype, s->buf, s->count, 0, to, cts->size);
+    else memcpy(to, s->buf, cts->size);
+    lm_pkt h = {.am_id = LM_AM_PT2PT, .type = LM_PKT_DATA, .flags = LM_PKT_FLAG_IN_PLACE, .rreq = cts->rreq,
+                .size = cts->size};
+    lm_pt2pt_post_control(dst_world, &h);
+    rndv_outstanding--;
+    release_exposed(s);
+    lm_request_complete(s);
+}
+
 /* A matched RTS: fetch the data in one copy, or ask for it to be streamed. */
 static void start_rendezvous_receive(lm_request *r, int src_world, int src_rank, int tag, uint64_t size, uint64_t sreq,
                                      uint64_t addr, uint64_t rkey, uint16_t flags)
@@ -594,6 +639,7 @@ static void start_rendezvous_receive(lm_request *r, int src_world, int src_rank,
      * and unpacks it piece by piece, else it moves as the packed stream
      * (CTS/DATA) */
     int packed = r->dtype || (flags & LM_PKT_FLAG_NONCONTIG);
+    if (packed && receive_in_place(r, src_world, n, size, sreq, addr, flags)) return;
     int single = !packed && lm_transport_single_copy(src_world);
     if (lm_pipe_copy_start(r, src_world, sreq, n, single)) return;
     /* A rank with rendezvous sends of its own in flight is exchanging
@@ -771,6 +817,10 @@ static void handle_packet(int src_world, const void *hdr, size_t hdr_len, const 
         return;
     }
     case LM_PKT_CTS: {
+        if (h->flags & LM_PKT_FLAG_IN_PLACE) {
+            send_in_place(src_world, h);
+            return;
+        }
         lm_request *s = (lm_request *)(uintptr_t)h->sreq;
         pending_packet *p = pending_new();
         if (!p) lm_fatal("out of memory streaming a message");
@@ -783,6 +833,10 @@ static void handle_packet(int src_world, const void *hdr, size_t hdr_len, const 
     }
     case LM_PKT_DATA: {
         lm_request *r = (lm_request *)(uintptr_t)h->rreq;
+        if (h->flags & LM_PKT_FLAG_IN_PLACE) {
+            lm_request_complete(r);
+            return;
+        }
         size_t off = (size_t)h->addr;
         if (off < r->len) {
             size_t n = len <= r->len - off ? len : r->len - off;

@@ -24,6 +24,10 @@ enum lm_pkt_type {
 /* RTS: the sender exposed its buffer to the network's RMA read; addr and
  * rkey name it there */
 #define LM_PKT_FLAG_RKEY 4u
+/* The ranks share an address space. CTS: my receive buffer (addr) is
+ * contiguous: pack the first `size` bytes of your data straight into it;
+ * DATA: the data is in your receive buffer already (no payload). */
+#define LM_PKT_FLAG_IN_PLACE 8u
 
 /* The matching envelope comes first and the fields only some packets need
  * last, so that an eager packet sends only its prefix: 16 bytes (24 with
