@@ -16,11 +16,13 @@ all: build
 # is the network transport's (jobs across hosts); the build works without it.
 # libpmix-dev gives the PMIx client its header (libpmix is loaded only under
 # a PMIx launcher); mpich and openmpi-bin bring the launchers the tests of
-# tests/foreign run programs under (Hydra, Open MPI 4.1's mpirun);
+# tests/foreign run programs under (Hydra, Open MPI 4.1's mpirun), and with
+# libmpich-dev and libopenmpi-dev the compiler wrappers that build
+# leanmpi-profile and a test program for them (tests/profile);
 # slurmctld, slurmd and slurm-client the one-node Slurm those tests start
 # (tools/slurmbed) to run programs under srun.
 DEBIAN_PACKAGES = gcc make cmake ninja-build pkg-config python3 python3-venv clang-format iproute2 libfabric-dev \
-                  libpmix-dev mpich openmpi-bin slurmctld slurmd slurm-client
+                  libpmix-dev mpich openmpi-bin libmpich-dev libopenmpi-dev slurmctld slurmd slurm-client
 deps:
 	@missing=""; \
 	for p in $(DEBIAN_PACKAGES); do dpkg -s $$p >/dev/null 2>&1 || missing="$$missing $$p"; done; \

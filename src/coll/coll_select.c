@@ -34,9 +34,9 @@ int lm_coll_kind_from_name(const char *name)
         "shm", LM_COLL_##kind, lm_sched_##gen, 0, 1, 0, summary \
     }
 /* By address: only where every member shares one address space */
-#define DIRECT(kind, gen, summary)                                        \
-    {                                                                     \
-        "direct", LM_COLL_##kind, lm_sched_##gen, 0, 0, 0, summary, 1     \
+#define DIRECT(kind, gen, summary)                                    \
+    {                                                                 \
+        "direct", LM_COLL_##kind, lm_sched_##gen, 0, 0, 0, summary, 1 \
     }
 /* Hierarchical algorithms: only where the communicator spans nodes in
  * blocks of consecutive ranks */

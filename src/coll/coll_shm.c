@@ -50,7 +50,7 @@ _Static_assert(sizeof(mbox_ack) == 64, "an ack counter fills one cache line");
 
 struct lm_coll_shm {
     mailbox *mine;
-    int same_space; /* every member shares this rank's address space */
+    int same_space;         /* every member shares this rank's address space */
     uint32_t expect[SLOTS]; /* readers of everything I posted in each entry */
     struct lm_coll_shm *next_retired;
     int n;

@@ -48,7 +48,7 @@ typedef struct lm_step {
      * member shares this rank's address space); its readers' FETCH steps
      * then copy straight from there */
     uint8_t by_address;
-    int peer;         /* SEND, RECV, FETCH*: communicator rank */
+    int peer; /* SEND, RECV, FETCH*: communicator rank */
     size_t src_off, dst_off;
     size_t bytes;       /* COPY: bytes of each block */
     uint32_t blocks;    /* COPY: blocks moved (1: one contiguous range) */

@@ -235,8 +235,11 @@ static void by_address(lm_sched *s, const lm_coll_spec *a, lm_coll_gen gen, size
     lm_sched_by_address(s);
 }
 
-#define BY_ADDRESS(name, staged)                                                                                   \
-    void lm_sched_##name##_direct(lm_sched *s, const lm_coll_spec *a) { by_address(s, a, lm_sched_##name##_shm, staged); }
+#define BY_ADDRESS(name, staged)                                      \
+    void lm_sched_##name##_direct(lm_sched *s, const lm_coll_spec *a) \
+    {                                                                 \
+        by_address(s, a, lm_sched_##name##_shm, staged);              \
+    }
 BY_ADDRESS(bcast, 0)
 BY_ADDRESS(gather, 0)
 BY_ADDRESS(scatter, 0)

@@ -602,8 +602,13 @@ static int receive_in_place(lm_request *r, int src_world, size_t n, uint64_t siz
     r->rndv_total = size;
     r->rndv_received = 0;
     r->bytes = (MPI_Count)n;
-    lm_pkt h = {.am_id = LM_AM_PT2PT, .type = LM_PKT_CTS, .flags = LM_PKT_FLAG_IN_PLACE, .sreq = sreq,
-                .rreq = (uint64_t)(uintptr_t)r, .size = n, .addr = (uint64_t)(uintptr_t)r->buf};
+    lm_pkt h = {.am_id = LM_AM_PT2PT,
+                .type = LM_PKT_CTS,
+                .flags = LM_PKT_FLAG_IN_PLACE,
+                .sreq = sreq,
+                .rreq = (uint64_t)(uintptr_t)r,
+                .size = n,
+                .addr = (uint64_t)(uintptr_t)r->buf};
     lm_pt2pt_post_control(src_world, &h);
     return 1;
 }
@@ -616,8 +621,8 @@ static void send_in_place(int dst_world, const lm_pkt *cts)
     void *to = (void *)(uintptr_t)cts->addr;
     if (s->dtype) lm_typemap_pack(s->dtype, s->buf, s->count, 0, to, cts->size);
     else memcpy(to, s->buf, cts->size);
-    lm_pkt h = {.am_id = LM_AM_PT2PT, .type = LM_PKT_DATA, .flags = LM_PKT_FLAG_IN_PLACE, .rreq = cts->rreq,
-                .size = cts->size};
+    lm_pkt h = {
+        .am_id = LM_AM_PT2PT, .type = LM_PKT_DATA, .flags = LM_PKT_FLAG_IN_PLACE, .rreq = cts->rreq, .size = cts->size};
     lm_pt2pt_post_control(dst_world, &h);
     rndv_outstanding--;
     release_exposed(s);
