@@ -13,6 +13,9 @@
 #   make bench-pagetables  page-table memory of jobs whose ranks communicate
 #                      from 64 MiB each, default mode, one address space and
 #                      the peers (a section of docs/MEMORY.md)
+#   make bench-mapping block, cyclic and leanmpi-map's placement of 5
+#                      programs on a shaped virtual cluster (root;
+#                      docs/MAPPING_EVALUATION.md)
 #   make bench-acp     the ACP basic layer beside MPI one-sided communication
 #                      (docs/ACP_PERFORMANCE.md)
 #   make bench-launchers  start-up and memory under prterun, Hydra, Open MPI
@@ -34,7 +37,7 @@ BENCH_MEM_ARGS ?=
 BENCH_PY     := $(BENCH_VENV)/bin/python
 BENCH_DEBS   := openmpi-bin libopenmpi-dev mpich libmpich-dev
 
-.PHONY: bench bench-quick bench-mem bench-launchers bench-hosts bench-acp bench-shared bench-pagetables bench-deps bench-venv bench-leanmpi bench-clean
+.PHONY: bench bench-quick bench-mem bench-launchers bench-hosts bench-acp bench-shared bench-pagetables bench-mapping bench-deps bench-venv bench-leanmpi bench-clean
 
 # Debian MPI packages, installed only when missing (by package: `make
 # check` installs the launchers, mpich and openmpi-bin, without the headers
@@ -85,6 +88,9 @@ bench-shared: bench-deps bench-venv bench-leanmpi
 
 bench-pagetables: bench-deps bench-venv bench-leanmpi
 	$(BENCH_PY) bench/leanmpi_pagetables.py $(BENCH_PAGETABLES_ARGS)
+
+bench-mapping: bench-leanmpi
+	python3 bench/leanmpi_mapping.py $(BENCH_MAPPING_ARGS)
 
 bench-acp: bench-deps bench-venv bench-leanmpi
 	$(BENCH_PY) bench/leanmpi_acp.py $(BENCH_ACP_ARGS)

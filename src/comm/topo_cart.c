@@ -1,7 +1,10 @@
 /* Cartesian topologies and MPI_Dims_create (MPI-4.1 sections 8.5.1-8.5.5,
- * 8.5.7). Ranks keep their order (reorder is allowed, never done): grid
- * coordinates are row-major in the rank, the last dimension fastest. */
+ * 8.5.7). Grid coordinates are row-major in the rank, the last dimension
+ * fastest; with reorder, the ranks of a job across hosts are permuted so
+ * that more grid neighbours share a host (topo_map.c). */
 #include "comm/topo_create.h"
+#include "comm/topo_map.h"
+#include "util/lm_mem.h"
 #include "util/lm_error.h"
 #include "api/impl_gen.h"
 #include <limits.h>
@@ -29,11 +32,41 @@ static long long grid_size(MPI_Comm comm, int ndims, const int dims[], const cha
     return n;
 }
 
+/* The grid's neighbour lists (both directions of every edge) as
+ * lm_topo_map_key takes them, and this process's key from it: its own rank
+ * where there is no memory for them (any keys make a valid communicator;
+ * only the placement is then worse). */
+static int grid_key(lm_comm *p, int ndims, const int dims[], const int periods[], int n)
+{
+    int key = p->rank;
+    if (!lm_topo_map_wanted(p, n)) return key;
+    int *xadj = lm_malloc(LM_MEM_COMM, ((size_t)n + 1 + 2 * (size_t)ndims * (size_t)n) * sizeof(int));
+    if (!xadj) return key;
+    int *adj = xadj + n + 1, e = 0;
+    for (int v = 0; v < n; v++) {
+        xadj[v] = e;
+        for (int d = 0, stride = 1, rest = v; d < ndims; d++) {
+            int k = ndims - 1 - d; /* the last dimension is the fastest */
+            int c = rest % dims[k];
+            rest /= dims[k];
+            for (int step = -1; step <= 1; step += 2) {
+                int to = c + step;
+                if ((to < 0 || to >= dims[k]) && !periods[k]) continue;
+                adj[e++] = v + (wrap(to, dims[k]) - c) * stride;
+            }
+            stride *= dims[k];
+        }
+    }
+    xadj[n] = e;
+    if (lm_topo_map_key(p, n, xadj, adj, &key) != MPI_SUCCESS) key = p->rank;
+    lm_free(LM_MEM_COMM, xadj);
+    return key;
+}
+
 int impl_MPI_Cart_create(MPI_Comm comm_old, int ndims, const int dims[], const int periods[], int reorder,
                          MPI_Comm *comm_cart)
 {
     const char *fname = "MPI_Cart_create";
-    (void)reorder;
     lm_comm *p = lm_comm_get(comm_old);
     if (p->is_inter) return lm_err_comm(comm_old, MPI_ERR_COMM, fname, "topologies need an intracommunicator");
     int rc, local_err = MPI_SUCCESS;
@@ -51,7 +84,8 @@ int impl_MPI_Cart_create(MPI_Comm comm_old, int ndims, const int dims[], const i
             DIMS(t)[d] = dims[d];
             PERIODS(t)[d] = periods[d] != 0;
         }
-    return lm_topo_attach(comm_old, p->rank < n ? 0 : MPI_UNDEFINED, p->rank, t, comm_cart, fname);
+    int key = reorder ? grid_key(p, ndims, dims, periods, (int)n) : p->rank;
+    return lm_topo_attach(comm_old, p->rank < n ? 0 : MPI_UNDEFINED, key, t, comm_cart, fname);
 }
 
 int impl_MPI_Cartdim_get(MPI_Comm comm, int *ndims)

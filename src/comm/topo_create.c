@@ -11,8 +11,9 @@
 
 int lm_topo_attach(MPI_Comm parent, int color, int key, lm_topo *t, MPI_Comm *newcomm, const char *fname)
 {
-    /* Comm_split gives the context id agreement and the rank order (key is
-     * the parent rank: reordering is allowed but never done). */
+    /* Comm_split gives the context id agreement and the rank order (key:
+     * the parent rank, or with reorder the vertex placed on this process,
+     * topo_map.c). */
     int rc = impl_MPI_Comm_split(parent, color, key, newcomm);
     if (rc) {
         lm_topo_free(t);

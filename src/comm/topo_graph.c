@@ -1,7 +1,10 @@
 /* General graph topologies (MPI-4.1 sections 8.5.3, 8.5.5, 8.5.7). The
- * whole graph is kept because MPI_Graph_get returns it; ranks keep their
- * order (reorder is allowed, never done). */
+ * whole graph is kept because MPI_Graph_get returns it; with reorder, the
+ * ranks of a job across hosts are permuted so that more edges lie within a
+ * host (topo_map.c). */
 #include "comm/topo_create.h"
+#include "comm/topo_map.h"
+#include "util/lm_mem.h"
 #include "util/lm_error.h"
 #include "api/impl_gen.h"
 
@@ -25,11 +28,40 @@ static int check_graph(MPI_Comm comm, int size, int nnodes, const int index[], c
     return MPI_SUCCESS;
 }
 
+/* The graph's edges from both ends (self loops left out) as
+ * lm_topo_map_key takes them, and this process's key from it: its own rank
+ * where there is no memory for them. */
+static int graph_key(lm_comm *p, int nnodes, const int index[], const int edges[])
+{
+    int key = p->rank;
+    if (!lm_topo_map_wanted(p, nnodes)) return key;
+    int nedges = index[nnodes - 1];
+    int *xadj = lm_calloc(LM_MEM_COMM, (size_t)nnodes + 1 + 2 * (size_t)nedges + (size_t)nnodes, sizeof(int));
+    if (!xadj) return key;
+    int *adj = xadj + nnodes + 1, *fill = adj + 2 * (size_t)nedges;
+    for (int u = 0; u < nnodes; u++)
+        for (int e = u ? index[u - 1] : 0; e < index[u]; e++)
+            if (edges[e] != u) {
+                xadj[u + 1]++;
+                xadj[edges[e] + 1]++;
+            }
+    for (int u = 0; u < nnodes; u++) xadj[u + 1] += xadj[u];
+    for (int u = 0; u < nnodes; u++)
+        for (int e = u ? index[u - 1] : 0; e < index[u]; e++) {
+            int v = edges[e];
+            if (v == u) continue;
+            adj[xadj[u] + fill[u]++] = v;
+            adj[xadj[v] + fill[v]++] = u;
+        }
+    if (lm_topo_map_key(p, nnodes, xadj, adj, &key) != MPI_SUCCESS) key = p->rank;
+    lm_free(LM_MEM_COMM, xadj);
+    return key;
+}
+
 int impl_MPI_Graph_create(MPI_Comm comm_old, int nnodes, const int index[], const int edges[], int reorder,
                           MPI_Comm *comm_graph)
 {
     const char *fname = "MPI_Graph_create";
-    (void)reorder;
     lm_comm *p = lm_comm_get(comm_old);
     if (p->is_inter) return lm_err_comm(comm_old, MPI_ERR_COMM, fname, "topologies need an intracommunicator");
     int local_err = check_graph(comm_old, p->size, nnodes, index, edges, fname);
@@ -42,7 +74,8 @@ int impl_MPI_Graph_create(MPI_Comm comm_old, int nnodes, const int index[], cons
         for (int i = 0; i < nnodes; i++) INDEX(t)[i] = index[i];
         for (int e = 0; e < nedges; e++) EDGES(t)[e] = edges[e];
     }
-    return lm_topo_attach(comm_old, p->rank < nnodes ? 0 : MPI_UNDEFINED, p->rank, t, comm_graph, fname);
+    int key = reorder && nnodes > 0 ? graph_key(p, nnodes, index, edges) : p->rank;
+    return lm_topo_attach(comm_old, p->rank < nnodes ? 0 : MPI_UNDEFINED, key, t, comm_graph, fname);
 }
 
 int impl_MPI_Graphdims_get(MPI_Comm comm, int *nnodes, int *nedges)

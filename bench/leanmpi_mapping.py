@@ -1,0 +1,215 @@
+#!/usr/bin/env python3
+"""Placement study on the shaped virtual cluster: block, cyclic and the
+placement leanmpi-map finds from a profile, side by side.
+
+  python3 bench/leanmpi_mapping.py [--reps 5] [--rate 400mbit] [--bytes 262144]   (make bench-mapping)
+
+For each program of bench/src/mapping_app.c (IMB-style allreduce,
+alltoall, bcast and reduce on all ranks; transpose: alltoall within the
+columns of a 2-column grid of ranks, as FT does):
+ 1. profile: the program runs once on this machine (8 ranks) linked with
+    leanmpi-profile;
+ 2. map: leanmpi-map places its 8 ranks on 4 hosts x 2 slots, whose links
+    between hosts are the shaped ones (--rate; tc tbf, tools/vcluster) and
+    within a host shared memory (the machine file it writes);
+ 3. run: on a virtual cluster of 4 hosts with links shaped to --rate,
+    LeanMPI's mpirun starts 8 ranks in block order and the program takes
+    the placement as MPI_Comm_split keys (block: its own ranks; cyclic:
+    round robin over hosts; mapped: leanmpi-map's split format), the three
+    alternating, order rotating per repetition; medians.
+Writes bench/results/mapping.json and docs/MAPPING_EVALUATION.md.
+
+Targets (issue: process mapping): the mapped placement is never slower
+than the better of block and cyclic for any program (medians), and at
+least 1.2x faster than block on the alltoall-heavy one (transpose).
+Needs root (network namespaces); prints SKIP and exits 77 where the
+machine cannot host a virtual cluster.
+"""
+import argparse
+import json
+import shlex
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+import leanmpi_hosts as lh  # noqa: E402
+
+ROOT = lh.ROOT
+MAP = ROOT / "build" / "bin" / "leanmpi-map"
+PATTERNS = ("allreduce", "alltoall", "bcast", "reduce", "transpose")
+ALLTOALL_HEAVY = "transpose"
+PLACEMENTS = ("block", "cyclic", "mapped")
+HOSTS, SLOTS = 4, 2
+
+
+def keys_of(place):
+    """split keys for a launch in block order: slot s's rank"""
+    key = [None] * len(place)
+    for r, s in enumerate(place):
+        key[s] = r
+    return key
+
+
+def machine_text(rate_mbs):
+    lines = [f"host {h} slots={SLOTS}" for h in lh.hosts(HOSTS)]
+    lines += ["link node latency_us=0.5 bandwidth_mbs=10000",
+              f"link network latency_us=50 bandwidth_mbs={rate_mbs:g}"]
+    return "\n".join(lines) + "\n"
+
+
+def rate_mbs(rate):
+    """tc rate ('400mbit', '1gbit') in MB/s"""
+    units = {"kbit": 1e3, "mbit": 1e6, "gbit": 1e9}
+    for u, f in units.items():
+        if rate.endswith(u):
+            return float(rate[:-len(u)]) * f / 8 / 1e6
+    raise SystemExit(f"--rate {rate}: give kbit, mbit or gbit")
+
+
+def sh(cmd, **kw):
+    p = subprocess.run(cmd, capture_output=True, text=True, **kw)
+    if p.returncode != 0:
+        raise SystemExit(f"leanmpi_mapping: {' '.join(map(str, cmd))} failed: {(p.stderr or p.stdout).strip()[-400:]}")
+    return p
+
+
+def prepare(work, a):
+    """Build the program (plain and profiled), profile every pattern, map
+    it: {pattern: {"keys": {placement: [...]}, "cost": {...}, "engine": e}}"""
+    cc = str(ROOT / "build" / "bin" / "mpicc")
+    src = str(ROOT / "bench" / "src" / "mapping_app.c")
+    sh([cc, "-O2", "-o", str(work / "mapping_app"), src])
+    sh([cc, "-O2", "-o", str(work / "mapping_app_prof"), src, "-lleanmpi-profile"])
+    (work / "machine.txt").write_text(machine_text(rate_mbs(a.rate)))
+    plans = {}
+    for p in PATTERNS:
+        prof = work / f"{p}.profile.json"
+        env = dict(lh.clean_env(), LEANMPI_PROFILE_OUT=str(prof))
+        sh([str(ROOT / "build" / "bin" / "mpirun"), "-n", str(HOSTS * SLOTS), str(work / "mapping_app_prof"),
+            "-p", p, "-b", str(a.bytes), "-i", "3"], env=env)
+        out = work / f"{p}.map.json"
+        r = sh([str(MAP), str(prof), "--machine", str(work / "machine.txt"), "--format", "json", "-o", str(out)])
+        rep = json.loads(out.read_text())
+        slot = {(h, s): i for i, (h, s) in enumerate((h, s) for h in lh.hosts(HOSTS) for s in range(SLOTS))}
+        mapped = [slot[(x["host"], x["slot"])] for x in rep["placement"]]
+        n = HOSTS * SLOTS
+        cyclic = [(r % HOSTS) * SLOTS + r // HOSTS for r in range(n)]
+        plans[p] = dict(keys=dict(block=list(range(n)), cyclic=keys_of(cyclic), mapped=keys_of(mapped)),
+                        engine=rep["engine"], predicted_cost_us=rep["predicted_cost_us"], note=r.stderr.strip())
+    return plans
+
+
+def run(work, plans, a, wrapper):
+    m = lh.Mpi("leanmpi", "LeanMPI", str(ROOT / "build" / "bin" / "mpicc"))
+    times, failures = {}, []
+    jobs = [(rep, p, pl) for rep in range(a.reps) for p in PATTERNS
+            for pl in (PLACEMENTS[rep % 3:] + PLACEMENTS[:rep % 3])]
+    for i, (rep, p, pl) in enumerate(jobs):
+        sys.stderr.write(f"\r\033[K[{i + 1}/{len(jobs)}] rep {rep + 1}: {p} {pl}")
+        keys = " ".join(map(str, plans[p]["keys"][pl]))
+        cmd = lh.launch_cmd(m, HOSTS, SLOTS, str(work / "mapping_app"),
+                            ["-p", p, "-b", str(a.bytes), "-i", str(a.iters), "-k", keys], wrapper)
+        r, _ = lh.run_on_host0(cmd, a.timeout)
+        v = lh.value(r.stdout, r"time_us=([\d.]+)")
+        if v is None:
+            failures.append(f"{p} {pl} rep {rep + 1}: exit {r.returncode}: {(r.stderr or r.stdout).strip()[-200:]}")
+        else:
+            times.setdefault(p, {}).setdefault(pl, []).append(v)
+    sys.stderr.write("\r\033[K")
+    return times, failures
+
+
+def evaluate(times):
+    rows, targets = [], []
+    for p in PATTERNS:
+        med = {pl: statistics.median(times[p][pl]) if times.get(p, {}).get(pl) else None for pl in PLACEMENTS}
+        rows.append((p, med))
+        if None in med.values():
+            targets.append((p, "MISSING", None))
+            continue
+        best_other = min(med["block"], med["cyclic"])
+        ok = med["mapped"] <= best_other
+        speedup = med["block"] / med["mapped"]
+        if p == ALLTOALL_HEAVY:
+            ok = ok and speedup >= 1.2
+        targets.append((p, "PASS" if ok else "FAIL", speedup))
+    return rows, targets
+
+
+def render(result):
+    L = ["# Placement study on the shaped virtual cluster", "",
+         "_Generated by `bench/leanmpi_mapping.py`; do not edit by hand. Raw data: `bench/results/mapping.json`._", "",
+         f"Run of {result['date']}: {result['reps']} repetitions, placements alternating (order rotating), medians. "
+         f"4 virtual hosts x 2 ranks (`tools/vcluster`, links shaped to {result['rate']} with tc tbf), LeanMPI, "
+         f"blocks of {result['bytes']:,} bytes, {result['iters']} iterations a run. Each program was profiled "
+         "once (leanmpi-profile, 8 ranks on this machine) and mapped by `leanmpi-map` (knowledge base: LeanMPI's "
+         "own schedules; engine best); the ranks are placed by MPI_Comm_split keys on a launch in block order.", "",
+         "Reproduce:", "", "```sh", result["command"], "```", "",
+         "| program | block (us) | cyclic (us) | mapped (us) | speedup over block | mapped <= better of block, cyclic | "
+         "engine chosen | predicted cost block / cyclic / mapped (us) |",
+         "|---|---|---|---|---|---|---|---|"]
+    tg = {p: (s, sp) for p, s, sp in result["targets"]}
+    for p, med in result["rows"]:
+        c = result["plans"][p]["predicted_cost_us"]
+        e = result["plans"][p]["engine"]
+        fmt = [f"{med[pl]:,.0f}" if med[pl] is not None else "–" for pl in PLACEMENTS]
+        s, sp = tg[p]
+        L.append(f"| {p} | " + " | ".join(fmt) + f" | {sp:.2f}× | {s} | {e} | "
+                 f"{c.get('block', 0):,.0f} / {c.get('cyclic', 0):,.0f} / {c.get(e, 0):,.0f} |"
+                 if sp is not None else f"| {p} | " + " | ".join(fmt) + f" | – | {s} | {e} | |")
+    L += ["", f"Targets: the mapped placement never slower than the better of block and cyclic for any program, "
+          f"and at least 1.2× faster than block on the alltoall-heavy one ({ALLTOALL_HEAVY}): "
+          + ("**all hold**." if all(s == "PASS" for _, s, _ in result["targets"]) else
+             "**not all hold** (see the table)."), ""]
+    if result["failures"]:
+        L += ["Runs that failed:", ""] + [f"- {f}" for f in result["failures"]] + [""]
+    return "\n".join(L)
+
+
+def main(argv=None):
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--reps", type=int, default=5)
+    ap.add_argument("--rate", default="400mbit")
+    ap.add_argument("--bytes", type=int, default=262144)
+    ap.add_argument("--iters", type=int, default=10)
+    ap.add_argument("--timeout", type=float, default=120)
+    ap.add_argument("--out", default=str(ROOT / "bench" / "results"))
+    ap.add_argument("--docs", default=str(ROOT / "docs"))
+    a = ap.parse_args(argv)
+    chk = subprocess.run([str(lh.VC), "check"], capture_output=True, text=True)
+    if chk.returncode != 0:
+        print("SKIP leanmpi_mapping:", (chk.stdout + chk.stderr).strip())
+        return 77
+    with tempfile.TemporaryDirectory() as d:
+        work = Path(d)
+        plans = prepare(work, a)
+        wrapper = str(work / "vssh")
+        Path(wrapper).write_text("#!/bin/sh\nexec %s ssh %s \"$@\"\n" % (shlex.quote(str(lh.VC)), lh.CLUSTER))
+        Path(wrapper).chmod(0o755)
+        up = subprocess.run([str(lh.VC), "up", lh.CLUSTER, str(HOSTS), "--subnet", lh.SUBNET, "--rate", a.rate],
+                            capture_output=True, text=True)
+        if up.returncode != 0:
+            raise SystemExit(f"leanmpi_mapping: vcluster up failed: {up.stderr.strip()}")
+        try:
+            times, failures = run(work, plans, a, wrapper)
+        finally:
+            subprocess.run([str(lh.VC), "down", lh.CLUSTER], capture_output=True)
+    rows, targets = evaluate(times)
+    result = dict(date=time.strftime("%Y-%m-%dT%H:%M:%S%z"), reps=a.reps, rate=a.rate, bytes=a.bytes, iters=a.iters,
+                  command="python3 bench/leanmpi_mapping.py " + " ".join(argv if argv is not None else sys.argv[1:]),
+                  plans=plans, times=times, rows=rows, targets=targets, failures=failures)
+    Path(a.out).mkdir(parents=True, exist_ok=True)
+    (Path(a.out) / "mapping.json").write_text(json.dumps(result, indent=1) + "\n")
+    (Path(a.docs) / "MAPPING_EVALUATION.md").write_text(render(result))
+    for p, s, sp in targets:
+        print(f"{s} {p}: speedup over block {sp:.2f}x" if sp is not None else f"{s} {p}")
+    print(f"wrote {Path(a.out) / 'mapping.json'} and {Path(a.docs) / 'MAPPING_EVALUATION.md'}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
