@@ -32,7 +32,13 @@ int main(int argc, char **argv)
                 MPI_Abort(MPI_COMM_WORLD, 2);
             }
         }
-        if (!strcmp(how, "fork_mpi") && fork() == 0) MPI_Barrier(MPI_COMM_WORLD);
+        if (!strcmp(how, "fork_mpi")) {
+            /* the child's call ends the job; the rank waits for it, so
+             * that the job cannot finish before the child has called */
+            pid_t child = fork();
+            if (child == 0) MPI_Barrier(MPI_COMM_WORLD);
+            if (child > 0) waitpid(child, NULL, 0);
+        }
         if (!strcmp(how, "exec")) execl("/bin/true", "true", (char *)NULL);
     }
     if (!strcmp(how, "exit3")) {

@@ -184,3 +184,11 @@ def test_scotch_gives_every_rank_a_slot(tmp_path):
     rep = json.loads(out.read_text())
     assert len({(p["host"], p["slot"]) for p in rep["placement"]}) == 8
     assert rep["predicted_cost_us"]["scotch"] < rep["predicted_cost_us"]["block"]
+
+
+def test_no_gain_keeps_the_launcher_s_placement(tmp_path):
+    # every pair alike: nothing to gain, block it stays
+    rc, out = run_map(tmp_path, profile(8, colls=[("alltoall", 4096, 10)]), "--format", "json")
+    rep = json.loads(out.read_text())
+    assert rc == 0 and rep["engine"] == "block"
+    assert [p["host"] for p in rep["placement"]] == ["a", "a", "b", "b", "c", "c", "d", "d"]

@@ -138,7 +138,7 @@ def reduce(alg, n, nbytes, root=0):
     if alg == "rabenseifner":
         m = []
         p = _fold(n, nbytes, m, back=False)
-        _halving(p, nbytes, m)
+        _vector_halving(p, nbytes, m)
         # the pieces go to rank 0 of the power-of-two part by a binomial
         # gather, then to the root
         piece = -(-nbytes // p)
@@ -168,6 +168,27 @@ def _doubling(p, piece, m):
         k *= 2
 
 
+def _vector_halving(p, total, m):
+    """Rabenseifner's reduce-scatter as both libraries run it: vector
+    halving with distance doubling (the first exchange, half the vector,
+    is with the nearest partner)"""
+    k, part = 1, total
+    while k < p:
+        part = -(-part // 2)
+        m += [(v, v ^ k, part) for v in range(p)]
+        k *= 2
+
+
+def _vector_doubling(p, piece, m):
+    """its allgather: distance halving, pieces doubling (the last exchange,
+    half the vector, again with the nearest partner)"""
+    k, size = p // 2, piece
+    while k >= 1:
+        m += [(v, v ^ k, size) for v in range(p)]
+        size *= 2
+        k //= 2
+
+
 def allreduce(alg, n, nbytes, root=0):
     m = []
     if n < 2:
@@ -182,8 +203,8 @@ def allreduce(alg, n, nbytes, root=0):
         m += [(v, (v + 1) % n, -(-nbytes // n)) for v in range(n)] * (2 * (n - 1))
     elif alg == "rabenseifner":
         p = _fold(n, nbytes, m)
-        _halving(p, nbytes, m)
-        _doubling(p, -(-nbytes // p), m)
+        _vector_halving(p, nbytes, m)
+        _vector_doubling(p, -(-nbytes // p), m)
     elif alg in ("reduce_bcast", "linear"):
         tree = "binomial" if alg == "reduce_bcast" else "linear"
         m += reduce(tree, n, nbytes, 0) + bcast(tree, n, nbytes, 0)

@@ -25,7 +25,8 @@ pairs of messages x latency + bytes / bandwidth of the link between their
 hosts. Engines: block (ranks fill the hosts in order), cyclic (round robin
 over hosts), greedy (heaviest pairs together, host by host, then swaps
 while they lower the cost), scotch (Scotch's gmap, where installed), best
-(the cheapest of those). The report lists every engine's cost.
+(the cheapest of those; but block unless another is at least 1% cheaper,
+and cyclic over greedy and Scotch unless they are 1% cheaper than it). The report lists every engine's cost.
 
 Outputs: openmpi (an Open MPI rankfile: mpirun --rankfile F), hydra (a
 machinefile, one rank a line, with the -bind-to user: list to give per
@@ -60,6 +61,7 @@ ROOTED = ("bcast", "reduce", "gather", "gatherv", "scatter", "scatterv")
 KBS = ("leanmpi",) + tuple(kb_peers.LIBRARIES)
 FORMATS = ("openmpi", "hydra", "slurm", "split", "json")
 ENGINES = ("block", "cyclic", "greedy", "scotch")
+SIMPLE_MARGIN = 0.01
 
 
 class MapError(Exception):
@@ -554,6 +556,13 @@ def run(a):
         if e not in costs:
             costs[e] = cost(machine, sym, engines[e]())
     chosen = min(placements, key=lambda e: (costs[e], ENGINES.index(e)))
+    # a placement must gain more than the model's error over the simpler
+    # ones: block (the launchers' default) unless cyclic is SIMPLE_MARGIN
+    # cheaper, and either of them unless another is SIMPLE_MARGIN cheaper
+    # still (the same predicted cost, fewer surprises)
+    for simple in ("cyclic", "block"):
+        if simple in placements and chosen != simple and costs[chosen] > (1 - SIMPLE_MARGIN) * costs[simple]:
+            chosen = simple
     place = placements[chosen]
     report = dict(profile=str(a.profile), machine=str(a.machine), ranks=n, knowledge_base=library, engine=chosen,
                   predicted_cost_us={e: round(c, 3) for e, c in costs.items()},
