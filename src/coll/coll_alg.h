@@ -113,6 +113,11 @@ void lm_sched_allgather_ring(lm_sched *s, const lm_coll_spec *a);
 void lm_sched_alltoall_bruck(lm_sched *s, const lm_coll_spec *a);
 void lm_sched_alltoall_pairwise(lm_sched *s, const lm_coll_spec *a);
 void lm_sched_alltoall_linear(lm_sched *s, const lm_coll_spec *a);
+/* In place above LEANMPI_ALLTOALL_INPLACE_COPY_MAX bytes in all, pairwise
+ * and linear (and direct) exchange block by block with two blocks of
+ * scratch instead of copying the whole buffer aside. */
+int lm_sched_alltoall_replace_wanted(const lm_coll_spec *a);
+void lm_sched_alltoall_replace(lm_sched *s, const lm_coll_spec *a);
 void lm_sched_reduce_scatter_ring(lm_sched *s, const lm_coll_spec *a);
 void lm_sched_reduce_scatter_reduce_scatterv(lm_sched *s, const lm_coll_spec *a);
 void lm_sched_scan_linear(lm_sched *s, const lm_coll_spec *a);

@@ -1,9 +1,42 @@
 /* Alltoall schedules (alltoallv and alltoallw through pairwise and linear,
  * whose blocks may differ in size). */
 #include "coll/sched_util.h"
+#include "util/lm_cvar.h"
 
 /* Peers one rank posts at most per round in the linear algorithm. */
 #define LINEAR_WINDOW 32
+
+int lm_sched_alltoall_replace_wanted(const lm_coll_spec *a)
+{
+    return a->in_place && a->kind == LM_COLL_ALLTOALL && a->size > 1 &&
+           (size_t)a->size * a->bytes > (size_t)lm_cvar(LM_CVAR_ALLTOALL_INPLACE_COPY_MAX);
+}
+
+/* In step k a rank exchanges its block for p = k - me (mod n) with p, whose
+ * partner in that step it is; the block goes out from scratch (copied
+ * there in the round before, while the previous exchange is in flight) and
+ * the block from p lands in its place. Two blocks of scratch, not n: MPICH
+ * does in-place alltoall so too (sendrecv_replace). */
+void lm_sched_alltoall_replace(lm_sched *s, const lm_coll_spec *a)
+{
+    int n = a->size, me = a->rank, step = 0, prev = -1;
+    size_t b = a->bytes;
+    if (!b) return;
+    size_t t[2] = {lm_sched_scratch(s, b), lm_sched_scratch(s, b)};
+    for (int k = 0; k <= n; k++) {
+        int p = k < n ? ring_add(k, -me, n) : me;
+        if (p != me) lm_sched_copy(s, LM_SLOT_RECV, (size_t)p * b, LM_SLOT_SCRATCH, t[step % 2], b);
+        if (prev >= 0 && (p != me || k == n)) {
+            lm_sched_send(s, prev, LM_SLOT_SCRATCH, t[(step + 1) % 2], b);
+            lm_sched_recv(s, prev, LM_SLOT_RECV, (size_t)prev * b, b);
+        }
+        lm_sched_round(s);
+        if (p != me) {
+            prev = p;
+            step++;
+        }
+    }
+}
 
 /* Where the send blocks are: in place, a copy of the receive buffer taken
  * before anything arrives (the send layout is then the receive layout). */
@@ -38,6 +71,10 @@ static void own_block(lm_sched *s, const lm_coll_spec *a, int src, size_t base)
  * so that the copy overlaps their transfer. */
 void lm_sched_alltoall_pairwise(lm_sched *s, const lm_coll_spec *a)
 {
+    if (lm_sched_alltoall_replace_wanted(a)) {
+        lm_sched_alltoall_replace(s, a);
+        return;
+    }
     size_t base;
     int src = source(s, a, &base);
     for (int k = 1; k < a->size; k++) {
@@ -53,6 +90,10 @@ void lm_sched_alltoall_pairwise(lm_sched *s, const lm_coll_spec *a)
  * the requests in flight stay bounded. */
 void lm_sched_alltoall_linear(lm_sched *s, const lm_coll_spec *a)
 {
+    if (lm_sched_alltoall_replace_wanted(a)) {
+        lm_sched_alltoall_replace(s, a);
+        return;
+    }
     size_t base;
     int src = source(s, a, &base);
     for (int k = 1; k < a->size; k++) {

@@ -211,6 +211,12 @@ void lm_sched_alltoall_shm(lm_sched *s, const lm_coll_spec *a)
  * allgather never write what they posted. */
 static void by_address(lm_sched *s, const lm_coll_spec *a, lm_coll_gen gen, size_t staged)
 {
+    if (lm_sched_alltoall_replace_wanted(a)) {
+        /* the whole buffer staged would double it: block by block instead
+         * (between ranks of one address space, each block one memcpy) */
+        lm_sched_alltoall_replace(s, a);
+        return;
+    }
     if (!a->in_place || !staged) {
         gen(s, a);
         lm_sched_by_address(s);

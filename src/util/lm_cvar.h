@@ -53,6 +53,9 @@ enum lm_cvar_audience { LM_CVAR_USER, LM_CVAR_TUNER };
     X(OFI_MR_CACHE, 32, 0, 4096, TRANSPORT, TUNER, 0,                                                 \
       "memory registrations of the network transport kept for reuse once their message is done "      \
       "(0: none); only with providers whose registrations do not pin memory (tcp, net, ...)")         \
+    X(ALLTOALL_INPLACE_COPY_MAX, 1L << 20, 0, 1L << 40, CORE, TUNER, 0,                               \
+      "an in-place MPI_Alltoall of up to this many bytes in all copies its buffer aside and posts "   \
+      "every block; a larger one exchanges block by block through two blocks of scratch")             \
     X(COLL_SHM, 1, 0, 1, CORE, TUNER, 0,                                                              \
       "collectives on communicators within one node may use node shared-memory mailboxes "            \
       "(0: point-to-point algorithms only)")                                                          \
