@@ -177,19 +177,27 @@ void lm_coll_shm_finalize(void)
     }
 }
 
-int lm_coll_shm_post_address(lm_comm *c, uint32_t call, const lm_step *st, const char *at)
+/* The entry of `call`, once every reader of its previous contents has
+ * read them: `bytes` from src at `off` of its data, then the stamp. 0 when
+ * it still has readers. */
+static int publish(lm_comm *c, uint32_t call, const lm_step *st, const void *src, size_t off, size_t bytes)
 {
-    /* a FETCH at mailbox offset o reads at + (o - dst_off): as if the
-     * bytes from `at` had been copied to dst_off */
-    uintptr_t base = (uintptr_t)at - st->dst_off;
     struct lm_coll_shm *m = c->coll_shm;
     unsigned e = entry_of(call);
     if (atomic_load_explicit(&m->mine->ack[e].n, memory_order_acquire) != m->expect[e]) return 0;
     m->expect[e] += st->readers;
     m->mine->entry[e].readers = st->readers;
-    memcpy(m->mine->entry[e].data, &base, sizeof base);
+    if (bytes) memcpy(m->mine->entry[e].data + off, src, bytes);
     atomic_store_explicit(&m->mine->entry[e].stamp, stamp_of(call), memory_order_release);
     return 1;
+}
+
+int lm_coll_shm_post_address(lm_comm *c, uint32_t call, const lm_step *st, const char *at)
+{
+    /* a FETCH at mailbox offset o reads at + (o - dst_off): as if the
+     * bytes from `at` had been copied to dst_off */
+    uintptr_t base = (uintptr_t)at - st->dst_off;
+    return publish(c, call, st, &base, 0, sizeof base);
 }
 
 const void *lm_coll_shm_peek_address(lm_comm *c, uint32_t call, const lm_step *st)
@@ -212,14 +220,7 @@ int lm_coll_shm_same_space(const lm_comm *c) { return c->coll_shm && c->coll_shm
 
 int lm_coll_shm_post(lm_comm *c, uint32_t call, const lm_step *st, const void *src)
 {
-    struct lm_coll_shm *m = c->coll_shm;
-    unsigned e = entry_of(call);
-    if (atomic_load_explicit(&m->mine->ack[e].n, memory_order_acquire) != m->expect[e]) return 0;
-    m->expect[e] += st->readers;
-    m->mine->entry[e].readers = st->readers;
-    if (st->bytes) memcpy(m->mine->entry[e].data + st->dst_off, src, st->bytes);
-    atomic_store_explicit(&m->mine->entry[e].stamp, stamp_of(call), memory_order_release);
-    return 1;
+    return publish(c, call, st, src, st->dst_off, st->bytes);
 }
 
 const void *lm_coll_shm_peek(lm_comm *c, uint32_t call, const lm_step *st)
