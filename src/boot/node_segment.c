@@ -4,7 +4,8 @@
  * area's pages are only ever touched by the code that uses them; pages no one
  * touches are never allocated, which keeps an idle segment nearly free):
  *
- *   [ header | rank blocks (local_size) | KVS | shm transport area ]
+ *   [ header | placement tables (TABLE layouts only) | rank blocks (local_size)
+ *     | KVS | shm transport area ]
  *
  * The memfd has no file-system name and is sealed against resizing once
  * sized, so a rank can neither leave a file behind nor make its peers fault
@@ -16,6 +17,7 @@
 #include "boot/kvs.h"
 
 #include <errno.h>
+#include <stddef.h>
 #include <fcntl.h>
 #include <sched.h>
 #include <stdio.h>
@@ -58,13 +60,20 @@ void lm_node_segment_set_transport_area(size_t (*size)(int), void (*format)(void
 }
 
 struct seg_plan {
-    size_t ranks_offset, kvs_offset, kvs_size, transport_offset, transport_size, total;
+    size_t table_offset, ranks_offset, kvs_offset, kvs_size, transport_offset, transport_size, total;
 };
 
-static struct seg_plan plan(int local_size, unsigned nslots)
+/* int32_t entries of a TABLE layout's tables (lm_layout_table). */
+static size_t table_entries(const lm_layout *l)
+{
+    return l->kind == LM_LAYOUT_TABLE ? 3 * (size_t)l->world_size + (size_t)l->node_count + 1 : 0;
+}
+
+static struct seg_plan plan_placed(int local_size, unsigned nslots, size_t table_bytes)
 {
     struct seg_plan p;
-    p.ranks_offset = align_up(sizeof(lm_node_segment));
+    p.table_offset = align_up(sizeof(lm_node_segment));
+    p.ranks_offset = p.table_offset + align_up(table_bytes);
     p.kvs_offset = p.ranks_offset + align_up((size_t)local_size * sizeof(lm_rank_block));
     p.kvs_size = lm_kvs_size(nslots);
     p.transport_offset = p.kvs_offset + align_up(p.kvs_size);
@@ -73,11 +82,41 @@ static struct seg_plan plan(int local_size, unsigned nslots)
     return p;
 }
 
+static struct seg_plan plan(int local_size, unsigned nslots) { return plan_placed(local_size, nslots, 0); }
+
+/* A TABLE layout's tables from the node of every rank (checked by
+ * lm_placement_counts). first[] ends as each node's start in by_node;
+ * while filling, first[k + 1] counts node k's ranks placed so far. */
+static void fill_table(int32_t *t, const int32_t *rank_node, int n, int nodes)
+{
+    int32_t *node_of = t, *local_of = t + n, *by_node = t + 2 * (size_t)n, *first = t + 3 * (size_t)n;
+    for (int i = 0; i <= nodes; i++) first[i] = 0;
+    for (int r = 0; r < n; r++) {
+        int32_t k = rank_node[r];
+        node_of[r] = k;
+        local_of[r] = first[k + 1]++;
+    }
+    for (int i = 0; i < nodes; i++) first[i + 1] += first[i];
+    for (int r = 0; r < n; r++) by_node[first[rank_node[r]] + local_of[r]] = r;
+}
+
+int lm_placement_counts(const int32_t *rank_node, int n, int nodes, int *counts)
+{
+    for (int i = 0; i < nodes; i++) counts[i] = 0;
+    for (int r = 0; r < n; r++) {
+        if (rank_node[r] < 0 || rank_node[r] >= nodes) return -1;
+        counts[rank_node[r]]++;
+    }
+    for (int i = 0; i < nodes; i++)
+        if (counts[i] == 0) return -1;
+    return 0;
+}
+
 size_t lm_node_segment_size(int local_size) { return plan(local_size, kvs_slots(local_size)).total; }
 
 /* Fill a zero-filled mapping of plan p: header, rank blocks, KVS, transport. */
 static void format(lm_node_segment *seg, const struct seg_plan *p, unsigned nslots, const char *job_id,
-                   const lm_layout *layout)
+                   const lm_layout *layout, const int32_t *rank_node)
 {
     seg->version = LM_NODE_SEGMENT_VERSION;
     seg->header_size = sizeof(lm_node_segment);
@@ -85,6 +124,11 @@ static void format(lm_node_segment *seg, const struct seg_plan *p, unsigned nslo
     snprintf(seg->job_id, sizeof seg->job_id, "%s", job_id);
     seg->launcher_pid = (int32_t)getpid();
     seg->layout = *layout;
+    seg->layout.table_offset = 0;
+    if (layout->kind == LM_LAYOUT_TABLE) {
+        seg->layout.table_offset = (int64_t)p->table_offset - (int64_t)offsetof(lm_node_segment, layout);
+        fill_table(lm_node_segment_at(seg, p->table_offset), rank_node, layout->world_size, layout->node_count);
+    }
     seg->ranks_offset = p->ranks_offset;
     seg->kvs_offset = p->kvs_offset;
     seg->kvs_size = p->kvs_size;
@@ -92,7 +136,7 @@ static void format(lm_node_segment *seg, const struct seg_plan *p, unsigned nslo
     seg->transport_size = p->transport_size;
     for (int i = 0; i < layout->local_size; i++) {
         lm_rank_block *rb = lm_node_segment_rank(seg, i);
-        rb->world_rank = lm_layout_world_rank_of(layout, layout->node_id, i);
+        rb->world_rank = lm_layout_world_rank_of(&seg->layout, layout->node_id, i);
     }
     lm_kvs_format(lm_node_segment_at(seg, seg->kvs_offset), nslots);
     if (area_format && p->transport_size)
@@ -108,17 +152,31 @@ static int valid_layout(const lm_layout *l)
            l->node_id < l->node_count && l->local_size <= l->world_size && l->reported_world_size >= l->world_size &&
            l->universe_size >= l->reported_world_size &&
            (l->kind == LM_LAYOUT_CYCLIC || (l->kind == LM_LAYOUT_BLOCK && l->ranks_per_node > 0) ||
-            (l->kind == LM_LAYOUT_VECTOR && lm_layout_vector_valid(l)));
+            (l->kind == LM_LAYOUT_VECTOR && lm_layout_vector_valid(l)) || l->kind == LM_LAYOUT_TABLE);
 }
 
-int lm_node_segment_create(const char *job_id, const lm_layout *layout, lm_node_segment **out)
+/* A TABLE placement that gives this node local_size ranks. */
+static int valid_placement(const lm_layout *l, const int32_t *rank_node)
 {
-    if (!job_id || !out || !valid_layout(layout)) {
+    if (l->kind != LM_LAYOUT_TABLE) return 1;
+    if (!rank_node) return 0;
+    int here = 0;
+    for (int r = 0; r < l->world_size; r++) {
+        if (rank_node[r] < 0 || rank_node[r] >= l->node_count) return 0;
+        here += rank_node[r] == l->node_id;
+    }
+    return here == l->local_size;
+}
+
+int lm_node_segment_create_placed(const char *job_id, const lm_layout *layout, const int32_t *rank_node,
+                                  lm_node_segment **out)
+{
+    if (!job_id || !out || !valid_layout(layout) || !valid_placement(layout, rank_node)) {
         errno = EINVAL;
         return -1;
     }
     unsigned nslots = kvs_slots(layout->local_size);
-    struct seg_plan p = plan(layout->local_size, nslots);
+    struct seg_plan p = plan_placed(layout->local_size, nslots, table_entries(layout) * sizeof(int32_t));
     char name[64];
     snprintf(name, sizeof name, "leanmpi-%s", job_id);
 
@@ -130,7 +188,7 @@ int lm_node_segment_create(const char *job_id, const lm_layout *layout, lm_node_
     (void)fcntl(fd, F_ADD_SEALS, F_SEAL_SHRINK | F_SEAL_GROW | F_SEAL_SEAL);
     void *m = mmap(NULL, p.total, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
     if (m == MAP_FAILED) goto fail;
-    format(m, &p, nslots, job_id, layout);
+    format(m, &p, nslots, job_id, layout, rank_node);
     *out = m;
     return fd;
 fail:
@@ -138,6 +196,11 @@ fail:
     close(fd);
     errno = saved;
     return -1;
+}
+
+int lm_node_segment_create(const char *job_id, const lm_layout *layout, lm_node_segment **out)
+{
+    return lm_node_segment_create_placed(job_id, layout, NULL, out);
 }
 
 int lm_node_segment_attach(int fd, lm_node_segment **out)
@@ -154,7 +217,11 @@ int lm_node_segment_attach(int fd, lm_node_segment **out)
     if (seg->magic != LM_NODE_SEGMENT_MAGIC || seg->version != LM_NODE_SEGMENT_VERSION ||
         seg->header_size != sizeof(lm_node_segment) || seg->total_size != (uint64_t)st.st_size ||
         seg->transport_offset + seg->transport_size > seg->total_size ||
-        seg->kvs_offset + seg->kvs_size > seg->total_size) {
+        seg->kvs_offset + seg->kvs_size > seg->total_size ||
+        (seg->layout.kind == LM_LAYOUT_TABLE &&
+         (seg->layout.table_offset < 0 || (uint64_t)seg->layout.table_offset + offsetof(lm_node_segment, layout) +
+                                                  table_entries(&seg->layout) * sizeof(int32_t) >
+                                              seg->ranks_offset))) {
         munmap(m, (size_t)st.st_size);
         errno = EPROTO;
         return -1;
@@ -194,7 +261,7 @@ int lm_node_segment_create_private(lm_node_segment **out, int *fd_out)
      * singleton sees the same segment. */
     void *m = mmap(NULL, p.total, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS, -1, 0);
     if (m == MAP_FAILED) return -1;
-    format(m, &p, nslots, job, &l);
+    format(m, &p, nslots, job, &l, NULL);
     *out = m;
     return 0;
 }
@@ -328,6 +395,7 @@ int lm_layout_add_run(lm_layout *l, int node, int count)
 
 int lm_layout_node_of(const lm_layout *l, int world_rank)
 {
+    if (l->kind == LM_LAYOUT_TABLE) return lm_layout_table(l)[world_rank];
     if (l->kind == LM_LAYOUT_CYCLIC) return world_rank % l->node_count;
     if (l->kind == LM_LAYOUT_VECTOR) return vector_node_of(l, world_rank);
     return world_rank / l->ranks_per_node;
@@ -335,6 +403,7 @@ int lm_layout_node_of(const lm_layout *l, int world_rank)
 
 int lm_layout_local_rank_of(const lm_layout *l, int world_rank)
 {
+    if (l->kind == LM_LAYOUT_TABLE) return lm_layout_table(l)[l->world_size + world_rank];
     if (l->kind == LM_LAYOUT_CYCLIC) return world_rank / l->node_count;
     if (l->kind == LM_LAYOUT_VECTOR) return lm_layout_vector_ranks_on(l, vector_node_of(l, world_rank), world_rank);
     return world_rank % l->ranks_per_node;
@@ -342,6 +411,11 @@ int lm_layout_local_rank_of(const lm_layout *l, int world_rank)
 
 int lm_layout_world_rank_of(const lm_layout *l, int node, int local_rank)
 {
+    if (l->kind == LM_LAYOUT_TABLE) {
+        const int32_t *t = lm_layout_table(l), *first = t + 3 * (size_t)l->world_size;
+        if (local_rank < 0 || local_rank >= first[node + 1] - first[node]) return -1;
+        return t[2 * (size_t)l->world_size + first[node] + local_rank];
+    }
     if (l->kind == LM_LAYOUT_CYCLIC) return local_rank * l->node_count + node;
     if (l->kind == LM_LAYOUT_VECTOR) return vector_world_rank_of(l, node, local_rank);
     return node * l->ranks_per_node + local_rank;

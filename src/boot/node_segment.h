@@ -16,9 +16,9 @@
 #include <sys/types.h>
 
 #define LM_NODE_SEGMENT_MAGIC 0x4c65616e4d504931ull /* "LeanMPI1" */
-#define LM_NODE_SEGMENT_VERSION 3u
+#define LM_NODE_SEGMENT_VERSION 4u
 
-enum lm_layout_kind { LM_LAYOUT_BLOCK = 0, LM_LAYOUT_CYCLIC = 1, LM_LAYOUT_VECTOR = 2 };
+enum lm_layout_kind { LM_LAYOUT_BLOCK = 0, LM_LAYOUT_CYCLIC = 1, LM_LAYOUT_VECTOR = 2, LM_LAYOUT_TABLE = 3 };
 
 /* VECTOR: a pass over the blocks places, block after block, ppn
  * consecutive ranks on each of `nodes` nodes from `node` on; passes repeat
@@ -34,7 +34,10 @@ typedef struct lm_layout_block {
 /* Rank placement: world rank r lives on node node_of(r). With BLOCK, nodes
  * hold ranks_per_node consecutive ranks; with CYCLIC, rank r is on node
  * r % node_count; with VECTOR, the blocks say. Arithmetic on a few numbers,
- * never a table per rank. */
+ * never a table per rank, except with TABLE: a placement the user gave rank
+ * by rank (mpirun --rankfile) or one no few blocks describe. Its tables live
+ * once per node in the node segment (lm_layout_table), 12 bytes per rank of
+ * the job, and only such jobs pay for them. */
 typedef struct lm_layout {
     int32_t world_size;          /* ranks that really run */
     int32_t reported_world_size; /* size MPI_COMM_WORLD reports (>= world_size; --simulate-world-size) */
@@ -52,6 +55,10 @@ typedef struct lm_layout {
     int32_t node_cpus;
     int32_t nblocks; /* VECTOR: blocks used */
     lm_layout_block block[LM_LAYOUT_BLOCKS_MAX];
+    /* TABLE: where the tables are, in bytes from this structure itself, so
+     * that every process finds them wherever it maps the segment (a layout
+     * of this kind is only valid inside its segment). */
+    int64_t table_offset;
 } lm_layout;
 
 enum lm_rank_state { LM_RANK_NOT_STARTED = 0, LM_RANK_INITIALIZED = 1, LM_RANK_FINALIZED = 2, LM_RANK_ABORTED = 3 };
@@ -100,6 +107,11 @@ size_t lm_node_segment_size(int local_size);
 /* Launcher side: create the memfd, size it, map it, fill header and layout.
  * Returns the fd (not close-on-exec) and the mapping, or -1 with errno. */
 int lm_node_segment_create(const char *job_id, const lm_layout *layout, lm_node_segment **out);
+/* The same for a TABLE layout: rank_node[r] is the node of world rank r
+ * (world_size entries, each below node_count, every node holding a rank);
+ * a node's ranks are its local ranks in increasing order. */
+int lm_node_segment_create_placed(const char *job_id, const lm_layout *layout, const int32_t *rank_node,
+                                  lm_node_segment **out);
 /* Rank side: map an inherited descriptor and check magic/version/size. */
 int lm_node_segment_attach(int fd, lm_node_segment **out);
 /* Singleton: the segment of a 1-rank job started without a launcher, a
@@ -120,7 +132,8 @@ static inline lm_rank_block *lm_node_segment_rank(lm_node_segment *seg, int loca
  * node's CPUs when no launcher says. */
 int lm_node_usable_cpus(void);
 
-/* Layout evaluation (R2): no tables. VECTOR costs a walk over its blocks. */
+/* Layout evaluation (R2): no tables but TABLE's. VECTOR costs a walk over
+ * its blocks, TABLE a load. */
 int lm_layout_node_of(const lm_layout *l, int world_rank);
 int lm_layout_local_rank_of(const lm_layout *l, int world_rank);
 int lm_layout_world_rank_of(const lm_layout *l, int node, int local_rank);
@@ -145,5 +158,17 @@ void lm_layout_canonical(lm_layout *l);
 /* A VECTOR layout that is well formed: 1 to LM_LAYOUT_BLOCKS_MAX blocks of
  * nodes within node_count. 1 or 0. */
 int lm_layout_vector_valid(const lm_layout *l);
+/* TABLE: node_of[world_size], local_of[world_size], then the world ranks
+ * node by node (by_node[world_size]) and where each node's start
+ * (first[node_count + 1]): int32_t each. */
+static inline const int32_t *lm_layout_table(const lm_layout *l)
+{
+    return (const int32_t *)(const void *)((const char *)l + l->table_offset);
+}
+/* Node i's ranks given as a list (the first job's placement by a rankfile):
+ * the node of each of n ranks, each node holding at least one. 0, or -1
+ * when a node is out of range or holds none. counts[nodes] gets each
+ * node's share. */
+int lm_placement_counts(const int32_t *rank_node, int n, int nodes, int *counts);
 
 #endif

@@ -21,8 +21,10 @@
  *
  * Interface (set by mpirun, src/launcher/spawn.c): argv is the program's
  * (argv[0] as the user gave it), LEANMPI_HOST_PROGRAM its resolved path;
- * LEANMPI_HOST_RANKS="rank,local,in,out,err,ctl;..." the
- * ranks and the descriptors each gets as 0, 1, 2 and LEANMPI_AGENT_FD;
+ * LEANMPI_HOST_RANKS="rank,local,in,out,err,ctl,cpus;..." the
+ * ranks, the descriptors each gets as 0, 1, 2 and LEANMPI_AGENT_FD, and
+ * the CPUs it is bound to (numbers joined by '.', "-" for none: mpirun
+ * --rankfile);
  * LEANMPI_HOST_REPORT the descriptor that gets "rank pid" per started rank
  * (or "error MESSAGE"); LEANMPI_HOST_LAUNCHER mpirun's pid. glibc allows 16
  * namespaces per process (mpirun sets GLIBC_TUNABLES=glibc.rtld.nns); a
@@ -76,7 +78,8 @@ typedef struct task {
     char **env;
     pid_t pid;
     pthread_t holder;
-    int started; /* 1 started, -1 failed */
+    int started;    /* 1 started, -1 failed */
+    cpu_set_t cpus; /* bound to these (none: unbound) */
 } task;
 
 static task tasks[MAX_RANKS];
@@ -252,11 +255,29 @@ static void *holder(void *arg)
     return NULL;
 }
 
+/* "1.3" -> CPUs 1 and 3; "-" -> none (an empty set: unbound). */
+static int parse_cpus(const char *p, cpu_set_t *set)
+{
+    CPU_ZERO(set);
+    if (*p == '-') return 0;
+    for (;;) {
+        char *end;
+        long c = strtol(p, &end, 10);
+        if (end == p || c < 0 || c >= CPU_SETSIZE) return -1;
+        CPU_SET((int)c, set);
+        if (*end != '.') return 0;
+        p = end + 1;
+    }
+}
+
 static void parse_ranks(const char *spec)
 {
     for (const char *p = spec; p && *p && ntasks < MAX_RANKS; p = strchr(p, ';') ? strchr(p, ';') + 1 : NULL) {
         task *t = &tasks[ntasks];
-        if (sscanf(p, "%d,%d,%d,%d,%d,%d", &t->rank, &t->local, &t->fd[0], &t->fd[1], &t->fd[2], &t->fd[3]) != 6)
+        int used = 0;
+        if (sscanf(p, "%d,%d,%d,%d,%d,%d,%n", &t->rank, &t->local, &t->fd[0], &t->fd[1], &t->fd[2], &t->fd[3], &used) !=
+                6 ||
+            !used || parse_cpus(p + used, &t->cpus) != 0)
             report_error("bad LEANMPI_HOST_RANKS entry '%.40s'", p);
         ntasks++;
     }
@@ -291,6 +312,10 @@ int main(int argc, char **argv)
     pthread_mutex_unlock(&start_lock);
     for (int i = 0; i < ntasks; i++)
         if (tasks[i].started < 0) report_error("cannot start rank %d as a task: %s", tasks[i].rank, strerror(errno));
+    /* bound before they run: the tasks wait at the gate */
+    for (int i = 0; i < ntasks; i++)
+        if (CPU_COUNT(&tasks[i].cpus) > 0 && sched_setaffinity(tasks[i].pid, sizeof tasks[i].cpus, &tasks[i].cpus) != 0)
+            report_error("cannot bind rank %d to its CPUs: %s", tasks[i].rank, strerror(errno));
     __atomic_store_n(&gate, 1, __ATOMIC_RELEASE);
     syscall(SYS_futex, &gate, FUTEX_WAKE, INT_MAX, NULL, NULL, 0);
     for (int i = 0; i < ntasks; i++) dprintf(report_fd, "%d %d\n", tasks[i].rank, (int)tasks[i].pid);

@@ -13,6 +13,7 @@
 #define _GNU_SOURCE /* pipe2 */
 #endif
 #include "agent.h"
+#include "cpu_binding.h"
 #include "agent_link.h"
 #include "agent_tree.h"
 #include "boot/kvs.h"
@@ -421,6 +422,30 @@ close_out:
     return -1;
 }
 
+/* A rankfile's ranks in host order, as the counts alone would place them. */
+static int placed_in_order(const lm_job_desc *d)
+{
+    for (int r = 1; r < d->world_size; r++)
+        if (d->rank_host[r] < d->rank_host[r - 1]) return 0;
+    return 1;
+}
+
+/* The slots of this host's ranks name CPUs it has: checked before any
+ * starts, so that a bad rankfile ends the job with the reason. */
+static int check_bindings(void)
+{
+    for (int r = 0; A.d.rank_cpus && r < A.d.world_size; r++) {
+        cpu_set_t set;
+        char why[200];
+        if (A.d.rank_host[r] == A.node && A.d.rank_cpus[r] &&
+            lm_cpus_from_slots(A.d.rank_cpus[r], &set, why, sizeof why) != 0) {
+            fail_up("host %s: rank %d of the rankfile: %s", my_host(), r, why);
+            return -1;
+        }
+    }
+    return 0;
+}
+
 static int start_ranks(void)
 {
     lm_layout layout = {.world_size = A.d.world_size,
@@ -431,12 +456,20 @@ static int start_ranks(void)
                         .appnum = 0,
                         .universe_size = A.d.universe_size,
                         .node_cpus = node_cpus()};
-    if (lm_layout_from_counts(&layout, A.d.host_nranks, A.d.nhosts) != 0) {
-        fail_up("host %s: the job's placement has more runs of hosts with equal counts than a layout holds", my_host());
-        return -1;
+    if (check_bindings() != 0) return -1;
+    /* a rankfile that places ranks out of host order, or in more runs than
+     * blocks describe, needs the placement tables */
+    if ((A.d.rank_host && !placed_in_order(&A.d)) || lm_layout_from_counts(&layout, A.d.host_nranks, A.d.nhosts) != 0) {
+        if (!A.d.rank_host) {
+            fail_up("host %s: the job's placement has more runs of hosts with equal counts than a layout holds",
+                    my_host());
+            return -1;
+        }
+        layout.kind = LM_LAYOUT_TABLE;
+        layout.nblocks = 0;
     }
     lm_node_segment_set_transport_area(lm_shm_area_size, lm_shm_area_format);
-    A.seg_fd = lm_node_segment_create(A.d.job_id, &layout, &A.seg);
+    A.seg_fd = lm_node_segment_create_placed(A.d.job_id, &layout, A.d.rank_host, &A.seg);
     if (A.seg_fd < 0) {
         fail_up("host %s: cannot create the node segment: %s", my_host(), strerror(errno));
         return -1;
@@ -458,11 +491,12 @@ static int start_ranks(void)
                        .job_id = A.d.job_id,
                        .world_size = A.d.world_size,
                        .local_size = A.nlocal,
-                       .pgid = 0};
+                       .pgid = 0,
+                       .rank_cpus = A.d.rank_cpus};
     int rc = 0;
     for (int i = 0; i < A.nlocal && rc == 0; i++) {
         local_rank *r = &A.ranks[i];
-        r->world_rank = lm_layout_world_rank_of(&layout, A.node, i);
+        r->world_rank = lm_layout_world_rank_of(&A.seg->layout, A.node, i);
         r->seg = A.seg;
         r->local = i;
         r->fd[1] = r->fd[2] = r->kvs_fd = -1;

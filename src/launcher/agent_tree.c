@@ -4,6 +4,7 @@
 #endif
 #include "agent_tree.h"
 #include "hosts.h"
+#include "boot/node_segment.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -37,6 +38,35 @@ void lm_job_encode(const lm_job_desc *d, lm_wbuf *b)
     for (int i = 0; i < d->argc; i++) lm_wbuf_str(b, d->argv[i]);
     lm_wbuf_int(b, d->nenv);
     for (int i = 0; i < d->nenv; i++) lm_wbuf_str(b, d->env[i]);
+    lm_wbuf_int(b, d->rank_host ? d->world_size : 0);
+    for (int r = 0; d->rank_host && r < d->world_size; r++) {
+        lm_wbuf_int(b, d->rank_host[r]);
+        lm_wbuf_str(b, d->rank_cpus && d->rank_cpus[r] ? d->rank_cpus[r] : "");
+    }
+}
+
+/* The rankfile's placement: a host for every rank, as many on each host as
+ * host_nranks says. */
+static int decode_placement(lm_rbuf *b, lm_job_desc *d)
+{
+    int64_t n = lm_rbuf_int(b);
+    if (n == 0) return 0;
+    if (n != d->world_size) return -1;
+    d->rank_host = calloc((size_t)n, sizeof *d->rank_host);
+    d->rank_cpus = calloc((size_t)n, sizeof *d->rank_cpus);
+    int *counts = calloc((size_t)d->nhosts, sizeof *counts);
+    int rc = d->rank_host && d->rank_cpus && counts ? 0 : -1;
+    for (int r = 0; r < n && rc == 0; r++) {
+        int64_t h = lm_rbuf_int(b);
+        d->rank_host[r] = h >= 0 && h < d->nhosts ? (int32_t)h : -1;
+        char *cpus = (char *)lm_rbuf_str(b);
+        d->rank_cpus[r] = cpus && *cpus ? cpus : NULL;
+    }
+    if (rc == 0 && (b->failed || lm_placement_counts(d->rank_host, d->world_size, d->nhosts, counts) != 0)) rc = -1;
+    for (int i = 0; i < d->nhosts && rc == 0; i++)
+        if (counts[i] != d->host_nranks[i]) rc = -1;
+    free(counts);
+    return rc;
 }
 
 static int count_ok(int64_t v, size_t len) { return v >= 0 && (uint64_t)v <= len; }
@@ -81,6 +111,7 @@ int lm_job_decode(const char *payload, size_t len, lm_job_desc *d)
     if (!d->env) goto free_desc;
     for (int i = 0; i < d->nenv; i++) d->env[i] = lm_rbuf_str(&b);
     if (b.failed || d->fanout < 1 || d->world_size < 1 || d->ranks_per_node < 1) goto free_desc;
+    if (decode_placement(&b, d) != 0) goto free_desc;
     return 0;
 free_desc:
     lm_job_desc_free(d);
@@ -91,6 +122,8 @@ void lm_job_desc_free(lm_job_desc *d)
 {
     free(d->host_names);
     free(d->host_nranks);
+    free(d->rank_host);
+    free(d->rank_cpus);
     free(d->argv);
     free(d->env);
     free(d->storage_);

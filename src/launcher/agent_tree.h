@@ -12,6 +12,7 @@
 #include "agent_link.h"
 
 #include <stddef.h>
+#include <stdint.h>
 #include <sys/types.h>
 
 #define LM_DEFAULT_LAUNCH_AGENT "ssh -x -o BatchMode=yes -o ConnectTimeout=5 {host}"
@@ -28,6 +29,11 @@ typedef struct lm_job_desc {
     int nhosts;
     const char **host_names;
     int *host_nranks;
+    /* mpirun --rankfile: the host of each rank (world_size entries; NULL:
+     * ranks fill the hosts in order) and the CPUs it is bound to (slot
+     * text, or NULL; the array NULL when no rank is bound). */
+    int32_t *rank_host;
+    char **rank_cpus;
     int argc; /* program and its arguments */
     const char **argv;
     int nenv; /* "VAR=value" for every rank */

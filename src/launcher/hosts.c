@@ -33,7 +33,7 @@ static int valid_name(const char *name)
     return 1;
 }
 
-static int add_host(const char *prog, const char *where, lm_hostlist *hl, const char *name, int slots)
+int lm_hosts_add(const char *prog, const char *where, lm_hostlist *hl, const char *name, int slots)
 {
     if (!valid_name(name)) {
         fprintf(stderr, "%s: %s: '%s' is not a host name\n", prog, where, name);
@@ -63,7 +63,7 @@ static int add_entry(const char *prog, const char *where, lm_hostlist *hl, char 
         *colon = '\0';
         if (parse_slots(prog, where, colon + 1, &slots)) return -1;
     }
-    return add_host(prog, where, hl, entry, slots);
+    return lm_hosts_add(prog, where, hl, entry, slots);
 }
 
 int lm_hosts_parse_list(const char *prog, const char *spec, lm_hostlist *hl)
@@ -118,7 +118,7 @@ int lm_hosts_parse_file(const char *prog, const char *path, lm_hostlist *hl)
                 rc = -1;
             }
         }
-        if (rc == 0) rc = add_host(prog, where, hl, name, slots);
+        if (rc == 0) rc = lm_hosts_add(prog, where, hl, name, slots);
     }
     fclose(f);
     if (rc == 0 && hl->n == before) {
@@ -205,4 +205,11 @@ void lm_hosts_free(lm_hostlist *hl)
     free(hl->h);
     hl->h = NULL;
     hl->n = 0;
+}
+
+int lm_hosts_find(const lm_hostlist *hl, const char *name)
+{
+    for (int i = 0; i < hl->n; i++)
+        if (strcmp(hl->h[i].name, name) == 0) return i;
+    return -1;
 }

@@ -30,6 +30,11 @@ int lm_hosts_parse_file(const char *prog, const char *path, lm_hostlist *hl);
  * with equal counts). */
 int lm_hosts_place(const char *prog, lm_hostlist *hl, int *nranks, int oversubscribe, int *ranks_per_node);
 int lm_hosts_total_slots(const lm_hostlist *hl);
+/* Appends host name with slots; a bad name or a host listed twice is refused
+ * with a message that starts "prog: where: ". 0 or -1. */
+int lm_hosts_add(const char *prog, const char *where, lm_hostlist *hl, const char *name, int slots);
+/* The index of host name in hl, or -1. */
+int lm_hosts_find(const lm_hostlist *hl, const char *name);
 /* Is this name the machine we run on ("localhost", or our host name)? */
 int lm_host_is_local(const char *name);
 void lm_hosts_free(lm_hostlist *hl);

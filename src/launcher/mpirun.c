@@ -26,6 +26,7 @@
 #include "transport/shm_layout.h"
 #include "agent.h"
 #include "agent_tree.h"
+#include "cpu_binding.h"
 #include "boot/kvs.h"
 #include "boot/kvs_wire.h"
 #include "broker.h"
@@ -372,9 +373,11 @@ static void from_agent(lm_child_agent *c, const lm_frame *f, const char *p)
 
 static int lm_min_int(int a, int b) { return a < b ? a : b; }
 
-/* The host of a rank of the first job: ranks fill the hosts in order. */
+/* The host of a rank of the first job: the rankfile's, else ranks fill
+ * the hosts in order. */
 static int host_of_rank(int rank)
 {
+    if (J.desc.rank_host) return rank >= 0 && rank < J.desc.world_size ? J.desc.rank_host[rank] : -1;
     for (int h = 0; h < J.desc.nhosts; h++) {
         if (rank < J.desc.host_nranks[h]) return h;
         rank -= J.desc.host_nranks[h];
@@ -610,6 +613,21 @@ static int share_space(const lm_options *o, const char *path)
     return 0;
 }
 
+/* Every rankfile slot of this node names CPUs it has; 0, or -1 with the
+ * reason on stderr. */
+static int check_bindings(const lm_options *o)
+{
+    for (int r = 0; r < o->rankfile.n; r++) {
+        cpu_set_t set;
+        char why[200];
+        if (o->rankfile.cpus[r] && lm_cpus_from_slots(o->rankfile.cpus[r], &set, why, sizeof why) != 0) {
+            fprintf(stderr, "%s: rank %d of the rankfile: %s\n", g_prog, r, why);
+            return -1;
+        }
+    }
+    return 0;
+}
+
 /* Start every rank. On failure the ranks already started are ended. */
 static int launch(const lm_options *o, const char *path, const char *job_id)
 {
@@ -634,7 +652,8 @@ static int launch(const lm_options *o, const char *path, const char *job_id)
                        .job_id = job_id,
                        .world_size = o->nranks,
                        .local_size = o->nranks,
-                       .pgid = 0};
+                       .pgid = 0,
+                       .rank_cpus = o->rankfile.n ? o->rankfile.cpus : NULL};
     int rc = 0;
     for (int r = 0; r < J.n && rc == 0;) {
         char why[700] = "";
@@ -1110,6 +1129,10 @@ static void launch_agents(const lm_options *o, const char *path, const char *job
         d->host_names[i] = hl->h[i].name;
         d->host_nranks[i] = hl->h[i].nranks;
     }
+    if (o->rankfile.n) {
+        d->rank_host = o->rankfile.host;
+        d->rank_cpus = o->rankfile.cpus;
+    }
     for (int r = 0; r < J.n; r++) {
         J.ranks[r].pid = -1;
         lm_out_init(&J.ranks[r].out, -1, 1, r);
@@ -1404,6 +1427,7 @@ int main(int argc, char **argv)
                             .appnum = 0,
                             .universe_size = universe_size(&o),
                             .node_cpus = node_cpus()};
+        if (check_bindings(&o) != 0) return 2;
         lm_node_segment_set_transport_area(lm_shm_area_size, lm_shm_area_format);
         J.seg_fd = lm_node_segment_create(job_id, &layout, &J.seg);
         if (J.seg_fd < 0) {

@@ -30,6 +30,11 @@ static void usage(const char *prog, FILE *f)
             "                            also -H, -host; ranks fill the slots in order\n"
             "  --hostfile F              hosts from F, one per line: 'name slots=N' or\n"
             "                            'name:N' (also -hostfile, --machinefile, -f)\n"
+            "  --rankfile F              place rank by rank: lines 'rank N=host slot=CPUS'\n"
+            "                            (Open MPI's syntax; slot: CPU numbers and ranges\n"
+            "                            counted among the usable CPUs, binds the rank);\n"
+            "                            hosts must be among --host/--hostfile when given\n"
+            "                            (also -rf)\n"
             "  --launch-agent TEMPLATE   command that runs a command on host {host}\n"
             "                            (default: ssh -x -o BatchMode=yes -o\n"
             "                            ConnectTimeout=5 {host}); the host itself runs\n"
@@ -129,6 +134,7 @@ int lm_options_parse(const char *prog, int argc, char **argv, lm_options *o)
     const char *space = getenv("LEANMPI_ADDRESS_SPACE");
     if (space && *space && parse_address_space(prog, "LEANMPI_ADDRESS_SPACE", space, o)) return LM_OPTS_ERROR;
     int i = 1;
+    const char *rankfile = NULL; /* read once every option is known (it may follow --host) */
     for (; i < argc; i++) {
         char *arg = argv[i];
         if (strcmp(arg, "--") == 0) {
@@ -216,6 +222,10 @@ int lm_options_parse(const char *prog, int argc, char **argv, lm_options *o)
             const char *v = NEXT_VALUE();
             NEED(v);
             if (lm_hosts_parse_file(prog, v, &o->hosts)) goto error;
+        } else if (is(opt, "--rankfile", "-rankfile") || is(opt, "-rf", NULL)) {
+            const char *v = NEXT_VALUE();
+            NEED(v);
+            rankfile = v;
         } else if (is(opt, "--launch-agent", "-launch-agent")) {
             const char *v = NEXT_VALUE();
             NEED(v);
@@ -266,7 +276,18 @@ int lm_options_parse(const char *prog, int argc, char **argv, lm_options *o)
         fprintf(stderr, "%s: no program given (see %s --help)\n", prog, prog);
         goto error;
     }
-    if (o->hosts.n) {
+    if (rankfile) {
+        int listed = o->hosts.n > 0;
+        if (lm_rankfile_read(prog, rankfile, &o->hosts, o->oversubscribe, &o->rankfile)) goto error;
+        if (o->nranks_given && o->nranks != o->rankfile.n) {
+            fprintf(stderr, "%s: -n %d, but the rankfile %s places %d ranks\n", prog, o->nranks, rankfile,
+                    o->rankfile.n);
+            goto error;
+        }
+        o->nranks = o->rankfile.n;
+        /* a rankfile of this machine alone: a job of one node, bound */
+        if (!listed && o->hosts.n == 1 && lm_host_is_local(o->hosts.h[0].name)) lm_hosts_free(&o->hosts);
+    } else if (o->hosts.n) {
         int rpn;
         int n = o->nranks_given ? o->nranks : 0;
         if (lm_hosts_place(prog, &o->hosts, &n, o->oversubscribe, &rpn)) goto error;
@@ -300,6 +321,7 @@ error:
 void lm_options_free(lm_options *o)
 {
     lm_hosts_free(&o->hosts);
+    lm_rankfile_free(&o->rankfile);
     for (int k = 0; k < o->nenv; k++) free(o->env[k]);
     free(o->env);
     o->env = NULL;

@@ -2,6 +2,7 @@
 #ifndef LM_LAUNCHER_OPTIONS_H
 #define LM_LAUNCHER_OPTIONS_H
 #include "hosts.h"
+#include "rankfile.h"
 
 typedef struct lm_options {
     int nranks; /* -n/-np; 1 when absent (with hosts: one per slot) */
@@ -11,6 +12,7 @@ typedef struct lm_options {
     int tag_output;           /* --tag-output */
     int oversubscribe;        /* --oversubscribe: more ranks than the hosts' slots */
     lm_hostlist hosts;        /* --host, --hostfile: empty = this node only */
+    lm_rankfile rankfile;     /* --rankfile: n = 0 when not given */
     const char *launch_agent; /* --launch-agent template; NULL = ssh */
     int fanout;               /* --launch-fanout: agents each agent starts */
     double timeout_s;         /* --timeout; 0 = none */

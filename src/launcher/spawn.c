@@ -2,6 +2,7 @@
 #define _GNU_SOURCE /* memfd_create, pipe2, memrchr */
 #endif
 #include "spawn.h"
+#include "cpu_binding.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -64,6 +65,21 @@ static void enter_cwd(lm_spawn_job *job, const char *who)
     }
 }
 
+/* The rankfile's binding, before the program starts (so its first page
+ * faults already land near its CPUs). */
+static void bind_cpus(lm_spawn_job *job, int rank)
+{
+    if (!job->rank_cpus || !job->rank_cpus[rank]) return;
+    cpu_set_t set;
+    char why[200] = "";
+    if (lm_cpus_from_slots(job->rank_cpus[rank], &set, why, sizeof why) != 0 ||
+        sched_setaffinity(0, sizeof set, &set) != 0) {
+        fprintf(stderr, "mpirun: rank %d: cannot bind to slot %s: %s\n", rank, job->rank_cpus[rank],
+                why[0] ? why : strerror(errno));
+        _exit(127);
+    }
+}
+
 /* Runs in the child; never returns. */
 static void child(lm_spawn_job *job, pid_t launcher, int rank, int local_rank, int in, int out, int err, int agent_fd)
 {
@@ -78,6 +94,7 @@ static void child(lm_spawn_job *job, pid_t launcher, int rank, int local_rank, i
     char who[32];
     snprintf(who, sizeof who, "rank %d", rank);
     enter_cwd(job, who);
+    bind_cpus(job, rank);
     execv(job->path, job->argv);
     fprintf(stderr, "mpirun: rank %d: cannot execute '%s': %s\n", rank, job->path, strerror(errno));
     _exit(127);
@@ -113,6 +130,20 @@ static void allow_namespaces(int count)
     setenv("GLIBC_TUNABLES", t, 1);
 }
 
+/* A rank's bound CPUs as leanmpi-host takes them: numbers joined by '.',
+ * "-" for none. Returns the length written (as snprintf). */
+static size_t cpu_numbers(const lm_spawn_job *job, int rank, char *out, size_t cap)
+{
+    cpu_set_t set;
+    char why[200];
+    if (!job->rank_cpus || !job->rank_cpus[rank] || lm_cpus_from_slots(job->rank_cpus[rank], &set, why, sizeof why))
+        return (size_t)snprintf(out, cap, "-");
+    size_t len = 0;
+    for (int c = 0; c < CPU_SETSIZE && len < cap; c++)
+        if (CPU_ISSET(c, &set)) len += (size_t)snprintf(out + len, cap - len, "%s%d", len ? "." : "", c);
+    return len;
+}
+
 static void host_child(lm_spawn_job *job, pid_t launcher, const char *host_path, int count, const int *ranks,
                        const int *locals, const int (*fds)[4], int report_fd)
 {
@@ -121,8 +152,9 @@ static void host_child(lm_spawn_job *job, pid_t launcher, const char *host_path,
     size_t len = 0;
     for (int k = 0; k < count; k++) {
         for (int s = 0; s < 4; s++) keep_open(fds[k][s]);
-        len += (size_t)snprintf(spec + len, sizeof spec - len, "%s%d,%d,%d,%d,%d,%d", k ? ";" : "", ranks[k], locals[k],
-                                fds[k][0], fds[k][1], fds[k][2], fds[k][3]);
+        len += (size_t)snprintf(spec + len, sizeof spec - len, "%s%d,%d,%d,%d,%d,%d,", k ? ";" : "", ranks[k],
+                                locals[k], fds[k][0], fds[k][1], fds[k][2], fds[k][3]);
+        if (len < sizeof spec) len += cpu_numbers(job, ranks[k], spec + len, sizeof spec - len);
         if (len >= sizeof spec) _exit(127);
     }
     keep_open(report_fd);

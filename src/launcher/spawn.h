@@ -15,6 +15,9 @@ typedef struct lm_spawn_job {
     int local_size;
     pid_t pgid;      /* 0 until the first rank has started: it leads the group */
     const char *cwd; /* the ranks' working directory, NULL: mpirun's */
+    /* By world rank: the CPUs a rankfile binds the rank to (slot text,
+     * checked beforehand with lm_cpus_from_slots), or NULL; NULL: none. */
+    char *const *rank_cpus;
 } lm_spawn_job;
 
 /* stdin_fd/out_fd/err_fd become the rank's 0/1/2; agent_fd (or -1) is

@@ -19,11 +19,16 @@
  *   env:VAR        print VAR's value
  *   flood:BYTES    write about BYTES of numbered lines to stdout
  *   usr1           wait for SIGUSR1 (after writing DIR/ready.RANK)
- *   kvs            put a value in the node KVS and read every rank's back */
+ *   kvs            put a value in the node KVS and read every rank's back
+ *   cpus           print the CPUs the rank may run on (mpirun --rankfile) */
+#ifndef _GNU_SOURCE
+#define _GNU_SOURCE /* sched_getaffinity */
+#endif
 #include "boot/boot.h"
 
 #include <dirent.h>
 #include <errno.h>
+#include <sched.h>
 #include <signal.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -88,6 +93,15 @@ static void act(const char *a)
         if (!b) exit(92);
         printf("rank %d size %d reported %d local %d/%d singleton %d\n", b->world_rank, b->world_size,
                b->reported_world_size, b->local_rank, b->local_size, b->singleton);
+    } else if (strcmp(a, "cpus") == 0) { /* the CPUs this rank may run on */
+        cpu_set_t set;
+        char list[256] = "";
+        size_t len = 0;
+        if (sched_getaffinity(0, sizeof set, &set) != 0) exit(93);
+        for (int c = 0; c < CPU_SETSIZE && len < sizeof list; c++)
+            if (CPU_ISSET(c, &set)) len += (size_t)snprintf(list + len, sizeof list - len, "%s%d", len ? "," : "", c);
+        const char *rank = getenv("LEANMPI_RANK");
+        printf("rank %s cpus %s\n", rank ? rank : "?", list);
     } else if (strncmp(a, "abort:", 6) == 0) {
         char *end;
         long code = strtol(a + 6, &end, 10);

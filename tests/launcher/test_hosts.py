@@ -308,6 +308,83 @@ def case_placement():
         os.unlink(f.name)
 
 
+def rankfile(lines):
+    with tempfile.NamedTemporaryFile("w", prefix="rankfile.", delete=False) as f:
+        f.write("".join(line + "\n" for line in lines))
+    return f.name
+
+
+def usable_cpus():
+    return sorted(os.sched_getaffinity(0))
+
+
+def case_rankfile():
+    """mpirun --rankfile: ranks where the file puts them (hosts out of
+    order: every rank's local index and its node's size follow the file),
+    bound to the slots it names; bad files refused with the reason."""
+    c = cluster()
+    h0, h1, h2 = c.hosts
+    cpus = usable_cpus()
+    last = len(cpus) - 1
+    files = []
+    try:
+        # ranks 0..5 on hosts 1,0,2,0,1,0: local ranks in world order per host
+        place = [1, 0, 2, 0, 1, 0]
+        files.append(rankfile(["# mapped", "rank 0=%s slot=%d" % (h1, last)]
+                              + ["rank %d=%s" % (r, c.hosts[h]) for r, h in enumerate(place) if r]))
+        job = tl.Job()
+        r = job.run(["--rankfile", files[-1], "--launch-agent", c.agent]
+                    + tl.helper(job, "init", "identity", "cpus", "finalize"))
+        check(r.returncode == 0, "rankfile run across hosts", r)
+        for rank, h in enumerate(place):
+            local = place[:rank].count(h)
+            want = "rank %d size 6 reported 6 local %d/%d" % (rank, local, place.count(h))
+            check(want in r.stdout, "identity of rank %d (%s)" % (rank, want), r)
+        check("rank 0 cpus %d\n" % cpus[last] in r.stdout, "rank 0 bound to slot %d" % last, r)
+        job.finish()
+        # this machine alone: a job of one node, bound
+        files.append(rankfile(["rank 0=localhost slot=0", "rank 1=localhost slot=%d" % last,
+                               "rank 2=localhost"]))
+        job = tl.Job()
+        r = job.run(["--rankfile", files[-1]] + tl.helper(job, "init", "identity", "cpus", "finalize"))
+        check(r.returncode == 0, "rankfile run on this machine", r)
+        check("rank 0 cpus %d\n" % cpus[0] in r.stdout and "rank 1 cpus %d\n" % cpus[last] in r.stdout,
+              "ranks bound to their slots", r)
+        check("rank 2 cpus %s\n" % ",".join(map(str, cpus)) in r.stdout, "rank 2 unbound", r)
+        job.finish()
+
+        bad = tl.bad_command_line
+        def bad_file(lines, message, extra=()):
+            files.append(rankfile(lines))
+            bad(lambda j: list(extra) + ["--rankfile", files[-1], "--launch-agent", c.agent] + tl.helper(j),
+                message)
+        bad_file(["rank 0=%s" % h0, "rank 2=%s" % h1], r"places ranks up to 2 but not rank 1")
+        bad_file(["rank 0=%s" % h0, "rank 0=%s" % h1], r"line 2: rank 0 is placed twice")
+        bad_file(["rank 0=%s slot=0:1" % h0], r"line 1: slot '0:1' is not a list of CPUs")
+        bad_file(["rank 0=+n1"], r"relative host '\+n1' is not supported")
+        bad_file(["rank x=%s" % h0], r"'x' is not a rank number")
+        bad_file(["host %s" % h0], r"expected 'rank N=host slot=CPUS'")
+        bad_file(["# nothing"], r"places no rank")
+        bad_file(["rank 0=%s color=red" % h0], r"unknown word 'color=red'")
+        bad_file(["rank 0=%s" % h0, "rank 1=%s" % h1], r"-n 3, but the rankfile .* places 2 ranks", ["-n", "3"])
+        bad_file(["rank 0=%s" % h0, "rank 1=%s" % h2], r"host %s is not among the hosts of --host" % h2,
+                 ["--host", "%s:1,%s:1" % (h0, h1)])
+        bad_file(["rank 0=%s" % h0, "rank 1=%s" % h0], r"puts 2 ranks on host %s, which has 1 slots" % h0,
+                 ["--host", "%s:1,%s:1" % (h0, h1)])
+        bad_file(["rank 0=localhost slot=%d" % len(cpus)], r"slot %d is past the %d CPUs" % (len(cpus), len(cpus)))
+        bad(lambda j: ["--rankfile", "/nonexistent/leanmpi-rankfile"] + tl.helper(j), r"cannot read the rankfile")
+        # a slot the far host lacks: the job ends with the reason, nothing runs
+        files.append(rankfile(["rank 0=%s" % h0, "rank 1=%s slot=%d" % (h1, len(cpus) + 3)]))
+        job = tl.Job()
+        r = job.run(["--rankfile", files[-1], "--launch-agent", c.agent] + tl.helper(job, "init", "finalize"))
+        check(r.returncode != 0 and re.search(r"rank 1 of the rankfile: slot %d is past" % (len(cpus) + 3),
+                                              r.stderr), "bad slot on another host refused", r)
+        job.finish()
+    finally:
+        for f in files:
+            os.unlink(f)
+
+
 def parent_pid(pid):
     try:
         with open("/proc/%d/stat" % pid) as f:

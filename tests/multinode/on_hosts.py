@@ -1,8 +1,11 @@
 #!/usr/bin/env python3
 """Run an MPI test program across hosts and check it as run_expect.py does.
 
-  on_hosts.py --mpirun PATH (--hosts N --per-host K | --counts K1,K2,...) [--vcluster TOOL]
-              [--name NAME] [--timeout S] -- program [args...]
+  on_hosts.py --mpirun PATH (--hosts N --per-host K | --counts K1,K2,... | --placement H0,H1,...)
+              [--vcluster TOOL] [--name NAME] [--timeout S] -- program [args...]
+
+--placement gives the host of each rank (host numbers from 0): the job is
+started with a rankfile (mpirun --rankfile) that places them so.
 
 Without --vcluster the hosts are names only (h0, h1, ...): the launch
 command is tests/launcher/fake_host.sh, which starts every host's agent on
@@ -22,6 +25,7 @@ import shlex
 import signal
 import subprocess
 import sys
+import tempfile
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 FAKE_HOST = os.path.join(HERE, "..", "launcher", "fake_host.sh")
@@ -34,6 +38,7 @@ def main():
     ap.add_argument("--per-host", type=int, default=2)
     ap.add_argument("--last-host", type=int, help="ranks on the last host (default: --per-host)")
     ap.add_argument("--counts", help="ranks per host, comma-separated (instead of --hosts and --per-host)")
+    ap.add_argument("--placement", help="host number of each rank, comma-separated: run with a rankfile")
     ap.add_argument("--vcluster")
     ap.add_argument("--name", default="lmmpi", help="virtual cluster name (1-8 letters/digits)")
     ap.add_argument("--subnet", default="10.213.5")
@@ -44,6 +49,11 @@ def main():
     if not cmd:
         ap.error("no program given")
 
+    placement = None
+    if a.placement:
+        placement = [int(x) for x in a.placement.split(",")]
+        a.hosts = max(placement) + 1
+        a.counts = ",".join(str(placement.count(h)) for h in range(a.hosts))
     if a.counts:
         counts = [int(x) for x in a.counts.split(",")]
         a.hosts = len(counts)
@@ -69,11 +79,20 @@ def main():
         if a.last_host:
             counts[-1] = a.last_host
     spec = ",".join("%s:%d" % (h, n) for h, n in zip(hosts, counts))
-    job = [a.mpirun, "--host", spec, "--launch-agent", agent] + cmd
+    job = [a.mpirun, "--host", spec, "--launch-agent", agent]
+    rankfile = None
+    if placement:
+        with tempfile.NamedTemporaryFile("w", prefix="rankfile.", delete=False) as f:
+            f.write("".join("rank %d=%s\n" % (r, hosts[h]) for r, h in enumerate(placement)))
+            rankfile = f.name
+        job += ["--rankfile", rankfile]
+    job += cmd
     print("+", " ".join(shlex.quote(x) for x in job), flush=True)
     try:
         rc = run(job, a.timeout)
     finally:
+        if rankfile:
+            os.unlink(rankfile)
         if up:
             r = subprocess.run([a.vcluster, "down", a.name], capture_output=True, text=True,
                                timeout=60)

@@ -134,6 +134,7 @@ def test_v_forms(tmp_path):
 def test_formats(tmp_path):
     pairs = [(0, 1, 10 ** 6)]
     for fmt, check in (("openmpi", lambda t: t.splitlines()[0].startswith("rank 0=")),
+                       ("leanmpi", lambda t: t.startswith("# LeanMPI rankfile") and t.splitlines()[1].startswith("rank 0=")),
                        ("hydra", lambda t: len([x for x in t.splitlines() if not x.startswith("#")]) == 8),
                        ("slurm", lambda t: "map_cpu" in t),
                        ("split", lambda t: sorted(map(int, t.splitlines()[1].split())) == list(range(8)))):

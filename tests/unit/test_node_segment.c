@@ -236,6 +236,49 @@ static void test_slots_env(void)
     CHECK(big - small >= lm_kvs_size(4096) - lm_kvs_size(64) - 4096);
 }
 
+/* A TABLE layout (a rankfile's placement): every rank's node and local
+ * rank, each node's ranks back by local rank, the same through a second
+ * mapping of the segment at another address; placements that contradict
+ * the node's count or name a node out of range are refused. */
+static void test_table_layout(void)
+{
+    const int32_t place[7] = {1, 0, 2, 0, 1, 2, 0};
+    lm_layout l = {.world_size = 7,
+                   .reported_world_size = 7,
+                   .universe_size = 7,
+                   .node_count = 3,
+                   .node_id = 0,
+                   .local_size = 3,
+                   .kind = LM_LAYOUT_TABLE};
+    lm_node_segment *seg, *again;
+    int fd = lm_node_segment_create_placed("table", &l, place, &seg);
+    CHECK(fd >= 0);
+    CHECK(lm_node_segment_attach(fd, &again) == 0 && again != seg);
+    const lm_layout *views[2] = {&seg->layout, &again->layout};
+    for (int v = 0; v < 2; v++) {
+        int seen[3] = {0, 0, 0};
+        for (int r = 0; r < 7; r++) {
+            int node = lm_layout_node_of(views[v], r), local = lm_layout_local_rank_of(views[v], r);
+            CHECK(node == place[r] && local == seen[node]++);
+            CHECK(lm_layout_world_rank_of(views[v], node, local) == r);
+        }
+        CHECK(lm_layout_world_rank_of(views[v], 0, 3) == -1 && lm_layout_world_rank_of(views[v], 2, -1) == -1);
+    }
+    CHECK(lm_node_segment_rank(seg, 0)->world_rank == 1 && lm_node_segment_rank(seg, 2)->world_rank == 6);
+    lm_node_segment_detach(again);
+    lm_node_segment_detach(seg);
+    close(fd);
+    l.local_size = 2; /* node 0 holds 3 */
+    CHECK(lm_node_segment_create_placed("table", &l, place, &seg) < 0 && errno == EINVAL);
+    l.local_size = 3;
+    const int32_t out_of_range[7] = {1, 0, 3, 0, 1, 2, 0};
+    CHECK(lm_node_segment_create_placed("table", &l, out_of_range, &seg) < 0 && errno == EINVAL);
+    CHECK(lm_node_segment_create_placed("table", &l, NULL, &seg) < 0 && errno == EINVAL);
+    int counts[3];
+    CHECK(lm_placement_counts(place, 7, 3, counts) == 0 && counts[0] == 3 && counts[1] == 2 && counts[2] == 2);
+    CHECK(lm_placement_counts(place, 7, 4, counts) != 0); /* node 3 holds none */
+}
+
 int main(void)
 {
     lm_node_segment_set_transport_area(lm_shm_area_size, lm_shm_area_format);
@@ -244,6 +287,7 @@ int main(void)
     test_private();
     test_layout();
     test_vector_layout();
+    test_table_layout();
     test_slots_env();
     printf("test_node_segment: ok\n");
     return 0;

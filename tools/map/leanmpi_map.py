@@ -28,7 +28,9 @@ while they lower the cost), scotch (Scotch's gmap, where installed), best
 (the cheapest of those; but block unless another is at least 1% cheaper,
 and cyclic over greedy and Scotch unless they are 1% cheaper than it). The report lists every engine's cost.
 
-Outputs: openmpi (an Open MPI rankfile: mpirun --rankfile F), hydra (a
+Outputs: leanmpi (a LeanMPI rankfile: mpirun --rankfile F; Open MPI's
+syntax with a comment line), openmpi (an Open MPI rankfile: mpirun
+--rankfile F), hydra (a
 machinefile, one rank a line, with the -bind-to user: list to give per
 host), slurm (a SLURM_HOSTFILE for --distribution=arbitrary, with the
 --cpu-bind=map_cpu list), split (the key of each world rank for
@@ -59,7 +61,7 @@ COLLECTIVES = ("barrier", "bcast", "reduce", "allreduce", "gather", "gatherv", "
                "reduce_scatter_block", "scan", "exscan")
 ROOTED = ("bcast", "reduce", "gather", "gatherv", "scatter", "scatterv")
 KBS = ("leanmpi",) + tuple(kb_peers.LIBRARIES)
-FORMATS = ("openmpi", "hydra", "slurm", "split", "json")
+FORMATS = ("openmpi", "leanmpi", "hydra", "slurm", "split", "json")
 ENGINES = ("block", "cyclic", "greedy", "scotch")
 SIMPLE_MARGIN = 0.01
 
@@ -447,8 +449,11 @@ def render(fmt, machine, place, report):
     n = len(place)
     hosts = machine.hosts
     by_rank = [(hosts[machine.slots[place[r]][0]][0], machine.slots[place[r]][1]) for r in range(n)]
-    if fmt == "openmpi":
-        return "".join(f"rank {r}={h} slot={s}\n" for r, (h, s) in enumerate(by_rank))
+    if fmt in ("openmpi", "leanmpi"):
+        lines = "".join(f"rank {r}={h} slot={s}\n" for r, (h, s) in enumerate(by_rank))
+        if fmt == "openmpi":
+            return lines
+        return f"# LeanMPI rankfile: mpirun --rankfile FILE -n {n} (slot: the host's usable CPUs from 0)\n" + lines
     if fmt in ("hydra", "slurm"):
         per_host = {}
         for h, s in by_rank:
