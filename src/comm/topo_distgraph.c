@@ -2,6 +2,7 @@
  * keeps only its own sources and destinations (with weights if given), so
  * the record never grows with the job. */
 #include "comm/topo_create.h"
+#include "comm/topo_distgraph_reorder.h"
 #include "coll/coll_basic.h"
 #include "pt2pt/pt2pt.h"
 #include "util/lm_error.h"
@@ -46,7 +47,7 @@ int impl_MPI_Dist_graph_create_adjacent(MPI_Comm comm_old, int indegree, const i
                                         int reorder, MPI_Comm *comm_dist_graph)
 {
     const char *fname = "MPI_Dist_graph_create_adjacent";
-    (void)info, (void)reorder;
+    (void)info;
     lm_comm *p = lm_comm_get(comm_old);
     if (p->is_inter) return lm_err_comm(comm_old, MPI_ERR_COMM, fname, "topologies need an intracommunicator");
     int rc = MPI_SUCCESS;
@@ -70,7 +71,15 @@ int impl_MPI_Dist_graph_create_adjacent(MPI_Comm comm_old, int indegree, const i
             for (int i = 0; i < outdegree; i++) w[indegree + i] = destweights == MPI_WEIGHTS_EMPTY ? 1 : destweights[i];
         }
     }
-    return lm_topo_attach(comm_old, 0, p->rank, t, comm_dist_graph, fname);
+    int key = p->rank;
+    if (reorder && lm_distgraph_reorder_wanted(p)) {
+        lm_topo *own = t;
+        t = NULL;
+        rc = lm_distgraph_adjacent_reordered(p, comm_old, own, &t, &key);
+        lm_topo_free(own);
+        if (rc) return lm_err_comm(comm_old, rc, fname, "placing the graph's vertices (reorder) failed");
+    }
+    return lm_topo_attach(comm_old, 0, key, t, comm_dist_graph, fname);
 }
 
 static void max_fn(const void *in, void *inout, size_t count, void *arg)
@@ -182,7 +191,7 @@ int impl_MPI_Dist_graph_create(MPI_Comm comm_old, int n, const int sources[], co
                                MPI_Comm *comm_dist_graph)
 {
     const char *fname = "MPI_Dist_graph_create";
-    (void)info, (void)reorder;
+    (void)info;
     lm_comm *p = lm_comm_get(comm_old);
     if (p->is_inter) return lm_err_comm(comm_old, MPI_ERR_COMM, fname, "topologies need an intracommunicator");
     int rc = check_ranks(comm_old, p->size, n, sources, "sources", fname);
@@ -205,9 +214,15 @@ int impl_MPI_Dist_graph_create(MPI_Comm comm_old, int n, const int sources[], co
     int weighted = weights != MPI_UNWEIGHTED;
     rc = lm_coll_allreduce(&weighted, 1, sizeof(int), max_fn, NULL, p);
     lm_topo *t = NULL;
-    if (!rc) rc = exchange(p, n, sources, degrees, destinations, weights, weighted, &t);
+    int key = p->rank;
+    if (!rc && reorder && lm_distgraph_reorder_wanted(p)) {
+        rc = lm_distgraph_create_reordered(p, comm_old, n, sources, degrees, destinations, weights, weighted, &t, &key);
+        if (rc) return lm_err_comm(comm_old, rc, fname, "placing the graph's vertices (reorder) failed");
+    } else if (!rc) {
+        rc = exchange(p, n, sources, degrees, destinations, weights, weighted, &t);
+    }
     if (rc) return lm_err_comm(comm_old, rc, fname, "the edge exchange failed");
-    return lm_topo_attach(comm_old, 0, p->rank, t, comm_dist_graph, fname);
+    return lm_topo_attach(comm_old, 0, key, t, comm_dist_graph, fname);
 }
 
 int impl_MPI_Dist_graph_neighbors_count(MPI_Comm comm, int *indegree, int *outdegree, int *weighted)

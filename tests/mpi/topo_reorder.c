@@ -2,7 +2,8 @@
  * that keeps the topology consistent, and across hosts they put no more
  * edges between hosts than the rank order does (fewer where the rank order
  * is poor: a 2 x (n/2) grid on 2 hosts, and a graph that pairs rank i with
- * rank i + n/2). On one host the ranks keep their order. Hosts are told
+ * rank i + n/2, general and distributed in both forms, where each vertex
+ * keeps its neighbours and weights). On one host the ranks keep their order. Hosts are told
  * apart by MPI_Comm_split_type(MPI_COMM_TYPE_SHARED). */
 #include "mpitest.h"
 
@@ -53,6 +54,63 @@ static int cut_of_graph(MPI_Comm g)
     int total;
     MPI_Allreduce(&c, &total, 1, MPI_INT, MPI_SUM, g);
     return total;
+}
+
+/* A distributed graph of the pairs (vertex v with v + n/2, both ways,
+ * weight v + 1 on v's out-edge): the vertex's neighbours and weights as
+ * declared, a neighbourhood exchange that reaches the partner, and the
+ * edge ends between hosts. */
+static int check_pairs_dist(MPI_Comm g, int n)
+{
+    int me, in, out, weighted;
+    MPI_Comm_rank(g, &me);
+    MPI_Dist_graph_neighbors_count(g, &in, &out, &weighted);
+    int partner = (me + n / 2) % n;
+    CHECK(in == 1 && out == 1 && weighted, "vertex %d: %d in, %d out, weighted %d (1, 1, 1 expected)", me, in, out,
+          weighted);
+    int src, dst, sw, dw;
+    MPI_Dist_graph_neighbors(g, 1, &src, &sw, 1, &dst, &dw);
+    CHECK(src == partner && dst == partner, "vertex %d: neighbours %d and %d, not %d", me, src, dst, partner);
+    CHECK(sw == partner + 1 && dw == me + 1, "vertex %d: weights %d in, %d out (%d, %d expected)", me, sw, dw,
+          partner + 1, me + 1);
+    int got = -1;
+    MPI_Neighbor_alltoall(&me, 1, MPI_INT, &got, 1, MPI_INT, g);
+    CHECK(got == partner, "vertex %d got %d from its source, not %d", me, got, partner);
+    int *host = host_by_rank(g), c = host[partner] != host[me], total;
+    free(host);
+    MPI_Allreduce(&c, &total, 1, MPI_INT, MPI_SUM, g);
+    return total;
+}
+
+static void pairs_dist(int rank, int n, int hosts)
+{
+    int partner = (rank + n / 2) % n, w = rank + 1, pw = partner + 1;
+    const char *form[2] = {"create", "adjacent"};
+    for (int adjacent = 0; adjacent < 2; adjacent++) {
+        MPI_Comm plain, moved;
+        for (int reorder = 0; reorder < 2; reorder++) {
+            MPI_Comm *g = reorder ? &moved : &plain;
+            if (adjacent) {
+                MPI_Dist_graph_create_adjacent(MPI_COMM_WORLD, 1, &partner, &pw, 1, &partner, &w, MPI_INFO_NULL,
+                                               reorder, g);
+            } else {
+                int one = 1;
+                MPI_Dist_graph_create(MPI_COMM_WORLD, 1, &rank, &one, &partner, &w, MPI_INFO_NULL, reorder, g);
+            }
+        }
+        int before = check_pairs_dist(plain, n), after = check_pairs_dist(moved, n), me;
+        MPI_Comm_rank(moved, &me);
+        CHECK(!(after > before), "reordered dist graph (%s) cuts %d edges, the rank order %d", form[adjacent], after,
+              before);
+        CHECK(!(hosts == 2 && n == 8 && after != 0), "the pairs dist graph (%s) on 2 hosts of 4 still cuts %d",
+              form[adjacent], after);
+        CHECK(!(hosts == 1 && me != rank), "on one host rank %d became %d (%s)", rank, me, form[adjacent]);
+        if (rank == 0)
+            printf("pairs dist graph (%s) on %d hosts: %d edge ends between hosts, %d in rank order\n", form[adjacent],
+                   hosts, after, before);
+        MPI_Comm_free(&plain);
+        MPI_Comm_free(&moved);
+    }
 }
 
 int main(int argc, char **argv)
@@ -108,6 +166,7 @@ int main(int argc, char **argv)
         MPI_Comm_free(&moved);
         free(index);
         free(edges);
+        pairs_dist(rank, n, hosts);
     }
     if (rank == 0) printf("PASS topo_reorder\n");
     MPI_Finalize();
