@@ -156,6 +156,40 @@ def test_bad_input_is_named_and_leaves_nothing(tmp_path, capsys, bad, says):
     assert not out.exists() and not list(tmp_path.glob(".leanmpi-map.*"))
 
 
+SMT8 = Path(__file__).resolve().parent / "data" / "smt8.xml"  # 2 NUMA nodes x L3 x 2 cores x 2 threads
+
+
+def test_hwloc_levels_inside_a_host(tmp_path, capsys):
+    # ranks i and 7 - i exchange a lot: in block order they sit on
+    # different NUMA nodes of the one host; with its topology each pair
+    # shares a core
+    machine = (f"host a slots=8 topology={SMT8}\n"
+               "link core latency_us=0.05 bandwidth_mbs=60000\nlink cache latency_us=0.1 bandwidth_mbs=40000\n"
+               "link node latency_us=0.5 bandwidth_mbs=10000\nlink network latency_us=40 bandwidth_mbs=1000\n")
+    pairs = [(i, 7 - i, 10 ** 8) for i in range(8)]
+    rc, out = run_map(tmp_path, profile(8, pairs), "--format", "json", "--engine", "greedy", machine=machine)
+    assert rc == 0
+    rep = json.loads(out.read_text())
+    slot = {p["rank"]: p["slot"] for p in rep["placement"]}
+    assert all(slot[i] // 2 == slot[7 - i] // 2 for i in range(4)), slot
+    costs = rep["predicted_cost_us"]
+    assert costs["greedy"] < costs["block"] and costs["greedy"] < costs["cyclic"]
+    # levels: same core, same cache (L3), other NUMA node (numa missing: node's cost)
+    m = lm.load_machine(tmp_path / "m.txt")
+    assert (m.level(0, 1), m.level(0, 2), m.level(0, 4)) == ("core", "cache", "node")
+    assert m.link("numa") == m.link("node") == (0.5, 10000)
+
+
+def test_hwloc_bad_topology(tmp_path, capsys):
+    bad = tmp_path / "bad.xml"
+    bad.write_text("<topology><object type='Machine'/></topology>")
+    for spec, says in ((bad, "no processing unit"), (tmp_path / "none.xml", "cannot read the topology"),
+                       (SMT8, "has 9 slots but its topology 8 processing units")):
+        rc, out = run_map(tmp_path, profile(2), machine=f"host a slots={9 if spec == SMT8 else 2} topology={spec}\n"
+                          "link node latency_us=1 bandwidth_mbs=1\nlink network latency_us=1 bandwidth_mbs=1\n")
+        assert rc == 2 and says in capsys.readouterr().err and not out.exists()
+
+
 def test_bad_machine(tmp_path, capsys):
     rc, out = run_map(tmp_path, profile(2), machine="host a slots=2\n")
     assert rc == 2 and "no 'link node" in capsys.readouterr().err and not out.exists()

@@ -54,6 +54,7 @@ from pathlib import Path
 HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE))
 import decompose  # noqa: E402
+import hwloc_topology  # noqa: E402
 import kb_peers  # noqa: E402
 
 COLLECTIVES = ("barrier", "bcast", "reduce", "allreduce", "gather", "gatherv", "scatter", "scatterv",
@@ -141,17 +142,38 @@ def library_of(profile):
 
 # ---- the machine ----------------------------------------------------------------
 class Machine:
-    def __init__(self, hosts, node, network):
+    def __init__(self, hosts, links, topologies=None):
         self.hosts = hosts            # [(name, slots)]
-        self.node, self.network = node, network  # (latency_us, bandwidth_mbs)
+        self.links = links            # level -> (latency_us, bandwidth_mbs)
+        self.node, self.network = links["node"], links["network"]
+        self.topologies = topologies or {}  # host index -> [hwloc_topology.PU] for its slots
         self.slots = [(h, s) for h, (_, n) in enumerate(hosts) for s in range(n)]
 
     def host_of_slot(self, slot):
         return self.slots[slot][0]
 
+    def level(self, a, b):
+        """the link between slots a and b: network, or a level of one host"""
+        (ha, sa), (hb, sb) = self.slots[a], self.slots[b]
+        if ha != hb:
+            return "network"
+        pus = self.topologies.get(ha)
+        return hwloc_topology.level(pus[sa], pus[sb]) if pus else "node"
+
+    def link(self, level):
+        """a level's cost: its own line, else the next farther level's"""
+        order = hwloc_topology.LEVELS + ("network",)
+        for lv in order[order.index(level):]:
+            if lv in self.links:
+                return self.links[lv]
+        return self.network
+
+
+LINK_LEVELS = ("core", "cache", "numa", "node", "network")
+
 
 def load_machine(path):
-    hosts, links = [], {}
+    hosts, links, topologies = [], {}, {}
     try:
         lines = Path(path).read_text().splitlines()
     except OSError as e:
@@ -161,11 +183,14 @@ def load_machine(path):
         if not words:
             continue
         where = f"{path}:{no}"
-        kv = {}
+        kv, text = {}, {}
         for w in words[2:]:
             if "=" not in w:
                 raise MapError(f"{where}: '{w}' is not key=value")
             k, v = w.split("=", 1)
+            if k == "topology":
+                text[k] = v
+                continue
             try:
                 kv[k] = float(v)
             except ValueError:
@@ -176,20 +201,32 @@ def load_machine(path):
                 raise MapError(f"{where}: slots must be a positive whole number")
             if any(h == words[1] for h, _ in hosts):
                 raise MapError(f"{where}: host {words[1]} is listed twice")
+            if "topology" in text:
+                spec = text["topology"]
+                if spec != "local" and not os.path.isabs(spec):
+                    spec = str(Path(path).resolve().parent / spec)
+                try:
+                    pus = hwloc_topology.load(spec, where)
+                except hwloc_topology.TopologyError as e:
+                    raise MapError(str(e))
+                if len(pus) < slots:
+                    raise MapError(f"{where}: host {words[1]} has {int(slots)} slots but its topology "
+                                   f"{len(pus)} processing units")
+                topologies[len(hosts)] = pus
             hosts.append((words[1], int(slots)))
-        elif words[0] == "link" and len(words) >= 2 and words[1] in ("node", "network"):
+        elif words[0] == "link" and len(words) >= 2 and words[1] in LINK_LEVELS:
             if "latency_us" not in kv or "bandwidth_mbs" not in kv or kv["bandwidth_mbs"] <= 0 or kv["latency_us"] < 0:
                 raise MapError(f"{where}: a link needs latency_us >= 0 and bandwidth_mbs > 0")
             links[words[1]] = (kv["latency_us"], kv["bandwidth_mbs"])
         else:
-            raise MapError(f"{where}: expected 'host NAME slots=N' or 'link node|network latency_us=X "
-                           f"bandwidth_mbs=Y', not '{raw.strip()}'")
+            raise MapError(f"{where}: expected 'host NAME slots=N [topology=FILE|local]' or 'link "
+                           f"{'|'.join(LINK_LEVELS)} latency_us=X bandwidth_mbs=Y', not '{raw.strip()}'")
     if not hosts:
         raise MapError(f"{path}: no hosts")
     for k in ("node", "network"):
         if k not in links:
             raise MapError(f"{path}: no 'link {k} ...' line")
-    return Machine(hosts, links["node"], links["network"])
+    return Machine(hosts, links, topologies)
 
 
 # ---- the knowledge base -------------------------------------------------------------
@@ -304,8 +341,9 @@ def add_collective(g, kb, me, members, c):
 
 
 # ---- placements and their cost ---------------------------------------------------------------
-def pair_cost(machine, same_host, nbytes, msgs):
-    lat, bw = machine.node if same_host else machine.network
+def pair_cost(machine, same_host, nbytes, msgs, level=None):
+    """a pair's cost on its link: level names it; else the host's (node) or the network"""
+    lat, bw = machine.link(level) if level else machine.node if same_host else machine.network
     return msgs * lat + nbytes / bw  # bytes / (MB/s) = microseconds
 
 
@@ -321,8 +359,7 @@ def symmetric(g):
 
 
 def cost(machine, sym, place):
-    host = machine.host_of_slot
-    return sum(pair_cost(machine, host(place[i]) == host(place[j]), b, m) for (i, j), (b, m) in sym.items())
+    return sum(pair_cost(machine, None, b, m, machine.level(place[i], place[j])) for (i, j), (b, m) in sym.items())
 
 
 def place_block(n, machine):
@@ -361,7 +398,8 @@ def place_greedy(n, machine, sym, progress, passes=20):
             on.append(pick)
             place[pick] = next_slot + len(on) - 1
         next_slot += slots
-    return refine(machine, place, gain, progress, passes)
+    place = refine(machine, place, gain, progress, passes)
+    return refine_in_hosts(machine, place, sym, passes)
 
 
 def refine(machine, place, gain, progress, passes):
@@ -400,6 +438,43 @@ def refine(machine, place, gain, progress, passes):
         if not improved:
             break
     progress.done()
+    return place
+
+
+def refine_in_hosts(machine, place, sym, passes):
+    """Inside each host with a topology, swap the slots of two of its ranks
+    (or move a rank to a free slot) while that lowers the cost: heavy pairs
+    onto a shared core or cache."""
+    if not machine.topologies:
+        return place
+    n = len(place)
+    nbrs = {}
+    for (i, j), (b, m) in sym.items():
+        nbrs.setdefault(i, []).append((j, b, m))
+        nbrs.setdefault(j, []).append((i, b, m))
+
+    def rank_cost(r, slot, skip):
+        return sum(pair_cost(machine, None, b, m, machine.level(slot, place[q]))
+                   for q, b, m in nbrs.get(r, ()) if q != skip)
+
+    on_host = {}
+    for r in range(n):
+        on_host.setdefault(machine.host_of_slot(place[r]), []).append(r)
+    for h, ranks in on_host.items():
+        if h not in machine.topologies:
+            continue
+        for _ in range(passes):
+            improved = False
+            for x in range(len(ranks)):
+                for y in range(x + 1, len(ranks)):
+                    a, b = ranks[x], ranks[y]
+                    before = rank_cost(a, place[a], b) + rank_cost(b, place[b], a)
+                    after = rank_cost(a, place[b], b) + rank_cost(b, place[a], a)
+                    if after < before - 1e-9:
+                        place[a], place[b] = place[b], place[a]
+                        improved = True
+            if not improved:
+                break
     return place
 
 
