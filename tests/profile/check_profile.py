@@ -23,16 +23,30 @@ from pathlib import Path
 SKIP = 77
 
 
-def expected(n):
-    """(p2p {(src, dst): [bytes, msgs]}, collectives per rank as a set of
-    tuples, comms {frozenset(members)})."""
+def expected(n, mpi4):
+    """(p2p {(src, dst): [bytes, msgs]}, rma likewise, collectives per rank
+    as a set of tuples)."""
     p2p = collections.defaultdict(lambda: [0, 0])
+    rma = collections.defaultdict(lambda: [0, 0])
+
+    def add(table, src, dst, nbytes):
+        table[(src, dst)][0] += nbytes
+        table[(src, dst)][1] += 1
+
     for r in range(n):
         right, left = (r + 1) % n, (r - 1) % n
         p2p[(r, right)][0] += 3 * 400 + 2 * 400 + 4 * 80
         p2p[(r, right)][1] += 3 + 2 + 4
-        p2p[(r, left)][0] += 200
-        p2p[(r, left)][1] += 1
+        add(p2p, r, left, 200)
+        add(p2p, r, left, 24)   # neighbor_alltoall on the ring: to -1, then +1
+        add(p2p, r, right, 24)
+        add(p2p, r, right, 40)  # neighbor_allgather along the edge r -> r+1
+        if mpi4:
+            add(p2p, r, right, 44)
+        add(rma, r, right, 12)
+        add(rma, r, right, 16)
+        add(rma, r, left, 8)
+        add(rma, r, 0, 8)
     colls = {}
     for r in range(n):
         half = [x for x in range(n) if x % 2 == r % 2]
@@ -44,19 +58,23 @@ def expected(n):
              ("alltoallv", "world", -1, 1, tuple(4 * (i + 1) for i in range(n))),
              ("allgatherv", "world", -1, 1, tuple(4 * (i + 1) for i in range(n))),
              ("allreduce", "world" if len(half) == n else tuple(half), -1, 2, 16)}
+        if mpi4:
+            c.add(("allreduce", "world", -1, 3, 16))
         colls[r] = c
-    return dict(p2p), colls
+    return dict(p2p), dict(rma), colls
 
 
 def observed(profile):
     n = profile["world_size"]
-    p2p, colls = {}, {}
+    p2p, rma, colls = {}, {}, {}
     world = tuple(range(n))
     for rec in profile["ranks"]:
         r = rec["rank"]
         members = {c["id"]: tuple(c["members"]) for c in rec["comms"]}
         for dst, nbytes, msgs in rec["p2p"]:
             p2p[(r, dst)] = [nbytes, msgs]
+        for dst, nbytes, msgs in rec.get("rma", []):
+            rma[(r, dst)] = [nbytes, msgs]
         s = set()
         for c in rec["collectives"]:
             m = members[c["comm"]]
@@ -64,10 +82,10 @@ def observed(profile):
             size = tuple(c["counts"]) if "counts" in c else c["bytes"]
             s.add((c["op"], comm, c["root"], c["calls"], size))
         colls[r] = s
-    return p2p, colls
+    return p2p, rma, colls
 
 
-def check(path, n):
+def check(path, n, mpi4):
     try:
         profile = json.loads(Path(path).read_text())
     except (OSError, ValueError) as e:
@@ -78,10 +96,12 @@ def check(path, n):
     if profile.get("world_size") != n or len(profile.get("ranks", [])) != n:
         errs.append(f"world_size {profile.get('world_size')} and {len(profile.get('ranks', []))} ranks, expected {n}")
         return errs
-    want_p2p, want_colls = expected(n)
-    got_p2p, got_colls = observed(profile)
+    want_p2p, want_rma, want_colls = expected(n, mpi4)
+    got_p2p, got_rma, got_colls = observed(profile)
     if got_p2p != want_p2p:
         errs.append(f"p2p: got {sorted(got_p2p.items())}, expected {sorted(want_p2p.items())}")
+    if got_rma != want_rma:
+        errs.append(f"rma: got {sorted(got_rma.items())}, expected {sorted(want_rma.items())}")
     for r in range(n):
         if got_colls.get(r) != want_colls[r]:
             errs.append(f"rank {r} collectives: missing {sorted(map(str, want_colls[r] - got_colls.get(r, set())))}, "
@@ -143,14 +163,15 @@ def main():
         cmd, env = a.cmd, dict(os.environ, LEANMPI_PROFILE_OUT=str(out))
         if a.preload:
             env["LD_PRELOAD"] = a.preload
-    run(cmd, env)
+    p = run(cmd, env)
+    mpi4 = "MPI_VERSION 4" in p.stdout
     leftovers = [p for p in out.parent.glob(out.name + ".tmp*")]
-    errs = check(out, a.np) + [f"temporary file left behind: {p}" for p in leftovers]
+    errs = check(out, a.np, mpi4) + [f"temporary file left behind: {p}" for p in leftovers]
     for e in errs:
         print("FAIL:", e)
     if errs:
         raise SystemExit(1)
-    print(f"PASS leanmpi-profile at {a.np} ranks ({a.peer or 'LeanMPI'})")
+    print(f"PASS leanmpi-profile at {a.np} ranks ({a.peer or 'LeanMPI'}{', MPI-4 forms' if mpi4 else ''})")
 
 
 if __name__ == "__main__":

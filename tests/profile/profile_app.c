@@ -10,7 +10,18 @@
  * 16 ints, 1 MPI_Barrier, 1 MPI_Gather of 4 ints to root 0, 1
  * MPI_Alltoallv sending i+1 ints to rank i, 1 MPI_Allgatherv of r+1 ints
  * from rank r; on the even/odd halves (MPI_Comm_split): 2 MPI_Allreduce of
- * 4 ints. */
+ * 4 ints.
+ * Neighbourhood collectives (recorded as sends to each destination): on a
+ * periodic ring (MPI_Cart_create), 1 MPI_Neighbor_alltoall of 6 ints to
+ * each side; on a distributed graph with one edge r -> r+1, 1
+ * MPI_Neighbor_allgather of 5 doubles.
+ * One-sided, on a window of all ranks: 1 MPI_Put of 3 ints and 1
+ * MPI_Accumulate of 4 ints to r+1, 1 MPI_Get of 2 ints from r-1, 1
+ * MPI_Fetch_and_op of an int on rank 0 (counted twice: it goes and comes
+ * back).
+ * With an MPI-4 library (rank 0 prints "MPI_VERSION 4"): 1 MPI_Send_c of
+ * 11 ints to r+1, and a persistent MPI_Allreduce_init of 2 doubles started
+ * 3 times. */
 #include <mpi.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -82,6 +93,46 @@ int main(int argc, char **argv)
     }
     int *gv = calloc((size_t)gtot, sizeof(int));
     MPI_Allgatherv(sv, rank + 1, MPI_INT, gv, rc, rd, MPI_INT, MPI_COMM_WORLD);
+
+    int dims[1] = {n}, periods[1] = {1}, six[12] = {0}, six_in[12];
+    MPI_Comm ring, edge;
+    MPI_Cart_create(MPI_COMM_WORLD, 1, dims, periods, 0, &ring);
+    MPI_Neighbor_alltoall(six, 6, MPI_INT, six_in, 6, MPI_INT, ring);
+    MPI_Comm_free(&ring);
+    int one = 1;
+    MPI_Dist_graph_create(MPI_COMM_WORLD, 1, &rank, &one, &right, &one, MPI_INFO_NULL, 0, &edge);
+    double five[5] = {0}, five_in[5];
+    MPI_Neighbor_allgather(five, 5, MPI_DOUBLE, five_in, 5, MPI_DOUBLE, edge);
+    MPI_Comm_free(&edge);
+
+    int area[16] = {0}, three[3] = {0}, two[2], four[4] = {0}, inc = 1, old;
+    MPI_Win win;
+    MPI_Win_create(area, sizeof area, sizeof(int), MPI_INFO_NULL, MPI_COMM_WORLD, &win);
+    MPI_Win_fence(0, win);
+    MPI_Put(three, 3, MPI_INT, right, 0, 3, MPI_INT, win);
+    MPI_Accumulate(four, 4, MPI_INT, right, 4, 4, MPI_INT, MPI_SUM, win);
+    MPI_Get(two, 2, MPI_INT, left, 8, 2, MPI_INT, win);
+    MPI_Win_fence(0, win);
+    MPI_Fetch_and_op(&inc, &old, MPI_INT, 0, 12, MPI_SUM, win);
+    MPI_Win_fence(0, win);
+    MPI_Win_free(&win);
+
+#if MPI_VERSION >= 4
+    if (rank == 0) printf("MPI_VERSION 4\n");
+    int eleven[11] = {0}, eleven_in[11];
+    MPI_Request rq;
+    MPI_Irecv_c(eleven_in, 11, MPI_INT, left, 6, MPI_COMM_WORLD, &rq);
+    MPI_Send_c(eleven, 11, MPI_INT, right, 6, MPI_COMM_WORLD);
+    MPI_Wait(&rq, MPI_STATUS_IGNORE);
+    double x[2] = {0}, y[2];
+    MPI_Request pc;
+    MPI_Allreduce_init(x, y, 2, MPI_DOUBLE, MPI_SUM, MPI_COMM_WORLD, MPI_INFO_NULL, &pc);
+    for (int i = 0; i < 3; i++) {
+        MPI_Start(&pc);
+        MPI_Wait(&pc, MPI_STATUS_IGNORE);
+    }
+    MPI_Request_free(&pc);
+#endif
 
     MPI_Comm half;
     MPI_Comm_split(MPI_COMM_WORLD, rank % 2, rank, &half);

@@ -114,7 +114,7 @@ def load_profile(path):
                        "(truncated or from a job that did not finish)")
     for r in ranks:
         comms = {c["id"]: c["members"] for c in r.get("comms", [])}
-        for dst, nbytes, msgs in r.get("p2p", []):
+        for dst, nbytes, msgs in r.get("p2p", []) + r.get("rma", []):
             if not 0 <= dst < n:
                 raise MapError(f"{path}: rank {r['rank']} sent to rank {dst}, outside a job of {n}")
         for c in r.get("collectives", []):
@@ -287,7 +287,8 @@ def build_graph(profile, kb, progress):
     g = {}
     ranks = profile["ranks"]
     for r in ranks:
-        for dst, nbytes, msgs in r.get("p2p", []):
+        # one-sided operations move their bytes between the same pair
+        for dst, nbytes, msgs in r.get("p2p", []) + r.get("rma", []):
             add(g, r["rank"], dst, nbytes, msgs)
     work = sum(len(r.get("collectives", [])) for r in ranks)
     done = 0

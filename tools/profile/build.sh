@@ -8,4 +8,5 @@ if [ $# -ne 2 ]; then
     exit 2
 fi
 here=$(cd "$(dirname "$0")" && pwd)
-exec "$1" -O2 -fPIC -shared -o "$2" "$here/leanmpi_profile.c" -lpthread
+exec "$1" -O2 -fPIC -shared -o "$2" "$here"/leanmpi_profile.c "$here"/profile_neighbor.c \
+    "$here"/profile_rma.c "$here"/profile_mpi4.c -lpthread

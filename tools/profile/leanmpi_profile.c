@@ -18,10 +18,13 @@
  * temporary name and renamed, so a job that dies leaves no partial file.
  *
  * Standard MPI only (MPI-3.1 and later): the same source builds against
- * LeanMPI, Open MPI and MPICH (tools/profile/build.sh MPICC OUT). */
+ * LeanMPI, Open MPI and MPICH (tools/profile/build.sh MPICC OUT). Its other
+ * files: neighbourhood collectives, one-sided operations and the MPI-4
+ * forms (profile_records.h). */
 #ifndef _GNU_SOURCE
 #define _GNU_SOURCE
 #endif
+#include "profile_records.h"
 #include <mpi.h>
 #include <pthread.h>
 #include <stdarg.h>
@@ -36,12 +39,6 @@
  * attribute (not copied by dup); `id` numbers them in this process in the
  * order met. Intercommunicators: their remote group's members, since sends
  * go there. */
-typedef struct comm_info {
-    int id;
-    int size;
-    int world[]; /* world rank of each member (-1: not in MPI_COMM_WORLD) */
-} comm_info;
-
 static int keyval = MPI_KEYVAL_INVALID;
 static int next_comm_id;
 static comm_info **all_comms; /* every comm_info made, for the output */
@@ -59,6 +56,10 @@ static int locking;
     do {                                                 \
         if (locking) pthread_mutex_unlock(&record_lock); \
     } while (0)
+
+void lmp_lock(void) { RECORD_BEGIN; }
+void lmp_unlock(void) { RECORD_END; }
+int lmp_profiling(void) { return profiling; }
 
 static int keep_comm(comm_info *ci)
 {
@@ -90,7 +91,7 @@ static comm_info *last_info;
 static MPI_Datatype last_type = MPI_DATATYPE_NULL;
 static int last_type_size;
 
-static comm_info *comm_info_of(MPI_Comm comm)
+comm_info *lmp_comm_info(MPI_Comm comm)
 {
     void *val;
     int found = 0;
@@ -124,6 +125,8 @@ static comm_info *comm_info_of(MPI_Comm comm)
     free(ranks);
     ci->id = next_comm_id++;
     ci->size = n;
+    ci->ndests = -1;
+    ci->dests = NULL;
     PMPI_Comm_set_attr(comm, keyval, ci);
     last_comm = comm;
     return last_info = ci;
@@ -148,73 +151,80 @@ typedef struct peer {
     uint64_t bytes, msgs;
 } peer;
 
-static peer *peers;
-static size_t npeers, peers_cap;
+typedef struct peer_table {
+    peer *p;
+    size_t n, cap;
+} peer_table;
 
-static peer *peer_slot(int world)
+static peer *peer_slot(peer_table *pt, int world)
 {
-    if (2 * (npeers + 1) > peers_cap) {
-        size_t cap = peers_cap ? 2 * peers_cap : 64;
+    if (2 * (pt->n + 1) > pt->cap) {
+        size_t cap = pt->cap ? 2 * pt->cap : 64;
         peer *t = malloc(cap * sizeof *t);
         if (!t) return NULL;
         for (size_t i = 0; i < cap; i++) t[i].world = -1;
-        for (size_t i = 0; i < peers_cap; i++) {
-            if (peers[i].world < 0) continue;
-            size_t h = (size_t)peers[i].world * 2654435761u % cap;
+        for (size_t i = 0; i < pt->cap; i++) {
+            if (pt->p[i].world < 0) continue;
+            size_t h = (size_t)pt->p[i].world * 2654435761u % cap;
             while (t[h].world >= 0) h = (h + 1) % cap;
-            t[h] = peers[i];
+            t[h] = pt->p[i];
         }
-        free(peers);
-        peers = t;
-        peers_cap = cap;
+        free(pt->p);
+        pt->p = t;
+        pt->cap = cap;
     }
-    size_t h = (size_t)world * 2654435761u % peers_cap;
-    while (peers[h].world >= 0 && peers[h].world != world) h = (h + 1) % peers_cap;
-    if (peers[h].world < 0) {
-        peers[h] = (peer){.world = world};
-        npeers++;
+    size_t h = (size_t)world * 2654435761u % pt->cap;
+    while (pt->p[h].world >= 0 && pt->p[h].world != world) h = (h + 1) % pt->cap;
+    if (pt->p[h].world < 0) {
+        pt->p[h] = (peer){.world = world};
+        pt->n++;
     }
-    return &peers[h];
+    return &pt->p[h];
+}
+
+/* The peers a process sent to, and those it reached by one-sided
+ * operations. */
+static peer_table sent, reached;
+
+static void note_peer(peer_table *t, int world, uint64_t bytes)
+{
+    peer *p = peer_slot(t, world);
+    if (p) {
+        p->bytes += bytes;
+        p->msgs++;
+    }
+}
+
+void lmp_note_send(MPI_Comm comm, int dest, uint64_t bytes)
+{
+    if (dest == MPI_PROC_NULL || dest < 0 || !profiling) return;
+    RECORD_BEGIN;
+    comm_info *ci = lmp_comm_info(comm);
+    if (ci && dest < ci->size && ci->world[dest] >= 0) note_peer(&sent, ci->world[dest], bytes);
+    RECORD_END;
+}
+
+void lmp_note_rma(int world, uint64_t bytes)
+{
+    if (world < 0 || !profiling) return;
+    RECORD_BEGIN;
+    note_peer(&reached, world, bytes);
+    RECORD_END;
 }
 
 static void note_send(int count, MPI_Datatype type, int dest, MPI_Comm comm)
 {
     if (dest == MPI_PROC_NULL || dest < 0 || !profiling) return;
     RECORD_BEGIN;
-    int tsize = type_size(type);
-    comm_info *ci = comm_info_of(comm);
-    peer *p = ci && dest < ci->size && ci->world[dest] >= 0 ? peer_slot(ci->world[dest]) : NULL;
-    if (p) {
-        p->bytes += (uint64_t)(count > 0 ? count : 0) * (uint64_t)tsize;
-        p->msgs++;
-    }
+    uint64_t bytes = (uint64_t)(count > 0 ? count : 0) * (uint64_t)type_size(type);
     RECORD_END;
+    lmp_note_send(comm, dest, bytes);
 }
 
 /* ---- collectives ----------------------------------------------------------
  * One record per distinct (collective, communicator, root, block bytes);
  * v and w forms keep one record per (collective, communicator, root) with
  * the bytes per member summed over their calls. */
-enum coll {
-    C_BARRIER,
-    C_BCAST,
-    C_REDUCE,
-    C_ALLREDUCE,
-    C_GATHER,
-    C_GATHERV,
-    C_SCATTER,
-    C_SCATTERV,
-    C_ALLGATHER,
-    C_ALLGATHERV,
-    C_ALLTOALL,
-    C_ALLTOALLV,
-    C_ALLTOALLW,
-    C_REDUCE_SCATTER,
-    C_REDUCE_SCATTER_BLOCK,
-    C_SCAN,
-    C_EXSCAN,
-    C_COUNT
-};
 static const char *const coll_name[C_COUNT] = {
     "barrier",  "bcast",     "reduce",    "allreduce",      "gather",
     "gatherv",  "scatter",   "scatterv",  "allgather",      "allgatherv",
@@ -261,37 +271,40 @@ static coll_rec *coll_slot(int kind, int comm, int root, uint64_t bytes, int nco
 }
 
 /* (not through the cache of the last type: callers may hold the lock) */
-static uint64_t type_bytes(int count, MPI_Datatype type)
+uint64_t lmp_type_bytes(MPI_Count count, MPI_Datatype type)
 {
     int tsize = 0;
     if (type != MPI_DATATYPE_NULL) PMPI_Type_size(type, &tsize);
     return (uint64_t)(count > 0 ? count : 0) * (uint64_t)tsize;
 }
+#define type_bytes lmp_type_bytes
 
-static void note_coll(int kind, MPI_Comm comm, int root, uint64_t bytes)
+void lmp_note_coll(int kind, MPI_Comm comm, int root, uint64_t bytes)
 {
     if (!profiling) return;
     RECORD_BEGIN;
-    comm_info *ci = comm_info_of(comm);
+    comm_info *ci = lmp_comm_info(comm);
     coll_rec *r = ci ? coll_slot(kind, ci->id, root, bytes, 0) : NULL;
     if (r) r->calls++;
     RECORD_END;
 }
 
 /* counts[i] elements of `type` (or of types[i]) for member i */
-static void note_coll_v(int kind, MPI_Comm comm, int root, const int *counts, MPI_Datatype type,
-                        const MPI_Datatype *types)
+void lmp_note_coll_v(int kind, MPI_Comm comm, int root, const int *counts, const MPI_Count *wide, MPI_Datatype type,
+                     const MPI_Datatype *types)
 {
-    if (!profiling || !counts) return;
+    if (!profiling || (!counts && !wide)) return;
     RECORD_BEGIN;
-    comm_info *ci = comm_info_of(comm);
+    comm_info *ci = lmp_comm_info(comm);
     coll_rec *r = ci ? coll_slot(kind, ci->id, root, 0, ci->size) : NULL;
     if (r) {
         r->calls++;
-        for (int i = 0; i < ci->size; i++) r->counts[i] += type_bytes(counts[i], types ? types[i] : type);
+        for (int i = 0; i < ci->size; i++)
+            r->counts[i] += type_bytes(wide ? wide[i] : counts[i], types ? types[i] : type);
     }
     RECORD_END;
 }
+#define note_coll_v(kind, comm, root, counts, type, types) lmp_note_coll_v(kind, comm, root, counts, NULL, type, types)
 
 static int my_rank(MPI_Comm comm)
 {
@@ -328,6 +341,17 @@ static void put(text *t, const char *fmt, ...)
     }
 }
 
+static void peers_json(text *t, const peer_table *pt)
+{
+    int first = 1;
+    for (size_t i = 0; i < pt->cap; i++) {
+        if (pt->p[i].world < 0) continue;
+        put(t, "%s[%d, %llu, %llu]", first ? "" : ", ", pt->p[i].world, (unsigned long long)pt->p[i].bytes,
+            (unsigned long long)pt->p[i].msgs);
+        first = 0;
+    }
+}
+
 /* This process's records as one JSON object. */
 static void rank_json(text *t, int world_rank)
 {
@@ -338,13 +362,9 @@ static void rank_json(text *t, int world_rank)
         put(t, "]}");
     }
     put(t, "],\n  \"p2p\": [");
-    int first = 1;
-    for (size_t i = 0; i < peers_cap; i++) {
-        if (peers[i].world < 0) continue;
-        put(t, "%s[%d, %llu, %llu]", first ? "" : ", ", peers[i].world, (unsigned long long)peers[i].bytes,
-            (unsigned long long)peers[i].msgs);
-        first = 0;
-    }
+    peers_json(t, &sent);
+    put(t, "],\n  \"rma\": [");
+    peers_json(t, &reached);
     put(t, "],\n  \"collectives\": [");
     for (size_t i = 0; i < ncolls; i++) {
         const coll_rec *r = &colls[i];
@@ -502,25 +522,36 @@ ISEND(Ibsend)
 ISEND(Issend)
 ISEND(Irsend)
 
-/* Persistent sends count at each start: their requests are remembered
- * until freed (few live at once in practice: a list). */
+/* Persistent sends and collectives count at each start: their requests
+ * are remembered until freed (few live at once in practice: a list). */
 typedef struct persistent {
     MPI_Request req;
-    int count, dest;
-    MPI_Datatype type;
+    int kind; /* -1: a send to dest, else the collective */
+    int dest_or_root;
+    uint64_t bytes;
     MPI_Comm comm;
     struct persistent *next;
 } persistent;
 static persistent *persistents;
 
-static void remember(MPI_Request req, int count, MPI_Datatype type, int dest, MPI_Comm comm)
+static void remember_as(MPI_Request req, int kind, int dest_or_root, uint64_t bytes, MPI_Comm comm)
 {
     persistent *p = malloc(sizeof *p);
     if (!p) return;
     RECORD_BEGIN;
-    *p = (persistent){req, count, dest, type, comm, persistents};
+    *p = (persistent){req, kind, dest_or_root, bytes, comm, persistents};
     persistents = p;
     RECORD_END;
+}
+
+static void remember(MPI_Request req, int count, MPI_Datatype type, int dest, MPI_Comm comm)
+{
+    remember_as(req, -1, dest, type_bytes(count, type), comm);
+}
+
+void lmp_remember_coll(MPI_Request req, int kind, MPI_Comm comm, int root, uint64_t bytes)
+{
+    remember_as(req, kind, root, bytes, comm);
 }
 
 #define SEND_INIT(name)                                                                                               \
@@ -545,7 +576,9 @@ static void note_start(MPI_Request req)
             break;
         }
     RECORD_END;
-    if (found.req != MPI_REQUEST_NULL) note_send(found.count, found.type, found.dest, found.comm);
+    if (found.req == MPI_REQUEST_NULL) return;
+    if (found.kind < 0) lmp_note_send(found.comm, found.dest_or_root, found.bytes);
+    else lmp_note_coll(found.kind, found.comm, found.dest_or_root, found.bytes);
 }
 
 int MPI_Start(MPI_Request *req)
@@ -591,46 +624,46 @@ int MPI_Sendrecv_replace(void *buf, int count, MPI_Datatype type, int dest, int 
 /* Collectives: blocking and nonblocking forms record alike. */
 int MPI_Barrier(MPI_Comm comm)
 {
-    note_coll(C_BARRIER, comm, -1, 0);
+    lmp_note_coll(C_BARRIER, comm, -1, 0);
     return PMPI_Barrier(comm);
 }
 int MPI_Ibarrier(MPI_Comm comm, MPI_Request *req)
 {
-    note_coll(C_BARRIER, comm, -1, 0);
+    lmp_note_coll(C_BARRIER, comm, -1, 0);
     return PMPI_Ibarrier(comm, req);
 }
 
 int MPI_Bcast(void *buf, int count, MPI_Datatype type, int root, MPI_Comm comm)
 {
-    note_coll(C_BCAST, comm, root, type_bytes(count, type));
+    lmp_note_coll(C_BCAST, comm, root, type_bytes(count, type));
     return PMPI_Bcast(buf, count, type, root, comm);
 }
 int MPI_Ibcast(void *buf, int count, MPI_Datatype type, int root, MPI_Comm comm, MPI_Request *req)
 {
-    note_coll(C_BCAST, comm, root, type_bytes(count, type));
+    lmp_note_coll(C_BCAST, comm, root, type_bytes(count, type));
     return PMPI_Ibcast(buf, count, type, root, comm, req);
 }
 
 int MPI_Reduce(const void *s, void *r, int count, MPI_Datatype type, MPI_Op op, int root, MPI_Comm comm)
 {
-    note_coll(C_REDUCE, comm, root, type_bytes(count, type));
+    lmp_note_coll(C_REDUCE, comm, root, type_bytes(count, type));
     return PMPI_Reduce(s, r, count, type, op, root, comm);
 }
 int MPI_Ireduce(const void *s, void *r, int count, MPI_Datatype type, MPI_Op op, int root, MPI_Comm comm,
                 MPI_Request *req)
 {
-    note_coll(C_REDUCE, comm, root, type_bytes(count, type));
+    lmp_note_coll(C_REDUCE, comm, root, type_bytes(count, type));
     return PMPI_Ireduce(s, r, count, type, op, root, comm, req);
 }
 
 int MPI_Allreduce(const void *s, void *r, int count, MPI_Datatype type, MPI_Op op, MPI_Comm comm)
 {
-    note_coll(C_ALLREDUCE, comm, -1, type_bytes(count, type));
+    lmp_note_coll(C_ALLREDUCE, comm, -1, type_bytes(count, type));
     return PMPI_Allreduce(s, r, count, type, op, comm);
 }
 int MPI_Iallreduce(const void *s, void *r, int count, MPI_Datatype type, MPI_Op op, MPI_Comm comm, MPI_Request *req)
 {
-    note_coll(C_ALLREDUCE, comm, -1, type_bytes(count, type));
+    lmp_note_coll(C_ALLREDUCE, comm, -1, type_bytes(count, type));
     return PMPI_Iallreduce(s, r, count, type, op, comm, req);
 }
 
@@ -647,25 +680,25 @@ static uint64_t rooted_block(MPI_Comm comm, int root, int scount, MPI_Datatype s
 
 int MPI_Gather(const void *s, int sc, MPI_Datatype st, void *r, int rc, MPI_Datatype rt, int root, MPI_Comm comm)
 {
-    note_coll(C_GATHER, comm, root, rooted_block(comm, root, sc, st, rc, rt, 1));
+    lmp_note_coll(C_GATHER, comm, root, rooted_block(comm, root, sc, st, rc, rt, 1));
     return PMPI_Gather(s, sc, st, r, rc, rt, root, comm);
 }
 int MPI_Igather(const void *s, int sc, MPI_Datatype st, void *r, int rc, MPI_Datatype rt, int root, MPI_Comm comm,
                 MPI_Request *req)
 {
-    note_coll(C_GATHER, comm, root, rooted_block(comm, root, sc, st, rc, rt, 1));
+    lmp_note_coll(C_GATHER, comm, root, rooted_block(comm, root, sc, st, rc, rt, 1));
     return PMPI_Igather(s, sc, st, r, rc, rt, root, comm, req);
 }
 
 int MPI_Scatter(const void *s, int sc, MPI_Datatype st, void *r, int rc, MPI_Datatype rt, int root, MPI_Comm comm)
 {
-    note_coll(C_SCATTER, comm, root, rooted_block(comm, root, sc, st, rc, rt, 0));
+    lmp_note_coll(C_SCATTER, comm, root, rooted_block(comm, root, sc, st, rc, rt, 0));
     return PMPI_Scatter(s, sc, st, r, rc, rt, root, comm);
 }
 int MPI_Iscatter(const void *s, int sc, MPI_Datatype st, void *r, int rc, MPI_Datatype rt, int root, MPI_Comm comm,
                  MPI_Request *req)
 {
-    note_coll(C_SCATTER, comm, root, rooted_block(comm, root, sc, st, rc, rt, 0));
+    lmp_note_coll(C_SCATTER, comm, root, rooted_block(comm, root, sc, st, rc, rt, 0));
     return PMPI_Iscatter(s, sc, st, r, rc, rt, root, comm, req);
 }
 
@@ -681,7 +714,7 @@ static void note_rooted_v(int kind, MPI_Comm comm, int root, const int *counts, 
         return;
     }
     RECORD_BEGIN;
-    comm_info *ci = comm_info_of(comm);
+    comm_info *ci = lmp_comm_info(comm);
     coll_rec *r = ci ? coll_slot(kind, ci->id, root, 0, ci->size) : NULL;
     if (r) {
         r->calls++;
@@ -705,13 +738,13 @@ int MPI_Scatterv(const void *s, const int scs[], const int displs[], MPI_Datatyp
 
 int MPI_Allgather(const void *s, int sc, MPI_Datatype st, void *r, int rc, MPI_Datatype rt, MPI_Comm comm)
 {
-    note_coll(C_ALLGATHER, comm, -1, type_bytes(rc, rt));
+    lmp_note_coll(C_ALLGATHER, comm, -1, type_bytes(rc, rt));
     return PMPI_Allgather(s, sc, st, r, rc, rt, comm);
 }
 int MPI_Iallgather(const void *s, int sc, MPI_Datatype st, void *r, int rc, MPI_Datatype rt, MPI_Comm comm,
                    MPI_Request *req)
 {
-    note_coll(C_ALLGATHER, comm, -1, type_bytes(rc, rt));
+    lmp_note_coll(C_ALLGATHER, comm, -1, type_bytes(rc, rt));
     return PMPI_Iallgather(s, sc, st, r, rc, rt, comm, req);
 }
 int MPI_Allgatherv(const void *s, int sc, MPI_Datatype st, void *r, const int rcs[], const int displs[],
@@ -723,13 +756,13 @@ int MPI_Allgatherv(const void *s, int sc, MPI_Datatype st, void *r, const int rc
 
 int MPI_Alltoall(const void *s, int sc, MPI_Datatype st, void *r, int rc, MPI_Datatype rt, MPI_Comm comm)
 {
-    note_coll(C_ALLTOALL, comm, -1, type_bytes(rc, rt));
+    lmp_note_coll(C_ALLTOALL, comm, -1, type_bytes(rc, rt));
     return PMPI_Alltoall(s, sc, st, r, rc, rt, comm);
 }
 int MPI_Ialltoall(const void *s, int sc, MPI_Datatype st, void *r, int rc, MPI_Datatype rt, MPI_Comm comm,
                   MPI_Request *req)
 {
-    note_coll(C_ALLTOALL, comm, -1, type_bytes(rc, rt));
+    lmp_note_coll(C_ALLTOALL, comm, -1, type_bytes(rc, rt));
     return PMPI_Ialltoall(s, sc, st, r, rc, rt, comm, req);
 }
 /* alltoallv/w: what this member sends to each (in place: what it receives,
@@ -756,17 +789,17 @@ int MPI_Reduce_scatter(const void *s, void *r, const int rcs[], MPI_Datatype typ
 }
 int MPI_Reduce_scatter_block(const void *s, void *r, int rc, MPI_Datatype type, MPI_Op op, MPI_Comm comm)
 {
-    note_coll(C_REDUCE_SCATTER_BLOCK, comm, -1, type_bytes(rc, type));
+    lmp_note_coll(C_REDUCE_SCATTER_BLOCK, comm, -1, type_bytes(rc, type));
     return PMPI_Reduce_scatter_block(s, r, rc, type, op, comm);
 }
 
 int MPI_Scan(const void *s, void *r, int count, MPI_Datatype type, MPI_Op op, MPI_Comm comm)
 {
-    note_coll(C_SCAN, comm, -1, type_bytes(count, type));
+    lmp_note_coll(C_SCAN, comm, -1, type_bytes(count, type));
     return PMPI_Scan(s, r, count, type, op, comm);
 }
 int MPI_Exscan(const void *s, void *r, int count, MPI_Datatype type, MPI_Op op, MPI_Comm comm)
 {
-    note_coll(C_EXSCAN, comm, -1, type_bytes(count, type));
+    lmp_note_coll(C_EXSCAN, comm, -1, type_bytes(count, type));
     return PMPI_Exscan(s, r, count, type, op, comm);
 }
