@@ -131,6 +131,17 @@ def test_v_forms(tmp_path):
     assert g[(2, 0)] == [30, 2] and g[(0, 1)] == [10, 2] and (1, 1) not in g
 
 
+def test_one_sided_traffic_counts(tmp_path):
+    p = profile(4)
+    p["ranks"][0]["rma"] = [[3, 5000, 2]]
+    g = lm.build_graph(p, lm.KnowledgeBase("mpich4"), lm.Progress(False))
+    assert g[(0, 3)] == [5000, 2]
+    p["ranks"][1]["rma"] = [[9, 1, 1]]
+    (tmp_path / "bad.json").write_text(json.dumps(p))
+    with pytest.raises(lm.MapError, match="rank 1 sent to rank 9"):
+        lm.load_profile(tmp_path / "bad.json")
+
+
 def test_formats(tmp_path):
     pairs = [(0, 1, 10 ** 6)]
     for fmt, check in (("openmpi", lambda t: t.splitlines()[0].startswith("rank 0=")),
