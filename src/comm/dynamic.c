@@ -433,7 +433,12 @@ int lm_dynamic_connect_parent(void)
     const char *port = getenv("LEANMPI_PARENT_PORT");
     if (!port || !*port) return MPI_SUCCESS;
     MPI_Comm c;
-    int rc = accept_or_connect(port, MPI_INFO_NULL, 0, MPI_COMM_WORLD, &c, 0);
+    /* every child has come this far before the parent is met: one that
+     * ended before MPI_Init leaves the rest here, unpaired, and the
+     * launcher fails the spawn (the parent is never left waiting on a
+     * partner that cannot answer) */
+    int rc = impl_MPI_Barrier(MPI_COMM_WORLD);
+    if (!rc) rc = accept_or_connect(port, MPI_INFO_NULL, 0, MPI_COMM_WORLD, &c, 0);
     if (rc) return rc;
     parent_comm = c;
     impl_MPI_Comm_set_name(c, "MPI_COMM_PARENT");

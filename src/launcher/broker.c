@@ -21,6 +21,7 @@ struct lm_broker_ticket {
     int job, rank;
     int paired; /* 1: peer and tag are set; -1: the port closed */
     int peer_job, peer_rank, tag;
+    char *why; /* the port failed (lm_broker_port_fail): why, for the waiting process */
 };
 
 struct lm_broker_name {
@@ -50,11 +51,14 @@ int lm_broker_port_open(lm_broker *b, const char *port, int job, int rank)
     return 0;
 }
 
-static void drop_port(lm_broker *b, lm_broker_port **at)
+static void drop_port(lm_broker *b, lm_broker_port **at, const char *why)
 {
     lm_broker_port *p = *at;
     for (lm_broker_ticket *t = b->tickets; t; t = t->next)
-        if (!t->paired && strcmp(t->port, p->name) == 0) t->paired = -1;
+        if (!t->paired && strcmp(t->port, p->name) == 0) {
+            t->paired = -1;
+            if (why) t->why = strdup(why);
+        }
     *at = p->next;
     free(p->name);
     free(p);
@@ -64,7 +68,15 @@ int lm_broker_port_close(lm_broker *b, const char *port)
 {
     lm_broker_port **at = find_port(b, port);
     if (!*at) return -ENOENT;
-    drop_port(b, at);
+    drop_port(b, at, NULL);
+    return 0;
+}
+
+int lm_broker_port_fail(lm_broker *b, const char *port, const char *why)
+{
+    lm_broker_port **at = find_port(b, port);
+    if (!*at) return -ENOENT;
+    drop_port(b, at, why);
     return 0;
 }
 
@@ -117,16 +129,18 @@ static void drop_ticket(lm_broker_ticket **at)
     lm_broker_ticket *t = *at;
     *at = t->next;
     free(t->port);
+    free(t->why);
     free(t);
 }
 
-int lm_broker_poll(lm_broker *b, int ticket, int *peer_job, int *peer_rank, int *tag)
+int lm_broker_poll(lm_broker *b, int ticket, int *peer_job, int *peer_rank, int *tag, char *why, size_t whycap)
 {
     lm_broker_ticket **at = find_ticket(b, ticket);
     lm_broker_ticket *t = *at;
     if (!t) return -ENOENT;
     if (!t->paired) return -EAGAIN;
-    int rc = t->paired > 0 ? 0 : -ENOENT;
+    int rc = t->paired > 0 ? 0 : t->why ? -ECONNABORTED : -ENOENT;
+    if (t->why && whycap) snprintf(why, whycap, "%s", t->why);
     *peer_job = t->peer_job;
     *peer_rank = t->peer_rank;
     *tag = t->tag;
@@ -147,7 +161,7 @@ void lm_broker_forget(lm_broker *b, int job, int rank)
         else t = &(*t)->next;
     }
     for (lm_broker_port **p = &b->ports; *p;) {
-        if ((*p)->job == job && (*p)->rank == rank) drop_port(b, p);
+        if ((*p)->job == job && (*p)->rank == rank) drop_port(b, p, NULL);
         else p = &(*p)->next;
     }
 }
@@ -195,7 +209,7 @@ int lm_broker_unpublish(lm_broker *b, const char *service, const char *port)
 
 void lm_broker_free(lm_broker *b)
 {
-    while (b->ports) drop_port(b, &b->ports);
+    while (b->ports) drop_port(b, &b->ports, NULL);
     while (b->tickets) drop_ticket(&b->tickets);
     while (b->names) lm_broker_unpublish(b, b->names->service, NULL);
 }

@@ -92,6 +92,7 @@ typedef struct spawned_job {
     int answers;                /* across hosts: SPAWNED frames received from its hosts */
     char *why;                  /* the first host's reason for failing to start its part */
     int failed;                 /* its start failed: the exits of what did start are no failure */
+    char *port;                 /* the port its parent waits on until it has started */
     int32_t req_node, req_code; /* across hosts: who asked for it, until every host answered */
 } spawned_job;
 
@@ -195,11 +196,45 @@ static int abort_status(int errorcode)
     return errorcode > 255 ? 255 : errorcode;
 }
 
+/* Process r of spawned job `job` ended before MPI_Init: the job cannot
+ * start. Its other processes end, and the parent waiting for it gets
+ * MPI_ERR_SPAWN with the reason (through the port it waits on); the rest
+ * of the universe goes on. */
+static void spawn_died(int job, int r, const lm_exit_wire *x)
+{
+    spawned_job *sj = J.spawned[job - 1];
+    char why[300];
+    int status = x->wait_status;
+    if (WIFSIGNALED(status))
+        snprintf(why, sizeof why, "process %d of the spawned job was killed by signal %d (%s) before MPI_Init", r,
+                 WTERMSIG(status), lm_signal_abbrev(WTERMSIG(status)));
+    else
+        snprintf(why, sizeof why, "process %d of the spawned job exited with status %d before MPI_Init", r,
+                 WIFEXITED(status) ? WEXITSTATUS(status) : -1);
+    sj->failed = 1; /* from now on its exits are no failure */
+    if (!sj->why) sj->why = strdup(why);
+    fprintf(stderr, "%s: spawned job %d: %s; the others of that job were ended\n", g_prog, job, why);
+    if (sj->host < 0) {
+        for (int q = 0; q < sj->n; q++)
+            if (sj->procs[q].pid > 0) kill(sj->procs[q].pid, SIGKILL);
+    } else {
+        for (int i = 0; i < sj->nodes; i++) {
+            lm_child_agent *c = lm_subtree_toward(&J.agents, -1, sj->hosts[i], J.desc.fanout);
+            if (c) lm_link_send(&c->link, LM_FRAME_UNSPAWN, sj->hosts[i], -1, job, NULL, 0);
+        }
+    }
+    if (sj->port) lm_broker_port_fail(&J.broker, sj->port, why);
+}
+
 /* Rank r ended as x says: the first abnormal end decides the job's fate. */
 static void rank_ended(int job, int r, const lm_exit_wire *x)
 {
     if (J.tearing_down) return; /* what happens to ranks now is our doing */
     if (job > 0 && J.spawned[job - 1]->failed) return;
+    if (job > 0 && x->state == LM_RANK_NOT_STARTED && !x->abort_claimed) {
+        spawn_died(job, r, x);
+        return;
+    }
     if (J.cause == CAUSE_NONE) J.cause_job = job;
     int status = x->wait_status;
     if (x->abort_claimed) {
@@ -756,6 +791,7 @@ static int spawn_job(const lm_ctl_request *req, const char *p, const char *end, 
         return -1;
     }
     sj->host = -1;
+    sj->port = strdup(req->port);
     J.spawned[k - 1] = sj;
     J.nspawned = k;
     for (int r = 0; r < total; r++) {
@@ -845,7 +881,7 @@ static int serve_ctl(int job, int rank, int32_t node, int32_t code, lm_ctl_reque
         else if (rc == -ENOENT) snprintf(rep->text, sizeof rep->text, "port '%.900s' is not open", req->port);
         break;
     case LM_REQ_POLL:
-        rc = lm_broker_poll(&J.broker, req->value, &rep->a, &rep->b, &rep->c);
+        rc = lm_broker_poll(&J.broker, req->value, &rep->a, &rep->b, &rep->c, rep->text, sizeof rep->text);
         if (rc == -ENOENT) snprintf(rep->text, sizeof rep->text, "the port was closed while waiting on it");
         break;
     case LM_REQ_CANCEL: lm_broker_cancel(&J.broker, req->value); break;
@@ -970,6 +1006,7 @@ static int spawn_on_host(const lm_ctl_request *req, size_t len, int32_t node, in
     *sj = (spawned_job){.n = total,
                         .procs = sj->procs,
                         .seg_fd = -1,
+                        .port = strdup(req->port),
                         .host = hosts[0],
                         .hosts = hosts,
                         .nodes = nodes,
@@ -1456,6 +1493,7 @@ int main(int argc, char **argv)
         free(sj->procs);
         free(sj->hosts);
         free(sj->why);
+        free(sj->port);
         free(sj);
     }
     free(J.spawned);

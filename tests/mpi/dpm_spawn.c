@@ -7,8 +7,9 @@
  * of each command of spawn_multiple, the info key wdir, MPI_Comm_disconnect
  * (after which MPI_Comm_get_parent gives MPI_COMM_NULL), spawns from
  * MPI_COMM_SELF of every rank at once, and the errors: a program that does
- * not exist, a negative maxprocs, a host that is not in the job
- * (MPI_ERR_SPAWN, the error codes set, the parent going on). */
+ * not exist, a negative maxprocs, a host that is not in the job, children
+ * that end before MPI_Init (MPI_ERR_SPAWN, the error codes set, the parent
+ * going on). */
 #include "mpitest.h"
 #include <limits.h>
 #include <stdlib.h>
@@ -188,6 +189,17 @@ static void spawn_errors(const char *self)
     rc = MPI_Comm_spawn(self, args, 1, info, 0, MPI_COMM_WORLD, &ic, MPI_ERRCODES_IGNORE);
     CHECK_ERRCLASS(rc, MPI_ERR_SPAWN);
     CHECK_MPI(MPI_Info_free(&info));
+    /* children that end before MPI_Init: all of them (a program that is
+     * no MPI program), and one of three while the others wait in
+     * MPI_Init for it (they are ended) */
+    char *false_args[] = {NULL};
+    rc = MPI_Comm_spawn("/bin/false", false_args, 2, MPI_INFO_NULL, 0, MPI_COMM_WORLD, &ic, errs);
+    CHECK_ERRCLASS(rc, MPI_ERR_SPAWN);
+    CHECK(ic == MPI_COMM_NULL && errs[0] == MPI_ERR_SPAWN && errs[1] == MPI_ERR_SPAWN,
+          "a spawn whose children die before MPI_Init fails with MPI_ERR_SPAWN");
+    char *die_args[] = {"die-one", NULL};
+    rc = MPI_Comm_spawn(self, die_args, 3, MPI_INFO_NULL, 0, MPI_COMM_WORLD, &ic, MPI_ERRCODES_IGNORE);
+    CHECK_ERRCLASS(rc, MPI_ERR_SPAWN);
     /* the job goes on */
     int one = 1, sum = 0;
     CHECK_MPI(MPI_Allreduce(&one, &sum, 1, MPI_INT, MPI_SUM, MPI_COMM_WORLD));
@@ -197,6 +209,9 @@ static void spawn_errors(const char *self)
 
 int main(int argc, char **argv)
 {
+    /* a spawned child that dies before MPI_Init (rank 1 of its job) */
+    const char *me = getenv("LEANMPI_RANK");
+    if (argc > 1 && strcmp(argv[1], "die-one") == 0 && me && atoi(me) == 1) return 3;
     CHECK_MPI(MPI_Init(&argc, &argv));
     MPI_Comm parent;
     CHECK_MPI(MPI_Comm_get_parent(&parent));

@@ -219,30 +219,38 @@ static void test_pairing(void)
     int c1 = lm_broker_queue(&b, "p", 0, 1, 5);
     int c2 = lm_broker_queue(&b, "p", 0, 2, 7);
     CHECK(c1 > 0 && c2 > 0 && c1 != c2);
-    CHECK(lm_broker_poll(&b, c1, &job, &rank, &tag) == -EAGAIN);
+    CHECK(lm_broker_poll(&b, c1, &job, &rank, &tag, NULL, 0) == -EAGAIN);
     int a1 = lm_broker_queue(&b, "p", 1, 0, 0);
-    CHECK(lm_broker_poll(&b, a1, &job, &rank, &tag) == 0 && job == 1 && rank == 5);
-    CHECK(lm_broker_poll(&b, c1, &job, &rank, &tag2) == 0 && job == 0 && rank == 0 && tag2 == tag);
-    CHECK(lm_broker_poll(&b, c1, &job, &rank, &tag2) == -ENOENT); /* gone once answered */
-    CHECK(lm_broker_poll(&b, c2, &job, &rank, &tag) == -EAGAIN);
+    CHECK(lm_broker_poll(&b, a1, &job, &rank, &tag, NULL, 0) == 0 && job == 1 && rank == 5);
+    CHECK(lm_broker_poll(&b, c1, &job, &rank, &tag2, NULL, 0) == 0 && job == 0 && rank == 0 && tag2 == tag);
+    CHECK(lm_broker_poll(&b, c1, &job, &rank, &tag2, NULL, 0) == -ENOENT); /* gone once answered */
+    CHECK(lm_broker_poll(&b, c2, &job, &rank, &tag, NULL, 0) == -EAGAIN);
     /* the second pair gets another tag */
     int a2 = lm_broker_queue(&b, "p", 1, 0, 3);
-    CHECK(lm_broker_poll(&b, a2, &job, &rank, &tag2) == 0 && job == 2 && rank == 7 && tag2 != tag);
-    CHECK(lm_broker_poll(&b, c2, &job, &rank, &tag) == 0 && tag == tag2 && rank == 3);
+    CHECK(lm_broker_poll(&b, a2, &job, &rank, &tag2, NULL, 0) == 0 && job == 2 && rank == 7 && tag2 != tag);
+    CHECK(lm_broker_poll(&b, c2, &job, &rank, &tag, NULL, 0) == 0 && tag == tag2 && rank == 3);
     /* closing the port fails whoever waits on it */
     int a3 = lm_broker_queue(&b, "p", 1, 0, 0);
     CHECK(lm_broker_port_close(&b, "p") == 0);
     CHECK(lm_broker_port_close(&b, "p") == -ENOENT);
-    CHECK(lm_broker_poll(&b, a3, &job, &rank, &tag) == -ENOENT);
+    CHECK(lm_broker_poll(&b, a3, &job, &rank, &tag, NULL, 0) == -ENOENT);
+    /* a failed port tells the waiting why */
+    CHECK(lm_broker_port_open(&b, "f", 0, 0) == 0);
+    int a4 = lm_broker_queue(&b, "f", 1, 0, 0);
+    CHECK(lm_broker_port_fail(&b, "f", "child died") == 0);
+    char why[32] = "";
+    CHECK(lm_broker_poll(&b, a4, &job, &rank, &tag, why, sizeof why) == -ECONNABORTED &&
+          strcmp(why, "child died") == 0);
+    CHECK(lm_broker_queue(&b, "f", 1, 0, 0) == -ENOENT);
     /* a cancelled ticket is gone; an ended process takes its ports and
      * tickets along */
     CHECK(lm_broker_port_open(&b, "q", 0, 4) == 0);
     int c3 = lm_broker_queue(&b, "q", 0, 1, 1);
     lm_broker_cancel(&b, c3);
-    CHECK(lm_broker_poll(&b, c3, &job, &rank, &tag) == -ENOENT);
+    CHECK(lm_broker_poll(&b, c3, &job, &rank, &tag, NULL, 0) == -ENOENT);
     int c4 = lm_broker_queue(&b, "q", 0, 1, 1);
     lm_broker_forget(&b, 1, 1);
-    CHECK(lm_broker_poll(&b, c4, &job, &rank, &tag) == -ENOENT);
+    CHECK(lm_broker_poll(&b, c4, &job, &rank, &tag, NULL, 0) == -ENOENT);
     lm_broker_forget(&b, 0, 4);
     CHECK(lm_broker_queue(&b, "q", 0, 1, 1) == -ENOENT);
     lm_broker_free(&b);
