@@ -441,6 +441,7 @@ static int run_inter(const call *k, lm_comm *c)
 typedef struct lm_coll_hot {
     call k; /* the arguments it was built for */
     int valid;
+    int alg; /* its algorithm, as lm_comm.coll_alg counts */
     lm_coll_exec x;
 } lm_coll_hot;
 
@@ -518,6 +519,7 @@ static int run(call *k)
     int rc;
     lm_coll_hot *hot = c->coll_hot;
     if (k->mode == RUN_BLOCKING && hot && hot->valid && !hot->x.running && same_call(&hot->k, k)) {
+        c->coll_alg = hot->alg;
         rc = lm_coll_exec_run(&hot->x);
         return rc == MPI_SUCCESS ? rc : lm_err_comm(k->comm, rc, k->fname, "communication failed");
     }
@@ -543,10 +545,16 @@ static int run(call *k)
         b.a.space = b.a.shm && lm_coll_shm_same_space(c);
         b.a.ppn = node_blocks(c);
     }
-    if (rc == MPI_SUCCESS && !lm_sched_cache_get(&b.a, &b.x->sched)) {
-        size_t staged = b.x->sched.scratch_bytes;
-        lm_coll_select(&b.a)->gen(&b.x->sched, &b.a);
-        lm_sched_cache_put(&b.a, staged, &b.x->sched);
+    if (rc == MPI_SUCCESS) {
+        /* the table's choice, also where the schedule comes from the cache
+         * (the same spec chose it then) */
+        const lm_coll_alg *g = lm_coll_select(&b.a);
+        c->coll_alg = (int)(g - lm_coll_algs) + 1;
+        if (!lm_sched_cache_get(&b.a, &b.x->sched)) {
+            size_t staged = b.x->sched.scratch_bytes;
+            g->gen(&b.x->sched, &b.a);
+            lm_sched_cache_put(&b.a, staged, &b.x->sched);
+        }
     }
     lm_free(LM_MEM_COLL, b.arrays);
     if (rc != MPI_SUCCESS) {
@@ -558,6 +566,7 @@ static int run(call *k)
         rc = lm_coll_exec_run(b.x);
         if (hot && rc == MPI_SUCCESS && !b.x->nstages) {
             hot->k = *k;
+            hot->alg = c->coll_alg;
             hot->valid = 1;
         } else {
             lm_coll_exec_fini(b.x);

@@ -57,6 +57,9 @@ typedef struct lm_comm {
     /* ranks per node when its ranks come in node blocks across hosts
      * (hierarchical collectives, coll/coll_api.c): 0 not known yet, -1 not so */
     int coll_ppn;
+    /* 1 + the index in lm_coll_algs of the algorithm the last collective
+     * started on it runs, 0 before the first (MPI_T's coll_algorithm) */
+    int coll_alg;
     /* operations in flight that use it (handle requests, collective
      * schedules); MPI_Comm_free while some are pending only hides it, and
      * the last one to finish destroys it (MPI-4.1 section 7.4.3) */

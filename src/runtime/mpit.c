@@ -3,9 +3,11 @@
  * there are no events and no sources, so the counts are 0 and every index,
  * name or handle given is invalid rather than unsupported. */
 #include "runtime/mpit.h"
+#include "coll/coll_alg.h"
 #include "util/lm_cs.h"
 #include "api/impl_gen.h"
 #include <mpi.h>
+#include <stdio.h>
 #include <string.h>
 
 static int init_count;
@@ -193,17 +195,35 @@ int impl_MPI_T_event_get_timestamp(MPI_T_event_instance event_instance, MPI_Coun
     return MPI_T_ERR_INVALID_HANDLE;
 }
 
-/* No variable uses an enumeration, so no MPI_T_enum exists. */
+/* The collective algorithms (mpit.h): one item per algorithm of
+ * lm_coll_algs, after "none". */
+struct leanmpi_t_enum {
+    const char *name;
+};
+struct leanmpi_t_enum lm_mpit_coll_algorithms = {"coll_algorithm"};
+
 int impl_MPI_T_enum_get_info(MPI_T_enum enumtype, int *num, char *name, int *name_len)
 {
-    (void)enumtype, (void)num, (void)name, (void)name_len;
     LM_MPIT_REQUIRE_ACTIVE();
-    return MPI_T_ERR_INVALID_HANDLE;
+    if (enumtype != &lm_mpit_coll_algorithms) return MPI_T_ERR_INVALID_HANDLE;
+    if (num) *num = 1 + lm_coll_nalgs;
+    lm_mpit_copy_string(enumtype->name, name, name_len);
+    return MPI_SUCCESS;
 }
 
 int impl_MPI_T_enum_get_item(MPI_T_enum enumtype, int index, int *value, char *name, int *name_len)
 {
-    (void)enumtype, (void)index, (void)value, (void)name, (void)name_len;
     LM_MPIT_REQUIRE_ACTIVE();
-    return MPI_T_ERR_INVALID_HANDLE;
+    if (enumtype != &lm_mpit_coll_algorithms) return MPI_T_ERR_INVALID_HANDLE;
+    if (index < 0 || index > lm_coll_nalgs) return MPI_T_ERR_INVALID_INDEX;
+    char item[96] = "none";
+    if (index > 0) {
+        const lm_coll_alg *g = &lm_coll_algs[index - 1];
+        snprintf(item, sizeof item, "%s:%s", lm_coll_kind_name(g->kind), g->name);
+        for (char *c = item; *c; c++)
+            if (*c >= 'A' && *c <= 'Z') *c = (char)(*c - 'A' + 'a');
+    }
+    if (value) *value = index - 1;
+    lm_mpit_copy_string(item, name, name_len);
+    return MPI_SUCCESS;
 }

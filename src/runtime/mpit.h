@@ -12,6 +12,7 @@ enum lm_mpit_category {
     LM_MPIT_CAT_PT2PT,
     LM_MPIT_CAT_MEMORY,
     LM_MPIT_CAT_ONESIDED,
+    LM_MPIT_CAT_COLL,
     LM_MPIT_CAT_COUNT
 };
 
@@ -29,6 +30,12 @@ int lm_mpit_cvar_count(void);
 int lm_mpit_cvar_category(int cvar_index);
 int lm_mpit_pvar_count(void);
 int lm_mpit_pvar_category(int pvar_index);
+
+/* The one enumeration (MPI_T_enum): the collective algorithms, whose items
+ * name "collective:algorithm" with the value of MPI_T's coll_algorithm
+ * (item 0 "none", value -1). */
+struct leanmpi_t_enum;
+extern struct leanmpi_t_enum lm_mpit_coll_algorithms;
 
 /* Called when the last MPI_T_finalize ends the tool session: every handle
  * and session becomes invalid. */

@@ -1,5 +1,5 @@
 /* MPI_T categories, one per layer. "leanmpi_core" is the root: it holds the
- * core variables and the other three categories. Which category a variable
+ * core variables and the other categories. Which category a variable
  * belongs to is decided next to the variable (mpit_cvar.c, mpit_pvar.c);
  * this file only groups them. The set never changes while the process runs,
  * so MPI_T_category_changed always reports 0. */
@@ -17,6 +17,7 @@ static const struct {
     [LM_MPIT_CAT_MEMORY] = {"leanmpi_memory", "memory accounting per component"},
     [LM_MPIT_CAT_ONESIDED] = {"leanmpi_onesided",
                               "one-sided communication: remote atomics, locks, owner-served requests"},
+    [LM_MPIT_CAT_COLL] = {"leanmpi_coll", "collectives: the algorithm each communicator's last collective runs"},
 };
 
 static int check_index(int cat_index)

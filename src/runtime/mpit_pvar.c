@@ -8,11 +8,18 @@
  *   transport_<backend>_<field>  transport counters         CLASS_COUNTER
  *   onesided_<field>             one-sided engine counters  CLASS_COUNTER
  *   boot_key_fetches             keys fetched from the launcher (direct modex) CLASS_COUNTER
+ *   coll_algorithm               the algorithm of a communicator's last collective CLASS_STATE
  * with <backend> one of all (the sum), self, shm, cma, ofi, listed only with the
- * fields that backend counts. Every variable is an MPI_UNSIGNED_LONG_LONG
- * bound to no object, continuous (start/stop: MPI_T_ERR_PVAR_NO_STARTSTOP)
- * and read-only (reset, readreset, write: MPI_T_ERR_PVAR_NO_WRITE): they
- * are process-wide totals that other sessions also read. */
+ * fields that backend counts. Every variable is continuous (start/stop:
+ * MPI_T_ERR_PVAR_NO_STARTSTOP) and read-only (reset, readreset, write:
+ * MPI_T_ERR_PVAR_NO_WRITE). All but coll_algorithm are
+ * MPI_UNSIGNED_LONG_LONG process-wide totals bound to no object, which
+ * other sessions also read; coll_algorithm is an MPI_INT bound to a
+ * communicator (MPI_T_BIND_MPI_COMM), an item of the enumeration
+ * coll_algorithm (mpit.h): which collective algorithm the last collective
+ * started on it runs, as the selection table or a LEANMPI_<COLL>_ALGORITHM
+ * override chose it (-1 before the first; intercommunicator and
+ * neighbourhood collectives leave it). */
 #include "runtime/mpit.h"
 #include "util/lm_mem.h"
 #include "api/impl_gen.h"
@@ -20,12 +27,13 @@
 #include "transport/transport.h"
 #include "osc/osc.h"
 #include "osc/mcs_rwlock.h"
+#include "obj/comm.h"
 #include <mpi.h>
 #include <stddef.h>
 #include <stdio.h>
 #include <string.h>
 
-enum pvar_source { SRC_MEM_CURRENT, SRC_MEM_PEAK, SRC_MEM_SHARED, SRC_TRANSPORT, SRC_COUNTER };
+enum pvar_source { SRC_MEM_CURRENT, SRC_MEM_PEAK, SRC_MEM_SHARED, SRC_TRANSPORT, SRC_COUNTER, SRC_COLL_ALGORITHM };
 
 typedef struct {
     char name[64];
@@ -110,7 +118,7 @@ static const struct {
 };
 #define NCOUNTERS ((int)(sizeof counters / sizeof counters[0]))
 
-#define MAX_PVARS (3 * LM_MEM_COMPONENT_COUNT + NBACKENDS * NFIELDS + NCOUNTERS)
+#define MAX_PVARS (3 * LM_MEM_COMPONENT_COUNT + NBACKENDS * NFIELDS + NCOUNTERS + 1)
 static pvar_desc table[MAX_PVARS];
 static int npvars;
 
@@ -156,6 +164,12 @@ static void build_table(void)
         d->source = SRC_COUNTER;
         d->arg = k;
     }
+    pvar_desc *d = &table[npvars++];
+    snprintf(d->name, sizeof d->name, "coll_algorithm");
+    snprintf(d->desc, sizeof d->desc,
+             "the algorithm the last collective started on the communicator runs (enumeration coll_algorithm)");
+    d->var_class = MPI_T_PVAR_CLASS_STATE;
+    d->source = SRC_COLL_ALGORITHM;
 }
 
 int lm_mpit_pvar_count(void)
@@ -168,6 +182,7 @@ int lm_mpit_pvar_category(int i)
 {
     build_table();
     if (table[i].source == SRC_COUNTER) return counters[table[i].arg].category;
+    if (table[i].source == SRC_COLL_ALGORITHM) return LM_MPIT_CAT_COLL;
     return table[i].source == SRC_TRANSPORT ? LM_MPIT_CAT_TRANSPORT : LM_MPIT_CAT_MEMORY;
 }
 
@@ -185,6 +200,7 @@ static unsigned long long pvar_value(const pvar_desc *d)
         return v;
     }
     case SRC_COUNTER: return counters[d->arg].counter ? *counters[d->arg].counter : counters[d->arg].read();
+    case SRC_COLL_ALGORITHM: break; /* bound: read through its handle */
     }
     return 0;
 }
@@ -192,6 +208,7 @@ static unsigned long long pvar_value(const pvar_desc *d)
 /* Sessions and handles are checked against the live lists before use. */
 struct leanmpi_t_pvar_handle {
     int index;
+    MPI_Comm comm; /* the object of a variable bound to a communicator */
     struct leanmpi_t_pvar_handle *next;
 };
 struct leanmpi_t_pvar_session {
@@ -257,11 +274,12 @@ int impl_MPI_T_pvar_get_info(int pvar_index, char *name, int *name_len, int *ver
     const pvar_desc *d = &table[pvar_index];
     lm_mpit_copy_string(d->name, name, name_len);
     lm_mpit_copy_string(d->desc, desc, desc_len);
+    int algorithm = d->source == SRC_COLL_ALGORITHM;
     if (verbosity) *verbosity = d->source == SRC_TRANSPORT ? MPI_T_VERBOSITY_TUNER_BASIC : MPI_T_VERBOSITY_USER_BASIC;
     if (var_class) *var_class = d->var_class;
-    if (datatype) *datatype = MPI_UNSIGNED_LONG_LONG;
-    if (enumtype) *enumtype = MPI_T_ENUM_NULL;
-    if (bind) *bind = MPI_T_BIND_NO_OBJECT;
+    if (datatype) *datatype = algorithm ? MPI_INT : MPI_UNSIGNED_LONG_LONG;
+    if (enumtype) *enumtype = algorithm ? &lm_mpit_coll_algorithms : MPI_T_ENUM_NULL;
+    if (bind) *bind = algorithm ? MPI_T_BIND_MPI_COMM : MPI_T_BIND_NO_OBJECT;
     if (readonly) *readonly = 1;
     if (continuous) *continuous = 1;
     if (atomic) *atomic = 0;
@@ -309,14 +327,21 @@ int impl_MPI_T_pvar_session_free(MPI_T_pvar_session *pe_session)
 int impl_MPI_T_pvar_handle_alloc(MPI_T_pvar_session pe_session, int pvar_index, void *obj_handle,
                                  MPI_T_pvar_handle *handle, int *count)
 {
-    (void)obj_handle; /* every variable is bound to no object */
     if (!lm_mpit_active()) return MPI_T_ERR_NOT_INITIALIZED;
     if (!find_session(pe_session)) return MPI_T_ERR_INVALID_SESSION;
     if (pvar_index < 0 || pvar_index >= lm_mpit_pvar_count()) return MPI_T_ERR_INVALID_INDEX;
     if (!handle) return MPI_T_ERR_INVALID;
+    /* the bound variable takes a reference to a communicator handle; the
+     * others ignore obj_handle */
+    MPI_Comm comm = MPI_COMM_NULL;
+    if (table[pvar_index].source == SRC_COLL_ALGORITHM) {
+        if (!obj_handle || !lm_comm_get(*(MPI_Comm *)obj_handle)) return MPI_T_ERR_INVALID_HANDLE;
+        comm = *(MPI_Comm *)obj_handle;
+    }
     struct leanmpi_t_pvar_handle *h = lm_malloc(LM_MEM_CORE, sizeof *h);
     if (!h) return MPI_T_ERR_OUT_OF_HANDLES;
     h->index = pvar_index;
+    h->comm = comm;
     h->next = pe_session->handles;
     pe_session->handles = h;
     *handle = h;
@@ -362,6 +387,13 @@ int impl_MPI_T_pvar_read(MPI_T_pvar_session pe_session, MPI_T_pvar_handle handle
     int rc = check_session_handle(pe_session, handle, 0, &h);
     if (rc != MPI_SUCCESS) return rc;
     if (!buf) return MPI_T_ERR_INVALID;
+    if (table[h->index].source == SRC_COLL_ALGORITHM) {
+        /* a communicator freed since reads as none */
+        lm_comm *c = lm_comm_get(h->comm);
+        int v = c ? c->coll_alg - 1 : -1;
+        memcpy(buf, &v, sizeof v);
+        return MPI_SUCCESS;
+    }
     unsigned long long v = pvar_value(&table[h->index]);
     memcpy(buf, &v, sizeof v);
     return MPI_SUCCESS;

@@ -280,6 +280,57 @@ static void check_leanmpi_counters(void)
 }
 #endif
 
+#ifdef LEANMPI
+/* coll_algorithm: bound to a communicator, an item of its enumeration;
+ * none before the first collective, then what LEANMPI_BCAST_ALGORITHM
+ * (set before MPI_Init) forces and what the table picks for an alltoall. */
+static void check_coll_algorithm(void)
+{
+    int idx, n, value, len;
+    char name[128];
+    MPI_T_enum et;
+    MPI_Datatype dt;
+    int cls, bind, ro, cont, atomic, verb, nlen = sizeof name, dlen = 0;
+    CHECK_EQ(MPI_T_pvar_get_index("coll_algorithm", MPI_T_PVAR_CLASS_STATE, &idx), MPI_SUCCESS);
+    CHECK_EQ(MPI_T_pvar_get_info(idx, name, &nlen, &verb, &cls, &dt, &et, NULL, &dlen, &bind, &ro, &cont, &atomic),
+             MPI_SUCCESS);
+    CHECK(dt == MPI_INT && bind == MPI_T_BIND_MPI_COMM && et != MPI_T_ENUM_NULL, "coll_algorithm's type and binding");
+    len = sizeof name;
+    CHECK_EQ(MPI_T_enum_get_info(et, &n, name, &len), MPI_SUCCESS);
+    CHECK(n > 20 && strcmp(name, "coll_algorithm") == 0, "enumeration %s of %d items", name, n);
+    MPI_Comm c;
+    MPI_Comm_dup(MPI_COMM_WORLD, &c);
+    MPI_T_pvar_session s;
+    MPI_T_pvar_handle h;
+    int count;
+    CHECK_EQ(MPI_T_pvar_session_create(&s), MPI_SUCCESS);
+    CHECK_EQ(MPI_T_pvar_handle_alloc(s, idx, NULL, &h, &count), MPI_T_ERR_INVALID_HANDLE);
+    CHECK_EQ(MPI_T_pvar_handle_alloc(s, idx, &c, &h, &count), MPI_SUCCESS);
+    CHECK_EQ(MPI_T_pvar_read(s, h, &value), MPI_SUCCESS);
+    CHECK(value == -1, "no collective yet: %d", value);
+    int x = 1;
+    MPI_Bcast(&x, 1, MPI_INT, 0, c);
+    CHECK_EQ(MPI_T_pvar_read(s, h, &value), MPI_SUCCESS);
+    len = sizeof name;
+    CHECK_EQ(MPI_T_enum_get_item(et, value + 1, &x, name, &len), MPI_SUCCESS);
+    CHECK(x == value && strcmp(name, "bcast:chain") == 0, "bcast ran %s (%d), forced to chain", name, value);
+    int size = mt_size(c), *a = calloc((size_t)size, sizeof(int)), *b = calloc((size_t)size, sizeof(int));
+    for (int i = 0; i < 2; i++) { /* the second from the kept executor */
+        MPI_Alltoall(a, 1, MPI_INT, b, 1, MPI_INT, c);
+        CHECK_EQ(MPI_T_pvar_read(s, h, &value), MPI_SUCCESS);
+        len = sizeof name;
+        CHECK_EQ(MPI_T_enum_get_item(et, value + 1, &x, name, &len), MPI_SUCCESS);
+        CHECK(strncmp(name, "alltoall:", 9) == 0, "an alltoall ran %s", name);
+    }
+    free(a);
+    free(b);
+    CHECK_EQ(MPI_T_enum_get_item(et, n, &x, name, &len), MPI_T_ERR_INVALID_INDEX);
+    CHECK_EQ(MPI_T_pvar_handle_free(s, &h), MPI_SUCCESS);
+    CHECK_EQ(MPI_T_pvar_session_free(&s), MPI_SUCCESS);
+    MPI_Comm_free(&c);
+}
+#endif
+
 int main(int argc, char **argv)
 {
     int provided, num;
@@ -295,6 +346,9 @@ int main(int argc, char **argv)
     check_leanmpi_cvars();
 #endif
 
+#ifdef LEANMPI
+    setenv("LEANMPI_BCAST_ALGORITHM", "chain", 1); /* for check_coll_algorithm */
+#endif
     MPI_Init(&argc, &argv);
     CHECK_EQ(MPI_T_init_thread(MPI_THREAD_SINGLE, &provided), MPI_SUCCESS); /* count 2 */
 #ifdef LEANMPI
@@ -308,6 +362,7 @@ int main(int argc, char **argv)
 #ifdef LEANMPI
     check_leanmpi_cvars();
     check_leanmpi_counters();
+    check_coll_algorithm();
 #endif
     CHECK_EQ(MPI_T_finalize(), MPI_SUCCESS); /* count 1: still usable */
     mt_pass("MPI_T between MPI_Init and MPI_Finalize");

@@ -102,6 +102,15 @@ def check(path, n, mpi4):
         errs.append(f"p2p: got {sorted(got_p2p.items())}, expected {sorted(want_p2p.items())}")
     if got_rma != want_rma:
         errs.append(f"rma: got {sorted(got_rma.items())}, expected {sorted(want_rma.items())}")
+    # the algorithm each collective ran: LeanMPI tells it (MPI_T's
+    # coll_algorithm), the other libraries do not
+    leanmpi = str(profile.get("library", "")).startswith("LeanMPI")
+    for rec in profile["ranks"]:
+        for c in rec["collectives"]:
+            has = bool(c.get("algorithm"))
+            if has != (leanmpi and n > 1) and not (leanmpi and n == 1):
+                errs.append(f"rank {rec['rank']} {c['op']}: algorithm {c.get('algorithm')!r} "
+                            f"({'expected' if leanmpi else 'not expected'} from {profile.get('library')!r})")
     for r in range(n):
         if got_colls.get(r) != want_colls[r]:
             errs.append(f"rank {r} collectives: missing {sorted(map(str, want_colls[r] - got_colls.get(r, set())))}, "

@@ -238,3 +238,17 @@ def test_no_gain_keeps_the_launcher_s_placement(tmp_path):
     rep = json.loads(out.read_text())
     assert rc == 0 and rep["engine"] == "block"
     assert [p["host"] for p in rep["placement"]] == ["a", "a", "b", "b", "c", "c", "d", "d"]
+
+
+@pytest.mark.skipif(not LEANMPI_INFO, reason="LEANMPI_INFO (leanmpi-info) not given")
+def test_the_profile_s_algorithm_is_decomposed():
+    # LeanMPI's profiles name each collective's algorithm: the graph follows it
+    kb = lm.KnowledgeBase("leanmpi", LEANMPI_INFO)
+    graphs = {}
+    for alg in ("ring", "recursive_doubling"):
+        p = profile(8, colls=[("allreduce", 8192, 1)], library="LeanMPI 0.1.0 (MPI 4.1)")
+        for r in p["ranks"]:
+            r["collectives"][0]["algorithm"] = alg
+        graphs[alg] = lm.build_graph(p, kb, lm.Progress(False))
+    assert set(graphs["ring"]) == {(i, (i + 1) % 8) for i in range(8)}
+    assert (0, 4) in graphs["recursive_doubling"] and (0, 4) not in graphs["ring"]

@@ -243,20 +243,24 @@ class KnowledgeBase:
             return self._leanmpi(collective, n, nbytes, 0, commutative)[1]
         return kb_peers.select(self.library, collective, n, nbytes, commutative)
 
-    def messages(self, collective, n, nbytes, root=0, commutative=True):
-        key = (collective, n, nbytes, root, commutative)
+    def messages(self, collective, n, nbytes, root=0, commutative=True, algorithm=None):
+        """algorithm: what the profile says the library ran (LeanMPI tells it), used by the LeanMPI base"""
+        algorithm = algorithm if self.library == "leanmpi" else None
+        key = (collective, n, nbytes, root, commutative, algorithm)
         if key not in self.cache:
             if self.library == "leanmpi":
-                self.cache[key] = self._leanmpi(collective, n, nbytes, root, commutative)[0]
+                self.cache[key] = self._leanmpi(collective, n, nbytes, root, commutative, algorithm)[0]
             else:
                 alg = kb_peers.select(self.library, collective, n, nbytes, commutative)
                 self.cache[key] = decompose.messages(collective, alg, n, nbytes, root)
         return self.cache[key]
 
-    def _leanmpi(self, collective, n, nbytes, root, commutative):
+    def _leanmpi(self, collective, n, nbytes, root, commutative, algorithm=None):
         cmd = [self.info, "--decompose", collective, "--np", str(n), "--bytes", str(nbytes), "--root", str(root)]
         if not commutative:
             cmd.append("--non-commutative")
+        if algorithm:
+            cmd += ["--algorithm", algorithm]
         p = subprocess.run(cmd, capture_output=True, text=True)
         if p.returncode != 0:
             raise MapError(f"leanmpi-info cannot decompose {collective} on {n} ranks of {nbytes} bytes: "
@@ -337,7 +341,8 @@ def add_collective(g, kb, me, members, c):
         op, nbytes = "reduce_scatter_block", per_call
     else:
         nbytes = c["bytes"]
-    for src, dst, b in kb.messages(op, n, nbytes, root if op in ROOTED else 0):
+    alg = c.get("algorithm") if op == c["op"] else None
+    for src, dst, b in kb.messages(op, n, nbytes, root if op in ROOTED else 0, algorithm=alg):
         add(g, members[src], members[dst], b * calls, calls)
 
 

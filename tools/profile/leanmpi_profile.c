@@ -127,6 +127,7 @@ comm_info *lmp_comm_info(MPI_Comm comm)
     ci->size = n;
     ci->ndests = -1;
     ci->dests = NULL;
+    ci->alg_state = 0;
     PMPI_Comm_set_attr(comm, keyval, ci);
     last_comm = comm;
     return last_info = ci;
@@ -233,6 +234,7 @@ static const char *const coll_name[C_COUNT] = {
 
 typedef struct coll_rec {
     int kind, comm, root;
+    int alg;        /* the library's algorithm (an item of alg_names), -1 unknown */
     uint64_t bytes; /* one block (not for v/w forms) */
     uint64_t calls;
     uint64_t *counts; /* v/w forms: bytes per member, summed; NULL otherwise */
@@ -264,7 +266,7 @@ static coll_rec *coll_slot(int kind, int comm, int root, uint64_t bytes, int nco
         colls_cap = cap;
     }
     coll_rec *r = &colls[ncolls];
-    *r = (coll_rec){.kind = kind, .comm = comm, .root = root, .bytes = bytes, .ncounts = ncounts};
+    *r = (coll_rec){.kind = kind, .comm = comm, .root = root, .bytes = bytes, .ncounts = ncounts, .alg = -1};
     if (ncounts && !(r->counts = calloc((size_t)ncounts, sizeof *r->counts))) return NULL;
     last_hit = ncolls++;
     return r;
@@ -279,21 +281,23 @@ uint64_t lmp_type_bytes(MPI_Count count, MPI_Datatype type)
 }
 #define type_bytes lmp_type_bytes
 
-void lmp_note_coll(int kind, MPI_Comm comm, int root, uint64_t bytes)
+int lmp_note_coll(int kind, MPI_Comm comm, int root, uint64_t bytes)
 {
-    if (!profiling) return;
+    if (!profiling) return -1;
     RECORD_BEGIN;
     comm_info *ci = lmp_comm_info(comm);
     coll_rec *r = ci ? coll_slot(kind, ci->id, root, bytes, 0) : NULL;
     if (r) r->calls++;
+    int rec = r ? (int)(r - colls) : -1;
     RECORD_END;
+    return rec;
 }
 
 /* counts[i] elements of `type` (or of types[i]) for member i */
-void lmp_note_coll_v(int kind, MPI_Comm comm, int root, const int *counts, const MPI_Count *wide, MPI_Datatype type,
-                     const MPI_Datatype *types)
+int lmp_note_coll_v(int kind, MPI_Comm comm, int root, const int *counts, const MPI_Count *wide, MPI_Datatype type,
+                    const MPI_Datatype *types)
 {
-    if (!profiling || (!counts && !wide)) return;
+    if (!profiling || (!counts && !wide)) return -1;
     RECORD_BEGIN;
     comm_info *ci = lmp_comm_info(comm);
     coll_rec *r = ci ? coll_slot(kind, ci->id, root, 0, ci->size) : NULL;
@@ -302,7 +306,83 @@ void lmp_note_coll_v(int kind, MPI_Comm comm, int root, const int *counts, const
         for (int i = 0; i < ci->size; i++)
             r->counts[i] += type_bytes(wide ? wide[i] : counts[i], types ? types[i] : type);
     }
+    int rec = r ? (int)(r - colls) : -1;
     RECORD_END;
+    return rec;
+}
+
+/* ---- algorithms ------------------------------------------------------------
+ * Where the MPI library tells through MPI_T which algorithm a
+ * communicator's last collective ran (LeanMPI: the state variable
+ * coll_algorithm, bound to the communicator, an item of an enumeration
+ * "collective:algorithm"), each collective record gets it; elsewhere
+ * nothing is asked after the first look. */
+static int alg_index = -1; /* the variable, -1 where the library has none */
+static MPI_T_pvar_session alg_session;
+static char **alg_names; /* by value + 1 (value -1: none) */
+static int nalg_names;
+
+static void find_algorithm_variable(void)
+{
+    int provided, idx, n = 0, len;
+    MPI_T_enum et = MPI_T_ENUM_NULL;
+    MPI_Datatype dt;
+    int verb, cls, bind, ro, cont, atomic, nlen = 0, dlen = 0;
+    if (MPI_T_init_thread(MPI_THREAD_SINGLE, &provided) != MPI_SUCCESS) return;
+    if (MPI_T_pvar_get_index("coll_algorithm", MPI_T_PVAR_CLASS_STATE, &idx) != MPI_SUCCESS ||
+        MPI_T_pvar_get_info(idx, NULL, &nlen, &verb, &cls, &dt, &et, NULL, &dlen, &bind, &ro, &cont, &atomic) !=
+            MPI_SUCCESS ||
+        dt != MPI_INT || bind != MPI_T_BIND_MPI_COMM || et == MPI_T_ENUM_NULL ||
+        MPI_T_enum_get_info(et, &n, NULL, &(int){0}) != MPI_SUCCESS || n < 1 ||
+        !(alg_names = calloc((size_t)n, sizeof *alg_names)) || MPI_T_pvar_session_create(&alg_session) != MPI_SUCCESS)
+        return;
+    for (int i = 0; i < n; i++) {
+        int value;
+        char name[128];
+        len = sizeof name;
+        if (MPI_T_enum_get_item(et, i, &value, name, &len) != MPI_SUCCESS || value + 1 < 0 || value + 1 >= n) continue;
+        char *colon = strchr(name, ':');
+        alg_names[value + 1] = strdup(colon ? colon + 1 : name);
+    }
+    nalg_names = n;
+    alg_index = idx;
+}
+
+static void forget_algorithm_variable(void)
+{
+    if (alg_index < 0) return;
+    MPI_T_pvar_session_free(&alg_session);
+    for (int i = 0; i < nalg_names; i++) free(alg_names[i]);
+    free(alg_names);
+    alg_index = -1;
+    MPI_T_finalize();
+}
+
+/* The algorithm the library says comm's last collective ran: an index of
+ * alg_names, 0 where unknown. Under the record lock. */
+static int algorithm_of(MPI_Comm comm)
+{
+    comm_info *ci = lmp_comm_info(comm);
+    if (ci && !ci->alg_state) {
+        MPI_Comm c = comm;
+        int made = MPI_T_pvar_handle_alloc(alg_session, alg_index, &c, &ci->alg_handle, &(int){0});
+        ci->alg_state = made == MPI_SUCCESS ? 1 : -1;
+    }
+    int value = -1;
+    if (ci && ci->alg_state > 0 && MPI_T_pvar_read(alg_session, ci->alg_handle, &value) == MPI_SUCCESS &&
+        value + 1 > 0 && value + 1 < nalg_names && alg_names[value + 1])
+        return value + 1;
+    return 0;
+}
+
+int lmp_ran(int rc, MPI_Comm comm, int rec)
+{
+    if (alg_index < 0 || rec < 0 || rc != MPI_SUCCESS || !profiling) return rc;
+    RECORD_BEGIN;
+    int alg = algorithm_of(comm);
+    if (alg && (size_t)rec < ncolls) colls[rec].alg = alg;
+    RECORD_END;
+    return rc;
 }
 #define note_coll_v(kind, comm, root, counts, type, types) lmp_note_coll_v(kind, comm, root, counts, NULL, type, types)
 
@@ -370,6 +450,7 @@ static void rank_json(text *t, int world_rank)
         const coll_rec *r = &colls[i];
         put(t, "%s\n    {\"op\": \"%s\", \"comm\": %d, \"root\": %d, \"calls\": %llu", i ? "," : "", coll_name[r->kind],
             r->comm, r->root, (unsigned long long)r->calls);
+        if (r->alg > 0) put(t, ", \"algorithm\": \"%s\"", alg_names[r->alg]);
         if (r->counts) {
             put(t, ", \"counts\": [");
             for (int m = 0; m < r->ncounts; m++) put(t, "%s%llu", m ? ", " : "", (unsigned long long)r->counts[m]);
@@ -446,6 +527,7 @@ static void write_profile(void)
 static void start(void)
 {
     if (PMPI_Comm_create_keyval(MPI_COMM_NULL_COPY_FN, drop_info, &keyval, NULL) == MPI_SUCCESS) profiling = 1;
+    if (profiling) find_algorithm_variable();
 }
 
 int MPI_Init(int *argc, char ***argv)
@@ -494,6 +576,7 @@ int MPI_Finalize(void)
     if (profiling) {
         write_profile();
         profiling = 0;
+        forget_algorithm_variable();
     }
     return PMPI_Finalize();
 }
@@ -530,6 +613,7 @@ typedef struct persistent {
     int dest_or_root;
     uint64_t bytes;
     MPI_Comm comm;
+    int alg; /* a collective's algorithm, chosen when it was made */
     struct persistent *next;
 } persistent;
 static persistent *persistents;
@@ -539,7 +623,8 @@ static void remember_as(MPI_Request req, int kind, int dest_or_root, uint64_t by
     persistent *p = malloc(sizeof *p);
     if (!p) return;
     RECORD_BEGIN;
-    *p = (persistent){req, kind, dest_or_root, bytes, comm, persistents};
+    int alg = kind >= 0 && alg_index >= 0 ? algorithm_of(comm) : 0;
+    *p = (persistent){req, kind, dest_or_root, bytes, comm, alg, persistents};
     persistents = p;
     RECORD_END;
 }
@@ -578,7 +663,12 @@ static void note_start(MPI_Request req)
     RECORD_END;
     if (found.req == MPI_REQUEST_NULL) return;
     if (found.kind < 0) lmp_note_send(found.comm, found.dest_or_root, found.bytes);
-    else lmp_note_coll(found.kind, found.comm, found.dest_or_root, found.bytes);
+    else {
+        int rec = lmp_note_coll(found.kind, found.comm, found.dest_or_root, found.bytes);
+        RECORD_BEGIN;
+        if (rec >= 0 && found.alg && (size_t)rec < ncolls) colls[rec].alg = found.alg;
+        RECORD_END;
+    }
 }
 
 int MPI_Start(MPI_Request *req)
@@ -624,47 +714,47 @@ int MPI_Sendrecv_replace(void *buf, int count, MPI_Datatype type, int dest, int 
 /* Collectives: blocking and nonblocking forms record alike. */
 int MPI_Barrier(MPI_Comm comm)
 {
-    lmp_note_coll(C_BARRIER, comm, -1, 0);
-    return PMPI_Barrier(comm);
+    int rec = lmp_note_coll(C_BARRIER, comm, -1, 0);
+    return lmp_ran(PMPI_Barrier(comm), comm, rec);
 }
 int MPI_Ibarrier(MPI_Comm comm, MPI_Request *req)
 {
-    lmp_note_coll(C_BARRIER, comm, -1, 0);
-    return PMPI_Ibarrier(comm, req);
+    int rec = lmp_note_coll(C_BARRIER, comm, -1, 0);
+    return lmp_ran(PMPI_Ibarrier(comm, req), comm, rec);
 }
 
 int MPI_Bcast(void *buf, int count, MPI_Datatype type, int root, MPI_Comm comm)
 {
-    lmp_note_coll(C_BCAST, comm, root, type_bytes(count, type));
-    return PMPI_Bcast(buf, count, type, root, comm);
+    int rec = lmp_note_coll(C_BCAST, comm, root, type_bytes(count, type));
+    return lmp_ran(PMPI_Bcast(buf, count, type, root, comm), comm, rec);
 }
 int MPI_Ibcast(void *buf, int count, MPI_Datatype type, int root, MPI_Comm comm, MPI_Request *req)
 {
-    lmp_note_coll(C_BCAST, comm, root, type_bytes(count, type));
-    return PMPI_Ibcast(buf, count, type, root, comm, req);
+    int rec = lmp_note_coll(C_BCAST, comm, root, type_bytes(count, type));
+    return lmp_ran(PMPI_Ibcast(buf, count, type, root, comm, req), comm, rec);
 }
 
 int MPI_Reduce(const void *s, void *r, int count, MPI_Datatype type, MPI_Op op, int root, MPI_Comm comm)
 {
-    lmp_note_coll(C_REDUCE, comm, root, type_bytes(count, type));
-    return PMPI_Reduce(s, r, count, type, op, root, comm);
+    int rec = lmp_note_coll(C_REDUCE, comm, root, type_bytes(count, type));
+    return lmp_ran(PMPI_Reduce(s, r, count, type, op, root, comm), comm, rec);
 }
 int MPI_Ireduce(const void *s, void *r, int count, MPI_Datatype type, MPI_Op op, int root, MPI_Comm comm,
                 MPI_Request *req)
 {
-    lmp_note_coll(C_REDUCE, comm, root, type_bytes(count, type));
-    return PMPI_Ireduce(s, r, count, type, op, root, comm, req);
+    int rec = lmp_note_coll(C_REDUCE, comm, root, type_bytes(count, type));
+    return lmp_ran(PMPI_Ireduce(s, r, count, type, op, root, comm, req), comm, rec);
 }
 
 int MPI_Allreduce(const void *s, void *r, int count, MPI_Datatype type, MPI_Op op, MPI_Comm comm)
 {
-    lmp_note_coll(C_ALLREDUCE, comm, -1, type_bytes(count, type));
-    return PMPI_Allreduce(s, r, count, type, op, comm);
+    int rec = lmp_note_coll(C_ALLREDUCE, comm, -1, type_bytes(count, type));
+    return lmp_ran(PMPI_Allreduce(s, r, count, type, op, comm), comm, rec);
 }
 int MPI_Iallreduce(const void *s, void *r, int count, MPI_Datatype type, MPI_Op op, MPI_Comm comm, MPI_Request *req)
 {
-    lmp_note_coll(C_ALLREDUCE, comm, -1, type_bytes(count, type));
-    return PMPI_Iallreduce(s, r, count, type, op, comm, req);
+    int rec = lmp_note_coll(C_ALLREDUCE, comm, -1, type_bytes(count, type));
+    return lmp_ran(PMPI_Iallreduce(s, r, count, type, op, comm, req), comm, rec);
 }
 
 /* Rooted gathers and scatters: the block is what one member contributes or
@@ -680,39 +770,36 @@ static uint64_t rooted_block(MPI_Comm comm, int root, int scount, MPI_Datatype s
 
 int MPI_Gather(const void *s, int sc, MPI_Datatype st, void *r, int rc, MPI_Datatype rt, int root, MPI_Comm comm)
 {
-    lmp_note_coll(C_GATHER, comm, root, rooted_block(comm, root, sc, st, rc, rt, 1));
-    return PMPI_Gather(s, sc, st, r, rc, rt, root, comm);
+    int rec = lmp_note_coll(C_GATHER, comm, root, rooted_block(comm, root, sc, st, rc, rt, 1));
+    return lmp_ran(PMPI_Gather(s, sc, st, r, rc, rt, root, comm), comm, rec);
 }
 int MPI_Igather(const void *s, int sc, MPI_Datatype st, void *r, int rc, MPI_Datatype rt, int root, MPI_Comm comm,
                 MPI_Request *req)
 {
-    lmp_note_coll(C_GATHER, comm, root, rooted_block(comm, root, sc, st, rc, rt, 1));
-    return PMPI_Igather(s, sc, st, r, rc, rt, root, comm, req);
+    int rec = lmp_note_coll(C_GATHER, comm, root, rooted_block(comm, root, sc, st, rc, rt, 1));
+    return lmp_ran(PMPI_Igather(s, sc, st, r, rc, rt, root, comm, req), comm, rec);
 }
 
 int MPI_Scatter(const void *s, int sc, MPI_Datatype st, void *r, int rc, MPI_Datatype rt, int root, MPI_Comm comm)
 {
-    lmp_note_coll(C_SCATTER, comm, root, rooted_block(comm, root, sc, st, rc, rt, 0));
-    return PMPI_Scatter(s, sc, st, r, rc, rt, root, comm);
+    int rec = lmp_note_coll(C_SCATTER, comm, root, rooted_block(comm, root, sc, st, rc, rt, 0));
+    return lmp_ran(PMPI_Scatter(s, sc, st, r, rc, rt, root, comm), comm, rec);
 }
 int MPI_Iscatter(const void *s, int sc, MPI_Datatype st, void *r, int rc, MPI_Datatype rt, int root, MPI_Comm comm,
                  MPI_Request *req)
 {
-    lmp_note_coll(C_SCATTER, comm, root, rooted_block(comm, root, sc, st, rc, rt, 0));
-    return PMPI_Iscatter(s, sc, st, r, rc, rt, root, comm, req);
+    int rec = lmp_note_coll(C_SCATTER, comm, root, rooted_block(comm, root, sc, st, rc, rt, 0));
+    return lmp_ran(PMPI_Iscatter(s, sc, st, r, rc, rt, root, comm, req), comm, rec);
 }
 
 /* v forms: the root's counts are the ones that say who sends what; other
  * members record what they contribute in their own slot. */
-static void note_rooted_v(int kind, MPI_Comm comm, int root, const int *counts, MPI_Datatype type, int mine,
-                          MPI_Datatype mytype)
+static int note_rooted_v(int kind, MPI_Comm comm, int root, const int *counts, MPI_Datatype type, int mine,
+                         MPI_Datatype mytype)
 {
-    if (!profiling) return;
+    if (!profiling) return -1;
     int me = my_rank(comm);
-    if (me == root) {
-        note_coll_v(kind, comm, root, counts, type, NULL);
-        return;
-    }
+    if (me == root) return note_coll_v(kind, comm, root, counts, type, NULL);
     RECORD_BEGIN;
     comm_info *ci = lmp_comm_info(comm);
     coll_rec *r = ci ? coll_slot(kind, ci->id, root, 0, ci->size) : NULL;
@@ -720,86 +807,88 @@ static void note_rooted_v(int kind, MPI_Comm comm, int root, const int *counts, 
         r->calls++;
         if (me >= 0 && me < ci->size) r->counts[me] += type_bytes(mine, mytype);
     }
+    int rec = r ? (int)(r - colls) : -1;
     RECORD_END;
+    return rec;
 }
 
 int MPI_Gatherv(const void *s, int sc, MPI_Datatype st, void *r, const int rcs[], const int displs[], MPI_Datatype rt,
                 int root, MPI_Comm comm)
 {
-    note_rooted_v(C_GATHERV, comm, root, rcs, rt, sc, st);
-    return PMPI_Gatherv(s, sc, st, r, rcs, displs, rt, root, comm);
+    int rec = note_rooted_v(C_GATHERV, comm, root, rcs, rt, sc, st);
+    return lmp_ran(PMPI_Gatherv(s, sc, st, r, rcs, displs, rt, root, comm), comm, rec);
 }
 int MPI_Scatterv(const void *s, const int scs[], const int displs[], MPI_Datatype st, void *r, int rc, MPI_Datatype rt,
                  int root, MPI_Comm comm)
 {
-    note_rooted_v(C_SCATTERV, comm, root, scs, st, rc, rt);
-    return PMPI_Scatterv(s, scs, displs, st, r, rc, rt, root, comm);
+    int rec = note_rooted_v(C_SCATTERV, comm, root, scs, st, rc, rt);
+    return lmp_ran(PMPI_Scatterv(s, scs, displs, st, r, rc, rt, root, comm), comm, rec);
 }
 
 int MPI_Allgather(const void *s, int sc, MPI_Datatype st, void *r, int rc, MPI_Datatype rt, MPI_Comm comm)
 {
-    lmp_note_coll(C_ALLGATHER, comm, -1, type_bytes(rc, rt));
-    return PMPI_Allgather(s, sc, st, r, rc, rt, comm);
+    int rec = lmp_note_coll(C_ALLGATHER, comm, -1, type_bytes(rc, rt));
+    return lmp_ran(PMPI_Allgather(s, sc, st, r, rc, rt, comm), comm, rec);
 }
 int MPI_Iallgather(const void *s, int sc, MPI_Datatype st, void *r, int rc, MPI_Datatype rt, MPI_Comm comm,
                    MPI_Request *req)
 {
-    lmp_note_coll(C_ALLGATHER, comm, -1, type_bytes(rc, rt));
-    return PMPI_Iallgather(s, sc, st, r, rc, rt, comm, req);
+    int rec = lmp_note_coll(C_ALLGATHER, comm, -1, type_bytes(rc, rt));
+    return lmp_ran(PMPI_Iallgather(s, sc, st, r, rc, rt, comm, req), comm, rec);
 }
 int MPI_Allgatherv(const void *s, int sc, MPI_Datatype st, void *r, const int rcs[], const int displs[],
                    MPI_Datatype rt, MPI_Comm comm)
 {
-    note_coll_v(C_ALLGATHERV, comm, -1, rcs, rt, NULL);
-    return PMPI_Allgatherv(s, sc, st, r, rcs, displs, rt, comm);
+    int rec = note_coll_v(C_ALLGATHERV, comm, -1, rcs, rt, NULL);
+    return lmp_ran(PMPI_Allgatherv(s, sc, st, r, rcs, displs, rt, comm), comm, rec);
 }
 
 int MPI_Alltoall(const void *s, int sc, MPI_Datatype st, void *r, int rc, MPI_Datatype rt, MPI_Comm comm)
 {
-    lmp_note_coll(C_ALLTOALL, comm, -1, type_bytes(rc, rt));
-    return PMPI_Alltoall(s, sc, st, r, rc, rt, comm);
+    int rec = lmp_note_coll(C_ALLTOALL, comm, -1, type_bytes(rc, rt));
+    return lmp_ran(PMPI_Alltoall(s, sc, st, r, rc, rt, comm), comm, rec);
 }
 int MPI_Ialltoall(const void *s, int sc, MPI_Datatype st, void *r, int rc, MPI_Datatype rt, MPI_Comm comm,
                   MPI_Request *req)
 {
-    lmp_note_coll(C_ALLTOALL, comm, -1, type_bytes(rc, rt));
-    return PMPI_Ialltoall(s, sc, st, r, rc, rt, comm, req);
+    int rec = lmp_note_coll(C_ALLTOALL, comm, -1, type_bytes(rc, rt));
+    return lmp_ran(PMPI_Ialltoall(s, sc, st, r, rc, rt, comm, req), comm, rec);
 }
 /* alltoallv/w: what this member sends to each (in place: what it receives,
  * the same by the call's symmetry) */
 int MPI_Alltoallv(const void *s, const int scs[], const int sds[], MPI_Datatype st, void *r, const int rcs[],
                   const int rds[], MPI_Datatype rt, MPI_Comm comm)
 {
-    if (s == MPI_IN_PLACE) note_coll_v(C_ALLTOALLV, comm, -1, rcs, rt, NULL);
-    else note_coll_v(C_ALLTOALLV, comm, -1, scs, st, NULL);
-    return PMPI_Alltoallv(s, scs, sds, st, r, rcs, rds, rt, comm);
+    int rec = s == MPI_IN_PLACE ? note_coll_v(C_ALLTOALLV, comm, -1, rcs, rt, NULL)
+                                : note_coll_v(C_ALLTOALLV, comm, -1, scs, st, NULL);
+    return lmp_ran(PMPI_Alltoallv(s, scs, sds, st, r, rcs, rds, rt, comm), comm, rec);
 }
 int MPI_Alltoallw(const void *s, const int scs[], const int sds[], const MPI_Datatype sts[], void *r, const int rcs[],
                   const int rds[], const MPI_Datatype rts[], MPI_Comm comm)
 {
-    if (s == MPI_IN_PLACE) note_coll_v(C_ALLTOALLW, comm, -1, rcs, MPI_DATATYPE_NULL, rts);
-    else note_coll_v(C_ALLTOALLW, comm, -1, scs, MPI_DATATYPE_NULL, sts);
-    return PMPI_Alltoallw(s, scs, sds, sts, r, rcs, rds, rts, comm);
+    int rec = s == MPI_IN_PLACE ? note_coll_v(C_ALLTOALLW, comm, -1, rcs, MPI_DATATYPE_NULL, rts)
+                                : note_coll_v(C_ALLTOALLW, comm, -1, scs, MPI_DATATYPE_NULL, sts);
+    return lmp_ran(PMPI_Alltoallw(s, scs, sds, sts, r, rcs, rds, rts, comm), comm, rec);
 }
 
 int MPI_Reduce_scatter(const void *s, void *r, const int rcs[], MPI_Datatype type, MPI_Op op, MPI_Comm comm)
 {
-    note_coll_v(C_REDUCE_SCATTER, comm, -1, rcs, type, NULL);
-    return PMPI_Reduce_scatter(s, r, rcs, type, op, comm);
+    int rec = note_coll_v(C_REDUCE_SCATTER, comm, -1, rcs, type, NULL);
+    return lmp_ran(PMPI_Reduce_scatter(s, r, rcs, type, op, comm), comm, rec);
 }
 int MPI_Reduce_scatter_block(const void *s, void *r, int rc, MPI_Datatype type, MPI_Op op, MPI_Comm comm)
 {
-    lmp_note_coll(C_REDUCE_SCATTER_BLOCK, comm, -1, type_bytes(rc, type));
-    return PMPI_Reduce_scatter_block(s, r, rc, type, op, comm);
+    int rec = lmp_note_coll(C_REDUCE_SCATTER_BLOCK, comm, -1, type_bytes(rc, type));
+    return lmp_ran(PMPI_Reduce_scatter_block(s, r, rc, type, op, comm), comm, rec);
 }
 
 int MPI_Scan(const void *s, void *r, int count, MPI_Datatype type, MPI_Op op, MPI_Comm comm)
 {
-    lmp_note_coll(C_SCAN, comm, -1, type_bytes(count, type));
-    return PMPI_Scan(s, r, count, type, op, comm);
+    int rec = lmp_note_coll(C_SCAN, comm, -1, type_bytes(count, type));
+    return lmp_ran(PMPI_Scan(s, r, count, type, op, comm), comm, rec);
 }
 int MPI_Exscan(const void *s, void *r, int count, MPI_Datatype type, MPI_Op op, MPI_Comm comm)
 {
-    lmp_note_coll(C_EXSCAN, comm, -1, type_bytes(count, type));
-    return PMPI_Exscan(s, r, count, type, op, comm);
+    int rec = lmp_note_coll(C_EXSCAN, comm, -1, type_bytes(count, type));
+    return lmp_ran(PMPI_Exscan(s, r, count, type, op, comm), comm, rec);
 }

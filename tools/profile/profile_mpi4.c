@@ -60,68 +60,68 @@ static uint64_t rooted(MPI_Comm comm, int root, MPI_Count sc, MPI_Datatype st, M
 
 int MPI_Bcast_c(void *buf, MPI_Count count, MPI_Datatype type, int root, MPI_Comm comm)
 {
-    lmp_note_coll(C_BCAST, comm, root, lmp_type_bytes(count, type));
-    return PMPI_Bcast_c(buf, count, type, root, comm);
+    int rec = lmp_note_coll(C_BCAST, comm, root, lmp_type_bytes(count, type));
+    return lmp_ran(PMPI_Bcast_c(buf, count, type, root, comm), comm, rec);
 }
 int MPI_Reduce_c(const void *s, void *r, MPI_Count count, MPI_Datatype type, MPI_Op op, int root, MPI_Comm comm)
 {
-    lmp_note_coll(C_REDUCE, comm, root, lmp_type_bytes(count, type));
-    return PMPI_Reduce_c(s, r, count, type, op, root, comm);
+    int rec = lmp_note_coll(C_REDUCE, comm, root, lmp_type_bytes(count, type));
+    return lmp_ran(PMPI_Reduce_c(s, r, count, type, op, root, comm), comm, rec);
 }
 int MPI_Allreduce_c(const void *s, void *r, MPI_Count count, MPI_Datatype type, MPI_Op op, MPI_Comm comm)
 {
-    lmp_note_coll(C_ALLREDUCE, comm, -1, lmp_type_bytes(count, type));
-    return PMPI_Allreduce_c(s, r, count, type, op, comm);
+    int rec = lmp_note_coll(C_ALLREDUCE, comm, -1, lmp_type_bytes(count, type));
+    return lmp_ran(PMPI_Allreduce_c(s, r, count, type, op, comm), comm, rec);
 }
 int MPI_Gather_c(const void *s, MPI_Count sc, MPI_Datatype st, void *r, MPI_Count rc, MPI_Datatype rt, int root,
                  MPI_Comm comm)
 {
-    lmp_note_coll(C_GATHER, comm, root, rooted(comm, root, sc, st, rc, rt, 1));
-    return PMPI_Gather_c(s, sc, st, r, rc, rt, root, comm);
+    int rec = lmp_note_coll(C_GATHER, comm, root, rooted(comm, root, sc, st, rc, rt, 1));
+    return lmp_ran(PMPI_Gather_c(s, sc, st, r, rc, rt, root, comm), comm, rec);
 }
 int MPI_Scatter_c(const void *s, MPI_Count sc, MPI_Datatype st, void *r, MPI_Count rc, MPI_Datatype rt, int root,
                   MPI_Comm comm)
 {
-    lmp_note_coll(C_SCATTER, comm, root, rooted(comm, root, sc, st, rc, rt, 0));
-    return PMPI_Scatter_c(s, sc, st, r, rc, rt, root, comm);
+    int rec = lmp_note_coll(C_SCATTER, comm, root, rooted(comm, root, sc, st, rc, rt, 0));
+    return lmp_ran(PMPI_Scatter_c(s, sc, st, r, rc, rt, root, comm), comm, rec);
 }
 int MPI_Allgather_c(const void *s, MPI_Count sc, MPI_Datatype st, void *r, MPI_Count rc, MPI_Datatype rt, MPI_Comm comm)
 {
-    lmp_note_coll(C_ALLGATHER, comm, -1, lmp_type_bytes(rc, rt));
-    return PMPI_Allgather_c(s, sc, st, r, rc, rt, comm);
+    int rec = lmp_note_coll(C_ALLGATHER, comm, -1, lmp_type_bytes(rc, rt));
+    return lmp_ran(PMPI_Allgather_c(s, sc, st, r, rc, rt, comm), comm, rec);
 }
 int MPI_Allgatherv_c(const void *s, MPI_Count sc, MPI_Datatype st, void *r, const MPI_Count rcs[],
                      const MPI_Aint displs[], MPI_Datatype rt, MPI_Comm comm)
 {
-    lmp_note_coll_v(C_ALLGATHERV, comm, -1, NULL, rcs, rt, NULL);
-    return PMPI_Allgatherv_c(s, sc, st, r, rcs, displs, rt, comm);
+    int rec = lmp_note_coll_v(C_ALLGATHERV, comm, -1, NULL, rcs, rt, NULL);
+    return lmp_ran(PMPI_Allgatherv_c(s, sc, st, r, rcs, displs, rt, comm), comm, rec);
 }
 int MPI_Alltoall_c(const void *s, MPI_Count sc, MPI_Datatype st, void *r, MPI_Count rc, MPI_Datatype rt, MPI_Comm comm)
 {
-    lmp_note_coll(C_ALLTOALL, comm, -1, lmp_type_bytes(rc, rt));
-    return PMPI_Alltoall_c(s, sc, st, r, rc, rt, comm);
+    int rec = lmp_note_coll(C_ALLTOALL, comm, -1, lmp_type_bytes(rc, rt));
+    return lmp_ran(PMPI_Alltoall_c(s, sc, st, r, rc, rt, comm), comm, rec);
 }
 int MPI_Alltoallv_c(const void *s, const MPI_Count scs[], const MPI_Aint sds[], MPI_Datatype st, void *r,
                     const MPI_Count rcs[], const MPI_Aint rds[], MPI_Datatype rt, MPI_Comm comm)
 {
-    if (s == MPI_IN_PLACE) lmp_note_coll_v(C_ALLTOALLV, comm, -1, NULL, rcs, rt, NULL);
-    else lmp_note_coll_v(C_ALLTOALLV, comm, -1, NULL, scs, st, NULL);
-    return PMPI_Alltoallv_c(s, scs, sds, st, r, rcs, rds, rt, comm);
+    int rec = s == MPI_IN_PLACE ? lmp_note_coll_v(C_ALLTOALLV, comm, -1, NULL, rcs, rt, NULL)
+                                : lmp_note_coll_v(C_ALLTOALLV, comm, -1, NULL, scs, st, NULL);
+    return lmp_ran(PMPI_Alltoallv_c(s, scs, sds, st, r, rcs, rds, rt, comm), comm, rec);
 }
 int MPI_Reduce_scatter_block_c(const void *s, void *r, MPI_Count rc, MPI_Datatype type, MPI_Op op, MPI_Comm comm)
 {
-    lmp_note_coll(C_REDUCE_SCATTER_BLOCK, comm, -1, lmp_type_bytes(rc, type));
-    return PMPI_Reduce_scatter_block_c(s, r, rc, type, op, comm);
+    int rec = lmp_note_coll(C_REDUCE_SCATTER_BLOCK, comm, -1, lmp_type_bytes(rc, type));
+    return lmp_ran(PMPI_Reduce_scatter_block_c(s, r, rc, type, op, comm), comm, rec);
 }
 int MPI_Scan_c(const void *s, void *r, MPI_Count count, MPI_Datatype type, MPI_Op op, MPI_Comm comm)
 {
-    lmp_note_coll(C_SCAN, comm, -1, lmp_type_bytes(count, type));
-    return PMPI_Scan_c(s, r, count, type, op, comm);
+    int rec = lmp_note_coll(C_SCAN, comm, -1, lmp_type_bytes(count, type));
+    return lmp_ran(PMPI_Scan_c(s, r, count, type, op, comm), comm, rec);
 }
 int MPI_Exscan_c(const void *s, void *r, MPI_Count count, MPI_Datatype type, MPI_Op op, MPI_Comm comm)
 {
-    lmp_note_coll(C_EXSCAN, comm, -1, lmp_type_bytes(count, type));
-    return PMPI_Exscan_c(s, r, count, type, op, comm);
+    int rec = lmp_note_coll(C_EXSCAN, comm, -1, lmp_type_bytes(count, type));
+    return lmp_ran(PMPI_Exscan_c(s, r, count, type, op, comm), comm, rec);
 }
 
 /* Persistent collectives: remembered with what one start moves. */

@@ -17,7 +17,9 @@ typedef struct comm_info {
     int id;
     int size;
     int ndests;
-    int *dests; /* ranks in the communicator, MPI_PROC_NULL included */
+    int *dests;                   /* ranks in the communicator, MPI_PROC_NULL included */
+    int alg_state;                /* the algorithm variable's handle: 0 not tried, 1 made, -1 none */
+    MPI_T_pvar_handle alg_handle; /* (profile.c: where the library tells the algorithm) */
     int world[];
 } comm_info;
 
@@ -54,10 +56,14 @@ LMP_HIDDEN uint64_t lmp_type_bytes(MPI_Count count, MPI_Datatype type);
 LMP_HIDDEN void lmp_note_send(MPI_Comm comm, int dest, uint64_t bytes);
 /* a one-sided operation moving bytes between this process and world rank target */
 LMP_HIDDEN void lmp_note_rma(int world, uint64_t bytes);
-LMP_HIDDEN void lmp_note_coll(int kind, MPI_Comm comm, int root, uint64_t bytes);
+/* A collective call: the index of its record (-1: none), for lmp_ran. */
+LMP_HIDDEN int lmp_note_coll(int kind, MPI_Comm comm, int root, uint64_t bytes);
 /* counts[i] elements of type (or of types[i]) for member i; MPI_Count counts when wide */
-LMP_HIDDEN void lmp_note_coll_v(int kind, MPI_Comm comm, int root, const int *counts, const MPI_Count *wide,
-                                MPI_Datatype type, const MPI_Datatype *types);
+LMP_HIDDEN int lmp_note_coll_v(int kind, MPI_Comm comm, int root, const int *counts, const MPI_Count *wide,
+                               MPI_Datatype type, const MPI_Datatype *types);
+/* After the library ran collective record rec on comm: the algorithm it
+ * says it ran, where it says (MPI_T's coll_algorithm). Returns rc. */
+LMP_HIDDEN int lmp_ran(int rc, MPI_Comm comm, int rec);
 /* A persistent collective: noted again at each start of req. */
 LMP_HIDDEN void lmp_remember_coll(MPI_Request req, int kind, MPI_Comm comm, int root, uint64_t bytes);
 
