@@ -274,7 +274,7 @@ static void test_table_layout(void)
     const int32_t out_of_range[7] = {1, 0, 3, 0, 1, 2, 0};
     CHECK(lm_node_segment_create_placed("table", &l, out_of_range, &seg) < 0 && errno == EINVAL);
     CHECK(lm_node_segment_create_placed("table", &l, NULL, &seg) < 0 && errno == EINVAL);
-    int counts[3];
+    int counts[4];
     CHECK(lm_placement_counts(place, 7, 3, counts) == 0 && counts[0] == 3 && counts[1] == 2 && counts[2] == 2);
     CHECK(lm_placement_counts(place, 7, 4, counts) != 0); /* node 3 holds none */
 }
