@@ -2,11 +2,14 @@
 """Placement study on the shaped virtual cluster: block, cyclic and the
 placement leanmpi-map finds from a profile, side by side.
 
-  python3 bench/leanmpi_mapping.py [--reps 5] [--rate 400mbit] [--bytes 262144]   (make bench-mapping)
+  python3 bench/leanmpi_mapping.py [--reps 5] [--rate 400mbit] [--bytes 262144] [--npb-dir DIR]
+                                                                    (make bench-mapping [NPB_DIR=DIR])
 
 For each program of bench/src/mapping_app.c (IMB-style allreduce,
 alltoall, bcast and reduce on all ranks; transpose: alltoall within the
-columns of a 2-column grid of ranks, as FT does):
+columns of a 2-column grid of ranks, as FT does), and with --npb-dir DIR
+(an unpacked NPB 3.4 release) NPB IS class A and DT class S (graph BH),
+unmodified programs placed by rankfiles (mpirun --rankfile):
  1. profile: the program runs once on this machine (8 ranks) linked with
     leanmpi-profile;
  2. map: leanmpi-map places its 8 ranks on 4 hosts x 2 slots, whose links
@@ -27,6 +30,7 @@ machine cannot host a virtual cluster.
 """
 import argparse
 import json
+import re
 import shlex
 import shutil
 import statistics
@@ -43,6 +47,11 @@ ROOT = lh.ROOT
 MAP = ROOT / "build" / "bin" / "leanmpi-map"
 OMPI_CC = "mpicc.openmpi"
 PATTERNS = ("allreduce", "alltoall", "bcast", "reduce", "transpose")
+# NPB programs (--npb-dir): (name, benchmark, class, arguments); IS sorts
+# with an alltoallv a step, DT class S sends arrays down a binary tree (5
+# nodes: 3 of the 8 ranks stay idle)
+NPB_PROGRAMS = (("npb-is.A", "is", "A", ()), ("npb-dt.S.BH", "dt", "S", ("BH",)))
+PROGRAMS = list(PATTERNS)
 ALLTOALL_HEAVY = "transpose"
 PLACEMENTS = ("block", "cyclic", "mapped")
 HOSTS, SLOTS = 4, 2
@@ -115,6 +124,70 @@ def prepare(work, a):
     return plans
 
 
+def npb_time_us(text):
+    """NPB's own time, verified runs only"""
+    if not re.search(r"Verification\s*=\s*SUCCESSFUL", text or ""):
+        return None
+    v = lh.value(text, r"Time in seconds\s*=\s*([\d.]+)")
+    return v * 1e6 if v is not None else None
+
+
+def rankfile_text(place):
+    """a rankfile: rank r on slot place[r] (slots numbered host by host)"""
+    hl = lh.hosts(HOSTS)
+    return "".join(f"rank {r}={hl[s // SLOTS]} slot={s % SLOTS}\n" for r, s in enumerate(place))
+
+
+def prepare_npb(work, a, plans):
+    """NPB programs built with LeanMPI's and Open MPI 4.1's wrappers,
+    profiled here (leanmpi-profile preloaded), mapped; the rankfiles of
+    block, cyclic and the mapped placement for each."""
+    import leanmpi_bench as lb
+    import leanmpi_npb as ln
+    tree = ln.find_tree(a.npb_dir)
+    if not tree:
+        raise SystemExit(f"leanmpi_mapping: no NPB 3.4 sources at {a.npb_dir}")
+    lean = lb.Mpi("leanmpi", "LeanMPI", str(ROOT / "build" / "bin" / "mpicc"), [])
+    is_cls = sorted({c for _, b, c, _ in NPB_PROGRAMS if b == "is"})
+    dt_cls = sorted({c for _, b, c, _ in NPB_PROGRAMS if b == "dt"})
+    exes, errs = ln.build(lean, tree, work / "npb", is_cls, dt_cls, 600)
+    ompi_exes = {}
+    if a.openmpi:
+        ompi = lb.Mpi("openmpi4", "Open MPI 4.1", OMPI_CC, [], lh.clean_env())
+        ompi_exes, e2 = ln.build(ompi, tree, work / "npb", is_cls, dt_cls, 600)
+        errs += e2
+    if errs:
+        raise SystemExit("leanmpi_mapping: " + "; ".join(errs))
+    n = HOSTS * SLOTS
+    slot = {(h, s): i for i, (h, s) in enumerate((h, s) for h in lh.hosts(HOSTS) for s in range(SLOTS))}
+    cyclic = [(r % HOSTS) * SLOTS + r // HOSTS for r in range(n)]
+    for name, bench, cls, args in NPB_PROGRAMS:
+        prof = work / f"{name}.profile.json"
+        env = dict(lh.clean_env(), LEANMPI_PROFILE_OUT=str(prof),
+                   LD_PRELOAD=str(ROOT / "build" / "libleanmpi-profile.so"))
+        sh([str(ROOT / "build" / "bin" / "mpirun"), "-n", str(n), str(exes[(bench, cls)])] + list(args), env=env)
+        out = work / f"{name}.map.json"
+        r = sh([str(MAP), str(prof), "--machine", str(work / "machine.txt"), "--format", "json", "-o", str(out)])
+        rep = json.loads(out.read_text())
+        mapped = [slot[(x["host"], x["slot"])] for x in rep["placement"]]
+        files = {}
+        for pl, place in (("block", list(range(n))), ("cyclic", cyclic), ("mapped", mapped)):
+            f = work / f"{name}.{pl}.rankfile"
+            f.write_text(rankfile_text(place))
+            files[pl] = str(f)
+        plans[name] = dict(keys=dict(block=list(range(n)), cyclic=keys_of(cyclic), mapped=keys_of(mapped)),
+                           engine=rep["engine"], predicted_cost_us=rep["predicted_cost_us"], note=r.stderr.strip(),
+                           npb=dict(exe=str(exes[(bench, cls)]), args=list(args), rankfiles=files,
+                                    exe_openmpi4=str(ompi_exes.get((bench, cls), ""))))
+        if a.openmpi:
+            rf = work / f"{name}.openmpi4.rankfile"
+            r = sh([str(MAP), str(prof), "--machine", str(work / "machine.txt"), "--kb", "openmpi4", "--format",
+                    "openmpi", "-o", str(rf)])
+            plans[name]["openmpi4"] = dict(rankfile=rf.read_text(), note=r.stderr.strip(),
+                                           engine=r.stderr.rsplit("chosen: ", 1)[-1].strip())
+        PROGRAMS.append(name)
+
+
 def same_as(plan):
     """The placement leanmpi-map chose, when it is block's or cyclic's:
     then it is that job, run once and counted for both."""
@@ -124,7 +197,7 @@ def same_as(plan):
     return None
 
 
-def ompi_launch(work, p, pl, a, wrapper):
+def ompi_launch(work, p, pl, a, wrapper, plan=None):
     """Open MPI 4.1's mpirun on the cluster: block by slot (its default),
     cyclic by node, mapped by the rankfile leanmpi-map wrote"""
     n = HOSTS * SLOTS
@@ -140,6 +213,8 @@ def ompi_launch(work, p, pl, a, wrapper):
         cmd += ["--host", ",".join("%s:%d" % (h, SLOTS) for h in lh.hosts(HOSTS)), "--bind-to", "core"]
         if pl == "cyclic":
             cmd += ["--map-by", "node"]
+    if plan and "npb" in plan:
+        return cmd + [plan["npb"]["exe_openmpi4"]] + list(plan["npb"]["args"])
     return cmd + [str(work / "mapping_app_openmpi4"), "-p", p, "-b", str(a.bytes), "-i", str(a.iters)]
 
 
@@ -158,18 +233,18 @@ def ompi_same_as(plan):
 
 def run_openmpi(work, plans, a, wrapper):
     times, failures = {}, []
-    jobs = [(rep, p, pl) for rep in range(a.reps) for p in PATTERNS for pl in (PLACEMENTS[rep % 3:] + PLACEMENTS[:rep % 3])
+    jobs = [(rep, p, pl) for rep in range(a.reps) for p in PROGRAMS for pl in (PLACEMENTS[rep % 3:] + PLACEMENTS[:rep % 3])
             if not (pl == "mapped" and ompi_same_as(plans[p]))]
     for i, (rep, p, pl) in enumerate(jobs):
         sys.stderr.write(f"\r\033[K[Open MPI {i + 1}/{len(jobs)}] rep {rep + 1}: {p} {pl}")
-        r, _ = lh.run_on_host0(ompi_launch(work, p, pl, a, wrapper), a.timeout)
-        v = lh.value(r.stdout, r"time_us=([\d.]+)")
+        r, _ = lh.run_on_host0(ompi_launch(work, p, pl, a, wrapper, plans[p]), a.timeout)
+        v = npb_time_us(r.stdout) if "npb" in plans[p] else lh.value(r.stdout, r"time_us=([\d.]+)")
         if v is None:
             failures.append(f"Open MPI {p} {pl} rep {rep + 1}: exit {r.returncode}: "
                             f"{(r.stderr or r.stdout).strip()[-200:]}")
         else:
             times.setdefault(p, {}).setdefault(pl, []).append(v)
-    for p in PATTERNS:
+    for p in PROGRAMS:
         twin = ompi_same_as(plans[p])
         if twin and twin in times.get(p, {}):
             times[p]["mapped"] = list(times[p][twin])
@@ -179,15 +254,23 @@ def run_openmpi(work, plans, a, wrapper):
 def run(work, plans, a, wrapper):
     m = lh.Mpi("leanmpi", "LeanMPI", str(ROOT / "build" / "bin" / "mpicc"))
     times, failures = {}, []
-    jobs = [(rep, p, pl) for rep in range(a.reps) for p in PATTERNS
+    jobs = [(rep, p, pl) for rep in range(a.reps) for p in PROGRAMS
             for pl in (PLACEMENTS[rep % 3:] + PLACEMENTS[:rep % 3]) if not (pl == "mapped" and same_as(plans[p]))]
     for i, (rep, p, pl) in enumerate(jobs):
         sys.stderr.write(f"\r\033[K[{i + 1}/{len(jobs)}] rep {rep + 1}: {p} {pl}")
-        keys = " ".join(map(str, plans[p]["keys"][pl]))
-        cmd = lh.launch_cmd(m, HOSTS, SLOTS, str(work / "mapping_app"),
-                            ["-p", p, "-b", str(a.bytes), "-i", str(a.iters), "-k", keys], wrapper)
-        r, _ = lh.run_on_host0(cmd, a.timeout)
-        v = lh.value(r.stdout, r"time_us=([\d.]+)")
+        if "npb" in plans[p]:
+            # an unmodified program: placed by LeanMPI's mpirun --rankfile
+            npb = plans[p]["npb"]
+            cmd = lh.launch_cmd(m, HOSTS, SLOTS, npb["exe"], list(npb["args"]), wrapper,
+                                ["--rankfile", npb["rankfiles"][pl]])
+            r, _ = lh.run_on_host0(cmd, a.timeout)
+            v = npb_time_us(r.stdout)
+        else:
+            keys = " ".join(map(str, plans[p]["keys"][pl]))
+            cmd = lh.launch_cmd(m, HOSTS, SLOTS, str(work / "mapping_app"),
+                                ["-p", p, "-b", str(a.bytes), "-i", str(a.iters), "-k", keys], wrapper)
+            r, _ = lh.run_on_host0(cmd, a.timeout)
+            v = lh.value(r.stdout, r"time_us=([\d.]+)")
         if v is None:
             failures.append(f"{p} {pl} rep {rep + 1}: exit {r.returncode}: {(r.stderr or r.stdout).strip()[-200:]}")
         else:
@@ -196,7 +279,7 @@ def run(work, plans, a, wrapper):
         times["openmpi4"], fails = run_openmpi(work, plans, a, wrapper)
         failures += fails
     sys.stderr.write("\r\033[K")
-    for p in PATTERNS:
+    for p in PROGRAMS:
         twin = same_as(plans[p])
         if twin and twin in times.get(p, {}):
             times[p]["mapped"] = list(times[p][twin])
@@ -205,7 +288,7 @@ def run(work, plans, a, wrapper):
 
 def evaluate(times):
     rows, targets = [], []
-    for p in PATTERNS:
+    for p in PROGRAMS:
         med = {pl: statistics.median(times[p][pl]) if times.get(p, {}).get(pl) else None for pl in PLACEMENTS}
         rows.append((p, med))
         if None in med.values():
@@ -228,7 +311,12 @@ def render(result):
          f"blocks of {result['bytes']:,} bytes, {result['iters']} iterations a run. Each program was profiled "
          "once (leanmpi-profile, 8 ranks on this machine) and mapped by `leanmpi-map` (knowledge base: LeanMPI's "
          "own schedules; engine best); the ranks are placed by MPI_Comm_split keys on a launch in block order. "
-         "Where the placement chosen is block's or cyclic's, it is that job: run once, counted for both.", "",
+         "Where the placement chosen is block's or cyclic's, it is that job: run once, counted for both. "
+         "The `npb-*` programs are NAS Parallel Benchmarks 3.4 built unmodified from the published sources "
+         "(bench/leanmpi_npb.py's build; `npb-dt.S.BH`: DT class S, graph BH, whose 5 nodes leave 3 of the 8 "
+         "ranks idle): profiled with leanmpi-profile preloaded, placed by LeanMPI's `mpirun --rankfile` (block, "
+         "cyclic and mapped each as a rankfile, every rank bound to its slot's CPU), timed by NPB's own clock "
+         "(verified runs only).", "",
          "Reproduce:", "", "```sh", result["command"], "```", "",
          "| program | block (us) | cyclic (us) | mapped (us) | speedup over block | mapped <= better of block, cyclic | "
          "engine chosen | predicted cost block / cyclic / mapped (us) |",
@@ -283,6 +371,7 @@ def main(argv=None):
     ap.add_argument("--timeout", type=float, default=120)
     ap.add_argument("--no-openmpi", dest="openmpi", action="store_false",
                     help="LeanMPI only (default: also Open MPI 4.1 with the rankfile, where mpicc.openmpi exists)")
+    ap.add_argument("--npb-dir", help="an unpacked NPB 3.4 release: NPB IS and DT join the programs")
     ap.add_argument("--out", default=str(ROOT / "bench" / "results"))
     ap.add_argument("--docs", default=str(ROOT / "docs"))
     a = ap.parse_args(argv)
@@ -294,6 +383,8 @@ def main(argv=None):
     with tempfile.TemporaryDirectory() as d:
         work = Path(d)
         plans = prepare(work, a)
+        if a.npb_dir:
+            prepare_npb(work, a, plans)
         wrapper = str(work / "vssh")
         Path(wrapper).write_text("#!/bin/sh\nexec %s ssh %s \"$@\"\n" % (shlex.quote(str(lh.VC)), lh.CLUSTER))
         Path(wrapper).chmod(0o755)

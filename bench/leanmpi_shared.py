@@ -15,8 +15,8 @@ MPI_Alltoall, MPI_Allgather, MPI_Bcast, MPI_Reduce and MPI_Allreduce of
 1 MiB at 2 and 4 ranks; MPI_Put and MPI_Get of 1 MiB (rounds of 4 + flush,
 2 ranks). Target (issue: ranks sharing one address space): 1 MiB streaming
 bandwidth in the shared address space >= 2.0x the best peer. The
-page-table study is bench/leanmpi_pagetables.py; NPB IS and DT are not
-measured (their sources cannot be fetched here).
+page-table study is bench/leanmpi_pagetables.py; NPB IS and DT are
+bench/leanmpi_npb.py (docs/NPB.md).
 """
 import json
 import sys

@@ -16,6 +16,9 @@
 #   make bench-mapping block, cyclic and leanmpi-map's placement of 5
 #                      programs on a shaped virtual cluster (root;
 #                      docs/MAPPING_EVALUATION.md)
+#   make bench-npb NPB_DIR=DIR  NAS Parallel Benchmarks IS and DT (C) from an
+#                      unpacked NPB 3.4 release, LeanMPI (both modes) and the
+#                      peers (docs/NPB.md); SKIP without the sources
 #   make bench-acp     the ACP basic layer beside MPI one-sided communication
 #                      (docs/ACP_PERFORMANCE.md)
 #   make bench-launchers  start-up and memory under prterun, Hydra, Open MPI
@@ -37,7 +40,7 @@ BENCH_MEM_ARGS ?=
 BENCH_PY     := $(BENCH_VENV)/bin/python
 BENCH_DEBS   := openmpi-bin libopenmpi-dev mpich libmpich-dev
 
-.PHONY: bench bench-quick bench-mem bench-launchers bench-hosts bench-acp bench-shared bench-pagetables bench-mapping bench-deps bench-venv bench-leanmpi bench-clean
+.PHONY: bench bench-quick bench-mem bench-launchers bench-hosts bench-acp bench-shared bench-pagetables bench-mapping bench-npb bench-deps bench-venv bench-leanmpi bench-clean
 
 # Debian MPI packages, installed only when missing (by package: `make
 # check` installs the launchers, mpich and openmpi-bin, without the headers
@@ -90,10 +93,16 @@ bench-pagetables: bench-deps bench-venv bench-leanmpi
 	$(BENCH_PY) bench/leanmpi_pagetables.py $(BENCH_PAGETABLES_ARGS)
 
 bench-mapping: bench-leanmpi
-	python3 bench/leanmpi_mapping.py $(BENCH_MAPPING_ARGS)
+	python3 bench/leanmpi_mapping.py $(if $(NPB_DIR),--npb-dir "$(NPB_DIR)") $(BENCH_MAPPING_ARGS)
 
 bench-acp: bench-deps bench-venv bench-leanmpi
 	$(BENCH_PY) bench/leanmpi_acp.py $(BENCH_ACP_ARGS)
 
 bench-launchers: bench-deps bench-venv bench-leanmpi
 	$(BENCH_PY) bench/leanmpi_launchers.py $(BENCH_LAUNCHERS_ARGS)
+
+# NPB IS and DT from sources the user unpacked (never fetched here).
+NPB_DIR ?=
+BENCH_NPB_ARGS ?=
+bench-npb: bench-deps bench-venv bench-leanmpi
+	$(BENCH_PY) bench/leanmpi_npb.py --npb-dir "$(NPB_DIR)" $(BENCH_NPB_ARGS)

@@ -45,6 +45,17 @@ int lm_coll_allreduce(void *buf, size_t count, size_t es, lm_reduce_fn fn, void 
     return run(c, &a, NULL, buf, fn, arg, es);
 }
 
+static void max_int(const void *in, void *inout, size_t count, void *arg)
+{
+    (void)arg;
+    const int *a = in;
+    int *b = inout;
+    for (size_t i = 0; i < count; i++)
+        if (a[i] > b[i]) b[i] = a[i];
+}
+
+int lm_coll_allreduce_max_int(int *v, lm_comm *c) { return lm_coll_allreduce(v, 1, sizeof *v, max_int, NULL, c); }
+
 int lm_coll_reduce(const void *sbuf, void *rbuf, size_t count, size_t es, lm_reduce_fn fn, void *arg, int root,
                    lm_comm *c)
 {

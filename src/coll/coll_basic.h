@@ -13,6 +13,8 @@ int lm_coll_barrier(lm_comm *c);
 int lm_coll_bcast(void *buf, size_t len, int root, lm_comm *c);
 /* count elements of elem_size bytes; fn(in, inout) must be commutative and associative */
 int lm_coll_allreduce(void *buf, size_t count, size_t elem_size, lm_reduce_fn fn, void *arg, lm_comm *c);
+/* *v becomes the largest *v of c's members (agreements on a verdict). */
+int lm_coll_allreduce_max_int(int *v, lm_comm *c);
 int lm_coll_reduce(const void *sbuf, void *rbuf, size_t count, size_t elem_size, lm_reduce_fn fn, void *arg, int root,
                    lm_comm *c);
 int lm_coll_allgather(const void *sbuf, size_t len, void *rbuf, lm_comm *c);

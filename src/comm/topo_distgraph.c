@@ -82,15 +82,6 @@ int impl_MPI_Dist_graph_create_adjacent(MPI_Comm comm_old, int indegree, const i
     return lm_topo_attach(comm_old, 0, key, t, comm_dist_graph, fname);
 }
 
-static void max_fn(const void *in, void *inout, size_t count, void *arg)
-{
-    (void)arg;
-    const int *a = in;
-    int *b = inout;
-    for (size_t i = 0; i < count; i++)
-        if (a[i] > b[i]) b[i] = a[i];
-}
-
 enum { REC_IN, REC_OUT };
 typedef struct {
     int kind, node, weight;
@@ -212,7 +203,7 @@ int impl_MPI_Dist_graph_create(MPI_Comm comm_old, int n, const int sources[], co
      * of all processes or none: agreed so that processes with no edges of
      * their own (free to pass MPI_WEIGHTS_EMPTY) answer the same */
     int weighted = weights != MPI_UNWEIGHTED;
-    rc = lm_coll_allreduce(&weighted, 1, sizeof(int), max_fn, NULL, p);
+    rc = lm_coll_allreduce_max_int(&weighted, p);
     lm_topo *t = NULL;
     int key = p->rank;
     if (!rc && reorder && lm_distgraph_reorder_wanted(p)) {

@@ -18,20 +18,11 @@
 #include <limits.h>
 #include <string.h>
 
-static void max_fn(const void *in, void *inout, size_t count, void *arg)
-{
-    (void)arg;
-    const int *a = in;
-    int *b = inout;
-    for (size_t i = 0; i < count; i++)
-        if (a[i] > b[i]) b[i] = a[i];
-}
-
 /* The worst of every process's rc: what all then return alike. */
 static int worst_of(lm_comm *p, int rc)
 {
     int worst = rc;
-    int e = lm_coll_allreduce(&worst, 1, sizeof worst, max_fn, NULL, p);
+    int e = lm_coll_allreduce_max_int(&worst, p);
     return e ? e : worst;
 }
 
