@@ -145,8 +145,7 @@ static int wants_pipe(size_t n, int single_copy_possible, int src_world)
          * machine, ping-pong: 1 MiB 28 us by memcpy halves against 33 by
          * pipes (140 by one memcpy alone), 2 MiB 135 against 62, 4 MiB 270
          * against 124 (2026-11-28). */
-        if (single_copy_possible && lm_transport_same_space(src_world))
-            return n > P.shared_max && !lm_oversubscribed();
+        if (single_copy_possible && lm_transport_same_space(src_world)) return n > P.shared_max && !lm_oversubscribed();
         return !single_copy_possible || (!lm_oversubscribed() && (n <= P.max || single_copy_slow()));
     }
 }
