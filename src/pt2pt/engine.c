@@ -646,7 +646,7 @@ static void start_rendezvous_receive(lm_request *r, int src_world, int src_rank,
     int packed = r->dtype || (flags & LM_PKT_FLAG_NONCONTIG);
     if (packed && receive_in_place(r, src_world, n, size, sreq, addr, flags)) return;
     int single = !packed && lm_transport_single_copy(src_world);
-    if (lm_pipe_copy_start(r, src_world, sreq, n, single)) return;
+    if (lm_pipe_copy_start(r, src_world, sreq, n, single, rndv_outstanding > 0)) return;
     /* A rank with rendezvous sends of its own in flight is exchanging
      * (alltoall, allgather, ring steps): its senders are then mostly busy
      * copying what it sends them and would help late if at all, while a

@@ -132,7 +132,7 @@ static int single_copy_slow(void)
     return P.unbounded;
 }
 
-static int wants_pipe(size_t n, int single_copy_possible, int src_world)
+static int wants_pipe(size_t n, int single_copy_possible, int src_world, int exchanging)
 {
     switch (P.mode) {
     case 1: return 0;
@@ -144,8 +144,12 @@ static int wants_pipe(size_t n, int single_copy_possible, int src_world)
          * sized pieces in turn win. 2 ranks on the 2-core reference
          * machine, ping-pong: 1 MiB 28 us by memcpy halves against 33 by
          * pipes (140 by one memcpy alone), 2 MiB 135 against 62, 4 MiB 270
-         * against 124 (2026-11-28). */
-        if (single_copy_possible && lm_transport_same_space(src_world)) return n > P.shared_max && !lm_oversubscribed();
+         * against 124 (2026-11-28). Not where this rank is exchanging
+         * (rendezvous sends of its own in flight): both cores are busy
+         * copying then, and one memcpy costs less than two (NPB IS class
+         * B, 2 ranks: 0.48 against 0.66 s, 2026-11-29). */
+        if (single_copy_possible && lm_transport_same_space(src_world))
+            return n > P.shared_max && !lm_oversubscribed() && !exchanging;
         return !single_copy_possible || (!lm_oversubscribed() && (n <= P.max || single_copy_slow()));
     }
 }
@@ -184,9 +188,10 @@ static int claim(lm_request *r, int src_world, uint64_t sreq, size_t n)
     return 1;
 }
 
-int lm_pipe_copy_start(lm_request *r, int src_world, uint64_t sreq, size_t n, int single_copy_possible)
+int lm_pipe_copy_start(lm_request *r, int src_world, uint64_t sreq, size_t n, int single_copy_possible, int exchanging)
 {
-    if (n == 0 || !P.npipes || src_world == lm_world_rank() || !wants_pipe(n, single_copy_possible, src_world))
+    if (n == 0 || !P.npipes || src_world == lm_world_rank() ||
+        !wants_pipe(n, single_copy_possible, src_world, exchanging))
         return 0;
     if (!lm_transport_pipe(src_world, 0)) return 0; /* off this node */
     if (P.free_mask) return claim(r, src_world, sreq, n);

@@ -36,9 +36,10 @@ void lm_pipe_copy_init(void);
 /* Receiver, on a matched RTS for r: move n bytes (the sender's whole
  * message, or the part of it r has room for) through a pipe from
  * src_world; single_copy_possible: the alternative is a single copy
- * rather than a stream. 1 when started (r completes from a later progress
- * call), 0 when the message takes another protocol. */
-int lm_pipe_copy_start(lm_request *r, int src_world, uint64_t sreq, size_t n, int single_copy_possible);
+ * rather than a stream; exchanging: this rank has rendezvous sends of its
+ * own in flight. 1 when started (r completes from a later progress call),
+ * 0 when the message takes another protocol. */
+int lm_pipe_copy_start(lm_request *r, int src_world, uint64_t sreq, size_t n, int single_copy_possible, int exchanging);
 /* Sender, on PIPE from receiver_world: fill the pipe from the request. */
 void lm_pipe_copy_feed(int receiver_world, const lm_pkt *h);
 /* Both sides: move what can move now. Returns the number of pieces. */
