@@ -21,6 +21,15 @@ ssh. Measured:
             ranks (median over ranks); LeanMPI also with
             --simulate-world-size 1000000 (MPI_COMM_WORLD of a million
             ranks of which the 32 run)
+  rma       one-sided, 2 hosts x 1 rank, MPI_Win_allocate, passive target
+            waiting in a barrier (bench/src/rma.c): 8-byte put and get +
+            flush, accumulate of one double + flush, 1 MiB put and get
+            bandwidth (4 per flush)
+
+LeanMPI runs with its default network (its tcp backend here) and, as
+"LeanMPI (ofi)", on libfabric's tcp;ofi_rxm (`--env LEANMPI_NETWORK=ofi`),
+where puts and gets to other hosts are the provider's RMA writes and reads
+(the latency, bandwidth, allreduce and rma groups only).
 
 MPICH here is Debian's ch4:ucx; it runs with UCX_TLS=tcp,self, since UCX
 would otherwise see that the virtual hosts share one machine and use shared
@@ -45,20 +54,27 @@ VC = ROOT / "tools" / "vcluster"
 SRC = ROOT / "bench" / "src"
 CLUSTER = "lmbench"
 SUBNET = "10.213.6"
-PROGRAMS = ["pingpong", "bandwidth", "coll", "init", "memory", "memscale"]
+PROGRAMS = ["pingpong", "bandwidth", "coll", "init", "memory", "memscale", "rma"]
 CLEAN_ENV_PREFIXES = ("OMPI_", "PMIX_", "PRTE_", "MPICH_", "MPIR_", "HYDRA_", "UCX_", "FI_", "LEANMPI_")
 
 
 class Mpi:
-    def __init__(self, key, label, cc):
+    def __init__(self, key, label, cc, lean_opts=(), groups=None):
         self.key, self.label, self.cc = key, label, cc
+        self.lean_opts = list(lean_opts)  # more options for LeanMPI's mpirun
+        self.groups = groups  # the groups it runs (None: all)
         self.status, self.note = "ok", ""
         self.exe_dir = None
+
+    def lean(self):
+        return self.key.startswith("leanmpi")
 
 
 def find_mpis(wanted):
     lb = ROOT / "build" / "bin"
     all_ = [Mpi("leanmpi", "LeanMPI", str(lb / "mpicc")),
+            Mpi("leanmpi_ofi", "LeanMPI (ofi)", str(lb / "mpicc"), ["--env", "LEANMPI_NETWORK=ofi"],
+                ("latency", "bandwidth", "allreduce", "rma")),
             Mpi("mpich", "MPICH 4.0 (ucx, tcp)", shutil.which("mpicc.mpich") or "mpicc.mpich"),
             Mpi("openmpi4", "Open MPI 4.1 (ob1, tcp)", shutil.which("mpicc.openmpi") or "mpicc.openmpi")]
     out = [m for m in all_ if m.key in wanted]
@@ -77,10 +93,11 @@ def launch_cmd(m, nhosts, per_host, exe, args, wrapper, lean_opts=()):
     (lean_opts: more options for LeanMPI's mpirun)."""
     hl = hosts(nhosts)
     n = nhosts * per_host
-    if m.key == "leanmpi":
+    if m.lean():
         return ([str(ROOT / "build" / "bin" / "mpirun"), "--host",
                  ",".join("%s:%d" % (h, per_host) for h in hl),
-                 "--launch-agent", "%s exec %s {host}" % (VC, CLUSTER)] + list(lean_opts) + [exe] + args)
+                 "--launch-agent", "%s exec %s {host}" % (VC, CLUSTER)] + m.lean_opts + list(lean_opts) +
+                [exe] + args)
     if m.key == "mpich":
         return (["mpirun.mpich", "-hosts", ",".join("%s:%d" % (h, per_host) for h in hl), "-n", str(n),
                  "-launcher", "ssh", "-launcher-exec", wrapper, "-bind-to", "none",
@@ -150,7 +167,7 @@ def run_bench(m, name, nhosts, per_host, args, wrapper, lean_opts=()):
     return r, wall
 
 
-GROUPS = ("latency", "bandwidth", "allreduce", "startup", "memory")
+GROUPS = ("latency", "bandwidth", "allreduce", "startup", "memory", "rma")
 
 
 def measure(m, wrapper, quick, only=GROUPS):
@@ -158,6 +175,14 @@ def measure(m, wrapper, quick, only=GROUPS):
     {metric: value}."""
     q = ["-q"] if quick else []
     out = {}
+    if m.groups is not None:
+        only = [g for g in only if g in m.groups]
+    if "rma" in only:
+        r, _ = run_bench(m, "rma", 2, 1, q, wrapper)
+        for op in ("put", "get", "acc"):
+            out["rma_%s8_us" % op] = value(r.stdout, r"^op=%s size=8 .*lat_us=([\d.]+)" % op)
+        for op in ("put", "get"):
+            out["rma_%s_bw1m_mbs" % op] = value(r.stdout, r"^op=%s_bw size=1048576 .*mb_s=([\d.]+)" % op)
     if "latency" in only:
         r, _ = run_bench(m, "pingpong", 2, 1, q + ["-m", "8"], wrapper)
         out["lat8_us"] = value(r.stdout, r"^size=8 .*lat_us=([\d.]+)")
@@ -179,7 +204,7 @@ def measure(m, wrapper, quick, only=GROUPS):
         r, _ = run_bench(m, "memory:%d" % nh, nh, 16, [], wrapper)
         rss = [int(x) for x in re.findall(r"^phase=init rank=\d+ rss_kb=(\d+)", r.stdout, re.M)]
         out["rss_init_%dx16_kb" % nh] = statistics.median(rss) if len(rss) == nh * 16 else None
-    if m.key == "leanmpi":  # only LeanMPI can make MPI_COMM_WORLD report more ranks than run
+    if m.lean():  # only LeanMPI can make MPI_COMM_WORLD report more ranks than run
         # memscale -p init: no communication, which ranks that do not run could not answer
         r, _ = run_bench(m, "memscale", 2, 16, ["-p", "init"], wrapper, ["--simulate-world-size", "1000000"])
         rss = [int(x) for x in re.findall(r"^phase=init rank=\d+ size=\d+ rss_kb=(\d+)", r.stdout, re.M)]
@@ -195,7 +220,7 @@ LEAN_NOTE = ("LeanMPI opens its network endpoint at a rank's first message to an
              "4.0 MiB after init to 4.2 MiB after the ring and 4.3 MiB after the alltoall; with "
              "libfabric's net provider (LEANMPI_OFI_PROVIDER=net) to 5.1 and 6.1 MiB, with tcp;ofi_rxm "
              "to 22 and 40 MiB.")
-LOWER_BETTER = {"rss_init_2x16_sim1m_kb", "lat8_us", "allreduce8_us", "allreduce1m_us", "startup_4x16_s", "rss_init_2x16_kb",
+LOWER_BETTER = {"rma_put8_us", "rma_get8_us", "rma_acc8_us", "rss_init_2x16_sim1m_kb", "lat8_us", "allreduce8_us", "allreduce1m_us", "startup_4x16_s", "rss_init_2x16_kb",
                 "rss_init_4x16_kb"}
 METRICS = [("lat8_us", "8-byte latency, 2 hosts (us)"),
            ("bw1m_mbs", "1 MiB bandwidth, 2 hosts (MB/s)"),
@@ -204,7 +229,12 @@ METRICS = [("lat8_us", "8-byte latency, 2 hosts (us)"),
            ("startup_4x16_s", "startup, 4 hosts x 16 (s)"),
            ("rss_init_2x16_kb", "RSS after init, 2 hosts x 16 (KiB)"),
            ("rss_init_4x16_kb", "RSS after init, 4 hosts x 16 (KiB)"),
-           ("rss_init_2x16_sim1m_kb", "RSS after init, 2 hosts x 16 of a world of 10^6 (KiB)")]
+           ("rss_init_2x16_sim1m_kb", "RSS after init, 2 hosts x 16 of a world of 10^6 (KiB)"),
+           ("rma_put8_us", "MPI_Put 8 B + flush, 2 hosts (us)"),
+           ("rma_get8_us", "MPI_Get 8 B + flush, 2 hosts (us)"),
+           ("rma_acc8_us", "MPI_Accumulate 1 double + flush, 2 hosts (us)"),
+           ("rma_put_bw1m_mbs", "MPI_Put 1 MiB bandwidth, 2 hosts (MB/s)"),
+           ("rma_get_bw1m_mbs", "MPI_Get 1 MiB bandwidth, 2 hosts (MB/s)")]
 
 
 def medians(reps):
@@ -228,7 +258,8 @@ def ratio(lean, peers, key):
 def report(mpis, res, args, cmdline):
     ok = [m for m in mpis if m.status == "ok"]
     lean = res.get("leanmpi")
-    peers = [res[m.key] for m in ok if m.key != "leanmpi"]
+    lean_ofi = res.get("leanmpi_ofi")
+    peers = [res[m.key] for m in ok if not m.lean()]
     lines = ["# LeanMPI across hosts", "",
              "Written by `bench/leanmpi_hosts.py` (%s, %d repetitions); reproduce with" % (
                  time.strftime("%Y-%m-%d"), args.reps), "", "```", cmdline, "```", "",
@@ -236,14 +267,17 @@ def report(mpis, res, args, cmdline):
              "bridge, no shaping); every launcher runs on host 0. Medians over repetitions "
              "(min-max in parentheses); runs alternate between MPIs.", ""]
     hdr = "| metric | " + " | ".join(m.label for m in ok) + " | LeanMPI / best peer |"
-    lines += [hdr, "|" + "---|" * (len(ok) + 2)]
+    if lean_ofi:
+        hdr += " LeanMPI (ofi) / best peer |"
+    lines += [hdr, "|" + "---|" * (len(ok) + 2 + (1 if lean_ofi else 0))]
     for key, label in METRICS:
         row = ["| %s" % label]
         for m in ok:
             v = res[m.key][key]
             row.append("%.4g (%.4g-%.4g)" % (v["median"], v["min"], v["max"]) if v["median"] else "n/a")
-        rt = ratio(lean, peers, key) if lean else None
-        row.append("%.2fx" % rt if rt else "n/a")
+        for le in (lean, lean_ofi) if lean_ofi else (lean,):
+            rt = ratio(le, peers, key) if le else None
+            row.append("%.2fx" % rt if rt else "n/a")
         lines.append(" | ".join(row) + " |")
     lines += ["", "## Targets (issue 16)", ""]
     targets = [("lat8_us", "8-byte latency <= 1.0x the best peer", lambda r: r <= 1.0),

@@ -1,7 +1,7 @@
 /* Transfers to DIRECT and CMA targets, and the atomics. Both reaches
  * complete inside the call: a DIRECT transfer is memcpy on the mapping, a
  * CMA one a single process_vm_writev/readv per block (the transport's
- * rput/rget). MSG targets go to osc_msg.c. */
+ * rput/rget). MSG targets go to osc_msg.c, NET ones to osc_net.c. */
 #include "osc/osc.h"
 #include "osc/osc_msg.h"
 #include "transport/transport.h"
@@ -42,6 +42,7 @@ static int transfer(lm_osc_channel *ch, const lm_osc_target *t, uint64_t off, si
         len *= count;
         count = 1;
     }
+    if (t->reach == LM_OSC_NET) return lm_osc_net_transfer(ch, t, off, len, count, stride, local, put, done, arg);
     int rc = MPI_SUCCESS;
     if (t->reach == LM_OSC_CMA) {
         rc = cma_blocks(t, off, len, count, stride, local, put);

@@ -9,11 +9,15 @@
  *           CPU atomics that work across processes;
  *   CMA     private memory of a process on this node, copied once with
  *           process_vm_writev/readv, without the owner's help;
+ *   NET     memory of a process on another host that the network's RMA
+ *           reaches (exposed with lm_transport_expose_rma): transfers are
+ *           the provider's reads and writes (osc_net.c); calls go as MSG;
  *   MSG     anything else: a request message on the channel's
  *           communicator, carried out by the owner inside its progress
  *           loop (osc_msg.c), answered by a reply.
- * DIRECT and CMA operations are complete when the call returns; MSG ones
- * when their reply has arrived (lm_osc_flush). Operations from one
+ * DIRECT and CMA operations are complete when the call returns; NET and
+ * MSG ones when the network says so or their reply has arrived
+ * (lm_osc_flush). Operations from one
  * process to one target through MSG are carried out in the order issued.
  *
  * Strided transfers are the unit: count blocks of len bytes, stride
@@ -27,15 +31,21 @@
 #include "obj/comm.h"
 #include "pt2pt/request.h"
 
-typedef enum lm_osc_reach { LM_OSC_DIRECT, LM_OSC_CMA, LM_OSC_MSG } lm_osc_reach;
+typedef enum lm_osc_reach { LM_OSC_DIRECT, LM_OSC_CMA, LM_OSC_MSG, LM_OSC_NET } lm_osc_reach;
 
 typedef struct lm_osc_target {
     lm_osc_reach reach;
     int rank;      /* the owner's rank in the channel's communicator */
     int world;     /* and in MPI_COMM_WORLD */
     char *mapped;  /* DIRECT: where the range starts in this process */
-    uint64_t addr; /* CMA, MSG: where it starts in the owner's process */
+    uint64_t addr; /* CMA, MSG, NET: where it starts in the owner's process */
+    /* NET: where it starts for the network, and the key of its exposure */
+    uint64_t net_addr, rkey;
 } lm_osc_target;
+
+/* Operations on the target complete after the call (NET, MSG): a
+ * caller's completion state must outlive the call. */
+static inline int lm_osc_async(const lm_osc_target *t) { return t->reach == LM_OSC_MSG || t->reach == LM_OSC_NET; }
 
 /* A channel carries the MSG traffic of one window (or ACP context) over
  * the point-to-point context of a private communicator, and keeps the
@@ -62,7 +72,8 @@ int lm_osc_get(lm_osc_channel *ch, const lm_osc_target *t, uint64_t off, size_t 
                void *dst, lm_osc_done done, void *arg);
 
 /* Calls: work a layer above defines and the owner carries out on its own
- * memory (the accumulate family on memory no one else can reach). The
+ * memory (the accumulate family on memory no one else can reach; on NET
+ * targets too, whose owner's node applies its own atomics). The
  * handler gets the owner, the issuer's rank, the argument block, the data
  * sent and room for out_len bytes of answer; it returns an MPI error class,
  * which travels back to the issuer's done. */

@@ -37,10 +37,14 @@ typedef struct reply_hdr {
     int32_t err, pad;
 } reply_hdr;
 
-/* An operation issued and not yet answered. */
+/* An operation issued and not yet answered: a request and its reply, or
+ * (parts != 0 or sreq == NULL) network transfers tracked for the NET reach
+ * (osc_net.c), finished when its last part is. */
 typedef struct msg_op {
     struct msg_op *next;
     int rank;
+    int parts;   /* tracked: parts in flight, plus one while still issuing */
+    int net_err; /* tracked: the first error of a part */
     lm_request *sreq, *rreq;
     char *msg;   /* the request message */
     char *reply; /* reply_hdr + answer */
@@ -122,6 +126,14 @@ void lm_osc_channel_free(lm_osc_channel *ch)
 
 /* ---- issuing ---- */
 
+static void track(lm_osc_channel *ch, msg_op *op)
+{
+    *ch->ops_tail = op;
+    ch->ops_tail = &op->next;
+    ch->head.pending++;
+    busy(1);
+}
+
 static int issue(lm_osc_channel *ch, const lm_osc_target *t, const msg_hdr *h, const void *arg, const void *data,
                  size_t data_len, void *dst, lm_osc_done done, void *done_arg)
 {
@@ -157,12 +169,48 @@ static int issue(lm_osc_channel *ch, const lm_osc_target *t, const msg_hdr *h, c
     op->out_len = h->out_len;
     op->done = done;
     op->arg = done_arg;
-    *ch->ops_tail = op;
-    ch->ops_tail = &op->next;
-    ch->head.pending++;
+    track(ch, op);
     lm_osc_count.msg_requests++;
-    busy(1);
     return MPI_SUCCESS;
+}
+
+lm_osc_tracked *lm_osc_track(lm_osc_channel *ch, int rank, lm_osc_done done, void *arg)
+{
+    msg_op *op = lm_calloc(LM_MEM_RMA, 1, sizeof *op);
+    if (!op) return NULL;
+    op->rank = rank;
+    op->parts = 1;
+    op->done = done;
+    op->arg = arg;
+    track(ch, op);
+    return op;
+}
+
+void lm_osc_track_part(lm_osc_tracked *op) { op->parts++; }
+
+void lm_osc_track_part_done(lm_osc_tracked *op, int err)
+{
+    if (err && !op->net_err) op->net_err = err;
+    op->parts--;
+}
+
+/* Unlink op from the channel's list (p points at its link). */
+static void unlink_op(lm_osc_channel *ch, msg_op **p, msg_op *op)
+{
+    *p = op->next;
+    if (ch->ops_tail == &op->next) ch->ops_tail = p;
+    ch->head.pending--;
+    busy(-1);
+}
+
+void lm_osc_untrack(lm_osc_channel *ch, lm_osc_tracked *op)
+{
+    for (msg_op **p = &ch->ops; *p; p = &(*p)->next)
+        if (*p == op) {
+            unlink_op(ch, p, op);
+            lm_free(LM_MEM_RMA, op);
+            return;
+        }
 }
 
 int lm_osc_msg_put(lm_osc_channel *ch, const lm_osc_target *t, uint64_t off, size_t len, uint64_t count, int64_t stride,
@@ -195,6 +243,18 @@ static int reap_ops(lm_osc_channel *ch)
     msg_op **p = &ch->ops;
     while (*p) {
         msg_op *op = *p;
+        if (!op->sreq) { /* tracked network transfers */
+            if (op->parts) {
+                p = &op->next;
+                continue;
+            }
+            unlink_op(ch, p, op);
+            if (op->done) op->done(op->arg, op->net_err);
+            if (op->net_err && !ch->head.err) ch->head.err = op->net_err;
+            lm_free(LM_MEM_RMA, op);
+            n++;
+            continue;
+        }
         if (!op->rreq->complete || !op->sreq->complete) {
             p = &op->next;
             continue;

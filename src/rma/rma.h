@@ -51,10 +51,13 @@ static inline void lm_rma_target(const lm_win *w, int rank, lm_osc_target *t, in
         t->mapped = w->flavor == MPI_WIN_FLAVOR_DYNAMIC ? NULL : (char *)(uintptr_t)e->addr;
         t->addr = 0;
     } else {
-        /* a rank on another node: its owner carries the operation out */
-        t->reach = e->remote ? LM_OSC_MSG : (lm_osc_reach)w->private_reach;
+        /* a rank on another node: the network's RMA where its part is
+         * exposed to it, its owner carrying the operation out otherwise */
+        t->reach = e->remote ? (e->net ? LM_OSC_NET : LM_OSC_MSG) : (lm_osc_reach)w->private_reach;
         t->mapped = NULL;
         t->addr = w->flavor == MPI_WIN_FLAVOR_DYNAMIC ? 0 : e->addr;
+        t->net_addr = e->net_addr;
+        t->rkey = e->rkey;
     }
 }
 

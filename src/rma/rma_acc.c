@@ -201,6 +201,7 @@ static void acc_issue_run(void *arg, int64_t disp, size_t size, uint64_t reps, i
         lm_free(LM_MEM_RMA, tmp);
         break;
     }
+    case LM_OSC_NET: /* not here: turned into MSG above */
     case LM_OSC_MSG:
         /* the target gets an address of its own */
         r.off += a->t.addr;
@@ -304,6 +305,10 @@ static int accumulate(const char *fname, const void *obuf, MPI_Count ocount, MPI
     lm_rma_args a;
     rc = lm_rma_prepare(&a, win, fname, rank, disp, obuf, ocount, odt, tcount, tdt, !no_op);
     if (rc) return rc;
+    /* accumulates on another host's memory are its owner's: its node's
+     * ranks apply theirs with CPU atomics under the part's accumulate lock,
+     * which the network's RMA cannot take */
+    if (a.t.reach == LM_OSC_NET) a.t.reach = LM_OSC_MSG;
     if (!cas) {
         if (lm_op_user_get(op))
             return lm_err_win(win, MPI_ERR_OP, fname, "user-defined operations cannot be used in one-sided calls");

@@ -79,7 +79,7 @@ int lm_rma_prepare(lm_rma_args *a, MPI_Win win, const char *fname, int rank, MPI
 
 lm_rma_op *lm_rma_op_new(lm_request *req, const lm_osc_target *t, lm_rma_op *space)
 {
-    int stack = !req && t->reach != LM_OSC_MSG;
+    int stack = !req && !lm_osc_async(t);
     lm_rma_op *o = stack ? space : lm_malloc(LM_MEM_RMA, sizeof *o);
     if (o) {
         *o = (lm_rma_op){.on_stack = stack};

@@ -23,6 +23,8 @@
 #include "rma/win_segment.h"
 #include "boot/boot.h"
 #include "coll/coll_basic.h"
+#include "transport/transport.h"
+#include "util/lm_cvar.h"
 #include "util/lm_error.h"
 #include "util/lm_mem.h"
 #include "api/impl_gen.h"
@@ -119,6 +121,37 @@ static int join(struct lm_win_shared *s, const announce *a, int n)
     return s->map != NULL;
 }
 
+/* Each rank's address (and network exposure) in the entries of the ranks
+ * of other nodes, written by each node's leader; collective. A rank's
+ * exposure failing leaves its entry on MSG. */
+static int publish_remote(lm_win *w, struct lm_win_shared *s, const unsigned char *local, void *base, MPI_Aint size,
+                          int ok)
+{
+    lm_comm *c = w->comm;
+    int n = c->size;
+    /* address, network address, key, exposed */
+    uint64_t mine[4] = {(uint64_t)(uintptr_t)base, 0, 0, 0};
+    if (ok && w->flavor != MPI_WIN_FLAVOR_DYNAMIC && lm_cvar(LM_CVAR_RMA_NETWORK) &&
+        lm_transport_expose_rma(base, (size_t)size, &mine[1], &mine[2], &s->net_handle) == LM_OK)
+        mine[3] = 1;
+    uint64_t *all = lm_malloc(LM_MEM_RMA, (size_t)n * sizeof mine);
+    int got = all != NULL;
+    int rc = lm_coll_allreduce(&got, 1, sizeof got, lm_win_and_int, NULL, c);
+    if (!rc && !got) rc = MPI_ERR_NO_MEM;
+    if (!rc) rc = lm_coll_allgather(mine, sizeof mine, all, c);
+    if (!rc && ok && c->rank == s->lo)
+        for (int r = 0; r < n; r++) {
+            if (local[r]) continue;
+            lm_win_entry *e = &s->table[r];
+            e->addr = all[4 * r];
+            e->net_addr = all[4 * r + 1];
+            e->rkey = all[4 * r + 2];
+            e->net = (int32_t)all[4 * r + 3];
+        }
+    lm_free(LM_MEM_RMA, all);
+    return rc;
+}
+
 int lm_win_segment_create(lm_win *w, MPI_Aint size, MPI_Aint disp_unit, void *base, int parts_here, int noncontig)
 {
     lm_comm *c = w->comm;
@@ -185,21 +218,9 @@ int lm_win_segment_create(lm_win *w, MPI_Aint size, MPI_Aint disp_unit, void *ba
     if (ok && c->rank != lo) ok = join(s, &a, n);
     if (ok && parts_here) base = s->parts + s->table[c->rank].offset;
     /* ranks on other nodes reach each part at its owner's address, known
-     * once every owner has mapped its segment */
-    uint64_t *addrs = NULL;
-    if (!rc && spread) {
-        uint64_t my_addr = (uint64_t)(uintptr_t)base;
-        addrs = lm_malloc(LM_MEM_RMA, (size_t)n * sizeof *addrs);
-        int got = addrs != NULL;
-        int rc1 = lm_coll_allreduce(&got, 1, sizeof got, lm_win_and_int, NULL, c);
-        if (!rc1 && !got) rc1 = MPI_ERR_NO_MEM;
-        if (!rc1) rc1 = lm_coll_allgather(&my_addr, sizeof my_addr, addrs, c);
-        if (!rc1 && ok && c->rank == lo)
-            for (int r = 0; r < n; r++)
-                if (!local[r]) s->table[r].addr = addrs[r];
-        lm_free(LM_MEM_RMA, addrs);
-        rc = rc1;
-    }
+     * once every owner has mapped its segment, and, where the network has
+     * RMA, through the part's exposure (address and key) */
+    if (!rc && spread) rc = publish_remote(w, s, local, base, size, ok);
     lm_free(LM_MEM_RMA, local);
     /* each leader keeps its descriptor until its node has opened the segment */
     int rc2 = lm_coll_allreduce(&ok, 1, sizeof ok, lm_win_and_int, NULL, c);
@@ -228,6 +249,7 @@ void lm_win_shared_free(lm_win *w)
     struct lm_win_shared *s = w->shared;
     if (!s) return;
     if (s->counted) lm_mem_note_shared(LM_MEM_RMA, -(long)s->len);
+    lm_transport_unexpose_rma(s->net_handle);
     munmap(s->map, s->len);
     lm_free(LM_MEM_RMA, s);
     w->shared = NULL;

@@ -11,8 +11,10 @@
  * has when ranks are placed in blocks). ctl and qnodes are indexed by
  * window rank all the same: their pointers are set back by the lowest
  * rank, so that the lock paths do not change with the window's extent.
- * Ranks on other nodes (entry.remote) are reached through MSG: their
- * owners carry out data, lock and post/complete operations for them.
+ * Ranks on other nodes (entry.remote) are reached through the network's
+ * RMA for Put and Get where their owners exposed their parts to it
+ * (entry.net), and through MSG otherwise: their owners carry out data,
+ * accumulate, lock and post/complete operations for them.
  *
  * Everything per rank lives here, once per node, never in a process's
  * private memory: a process keeps only the mapping. */
@@ -38,7 +40,9 @@ typedef struct lm_win_entry {
     int64_t size, disp_unit;
     uint64_t addr;             /* the part's address in its owner's process */
     int32_t world, in_segment; /* the part lies in this segment */
-    int32_t remote, pad;       /* the owner is on another node */
+    int32_t remote;            /* the owner is on another node */
+    int32_t net;               /* remote, and exposed to the network's RMA at (net_addr, rkey) */
+    uint64_t net_addr, rkey;
 } lm_win_entry;
 
 typedef struct lm_win_region_pub {
@@ -75,8 +79,9 @@ struct lm_win_shared {
     void *map;
     size_t len;
     int nranks;
-    int lo, span; /* the node's ranks: lo .. lo + span - 1 (others remote) */
-    int counted;  /* this process counts the segment in the memory report */
+    int lo, span;     /* the node's ranks: lo .. lo + span - 1 (others remote) */
+    int counted;      /* this process counts the segment in the memory report */
+    void *net_handle; /* this process's part as exposed to the network's RMA, or NULL */
     lm_win_header *header;
     lm_win_entry *table;
     lm_win_ctl *ctl;

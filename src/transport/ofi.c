@@ -136,7 +136,7 @@ typedef struct ofi_peer {
 
 /* What a completion's op_context points to: each operation's record starts
  * with the provider's context and the kind of operation. */
-enum ofi_op_kind { OP_SEND = 1, OP_RECV, OP_READ };
+enum ofi_op_kind { OP_SEND = 1, OP_RECV, OP_READ, OP_WRITE };
 typedef struct ofi_op {
     struct fi_context2 ctx;
     int kind;
@@ -157,14 +157,15 @@ typedef struct ofi_mr {
     struct ofi_mr *prev, *next;
 } ofi_mr;
 
-/* A read of a peer's exposed memory (rendezvous by RMA read). */
-typedef struct ofi_read {
-    ofi_op op; /* OP_READ */
-    int src;
-    ofi_mr *local; /* the destination's registration, where the provider needs one */
+/* A read of a peer's exposed memory (rendezvous by RMA read, one-sided
+ * Get) or a write into it (one-sided Put). */
+typedef struct ofi_rma {
+    ofi_op op; /* OP_READ or OP_WRITE */
+    int peer;
+    ofi_mr *local; /* the local buffer's registration, where the provider needs one */
     lm_rget_done done;
     void *arg;
-} ofi_read;
+} ofi_rma;
 
 static struct {
     int on;
@@ -687,47 +688,100 @@ void lm_ofi_unexpose(void *handle)
     if (O.on) lm_mr_cache_put(&O.mrc, handle);
 }
 
-int lm_ofi_rget_async(int src, void *local, uint64_t addr, uint64_t rkey, size_t len, lm_rget_done done, void *arg)
+/* Memory of a one-sided window, readable and writable by every peer for
+ * the window's lifetime: registered on its own, outside the cache of
+ * send buffers (its handle is the registration). */
+int lm_ofi_expose_rma(void *buf, size_t len, uint64_t *addr, uint64_t *rkey, void **handle)
+{
+    if (!O.on || !O.rma || len == 0 || len > O.info->ep_attr->max_msg_size) return LM_ENOTSUP;
+    ofi_mr *m = register_mr(buf, len, FI_REMOTE_READ | FI_REMOTE_WRITE);
+    if (!m) return LM_ENOTSUP;
+    *addr = (O.info->domain_attr->mr_mode & FI_MR_VIRT_ADDR) ? (uint64_t)(uintptr_t)buf : 0;
+    *rkey = fi_mr_key(m->mr);
+    *handle = m;
+    return LM_OK;
+}
+
+/* After finalize the registration was closed with the endpoint. */
+void lm_ofi_unexpose_rma(void *handle)
+{
+    if (O.on) unregister_mr(handle);
+}
+
+/* One RMA operation of len bytes between local and (addr, rkey) of peer;
+ * done(arg) runs from a later progress call once it is complete at the
+ * peer too (a write is asked for delivery completion: the bytes are in the
+ * peer's memory, not only on their way). */
+static int rma_async(int kind, int peer_rank, void *local, uint64_t addr, uint64_t rkey, size_t len, lm_rget_done done,
+                     void *arg)
 {
     if (!O.on || !O.rma || len > O.info->ep_attr->max_msg_size) return LM_ENOTSUP;
     ofi_peer *peer;
-    if (peer_to(src, &peer) != LM_OK) return LM_ENOTSUP; /* it wrote to us, so this is rare */
-    ofi_read *rd = lm_calloc(LM_MEM_TRANSPORT, 1, sizeof *rd);
-    if (!rd) return LM_ENOMEM;
-    rd->op.kind = OP_READ;
-    rd->src = src;
-    rd->done = done;
-    rd->arg = arg;
+    int prc = peer_to(peer_rank, &peer);
+    if (prc == LM_EAGAIN && kind == OP_WRITE) return LM_EAGAIN; /* its address is not published yet */
+    if (prc != LM_OK) return LM_ENOTSUP;                        /* a read's peer wrote to us: rare */
+    ofi_rma *op = lm_calloc(LM_MEM_TRANSPORT, 1, sizeof *op);
+    if (!op) return LM_ENOMEM;
+    op->op.kind = kind;
+    op->peer = peer_rank;
+    op->done = done;
+    op->arg = arg;
     void *desc = NULL;
     if (O.info->domain_attr->mr_mode & FI_MR_LOCAL) {
-        rd->local = register_mr(local, len, FI_READ);
-        if (!rd->local) {
-            lm_free(LM_MEM_TRANSPORT, rd);
+        op->local = register_mr(local, len, kind == OP_READ ? FI_READ : FI_WRITE);
+        if (!op->local) {
+            lm_free(LM_MEM_TRANSPORT, op);
             return LM_ENOTSUP;
         }
-        desc = fi_mr_desc(rd->local->mr);
+        desc = fi_mr_desc(op->local->mr);
     }
+    struct iovec iov = {.iov_base = local, .iov_len = len};
+    struct fi_rma_iov riov = {.addr = addr, .len = len, .key = rkey};
+    struct fi_msg_rma msg = {.msg_iov = &iov,
+                             .desc = &desc,
+                             .iov_count = 1,
+                             .addr = peer->addr,
+                             .rma_iov = &riov,
+                             .rma_iov_count = 1,
+                             .context = &op->op.ctx};
     for (;;) {
-        ssize_t rc = fi_read(O.ep, local, len, desc, peer->addr, addr, rkey, &rd->op.ctx);
+        ssize_t rc = kind == OP_READ ? fi_readmsg(O.ep, &msg, FI_COMPLETION)
+                                     : fi_writemsg(O.ep, &msg, FI_COMPLETION | FI_DELIVERY_COMPLETE);
         if (rc == 0) break;
         if (rc != -FI_EAGAIN) {
-            unregister_mr(rd->local);
-            lm_free(LM_MEM_TRANSPORT, rd);
+            unregister_mr(op->local);
+            lm_free(LM_MEM_TRANSPORT, op);
             return LM_ENOTSUP;
         }
         fi_cq_read(O.cq, NULL, 0); /* let the provider move; completions stay queued */
     }
-    O.cnt.rget_ops++;
-    O.cnt.rget_bytes += len;
+    if (kind == OP_READ) {
+        O.cnt.rget_ops++;
+        O.cnt.rget_bytes += len;
+    } else {
+        O.cnt.rput_ops++;
+        O.cnt.rput_bytes += len;
+    }
     return LM_OK;
 }
 
-static void read_done(ofi_read *rd)
+int lm_ofi_rget_async(int src, void *local, uint64_t addr, uint64_t rkey, size_t len, lm_rget_done done, void *arg)
 {
-    lm_rget_done done = rd->done;
-    void *arg = rd->arg;
-    unregister_mr(rd->local);
-    lm_free(LM_MEM_TRANSPORT, rd);
+    return rma_async(OP_READ, src, local, addr, rkey, len, done, arg);
+}
+
+int lm_ofi_rput_async(int dst, const void *local, uint64_t addr, uint64_t rkey, size_t len, lm_rget_done done,
+                      void *arg)
+{
+    return rma_async(OP_WRITE, dst, (void *)local, addr, rkey, len, done, arg);
+}
+
+static void rma_done(ofi_rma *op)
+{
+    lm_rget_done done = op->done;
+    void *arg = op->arg;
+    unregister_mr(op->local);
+    lm_free(LM_MEM_TRANSPORT, op);
     done(arg);
 }
 
@@ -749,7 +803,8 @@ static void on_error(void)
     }
     char peer[64] = "";
     if (op && op->kind == OP_SEND) snprintf(peer, sizeof peer, " to rank %d", ((ofi_buf *)op)->dst);
-    if (op && op->kind == OP_READ) snprintf(peer, sizeof peer, " reading from rank %d", ((ofi_read *)op)->src);
+    if (op && op->kind == OP_READ) snprintf(peer, sizeof peer, " reading from rank %d", ((ofi_rma *)op)->peer);
+    if (op && op->kind == OP_WRITE) snprintf(peer, sizeof peer, " writing to rank %d", ((ofi_rma *)op)->peer);
     lm_fatal("the network transport (%s) failed%s: %s", O.info->fabric_attr->prov_name, peer,
              fi_cq_strerror(O.cq, e.prov_errno, e.err_data, NULL, 0));
 }
@@ -780,7 +835,7 @@ int lm_ofi_progress(void)
                 deliver(b->data, ev[i].len);
                 if (post_recv(b) != LM_OK) lm_fatal("the network transport: %s", O.error);
             } else {
-                read_done((ofi_read *)op);
+                rma_done((ofi_rma *)op);
             }
         }
         handled += (int)n;
@@ -834,6 +889,18 @@ int lm_ofi_expose(const void *buf, size_t len, uint64_t *addr, uint64_t *rkey, v
     return LM_ENOTSUP;
 }
 void lm_ofi_unexpose(void *handle) { (void)handle; }
+int lm_ofi_expose_rma(void *buf, size_t len, uint64_t *addr, uint64_t *rkey, void **handle)
+{
+    (void)buf, (void)len, (void)addr, (void)rkey, (void)handle;
+    return LM_ENOTSUP;
+}
+void lm_ofi_unexpose_rma(void *handle) { (void)handle; }
+int lm_ofi_rput_async(int dst, const void *local, uint64_t addr, uint64_t rkey, size_t len, lm_rget_done done,
+                      void *arg)
+{
+    (void)dst, (void)local, (void)addr, (void)rkey, (void)len, (void)done, (void)arg;
+    return LM_ENOTSUP;
+}
 int lm_ofi_rget_async(int src, void *local, uint64_t addr, uint64_t rkey, size_t len, lm_rget_done done, void *arg)
 {
     (void)src, (void)local, (void)addr, (void)rkey, (void)len, (void)done, (void)arg;

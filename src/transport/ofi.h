@@ -52,6 +52,13 @@ size_t lm_ofi_max_payload(void);
 int lm_ofi_expose(const void *buf, size_t len, uint64_t *addr, uint64_t *rkey, void **handle);
 void lm_ofi_unexpose(void *handle);
 int lm_ofi_rget_async(int src, void *local, uint64_t addr, uint64_t rkey, size_t len, lm_rget_done done, void *arg);
+/* One-sided windows (transport.h: lm_transport_expose_rma,
+ * lm_transport_rput_async): memory registered for peers' reads and writes
+ * for its lifetime, and a write with delivery completion. */
+int lm_ofi_expose_rma(void *buf, size_t len, uint64_t *addr, uint64_t *rkey, void **handle);
+void lm_ofi_unexpose_rma(void *handle);
+int lm_ofi_rput_async(int dst, const void *local, uint64_t addr, uint64_t rkey, size_t len, lm_rget_done done,
+                      void *arg);
 int lm_ofi_progress(void);
 void lm_ofi_counters(lm_transport_counters *out);
 

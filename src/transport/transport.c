@@ -314,6 +314,25 @@ int lm_transport_rget_async(int src, void *local, uint64_t addr, uint64_t rkey, 
     return lm_ofi_rget_async(src, local, addr, rkey, len, done, arg);
 }
 
+int lm_transport_expose_rma(void *buf, size_t len, uint64_t *addr, uint64_t *rkey, void **handle)
+{
+    if (!T.initialized || open_network() != LM_OK || T.net == NET_TCP) return LM_ENOTSUP;
+    return lm_ofi_expose_rma(buf, len, addr, rkey, handle);
+}
+
+void lm_transport_unexpose_rma(void *handle)
+{
+    if (handle && T.ofi_on && T.net == NET_OFI) lm_ofi_unexpose_rma(handle);
+}
+
+int lm_transport_rput_async(int dst, const void *local, uint64_t addr, uint64_t rkey, size_t len, lm_rget_done done,
+                            void *arg)
+{
+    if (!T.ofi_on || T.net != NET_OFI || dst == T.env.world_rank || lm_transport_local_rank(dst) >= 0)
+        return LM_ENOTSUP;
+    return lm_ofi_rput_async(dst, local, addr, rkey, len, done, arg);
+}
+
 const char *lm_transport_rget_mechanism(int world_rank)
 {
     if (world_rank == T.env.world_rank || lm_transport_same_space(world_rank)) return "memcpy";
@@ -365,6 +384,8 @@ static void add(lm_transport_counters *a, const lm_transport_counters *b)
     a->send_eagain += b->send_eagain;
     a->mr_registrations += b->mr_registrations;
     a->mr_cache_hits += b->mr_cache_hits;
+    a->rput_ops += b->rput_ops;
+    a->rput_bytes += b->rput_bytes;
 }
 
 void lm_transport_get_counters(const char *backend, lm_transport_counters *out)

@@ -80,6 +80,21 @@ int lm_transport_expose(int dst, const void *buf, size_t len, uint64_t *addr, ui
 void lm_transport_unexpose(void *handle);
 int lm_transport_rget_async(int src, void *local, uint64_t addr, uint64_t rkey, size_t len, lm_rget_done done,
                             void *arg);
+/* One-sided windows across hosts, where the network has RMA (the ofi
+ * backend on a provider with FI_RMA; LM_ENOTSUP otherwise, and the layer
+ * above has the owner carry operations out): lm_transport_expose_rma
+ * makes [buf, buf + len) readable and writable by every peer until
+ * lm_transport_unexpose_rma (it opens the network if it is not open yet);
+ * lm_transport_rput_async writes len bytes from local at (addr, rkey) of
+ * peer dst, done(arg) running from a later progress call once they are in
+ * the peer's memory (LM_EAGAIN while the peer's address is not published;
+ * lm_transport_rget_async reads the same way). The peer must enter the
+ * library for the provider to move the bytes where its progress is manual
+ * (the socket providers). */
+int lm_transport_expose_rma(void *buf, size_t len, uint64_t *addr, uint64_t *rkey, void **handle);
+void lm_transport_unexpose_rma(void *handle);
+int lm_transport_rput_async(int dst, const void *local, uint64_t addr, uint64_t rkey, size_t len, lm_rget_done done,
+                            void *arg);
 /* Which single-copy mechanism rget uses for this peer: "memcpy" (this
  * process, or a rank in its address space), "cma", or "none". */
 const char *lm_transport_rget_mechanism(int world_rank);
@@ -138,6 +153,7 @@ typedef struct lm_transport_counters {
     uint64_t pipe_bytes_sent, pipe_bytes_received; /* counted by pt2pt (lm_transport_count_pipe) */
     uint64_t fastbox_sent, queue_sent, send_eagain;
     uint64_t mr_registrations, mr_cache_hits; /* network: buffers registered for RMA, and reuses */
+    uint64_t rput_ops, rput_bytes;            /* network: writes into peers' exposed memory (one-sided Put) */
 } lm_transport_counters;
 void lm_transport_get_counters(const char *backend, lm_transport_counters *out);
 

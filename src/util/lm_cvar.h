@@ -56,6 +56,9 @@ enum lm_cvar_audience { LM_CVAR_USER, LM_CVAR_TUNER };
     X(ALLTOALL_INPLACE_COPY_MAX, 1L << 20, 0, 1L << 40, CORE, TUNER, 0,                               \
       "an in-place MPI_Alltoall of up to this many bytes in all copies its buffer aside and posts "   \
       "every block; a larger one exchanges block by block through two blocks of scratch")             \
+    X(RMA_NETWORK, 1, 0, 1, TRANSPORT, TUNER, 0,                                                      \
+      "windows across hosts move Put and Get data by the network's RMA where it has one (ofi with "   \
+      "FI_RMA; 0: the owner of the memory carries every operation out)")                              \
     X(COLL_SHM, 1, 0, 1, CORE, TUNER, 0,                                                              \
       "collectives on communicators within one node may use node shared-memory mailboxes "            \
       "(0: point-to-point algorithms only)")                                                          \

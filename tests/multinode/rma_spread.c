@@ -14,28 +14,111 @@
  *   exactly;
  * - post/start/complete/wait in a ring: each rank puts to its right
  *   neighbour, which checks the value after MPI_Win_wait.
+ * - bulk data: 1 MiB puts and gets between every pair, contiguous and
+ *   through a vector type on the target (blocks with gaps), checked byte
+ *   by byte, under fence and under lock_all with flushes.
  * Where the job spans several hosts, every rank must have sent operations
  * to be carried out by their targets (the onesided_requests_sent counter):
- * the ranks on other hosts were really reached through their owners. */
+ * the accumulates and locks of ranks on other hosts go through their
+ * owners. argv[1] says how puts and gets reach them: "net" (the network's
+ * RMA: the ofi writes and reads counted) or "msg" (through the owner: no
+ * network write counted). */
 #include "mpitest.h"
 #include <stdint.h>
 #include <stdlib.h>
+#include <string.h>
 
 #define ROUNDS 20
 
-static unsigned long long requests_sent(void)
+static unsigned long long counter(const char *name)
 {
     MPI_T_pvar_session session;
     MPI_T_pvar_handle h;
     int idx, n;
     unsigned long long v;
     CHECK_MPI(MPI_T_pvar_session_create(&session));
-    CHECK_MPI(MPI_T_pvar_get_index("onesided_requests_sent", MPI_T_PVAR_CLASS_COUNTER, &idx));
+    CHECK_MPI(MPI_T_pvar_get_index(name, MPI_T_PVAR_CLASS_COUNTER, &idx));
     CHECK_MPI(MPI_T_pvar_handle_alloc(session, idx, NULL, &h, &n));
     CHECK_MPI(MPI_T_pvar_read(session, h, &v));
     CHECK_MPI(MPI_T_pvar_handle_free(session, &h));
     CHECK_MPI(MPI_T_pvar_session_free(&session));
     return v;
+}
+
+static unsigned char pattern(int owner, int writer, size_t i)
+{
+    return (unsigned char)(owner * 37 + writer * 11 + i * 7 + (i >> 10));
+}
+
+/* 1 MiB from every rank into its slot of each rank's part (a vector of
+ * 4 KiB blocks with 4 KiB gaps under fence, contiguous under lock_all),
+ * then read back by the next rank with gets. */
+#define BULK ((size_t)1 << 20)
+#define BLOCK 4096
+static void bulk(MPI_Comm comm, int allocate)
+{
+    int me = mt_rank(comm), n = mt_size(comm);
+    const char *what = allocate ? "MPI_Win_allocate" : "MPI_Win_create";
+    size_t slot = 2 * BULK, bytes = slot * (size_t)n;
+    unsigned char *part, *mine = malloc(BULK), *back = malloc(BULK);
+    CHECK(mine && back, "out of memory");
+    MPI_Win win;
+    if (allocate) {
+        CHECK_MPI(MPI_Win_allocate((MPI_Aint)bytes, 1, MPI_INFO_NULL, comm, &part, &win));
+    } else {
+        part = malloc(bytes);
+        CHECK(part != NULL, "out of memory");
+        CHECK_MPI(MPI_Win_create(part, (MPI_Aint)bytes, 1, MPI_INFO_NULL, comm, &win));
+    }
+    MPI_Datatype gaps;
+    CHECK_MPI(MPI_Type_vector((int)(BULK / BLOCK), BLOCK, 2 * BLOCK, MPI_BYTE, &gaps));
+    CHECK_MPI(MPI_Type_commit(&gaps));
+    for (int mode = 0; mode < 2; mode++) { /* 0: fence, vector target; 1: lock_all, contiguous */
+        memset(part, 0, bytes);
+        CHECK_MPI(MPI_Barrier(comm));
+        if (mode == 0) CHECK_MPI(MPI_Win_fence(0, win));
+        else CHECK_MPI(MPI_Win_lock_all(0, win));
+        for (int t = 0; t < n; t++) {
+            for (size_t i = 0; i < BULK; i++) mine[i] = pattern(t, me, i);
+            MPI_Aint disp = (MPI_Aint)(slot * (size_t)me);
+            if (mode == 0) CHECK_MPI(MPI_Put(mine, (int)BULK, MPI_BYTE, t, disp, 1, gaps, win));
+            else CHECK_MPI(MPI_Put(mine, (int)BULK, MPI_BYTE, t, disp, (int)BULK, MPI_BYTE, win));
+            if (mode == 1) CHECK_MPI(MPI_Win_flush(t, win));
+        }
+        if (mode == 0) CHECK_MPI(MPI_Win_fence(0, win));
+        else CHECK_MPI(MPI_Win_flush_all(win));
+        CHECK_MPI(MPI_Barrier(comm));
+        /* read what the left neighbour wrote into every rank */
+        int w = (me + n - 1) % n;
+        for (int t = 0; t < n; t++) {
+            memset(back, 0xff, BULK);
+            MPI_Aint disp = (MPI_Aint)(slot * (size_t)w);
+            if (mode == 0) CHECK_MPI(MPI_Get(back, (int)BULK, MPI_BYTE, t, disp, 1, gaps, win));
+            else CHECK_MPI(MPI_Get(back, (int)BULK, MPI_BYTE, t, disp, (int)BULK, MPI_BYTE, win));
+            if (mode == 0) CHECK_MPI(MPI_Win_fence(0, win));
+            else CHECK_MPI(MPI_Win_flush(t, win));
+            for (size_t i = 0; i < BULK; i++)
+                CHECK(back[i] == pattern(t, w, i), "%s %s: byte %zu of rank %d's slot %d on rank %d: %u, expected %u",
+                      what, mode ? "lock_all" : "fence", i, w, w, t, back[i], pattern(t, w, i));
+        }
+        if (mode == 1) CHECK_MPI(MPI_Win_unlock_all(win));
+        else CHECK_MPI(MPI_Win_fence(0, win));
+        /* and the owner sees every writer's bytes where the type put them */
+        for (int r = 0; r < n; r++) {
+            const unsigned char *s = part + slot * (size_t)r;
+            for (size_t i = 0, k = 0; i < BULK; i++, k++) {
+                if (mode == 0 && i % BLOCK == 0 && i) k += BLOCK;
+                CHECK(s[k] == pattern(me, r, i), "%s %s: byte %zu from rank %d in rank %d's part: %u, expected %u",
+                      what, mode ? "lock_all" : "fence", i, r, me, s[k], pattern(me, r, i));
+            }
+        }
+    }
+    MPI_Type_free(&gaps);
+    CHECK_MPI(MPI_Win_free(&win));
+    if (!allocate) free(part);
+    free(mine);
+    free(back);
+    mt_pass("bulk");
 }
 
 /* words of each rank's part: [0] counter, [1] stored value, [2] sum,
@@ -152,12 +235,26 @@ int main(int argc, char **argv)
     MPI_Comm_size(node, &local_size);
     /* hosts interleaved: first every node's rank 0, then every rank 1 ... */
     CHECK_MPI(MPI_Comm_split(MPI_COMM_WORLD, 0, local_rank * size + rank, &comm));
-    unsigned long long before = requests_sent();
+    const char *reach = argc > 1 ? argv[1] : "msg";
+    unsigned long long before = counter("onesided_requests_sent");
+    unsigned long long writes = counter("transport_ofi_rput_ops"), reads = counter("transport_ofi_rget_ops");
     exercise(comm, 1);
     exercise(comm, 0);
-    unsigned long long sent = requests_sent() - before;
-    if (local_size < size) CHECK(sent > 0, "no operation went to a rank on another host through its owner");
+    bulk(comm, 1);
+    bulk(comm, 0);
+    unsigned long long sent = counter("onesided_requests_sent") - before;
+    writes = counter("transport_ofi_rput_ops") - writes;
+    reads = counter("transport_ofi_rget_ops") - reads;
+    if (local_size < size) {
+        CHECK(sent > 0, "no operation went to a rank on another host through its owner");
+        if (!strcmp(reach, "net"))
+            CHECK(writes > 0 && reads > 0, "puts and gets to other hosts: %llu network writes, %llu reads", writes,
+                  reads);
+        else CHECK(writes == 0, "%llu network writes where the owners carry puts out", writes);
+    }
     mt_pass(local_size < size ? "ranks on other hosts reached through their owners" : "one host only");
+    if (local_size < size)
+        mt_pass(!strcmp(reach, "net") ? "puts and gets by the network's RMA" : "puts and gets by the owners");
     MPI_Comm_free(&comm);
     MPI_Comm_free(&node);
     MPI_T_finalize();
