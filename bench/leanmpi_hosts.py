@@ -5,7 +5,7 @@ built with each MPI, runs alternating between MPIs (the order rotating each
 repetition), medians and ratios to the best peer. Writes docs/MULTINODE.md
 and bench/results/hosts.json.
 
-  bench/leanmpi_hosts.py [--reps N] [--mpis leanmpi,mpich,openmpi4] [--quick]
+  bench/leanmpi_hosts.py [--reps N] [--mpis leanmpi,leanmpi_ofi,mpich,openmpi4] [--quick]
 
 Every launcher runs on host 0 of the cluster and reaches the others the way
 it would reach real hosts: LeanMPI's mpirun through `vcluster exec` as its
@@ -305,7 +305,7 @@ def report(mpis, res, args, cmdline):
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--reps", type=int, default=3)
-    ap.add_argument("--mpis", default="leanmpi,mpich,openmpi4")
+    ap.add_argument("--mpis", default="leanmpi,leanmpi_ofi,mpich,openmpi4")
     ap.add_argument("--quick", action="store_true", help="shorter timed loops")
     ap.add_argument("--only", default=",".join(GROUPS),
                     help="comma-separated subset of: " + ", ".join(GROUPS) + " (the others read n/a)")

@@ -69,7 +69,7 @@ static const struct {
      "buffers registered with the network for peers' RMA reads"},
     {"mr_cache_hits", offsetof(lm_transport_counters, mr_cache_hits),
      "exposures that reused a cached registration instead of registering"},
-    {"rput_ops", offsetof(lm_transport_counters, rput_ops), "network writes into peers' window memory"},
+    {"rput_ops", offsetof(lm_transport_counters, rput_ops), "network writes into peers' window memory (one-sided Put)"},
     {"rput_bytes", offsetof(lm_transport_counters, rput_bytes),
      "bytes written into peers' window memory by the network"},
 };
@@ -80,7 +80,7 @@ static const struct {
     const char *name;
     unsigned mask;
 } backends[] = {
-    {"all", 0x7fff}, {"self", 0x1cf}, {"shm", 0x67f}, {"cma", 0x180}, {"ofi", 0x79cf}, {"tcp", 0x1cf},
+    {"all", 0x7fff}, {"self", 0x1cf}, {"shm", 0x67f}, {"cma", 0x180}, {"ofi", 0x79cf}, {"tcp", 0x61cf},
 };
 #define NBACKENDS ((int)(sizeof backends / sizeof backends[0]))
 

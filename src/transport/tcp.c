@@ -67,7 +67,7 @@
 #define TCP_DIRECT_POLL_MAX 1    /* connections read directly at each progress call */
 #define TCP_LISTEN_EVERY 64      /* progress calls between looks for new connections */
 
-enum tcp_kind { K_AM = 1, K_READ_REQ, K_READ_DATA };
+enum tcp_kind { K_AM = 1, K_READ_REQ, K_READ_DATA, K_WRITE, K_WRITE_ACK };
 
 typedef struct tcp_prefix {
     int32_t src; /* world rank in its job */
@@ -78,9 +78,10 @@ typedef struct tcp_prefix {
 } tcp_prefix;
 _Static_assert(sizeof(tcp_prefix) == TCP_PREFIX, "prefix size");
 
-/* In the header area of K_READ_REQ and K_READ_DATA heads. */
+/* In the header area of K_READ_REQ, K_READ_DATA, K_WRITE and K_WRITE_ACK
+ * heads. */
 typedef struct tcp_read_args {
-    uint64_t id; /* the reader's number for the read */
+    uint64_t id; /* the reader's (writer's) number for the read (write) */
     uint64_t addr, rkey, len;
 } tcp_read_args;
 
@@ -100,15 +101,19 @@ typedef struct tcp_peer {
     struct tcp_conn *conn; /* the connection it sends to the peer on */
 } tcp_peer;
 
-/* A buffer exposed for a peer's read. */
+/* A buffer exposed for a peer's reads, and writes where writable (window
+ * memory). */
 typedef struct tcp_exposed {
     struct tcp_exposed *prev, *next;
     const unsigned char *buf;
     size_t len;
     uint64_t key;
+    int writable;
 } tcp_exposed;
 
-/* A read this rank asked a peer for. */
+/* A read this rank asked a peer for, or a write it sent (answered by an
+ * acknowledgement once the bytes are in the peer's memory); one list, ids
+ * from one counter. */
 typedef struct tcp_read {
     struct tcp_read *next;
     uint64_t id;
@@ -137,6 +142,7 @@ typedef struct tcp_conn {
     unsigned char *body;
     size_t body_len, body_got;
     tcp_read *rd;       /* K_READ_DATA: the read it answers */
+    uint64_t write_id;  /* K_WRITE: the writer's number, for the acknowledgement */
     unsigned char *big; /* K_AM: the buffer body points into (aligned; TCP_HEAD + payload) */
 } tcp_conn;
 
@@ -475,18 +481,28 @@ int lm_tcp_send(int dst, const void *hdr, size_t hdr_len, const void *p0, size_t
 
 /* ---- rendezvous --------------------------------------------------------- */
 
-int lm_tcp_expose(const void *buf, size_t len, uint64_t *addr, uint64_t *rkey, void **handle)
+static int expose(const void *buf, size_t len, int writable, uint64_t *addr, uint64_t *rkey, void **handle)
 {
     if (!N.on || len == 0) return LM_ENOTSUP;
     tcp_exposed *e = lm_malloc(LM_MEM_TRANSPORT, sizeof *e);
     if (!e) return LM_ENOTSUP;
-    *e = (tcp_exposed){.buf = buf, .len = len, .key = ++N.next_key, .next = N.exposed};
+    *e = (tcp_exposed){.buf = buf, .len = len, .key = ++N.next_key, .writable = writable, .next = N.exposed};
     if (N.exposed) N.exposed->prev = e;
     N.exposed = e;
     *addr = (uint64_t)(uintptr_t)buf;
     *rkey = e->key;
     *handle = e;
     return LM_OK;
+}
+
+int lm_tcp_expose(const void *buf, size_t len, uint64_t *addr, uint64_t *rkey, void **handle)
+{
+    return expose(buf, len, 0, addr, rkey, handle);
+}
+
+int lm_tcp_expose_rma(void *buf, size_t len, uint64_t *addr, uint64_t *rkey, void **handle)
+{
+    return expose(buf, len, 1, addr, rkey, handle);
 }
 
 void lm_tcp_unexpose(void *handle)
@@ -528,17 +544,88 @@ int lm_tcp_rget_async(int src, void *local, uint64_t addr, uint64_t rkey, size_t
     return LM_OK;
 }
 
-/* A peer asks for bytes this rank exposed: they go from the program's
- * buffer, after a head that names the read. */
-static void serve_read(int src, const tcp_read_args *a)
+/* Writes up to a stage's worth go as one frame (copied where the socket
+ * does not take them at once); larger ones from the program's buffer by
+ * reference, which stays untouched until the acknowledgement. */
+int lm_tcp_rput_async(int dst, const void *local, uint64_t addr, uint64_t rkey, size_t len, lm_rget_done done,
+                      void *arg)
+{
+    if (!N.on || len == 0 || len > UINT32_MAX) return LM_ENOTSUP;
+    tcp_peer *p;
+    int prc = peer_to(dst, &p);
+    if (prc != LM_OK) return prc == LM_EAGAIN ? LM_EAGAIN : LM_ENOTSUP;
+    tcp_read *wr = lm_malloc(LM_MEM_TRANSPORT, sizeof *wr);
+    unsigned char *head = lm_malloc(LM_MEM_TRANSPORT, TCP_HEAD);
+    if (!wr || !head) {
+        lm_free(LM_MEM_TRANSPORT, wr);
+        lm_free(LM_MEM_TRANSPORT, head);
+        return LM_ENOMEM;
+    }
+    *wr = (tcp_read){.id = ++N.next_read, .src = dst, .len = len, .done = done, .arg = arg};
+    tcp_read_args a = {.id = wr->id, .addr = addr, .rkey = rkey, .len = len};
+    make_head(head, K_WRITE, &a, sizeof a, len);
+    int rc;
+    if (len <= TCP_STAGE) {
+        rc = send_frame(p->conn, head, local, len, NULL, 0, 0);
+        lm_free(LM_MEM_TRANSPORT, head);
+    } else {
+        rc = queue_out(p->conn, head, TCP_HEAD, head);
+        if (rc == LM_OK) rc = queue_out(p->conn, local, len, NULL);
+        else lm_free(LM_MEM_TRANSPORT, head);
+        if (rc == LM_OK) flush_out(p->conn);
+    }
+    if (rc != LM_OK) {
+        lm_free(LM_MEM_TRANSPORT, wr);
+        return rc == LM_EIO ? LM_EIO : LM_ENOMEM;
+    }
+    wr->next = N.reads;
+    N.reads = wr;
+    N.cnt.rput_ops++;
+    N.cnt.rput_bytes += len;
+    return LM_OK;
+}
+
+/* The exposure a peer's read or write names, with the range checked. */
+static unsigned char *exposed_range(int src, const tcp_read_args *a, int write)
 {
     tcp_exposed *e = N.exposed;
     while (e && e->key != a->rkey) e = e->next;
     uintptr_t lo = (uintptr_t)a->addr;
-    if (!e || lo < (uintptr_t)e->buf || a->len > e->len || lo - (uintptr_t)e->buf > e->len - a->len)
-        lm_fatal("the network transport (tcp): rank %d asked for bytes that are not exposed", src);
+    if (!e || (write && !e->writable) || lo < (uintptr_t)e->buf || a->len > e->len ||
+        lo - (uintptr_t)e->buf > e->len - a->len)
+        lm_fatal("the network transport (tcp): rank %d %s bytes that are not exposed%s", src,
+                 write ? "wrote to" : "asked for", write ? " for writing" : "");
+    return (unsigned char *)lo;
+}
+
+/* A write is in: the writer hears it. */
+static void acknowledge_write(int src, uint64_t id)
+{
     tcp_peer *p;
     if (peer_to(src, &p) != LM_OK) lm_fatal("the network transport (tcp): cannot answer rank %d: %s", src, N.error);
+    unsigned char head[TCP_HEAD];
+    tcp_read_args back = {.id = id};
+    make_head(head, K_WRITE_ACK, &back, sizeof back, 0);
+    if (send_frame(p->conn, head, NULL, 0, NULL, 0, 0) != LM_OK)
+        lm_fatal("the network transport (tcp): cannot answer rank %d", src);
+}
+
+/* A peer asks for bytes this rank exposed: they go from the program's
+ * buffer, after a head that names the read. */
+static void serve_read(int src, const tcp_read_args *a)
+{
+    uintptr_t lo = (uintptr_t)exposed_range(src, a, 0);
+    tcp_peer *p;
+    if (peer_to(src, &p) != LM_OK) lm_fatal("the network transport (tcp): cannot answer rank %d: %s", src, N.error);
+    if (a->len <= TCP_STAGE) {
+        /* a small read (one-sided Get): one frame, one system call */
+        unsigned char head[TCP_HEAD];
+        tcp_read_args back = {.id = a->id, .len = a->len};
+        make_head(head, K_READ_DATA, &back, sizeof back, a->len);
+        if (send_frame(p->conn, head, (const void *)lo, a->len, NULL, 0, 0) != LM_OK)
+            lm_fatal("the network transport (tcp): cannot answer rank %d", src);
+        return;
+    }
     unsigned char *head = lm_malloc(LM_MEM_TRANSPORT, TCP_HEAD);
     if (!head) lm_fatal("the network transport (tcp): out of memory answering rank %d", src);
     tcp_read_args back = {.id = a->id, .len = a->len};
@@ -603,7 +690,8 @@ static void learn_peer(tcp_conn *c, const tcp_prefix *pre)
 static void check_prefix(const tcp_conn *c, const tcp_prefix *pre)
 {
     int ok = (pre->kind == K_AM && pre->hdr_len > 0 && pre->hdr_len <= LM_AM_HDR_MAX && pre->len <= TCP_MAX_PAYLOAD) ||
-             (pre->kind == K_READ_REQ && pre->len == 0) || pre->kind == K_READ_DATA;
+             ((pre->kind == K_READ_REQ || pre->kind == K_WRITE_ACK) && pre->len == 0) || pre->kind == K_READ_DATA ||
+             pre->kind == K_WRITE;
     if (!ok) lm_fatal("the network transport (tcp): a malformed message from rank %d", c->src);
 }
 
@@ -630,7 +718,18 @@ static void handle_staged(const tcp_prefix *pre, const unsigned char *f)
         serve_read(sender_of(pre), &a);
         return;
     }
+    if (pre->kind == K_WRITE) {
+        int src = sender_of(pre);
+        memcpy(exposed_range(src, &a, 1), f + TCP_HEAD, pre->len);
+        acknowledge_write(src, a.id);
+        return;
+    }
     tcp_read *rd = take_read(a.id);
+    if (pre->kind == K_WRITE_ACK) {
+        if (!rd) lm_fatal("the network transport (tcp): an acknowledgement of no write from rank %d", pre->src);
+        read_finished(rd);
+        return;
+    }
     if (!rd || rd->len != pre->len)
         lm_fatal("the network transport (tcp): an answer to no read from rank %d", pre->src);
     memcpy(rd->local, f + TCP_HEAD, pre->len);
@@ -648,6 +747,11 @@ static void start_large(tcp_conn *c, const tcp_prefix *pre, const unsigned char 
         c->big = lm_malloc(LM_MEM_TRANSPORT, pre->len);
         if (!c->big) lm_fatal("the network transport (tcp): no memory for a message of %u bytes", pre->len);
         c->body = c->big;
+    } else if (pre->kind == K_WRITE) {
+        tcp_read_args a;
+        memcpy(&a, f + TCP_PREFIX, sizeof a);
+        c->body = exposed_range(sender_of(pre), &a, 1);
+        c->write_id = a.id;
     } else { /* K_READ_DATA */
         tcp_read_args a;
         memcpy(&a, f + TCP_PREFIX, sizeof a);
@@ -669,6 +773,8 @@ static void finish_large(tcp_conn *c)
         c->big = NULL;
         deliver_am(&c->pre, c->hdr, big);
         lm_free(LM_MEM_TRANSPORT, big);
+    } else if (c->pre.kind == K_WRITE) {
+        acknowledge_write(sender_of(&c->pre), c->write_id);
     } else {
         tcp_read *rd = c->rd;
         c->rd = NULL;

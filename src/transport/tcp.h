@@ -51,6 +51,13 @@ size_t lm_tcp_max_payload(void);
 int lm_tcp_expose(const void *buf, size_t len, uint64_t *addr, uint64_t *rkey, void **handle);
 void lm_tcp_unexpose(void *handle);
 int lm_tcp_rget_async(int src, void *local, uint64_t addr, uint64_t rkey, size_t len, lm_rget_done done, void *arg);
+/* One-sided windows (transport.h: lm_transport_expose_rma,
+ * lm_transport_rput_async): memory exposed for peers' reads and writes; a
+ * write is a frame the peer's transport reads into the exposed memory and
+ * acknowledges, done running at the acknowledgement. */
+int lm_tcp_expose_rma(void *buf, size_t len, uint64_t *addr, uint64_t *rkey, void **handle);
+int lm_tcp_rput_async(int dst, const void *local, uint64_t addr, uint64_t rkey, size_t len, lm_rget_done done,
+                      void *arg);
 int lm_tcp_progress(void);
 void lm_tcp_counters(lm_transport_counters *out);
 

@@ -316,20 +316,23 @@ int lm_transport_rget_async(int src, void *local, uint64_t addr, uint64_t rkey, 
 
 int lm_transport_expose_rma(void *buf, size_t len, uint64_t *addr, uint64_t *rkey, void **handle)
 {
-    if (!T.initialized || open_network() != LM_OK || T.net == NET_TCP) return LM_ENOTSUP;
+    if (!T.initialized || open_network() != LM_OK) return LM_ENOTSUP;
+    if (T.net == NET_TCP) return lm_tcp_expose_rma(buf, len, addr, rkey, handle);
     return lm_ofi_expose_rma(buf, len, addr, rkey, handle);
 }
 
 void lm_transport_unexpose_rma(void *handle)
 {
-    if (handle && T.ofi_on && T.net == NET_OFI) lm_ofi_unexpose_rma(handle);
+    if (!handle || !T.ofi_on) return;
+    if (T.net == NET_TCP) lm_tcp_unexpose(handle);
+    else lm_ofi_unexpose_rma(handle);
 }
 
 int lm_transport_rput_async(int dst, const void *local, uint64_t addr, uint64_t rkey, size_t len, lm_rget_done done,
                             void *arg)
 {
-    if (!T.ofi_on || T.net != NET_OFI || dst == T.env.world_rank || lm_transport_local_rank(dst) >= 0)
-        return LM_ENOTSUP;
+    if (!T.ofi_on || dst == T.env.world_rank || lm_transport_local_rank(dst) >= 0) return LM_ENOTSUP;
+    if (T.net == NET_TCP) return lm_tcp_rput_async(dst, local, addr, rkey, len, done, arg);
     return lm_ofi_rput_async(dst, local, addr, rkey, len, done, arg);
 }
 
