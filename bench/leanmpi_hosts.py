@@ -34,7 +34,10 @@ where puts and gets to other hosts are the provider's RMA writes and reads
 MPICH here is Debian's ch4:ucx; it runs with UCX_TLS=tcp,self, since UCX
 would otherwise see that the virtual hosts share one machine and use shared
 memory between them. Open MPI 4.1 runs ob1 with the self, vader and tcp
-BTLs (vader within a host, tcp between hosts). Needs root (namespaces).
+BTLs (vader within a host, tcp between hosts); it has no one-sided
+component for windows across hosts on tcp (MPI_Win_allocate fails with
+MPI_ERR_WIN: osc/rdma needs a BTL with RDMA, and Debian's build has no UCX
+PML), so its rma row reads n/a. Needs root (namespaces).
 """
 import argparse
 import json

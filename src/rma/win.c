@@ -3,6 +3,7 @@
  * over a private duplicate of its communicator's context, so the RMA
  * traffic to come has a context id of its own. */
 #include "rma/win.h"
+#include "osc/osc.h"
 #include "rma/rma.h"
 #include "obj/attr.h"
 #include "comm/context_id.h"
@@ -223,6 +224,10 @@ int impl_MPI_Win_free(MPI_Win *win)
         return lm_err_win(*win, MPI_ERR_RMA_SYNC, "MPI_Win_free", "an access or exposure epoch is still open");
     int rc = lm_attr_delete_all(LM_KIND_WIN, *win, &w->attrs);
     if (rc) return lm_err_win(*win, rc, "MPI_Win_free", "an attribute delete callback failed");
+    /* what this process still has in flight (a fence epoch left open)
+     * completes first: its targets' memory goes with the window */
+    if (w->ch) rc = lm_osc_flush(w->ch, -1);
+    if (rc) return lm_err_win(*win, rc, "MPI_Win_free", "a one-sided operation failed");
     /* collective: no process releases its memory while another may still
      * reach it */
     rc = lm_coll_barrier(w->comm);

@@ -22,7 +22,9 @@
  * Large messages go by rendezvous without copies of their own: the
  * receiver asks the sender for the exposed bytes (lm_tcp_rget_async), the
  * sender writes them from the program's buffer, and the receiver reads
- * them from the socket into the program's buffer. */
+ * them from the socket into the program's buffer. One-sided windows use
+ * the same reads, and writes the other way: a write frame is read from the
+ * socket straight into the exposed window memory, then acknowledged. */
 #ifndef LM_TRANSPORT_TCP_H
 #define LM_TRANSPORT_TCP_H
 #include <stddef.h>
