@@ -6,6 +6,7 @@
  * COPY_HELP reaches the sender before FIN (one sender-receiver pair keeps its
  * order), so a sender that completes its send has always let go already. */
 #include "pt2pt/coop_copy.h"
+#include "pt2pt/copy_choice.h"
 #include "pt2pt/pt2pt.h"
 #include "pt2pt/engine_internal.h"
 #include "transport/transport.h"
@@ -32,6 +33,7 @@ typedef struct coop_copy {
     coop_job *job;
     lm_rkey key;
     lm_request *r; /* NULL once completed, while awaiting sender_left */
+    uint64_t t0;   /* when the single copy was chosen by measurement (copy_choice.h), else 0 */
     int src_world;
     uint64_t sreq, src_addr;
 } coop_copy;
@@ -61,7 +63,7 @@ static size_t piece_bytes(size_t n)
     return half > chunk_bytes ? half : chunk_bytes;
 }
 
-int lm_coop_copy_start(lm_request *r, int src_world, uint64_t sreq, uint64_t src_addr, size_t n)
+int lm_coop_copy_start(lm_request *r, int src_world, uint64_t sreq, uint64_t src_addr, size_t n, uint64_t t0)
 {
     if (min_bytes == 0 || n < min_bytes || n < 2 * chunk_bytes) return 0;
     if (src_world == lm_world_rank() || !lm_boot_is_local(src_world)) return 0;
@@ -81,7 +83,8 @@ int lm_coop_copy_start(lm_request *r, int src_world, uint64_t sreq, uint64_t src
     job->chunk = piece_bytes(n);
     job->len = n;
     job->pieces = (n + job->chunk - 1) / job->chunk;
-    *c = (coop_copy){.job = job, .key = key, .r = r, .src_world = src_world, .sreq = sreq, .src_addr = src_addr};
+    *c = (coop_copy){
+        .job = job, .key = key, .r = r, .t0 = t0, .src_world = src_world, .sreq = sreq, .src_addr = src_addr};
     c->next = active;
     active = c;
     lm_progress_hook_set_active(progress_slot, 1);
@@ -130,6 +133,7 @@ int lm_coop_copy_progress(void)
             lm_request *r = c->r;
             c->r = NULL;
             r->bytes = (MPI_Count)c->job->len;
+            if (c->t0) lm_copy_record(LM_COPY_SINGLE, c->job->len, lm_copy_clock_ns() - c->t0);
             lm_pt2pt_send_fin(c->src_world, c->sreq);
             lm_request_complete(r);
             events++;

@@ -19,8 +19,10 @@ void lm_coop_copy_init(void);
 /* Receiver, on a matched RTS: start a shared copy of n bytes from src_addr in
  * src_world into r->buf. 1 when started (the copy completes r, sending FIN
  * for sreq, from a later progress call), 0 when this message does not
- * qualify and the caller copies as usual. */
-int lm_coop_copy_start(lm_request *r, int src_world, uint64_t sreq, uint64_t src_addr, size_t n);
+ * qualify and the caller copies as usual. t0: nonzero where the single
+ * copy was chosen by measured cost (copy_choice.h), the time of that
+ * choice; the copy records its cost when it completes. */
+int lm_coop_copy_start(lm_request *r, int src_world, uint64_t sreq, uint64_t src_addr, size_t n, uint64_t t0);
 /* Sender, on COPY_HELP from receiver_world: copy pieces until none is left. */
 void lm_coop_copy_help(int receiver_world, const lm_pkt *h);
 /* Receiver: claim pieces of the running copies, finish those that are

@@ -20,6 +20,7 @@
 #include "pt2pt/pt2pt.h"
 #include "pt2pt/protocol.h"
 #include "pt2pt/coop_copy.h"
+#include "pt2pt/copy_choice.h"
 #include "pt2pt/pipe_copy.h"
 #include "pt2pt/bsend.h"
 #include "pt2pt/partitioned.h"
@@ -646,7 +647,8 @@ static void start_rendezvous_receive(lm_request *r, int src_world, int src_rank,
     int packed = r->dtype || (flags & LM_PKT_FLAG_NONCONTIG);
     if (packed && receive_in_place(r, src_world, n, size, sreq, addr, flags)) return;
     int single = !packed && lm_transport_single_copy(src_world);
-    if (lm_pipe_copy_start(r, src_world, sreq, n, single, rndv_outstanding > 0)) return;
+    uint64_t t0;
+    if (lm_pipe_copy_start(r, src_world, sreq, n, single, rndv_outstanding > 0, &t0)) return;
     /* A rank with rendezvous sends of its own in flight is exchanging
      * (alltoall, allgather, ring steps): its senders are then mostly busy
      * copying what it sends them and would help late if at all, while a
@@ -656,7 +658,7 @@ static void start_rendezvous_receive(lm_request *r, int src_world, int src_rank,
      * instead of 800 and 1,430 (medians of the best blocks of 6 alternating
      * runs), at 2 ranks 101 and 100 us instead of 104 and 103; the ring
      * allreduce at 2 ranks lost 6 us (110 -> 116). */
-    if (!packed && !rndv_outstanding && lm_coop_copy_start(r, src_world, sreq, addr, n)) return;
+    if (!packed && !rndv_outstanding && lm_coop_copy_start(r, src_world, sreq, addr, n, t0)) return;
     /* a sender on another host exposed its buffer: read it in place */
     if (!packed && (flags & LM_PKT_FLAG_RKEY) && n > 0) {
         r->bytes = (MPI_Count)n;
@@ -665,6 +667,7 @@ static void start_rendezvous_receive(lm_request *r, int src_world, int src_rank,
         if (lm_transport_rget_async(src_world, r->buf, addr, rkey, n, network_read_done, r) == LM_OK) return;
     }
     if (!packed && lm_transport_rget(src_world, r->buf, addr, n) == LM_OK) {
+        if (t0) lm_copy_record(LM_COPY_SINGLE, n, lm_copy_clock_ns() - t0);
         r->bytes = (MPI_Count)n;
         send_control(src_world, LM_PKT_FIN, sreq, 0);
         lm_request_complete(r);

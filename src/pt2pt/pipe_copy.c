@@ -9,6 +9,7 @@
  * pipe only between PIPE and its last piece, so a pipe whose last piece
  * is out is free again at once. */
 #include "pt2pt/pipe_copy.h"
+#include "pt2pt/copy_choice.h"
 #include "pt2pt/pt2pt.h"
 #include "pt2pt/engine_internal.h"
 #include "transport/transport.h"
@@ -43,6 +44,7 @@ typedef struct pipe_job {
     uint64_t done;   /* pieces this side has moved */
     uint64_t pieces; /* pieces of the message */
     uint64_t seen;   /* the other side's count, as last read */
+    uint64_t t0;     /* receiver: when the way was chosen by measurement (copy_choice.h), else 0 */
     size_t len;
     int index; /* receiver: which of its pipes */
 } pipe_job;
@@ -57,6 +59,7 @@ typedef struct pipe_wait {
     lm_request *req;
     uint64_t sreq;
     size_t len;
+    uint64_t t0;
     int src_world;
 } pipe_wait;
 
@@ -68,6 +71,7 @@ static struct {
     size_t max;         /* LEANMPI_PIPE_MAX */
     size_t shared_max;  /* LEANMPI_SHARED_COPY_MAX */
     long ratio;         /* LEANMPI_PIPE_COPY_RATIO */
+    long adapt;         /* LEANMPI_LARGE_COPY_ADAPT */
     int unbounded;      /* -1: not yet probed; 1: every size takes a pipe */
     pipe_job *sends, *recvs;
     pipe_wait *waiting, **waiting_tail; /* oldest first */
@@ -85,6 +89,8 @@ void lm_pipe_copy_init(void)
     P.max = (size_t)lm_cvar(LM_CVAR_PIPE_MAX);
     P.shared_max = (size_t)lm_cvar(LM_CVAR_SHARED_COPY_MAX);
     P.ratio = lm_cvar(LM_CVAR_PIPE_COPY_RATIO);
+    P.adapt = lm_cvar(LM_CVAR_LARGE_COPY_ADAPT);
+    lm_copy_choice_reset();
     P.unbounded = -1;
     P.sends = P.recvs = NULL;
     P.waiting = NULL;
@@ -115,7 +121,10 @@ void lm_pipe_copy_init(void)
  * KiB: 82 against 108 us, when a single copy cost less there): a pipe
  * moves only while both sides run, a single copy needs the receiver
  * alone. Data with gaps, or a peer that cannot be read in one copy, has
- * only the streamed alternative, which also needs both sides: pipes.
+ * only the streamed alternative, which also needs both sides: pipes. The
+ * probe's word is only the first guess: the receiver then goes by what
+ * each way has cost it (copy_choice.h), since the pipes' cost changes with
+ * the machine's state while the probe's ratio does not. 
  * Where ranks share cores the single copy is taken whatever the probe
  * says, in one address space too: measured again (2026-11-29, 2 cores,
  * the probe saying the single copy was slow), NPB IS class B at 4 ranks
@@ -132,7 +141,10 @@ static int single_copy_slow(void)
     return P.unbounded;
 }
 
-static int wants_pipe(size_t n, int single_copy_possible, int src_world, int exchanging)
+/* Above PIPE_MAX, where ranks have cores of their own, the way measured
+ * cheaper so far (copy_choice.h; LARGE_COPY_ADAPT=0: the probe's word);
+ * *timed: the choice was made that way, so its cost is recorded. */
+static int wants_pipe(size_t n, int single_copy_possible, int src_world, int exchanging, int *timed)
 {
     switch (P.mode) {
     case 1: return 0;
@@ -150,7 +162,12 @@ static int wants_pipe(size_t n, int single_copy_possible, int src_world, int exc
          * B, 2 ranks: 0.48 against 0.66 s, 2026-11-29). */
         if (single_copy_possible && lm_transport_same_space(src_world))
             return n > P.shared_max && !lm_oversubscribed() && !exchanging;
-        return !single_copy_possible || (!lm_oversubscribed() && (n <= P.max || single_copy_slow()));
+        if (!single_copy_possible) return 1;
+        if (lm_oversubscribed()) return 0;
+        if (n <= P.max) return 1;
+        if (!P.adapt) return single_copy_slow();
+        *timed = 1;
+        return lm_copy_choose(n, single_copy_slow() ? LM_COPY_PIPE : LM_COPY_SINGLE) == LM_COPY_PIPE;
     }
 }
 
@@ -169,12 +186,13 @@ static pipe_job *job_new(lm_request *req, char *pipe, size_t len, int index)
 
 /* Receiver: take a free pipe for r and tell the sender. 0 if no memory
  * (the caller decides what else to do). */
-static int claim(lm_request *r, int src_world, uint64_t sreq, size_t n)
+static int claim(lm_request *r, int src_world, uint64_t sreq, size_t n, uint64_t t0)
 {
     int index = __builtin_ctz(P.free_mask);
     char *pipe = lm_transport_pipe(lm_world_rank(), index);
     pipe_job *j = pipe ? job_new(r, pipe, n, index) : NULL;
     if (!j) return 0;
+    j->t0 = t0;
     P.free_mask &= ~(1u << index);
     atomic_store_explicit(&j->ctl->head, 0, memory_order_relaxed);
     atomic_store_explicit(&j->ctl->tail, 0, memory_order_relaxed);
@@ -188,17 +206,20 @@ static int claim(lm_request *r, int src_world, uint64_t sreq, size_t n)
     return 1;
 }
 
-int lm_pipe_copy_start(lm_request *r, int src_world, uint64_t sreq, size_t n, int single_copy_possible, int exchanging)
+int lm_pipe_copy_start(lm_request *r, int src_world, uint64_t sreq, size_t n, int single_copy_possible, int exchanging,
+                       uint64_t *t0)
 {
-    if (n == 0 || !P.npipes || src_world == lm_world_rank() ||
-        !wants_pipe(n, single_copy_possible, src_world, exchanging))
-        return 0;
-    if (!lm_transport_pipe(src_world, 0)) return 0; /* off this node */
-    if (P.free_mask) return claim(r, src_world, sreq, n);
+    *t0 = 0;
+    if (n == 0 || !P.npipes || src_world == lm_world_rank() || !lm_transport_pipe(src_world, 0)) return 0;
+    int timed = 0;
+    int pipe = wants_pipe(n, single_copy_possible, src_world, exchanging, &timed);
+    if (timed) *t0 = lm_copy_clock_ns();
+    if (!pipe) return 0;
+    if (P.free_mask) return claim(r, src_world, sreq, n, *t0);
     /* every pipe is busy, so the hook is active and frees one soon */
     pipe_wait *w = lm_malloc(LM_MEM_PT2PT, sizeof *w);
     if (!w) return 0;
-    *w = (pipe_wait){.req = r, .sreq = sreq, .len = n, .src_world = src_world};
+    *w = (pipe_wait){.req = r, .sreq = sreq, .len = n, .t0 = *t0, .src_world = src_world};
     *P.waiting_tail = w;
     P.waiting_tail = &w->next;
     return 1;
@@ -209,7 +230,7 @@ static void start_waiting(void)
 {
     pipe_wait *w = P.waiting;
     if (!(P.waiting = w->next)) P.waiting_tail = &P.waiting;
-    if (!claim(w->req, w->src_world, w->sreq, w->len))
+    if (!claim(w->req, w->src_world, w->sreq, w->len, w->t0))
         lm_fatal("out of memory receiving a message from rank %d", w->src_world);
     lm_free(LM_MEM_PT2PT, w);
 }
@@ -300,6 +321,7 @@ int lm_pipe_copy_progress(void)
         lm_transport_count_pipe(0, j->len);
         P.free_mask |= 1u << j->index;
         j->req->bytes = (MPI_Count)j->len;
+        if (j->t0) lm_copy_record(LM_COPY_PIPE, j->len, lm_copy_clock_ns() - j->t0);
         lm_request_complete(j->req);
         lm_free(LM_MEM_PT2PT, j);
         if (P.waiting) start_waiting();

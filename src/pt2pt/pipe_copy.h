@@ -38,8 +38,11 @@ void lm_pipe_copy_init(void);
  * src_world; single_copy_possible: the alternative is a single copy
  * rather than a stream; exchanging: this rank has rendezvous sends of its
  * own in flight. 1 when started (r completes from a later progress call),
- * 0 when the message takes another protocol. */
-int lm_pipe_copy_start(lm_request *r, int src_world, uint64_t sreq, size_t n, int single_copy_possible, int exchanging);
+ * 0 when the message takes another protocol. *t0: nonzero when the way was
+ * chosen by measured cost (copy_choice.h), the time of that choice: the
+ * caller then records what the single copy cost. */
+int lm_pipe_copy_start(lm_request *r, int src_world, uint64_t sreq, size_t n, int single_copy_possible, int exchanging,
+                       uint64_t *t0);
 /* Sender, on PIPE from receiver_world: fill the pipe from the request. */
 void lm_pipe_copy_feed(int receiver_world, const lm_pkt *h);
 /* Both sides: move what can move now. Returns the number of pieces. */

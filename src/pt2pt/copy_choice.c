@@ -1,0 +1,66 @@
+/* Choosing pipes or the single copy by measured cost: see copy_choice.h. */
+#include "pt2pt/copy_choice.h"
+#include <string.h>
+#include <time.h>
+
+#define CLASSES 8 /* below 512 KiB, below 1 MiB, ..., below 32 MiB, the rest */
+#define FIRST_CLASS_LOG 18
+#define WARM 3      /* timings of a way before its average counts; the first is dropped */
+#define EXPLORE 64  /* every EXPLORE-th message of a class takes the other way */
+#define WEIGHT 0.25 /* of a new timing in the moving average */
+#define OUTLIER 4.0 /* a timing counts as at most this many times the average (a preemption) */
+
+typedef struct way_stats {
+    double ns_per_byte; /* moving average */
+    unsigned timings;   /* recorded so far */
+} way_stats;
+
+static struct {
+    way_stats way[CLASSES][2];
+    unsigned messages[CLASSES];
+} S;
+
+static int class_of(size_t n)
+{
+    int c = 0;
+    while (c < CLASSES - 1 && (n >> (FIRST_CLASS_LOG + c + 1)) != 0) c++;
+    return c;
+}
+
+uint64_t lm_copy_clock_ns(void)
+{
+    struct timespec t;
+    clock_gettime(CLOCK_MONOTONIC, &t);
+    return (uint64_t)t.tv_sec * 1000000000u + (uint64_t)t.tv_nsec;
+}
+
+lm_copy_way lm_copy_choose(size_t n, lm_copy_way guess)
+{
+    int c = class_of(n);
+    way_stats *w = S.way[c];
+    lm_copy_way other = guess == LM_COPY_PIPE ? LM_COPY_SINGLE : LM_COPY_PIPE;
+    unsigned k = ++S.messages[c];
+    if (w[guess].timings < WARM) return guess;
+    if (w[other].timings < WARM) return other;
+    lm_copy_way best = w[LM_COPY_PIPE].ns_per_byte < w[LM_COPY_SINGLE].ns_per_byte ? LM_COPY_PIPE : LM_COPY_SINGLE;
+    if (k % EXPLORE == 0) return best == LM_COPY_PIPE ? LM_COPY_SINGLE : LM_COPY_PIPE;
+    return best;
+}
+
+void lm_copy_record(lm_copy_way way, size_t n, uint64_t ns)
+{
+    if (n == 0) return;
+    way_stats *w = &S.way[class_of(n)][way];
+    double x = (double)ns / (double)n;
+    /* the first timing of a way pays for first touches (pipe pages, the
+     * kernel's page walk of a new buffer): not counted */
+    if (w->timings++ == 0) return;
+    if (w->timings == 2) {
+        w->ns_per_byte = x;
+        return;
+    }
+    if (x > OUTLIER * w->ns_per_byte) x = OUTLIER * w->ns_per_byte;
+    w->ns_per_byte += WEIGHT * (x - w->ns_per_byte);
+}
+
+void lm_copy_choice_reset(void) { memset(&S, 0, sizeof S); }

@@ -1,0 +1,37 @@
+/* Which way a large rendezvous message within a node goes, pipes (two
+ * copies, pipelined, pipe_copy.h) or the single copy (coop_copy.h, or one
+ * process_vm_readv), chosen by what each way has cost this receiver so far.
+ *
+ * Why measured: which way wins depends on the machine and on its state,
+ * not only on what a single copy costs against a memcpy (the probe of
+ * lm_transport_single_copy_cost). On the 2-core reference machine the
+ * pipes took a 1 MiB ping-pong in 34.5 us against 66 by single copy one
+ * day (2026-11-28), 116-132 against 63-70 another (2026-11-29, the probe
+ * saying the same both days): the pipes' cost follows how fast lines move
+ * between the two cores, which a virtual machine's placement changes.
+ *
+ * The receiver times each message whose way was free to choose, from the
+ * match to its completion, per size class (powers of two up to 32 MiB),
+ * and keeps a moving average of nanoseconds per byte for each way. The
+ * first messages of a class try the probe's guess, then the other way;
+ * then the cheaper way goes, and every EXPLORE-th message of the class the
+ * other one, so that a change of state is noticed. */
+#ifndef LM_PT2PT_COPY_CHOICE_H
+#define LM_PT2PT_COPY_CHOICE_H
+#include <stddef.h>
+#include <stdint.h>
+
+typedef enum lm_copy_way { LM_COPY_SINGLE = 0, LM_COPY_PIPE = 1 } lm_copy_way;
+
+/* The way for a message of n bytes; guess: the way to take before any
+ * measurement. */
+lm_copy_way lm_copy_choose(size_t n, lm_copy_way guess);
+/* A message of n bytes, sent the way lm_copy_choose said, took ns from the
+ * match to its completion. */
+void lm_copy_record(lm_copy_way way, size_t n, uint64_t ns);
+/* The clock the timings use. */
+uint64_t lm_copy_clock_ns(void);
+/* Forget every measurement (a new MPI_Init). */
+void lm_copy_choice_reset(void);
+
+#endif
