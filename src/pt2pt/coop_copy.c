@@ -133,7 +133,7 @@ int lm_coop_copy_progress(void)
             lm_request *r = c->r;
             c->r = NULL;
             r->bytes = (MPI_Count)c->job->len;
-            if (c->t0) lm_copy_record(LM_COPY_SINGLE, c->job->len, lm_copy_clock_ns() - c->t0);
+            if (c->t0) lm_copy_record_overlapped(LM_COPY_SINGLE, c->job->len, c->t0);
             lm_pt2pt_send_fin(c->src_world, c->sreq);
             lm_request_complete(r);
             events++;

@@ -18,6 +18,7 @@ typedef struct way_stats {
 static struct {
     way_stats way[CLASSES][2];
     unsigned messages[CLASSES];
+    uint64_t last_done[2]; /* when the last overlapped message of each way completed */
 } S;
 
 static int class_of(size_t n)
@@ -61,6 +62,14 @@ void lm_copy_record(lm_copy_way way, size_t n, uint64_t ns)
     }
     if (x > OUTLIER * w->ns_per_byte) x = OUTLIER * w->ns_per_byte;
     w->ns_per_byte += WEIGHT * (x - w->ns_per_byte);
+}
+
+void lm_copy_record_overlapped(lm_copy_way way, size_t n, uint64_t started)
+{
+    uint64_t now = lm_copy_clock_ns();
+    uint64_t from = started > S.last_done[way] ? started : S.last_done[way];
+    S.last_done[way] = now;
+    lm_copy_record(way, n, now > from ? now - from : 0);
 }
 
 void lm_copy_choice_reset(void) { memset(&S, 0, sizeof S); }

@@ -29,6 +29,12 @@ lm_copy_way lm_copy_choose(size_t n, lm_copy_way guess);
 /* A message of n bytes, sent the way lm_copy_choose said, took ns from the
  * match to its completion. */
 void lm_copy_record(lm_copy_way way, size_t n, uint64_t ns);
+/* The same for messages of one way that run at the same time (a window of
+ * them): each is charged from when it started or the previous one of its
+ * way completed, whichever is later, so that the charges add up to the
+ * time the way was busy (a throughput, not a latency inflated by the
+ * others in flight). started: when it started (lm_copy_clock_ns). */
+void lm_copy_record_overlapped(lm_copy_way way, size_t n, uint64_t started);
 /* The clock the timings use. */
 uint64_t lm_copy_clock_ns(void);
 /* Forget every measurement (a new MPI_Init). */

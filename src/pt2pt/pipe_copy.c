@@ -44,7 +44,8 @@ typedef struct pipe_job {
     uint64_t done;   /* pieces this side has moved */
     uint64_t pieces; /* pieces of the message */
     uint64_t seen;   /* the other side's count, as last read */
-    uint64_t t0;     /* receiver: when the way was chosen by measurement (copy_choice.h), else 0 */
+    uint64_t
+        t0; /* receiver, where the way was chosen by measurement (copy_choice.h): when the pipe was claimed; else 0 */
     size_t len;
     int index; /* receiver: which of its pipes */
 } pipe_job;
@@ -192,7 +193,8 @@ static int claim(lm_request *r, int src_world, uint64_t sreq, size_t n, uint64_t
     char *pipe = lm_transport_pipe(lm_world_rank(), index);
     pipe_job *j = pipe ? job_new(r, pipe, n, index) : NULL;
     if (!j) return 0;
-    j->t0 = t0;
+    /* timed from here: a wait for a free pipe is the other messages' time */
+    j->t0 = t0 ? lm_copy_clock_ns() : 0;
     P.free_mask &= ~(1u << index);
     atomic_store_explicit(&j->ctl->head, 0, memory_order_relaxed);
     atomic_store_explicit(&j->ctl->tail, 0, memory_order_relaxed);
@@ -321,7 +323,7 @@ int lm_pipe_copy_progress(void)
         lm_transport_count_pipe(0, j->len);
         P.free_mask |= 1u << j->index;
         j->req->bytes = (MPI_Count)j->len;
-        if (j->t0) lm_copy_record(LM_COPY_PIPE, j->len, lm_copy_clock_ns() - j->t0);
+        if (j->t0) lm_copy_record_overlapped(LM_COPY_PIPE, j->len, j->t0);
         lm_request_complete(j->req);
         lm_free(LM_MEM_PT2PT, j);
         if (P.waiting) start_waiting();

@@ -515,19 +515,38 @@ void lm_tcp_unexpose(void *handle)
     lm_free(LM_MEM_TRANSPORT, e);
 }
 
+/* A read or write this rank starts: its numbered record and room for its
+ * frame's head; NULL for want of memory. */
+static tcp_read *pending_new(int peer, void *local, size_t len, lm_rget_done done, void *arg, unsigned char **head)
+{
+    tcp_read *rd = lm_malloc(LM_MEM_TRANSPORT, sizeof *rd);
+    *head = lm_malloc(LM_MEM_TRANSPORT, TCP_HEAD);
+    if (!rd || !*head) {
+        lm_free(LM_MEM_TRANSPORT, rd);
+        lm_free(LM_MEM_TRANSPORT, *head);
+        return NULL;
+    }
+    *rd = (tcp_read){.id = ++N.next_read, .src = peer, .local = local, .len = len, .done = done, .arg = arg};
+    return rd;
+}
+
+/* Started: a later frame answers it (the data, or the acknowledgement). */
+static void pending_add(tcp_read *rd, uint64_t *ops, uint64_t *bytes)
+{
+    rd->next = N.reads;
+    N.reads = rd;
+    (*ops)++;
+    *bytes += rd->len;
+}
+
 int lm_tcp_rget_async(int src, void *local, uint64_t addr, uint64_t rkey, size_t len, lm_rget_done done, void *arg)
 {
     if (!N.on || len == 0 || len > UINT32_MAX) return LM_ENOTSUP;
     tcp_peer *p;
     if (peer_to(src, &p) != LM_OK) return LM_ENOTSUP; /* it wrote to us, so this is rare */
-    tcp_read *rd = lm_malloc(LM_MEM_TRANSPORT, sizeof *rd);
-    unsigned char *head = lm_malloc(LM_MEM_TRANSPORT, TCP_HEAD);
-    if (!rd || !head) {
-        lm_free(LM_MEM_TRANSPORT, rd);
-        lm_free(LM_MEM_TRANSPORT, head);
-        return LM_ENOMEM;
-    }
-    *rd = (tcp_read){.id = ++N.next_read, .src = src, .local = local, .len = len, .done = done, .arg = arg};
+    unsigned char *head;
+    tcp_read *rd = pending_new(src, local, len, done, arg, &head);
+    if (!rd) return LM_ENOMEM;
     tcp_read_args a = {.id = rd->id, .addr = addr, .rkey = rkey, .len = len};
     make_head(head, K_READ_REQ, &a, sizeof a, 0);
     /* the request goes now or after what is queued, never refused */
@@ -537,10 +556,7 @@ int lm_tcp_rget_async(int src, void *local, uint64_t addr, uint64_t rkey, size_t
         lm_free(LM_MEM_TRANSPORT, rd);
         return rc == LM_EIO ? LM_EIO : LM_ENOTSUP;
     }
-    rd->next = N.reads;
-    N.reads = rd;
-    N.cnt.rget_ops++;
-    N.cnt.rget_bytes += len;
+    pending_add(rd, &N.cnt.rget_ops, &N.cnt.rget_bytes);
     return LM_OK;
 }
 
@@ -554,14 +570,9 @@ int lm_tcp_rput_async(int dst, const void *local, uint64_t addr, uint64_t rkey, 
     tcp_peer *p;
     int prc = peer_to(dst, &p);
     if (prc != LM_OK) return prc == LM_EAGAIN ? LM_EAGAIN : LM_ENOTSUP;
-    tcp_read *wr = lm_malloc(LM_MEM_TRANSPORT, sizeof *wr);
-    unsigned char *head = lm_malloc(LM_MEM_TRANSPORT, TCP_HEAD);
-    if (!wr || !head) {
-        lm_free(LM_MEM_TRANSPORT, wr);
-        lm_free(LM_MEM_TRANSPORT, head);
-        return LM_ENOMEM;
-    }
-    *wr = (tcp_read){.id = ++N.next_read, .src = dst, .len = len, .done = done, .arg = arg};
+    unsigned char *head;
+    tcp_read *wr = pending_new(dst, NULL, len, done, arg, &head);
+    if (!wr) return LM_ENOMEM;
     tcp_read_args a = {.id = wr->id, .addr = addr, .rkey = rkey, .len = len};
     make_head(head, K_WRITE, &a, sizeof a, len);
     int rc;
@@ -578,10 +589,7 @@ int lm_tcp_rput_async(int dst, const void *local, uint64_t addr, uint64_t rkey, 
         lm_free(LM_MEM_TRANSPORT, wr);
         return rc == LM_EIO ? LM_EIO : LM_ENOMEM;
     }
-    wr->next = N.reads;
-    N.reads = wr;
-    N.cnt.rput_ops++;
-    N.cnt.rput_bytes += len;
+    pending_add(wr, &N.cnt.rput_ops, &N.cnt.rput_bytes);
     return LM_OK;
 }
 
