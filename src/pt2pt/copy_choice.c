@@ -3,8 +3,8 @@
 #include <string.h>
 #include <time.h>
 
-#define CLASSES 8 /* below 512 KiB, below 1 MiB, ..., below 32 MiB, the rest */
-#define FIRST_CLASS_LOG 18
+#define CLASSES 10 /* below 32 KiB, below 64 KiB, ..., below 8 MiB, the rest */
+#define FIRST_CLASS_LOG 14
 #define WARM 3      /* timings of a way before its average counts; the first is dropped */
 #define EXPLORE 64  /* every EXPLORE-th message of a class takes the other way */
 #define WEIGHT 0.25 /* of a new timing in the moving average */

@@ -11,9 +11,10 @@
  * between the two cores, which a virtual machine's placement changes.
  *
  * The receiver times each message whose way was free to choose, from the
- * match to its completion, per size class (powers of two up to 32 MiB),
+ * match to its completion, per size class (powers of two from 16 KiB),
  * and keeps a moving average of nanoseconds per byte for each way. The
- * first messages of a class try the probe's guess, then the other way;
+ * first messages of a class try the guess (pipes up to PIPE_MAX, above it
+ * the probe's word), then the other way;
  * then the cheaper way goes, and every EXPLORE-th message of the class the
  * other one, so that a change of state is noticed. */
 #ifndef LM_PT2PT_COPY_CHOICE_H

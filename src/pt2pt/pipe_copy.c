@@ -142,8 +142,9 @@ static int single_copy_slow(void)
     return P.unbounded;
 }
 
-/* Above PIPE_MAX, where ranks have cores of their own, the way measured
- * cheaper so far (copy_choice.h; LARGE_COPY_ADAPT=0: the probe's word);
+/* Where ranks have cores of their own and either way can move the
+ * message, the way measured cheaper so far (copy_choice.h; first guess and
+ * LARGE_COPY_ADAPT=0: pipes up to PIPE_MAX, the probe's word above);
  * *timed: the choice was made that way, so its cost is recorded. */
 static int wants_pipe(size_t n, int single_copy_possible, int src_world, int exchanging, int *timed)
 {
@@ -165,10 +166,9 @@ static int wants_pipe(size_t n, int single_copy_possible, int src_world, int exc
             return n > P.shared_max && !lm_oversubscribed() && !exchanging;
         if (!single_copy_possible) return 1;
         if (lm_oversubscribed()) return 0;
-        if (n <= P.max) return 1;
-        if (!P.adapt) return single_copy_slow();
+        if (!P.adapt) return n <= P.max || single_copy_slow();
         *timed = 1;
-        return lm_copy_choose(n, single_copy_slow() ? LM_COPY_PIPE : LM_COPY_SINGLE) == LM_COPY_PIPE;
+        return lm_copy_choose(n, n <= P.max || single_copy_slow() ? LM_COPY_PIPE : LM_COPY_SINGLE) == LM_COPY_PIPE;
     }
 }
 

@@ -48,7 +48,7 @@ enum lm_cvar_audience { LM_CVAR_USER, LM_CVAR_TUNER };
       "where a single copy takes at least this many times as long as a memcpy "                       \
       "(probed once; 0: never)")                                                                      \
     X(LARGE_COPY_ADAPT, 1, 0, 1, PT2PT, TUNER, 0,                                                     \
-      "LARGE_COPY=0, ranks with cores of their own: messages above PIPE_MAX go the way (pipes or "    \
+      "LARGE_COPY=0, ranks with cores of their own: rendezvous messages go the way (pipes or "        \
       "single copy) that has cost least so far, timed by the receiver, the other way every 64th "     \
       "message (0: PIPE_COPY_RATIO's probe alone decides)")                                           \
     X(SHARED_COPY_MAX, 1L << 20, 0, 1L << 40, PT2PT, TUNER, 0,                                        \
