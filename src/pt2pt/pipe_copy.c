@@ -60,7 +60,7 @@ typedef struct pipe_wait {
     lm_request *req;
     uint64_t sreq;
     size_t len;
-    uint64_t t0;
+    int timed; /* its way was chosen by measurement */
     int src_world;
 } pipe_wait;
 
@@ -187,14 +187,15 @@ static pipe_job *job_new(lm_request *req, char *pipe, size_t len, int index)
 
 /* Receiver: take a free pipe for r and tell the sender. 0 if no memory
  * (the caller decides what else to do). */
+/* t0: when the pipe was claimed, where the way was chosen by measurement
+ * (a wait for a free pipe is the other messages' time); else 0. */
 static int claim(lm_request *r, int src_world, uint64_t sreq, size_t n, uint64_t t0)
 {
     int index = __builtin_ctz(P.free_mask);
     char *pipe = lm_transport_pipe(lm_world_rank(), index);
     pipe_job *j = pipe ? job_new(r, pipe, n, index) : NULL;
     if (!j) return 0;
-    /* timed from here: a wait for a free pipe is the other messages' time */
-    j->t0 = t0 ? lm_copy_clock_ns() : 0;
+    j->t0 = t0;
     P.free_mask &= ~(1u << index);
     atomic_store_explicit(&j->ctl->head, 0, memory_order_relaxed);
     atomic_store_explicit(&j->ctl->tail, 0, memory_order_relaxed);
@@ -221,7 +222,7 @@ int lm_pipe_copy_start(lm_request *r, int src_world, uint64_t sreq, size_t n, in
     /* every pipe is busy, so the hook is active and frees one soon */
     pipe_wait *w = lm_malloc(LM_MEM_PT2PT, sizeof *w);
     if (!w) return 0;
-    *w = (pipe_wait){.req = r, .sreq = sreq, .len = n, .t0 = *t0, .src_world = src_world};
+    *w = (pipe_wait){.req = r, .sreq = sreq, .len = n, .timed = timed, .src_world = src_world};
     *P.waiting_tail = w;
     P.waiting_tail = &w->next;
     return 1;
@@ -232,7 +233,7 @@ static void start_waiting(void)
 {
     pipe_wait *w = P.waiting;
     if (!(P.waiting = w->next)) P.waiting_tail = &P.waiting;
-    if (!claim(w->req, w->src_world, w->sreq, w->len, w->t0))
+    if (!claim(w->req, w->src_world, w->sreq, w->len, w->timed ? lm_copy_clock_ns() : 0))
         lm_fatal("out of memory receiving a message from rank %d", w->src_world);
     lm_free(LM_MEM_PT2PT, w);
 }

@@ -6,13 +6,7 @@
 #include <stdlib.h>
 #include "pt2pt/copy_choice.h"
 
-#define CHECK(c)                                                                  \
-    do {                                                                          \
-        if (!(c)) {                                                               \
-            fprintf(stderr, "%s:%d: check failed: %s\n", __FILE__, __LINE__, #c); \
-            exit(1);                                                              \
-        }                                                                         \
-    } while (0)
+#include "unit_check.h"
 
 #define MIB ((size_t)1 << 20)
 

@@ -4,13 +4,7 @@
 #include <stdlib.h>
 #include "util/lm_hashmap.h"
 
-#define CHECK(c)                                                                  \
-    do {                                                                          \
-        if (!(c)) {                                                               \
-            fprintf(stderr, "%s:%d: check failed: %s\n", __FILE__, __LINE__, #c); \
-            exit(1);                                                              \
-        }                                                                         \
-    } while (0)
+#include "unit_check.h"
 
 static void *val(int k) { return (void *)(intptr_t)(k * 2 + 1); }
 

@@ -18,13 +18,7 @@
 
 lm_osc_counters lm_osc_count; /* the engine's counters (osc.c is not linked) */
 
-#define CHECK(c)                                                                  \
-    do {                                                                          \
-        if (!(c)) {                                                               \
-            fprintf(stderr, "%s:%d: check failed: %s\n", __FILE__, __LINE__, #c); \
-            exit(1);                                                              \
-        }                                                                         \
-    } while (0)
+#include "unit_check.h"
 
 #define THREADS 4
 #define ROUNDS 20000
