@@ -125,11 +125,12 @@ extern lm_osc_counters lm_osc_count;
 /* Atomics on DIRECT memory, counted in the remote-atomics pvar; inline,
  * as the locks are a few of them and little else. Sequentially
  * consistent, so that a lock built on them orders the data it protects. */
-#define LM_OSC_ATOMIC_RMW(name, type, builtin)  \
-    static inline type name(type *p, type v)    \
-    {                                           \
-        lm_osc_count.atomics++;                 \
-        return builtin(p, v, __ATOMIC_SEQ_CST); \
+#define LM_OSC_ATOMIC_RMW(name, type, builtin)      \
+    static inline type name(type *p, type v)        \
+    {                                               \
+        type was = builtin(p, v, __ATOMIC_SEQ_CST); \
+        lm_osc_count.atomics++;                     \
+        return was;                                 \
     }
 LM_OSC_ATOMIC_RMW(lm_osc_fetch_add64, uint64_t, __atomic_fetch_add)
 LM_OSC_ATOMIC_RMW(lm_osc_swap64, uint64_t, __atomic_exchange_n)
@@ -148,8 +149,8 @@ LM_OSC_ATOMIC_RMW(lm_osc_fetch_xor32, uint32_t, __atomic_fetch_xor)
 #define LM_OSC_ATOMIC_CAS(name, type)                                                                       \
     static inline int name(type *p, type expected, type desired, type *old)                                 \
     {                                                                                                       \
-        lm_osc_count.atomics++;                                                                             \
         int ok = __atomic_compare_exchange_n(p, &expected, desired, 0, __ATOMIC_SEQ_CST, __ATOMIC_SEQ_CST); \
+        lm_osc_count.atomics++;                                                                             \
         if (old) *old = expected;                                                                           \
         return ok;                                                                                          \
     }

@@ -308,7 +308,12 @@ static __attribute__((noinline)) int lock_exclusive(lm_win *w, lm_win_held *h)
 {
     lm_mcs_rwlock *l = &lm_win_ctl_of(w, h->rank)->lock;
     h->unqueued = (uint8_t)lm_mcs_write_trylock(&w->mcs, l);
-    if (!h->unqueued) lm_mcs_write_lock(&w->mcs, l, lm_win_qnode_id(w->comm->rank, h->qnode));
+    if (h->unqueued) return MPI_SUCCESS;
+    /* a queue node of its own while it holds the lock; one is free, as
+     * lock_on admits fewer exclusive locks than there are nodes */
+    h->qnode = (int8_t)__builtin_ctz(~w->qnodes_used);
+    w->qnodes_used |= 1u << h->qnode;
+    lm_mcs_write_lock(&w->mcs, l, lm_win_qnode_id(w->comm->rank, h->qnode));
     return MPI_SUCCESS;
 }
 
@@ -330,28 +335,45 @@ static __attribute__((noinline)) int lock_remote(lm_win *w, lm_win_held *h, MPI_
     return lm_err_win(win, rc, "MPI_Win_lock", "cannot reach rank %d for its lock", rank);
 }
 
+/* May this process add a lock on rank (type as given, nocheck or not)?
+ * Not a second one on the same rank, nor more exclusive locks than
+ * there are queue nodes to wait with: an exclusive lock counts even when
+ * taken without queueing, so that the limit does not depend on timing. */
+static inline int lock_admissible(const lm_win *w, int rank, int lock_type, int nocheck)
+{
+    int exclusive = 0;
+    for (int i = 0; i < w->nheld; i++) {
+        if (w->held[i].rank == rank) return 0;
+        exclusive += w->held[i].type == MPI_LOCK_EXCLUSIVE && !w->held[i].nocheck;
+    }
+    return lock_type == MPI_LOCK_SHARED ||
+           (lock_type == MPI_LOCK_EXCLUSIVE && (nocheck || exclusive < LM_WIN_READER_QNODE));
+}
+
 static inline int lock_on(lm_win *w, int lock_type, int rank, int assert, MPI_Win win)
 {
     int nocheck = assert == MPI_MODE_NOCHECK;
-    /* an exclusive lock counts against the queue nodes even when it is
-     * taken without queueing, so that the limit does not depend on timing */
-    unsigned free_qnodes = w ? ~w->qnodes_used & ((1u << LM_WIN_READER_QNODE) - 1) : 0;
     if (!w || (assert && !nocheck) || (unsigned)rank >= (unsigned)w->comm->size || w->lockall || w->start_group ||
-        held_lock(w, rank) ||
-        !(lock_type == MPI_LOCK_SHARED || (lock_type == MPI_LOCK_EXCLUSIVE && (nocheck || free_qnodes))))
+        !lock_admissible(w, rank, lock_type, nocheck))
         return lock_refused(lock_type, rank, assert, win);
     if (w->nheld == w->capheld) return lock_growing(lock_type, rank, assert, win, w);
-    w->fence_open = 0;
+    if (w->fence_open) w->fence_open = 0;
     lm_win_held *h = &w->held[w->nheld++];
-    *h = (lm_win_held){.rank = rank, .type = lock_type, .nocheck = (uint8_t)nocheck, .qnode = -1};
-    if (nocheck) return MPI_SUCCESS;
-    if (lm_win_remote(w, rank)) return lock_remote(w, h, win);
+    if (nocheck || lm_win_remote(w, rank)) {
+        *h = (lm_win_held){.rank = rank, .type = lock_type, .nocheck = (uint8_t)nocheck, .qnode = -1};
+        return nocheck ? MPI_SUCCESS : lock_remote(w, h, win);
+    }
+    /* the first atomic before the bookkeeping: a locked instruction waits
+     * for the stores before it to drain */
     lm_mcs_rwlock *l = &lm_win_ctl_of(w, rank)->lock;
-    if (lock_type == MPI_LOCK_SHARED) return lm_mcs_read_enter(l) ? MPI_SUCCESS : lock_shared_waiting(w, l);
-    h->qnode = (int16_t)__builtin_ctz(free_qnodes);
-    w->qnodes_used |= 1u << h->qnode;
-    h->unqueued = (uint8_t)lm_mcs_write_try_once(l);
-    return h->unqueued ? MPI_SUCCESS : lock_exclusive(w, h);
+    if (lock_type == MPI_LOCK_SHARED) {
+        int granted = lm_mcs_read_enter(l);
+        *h = (lm_win_held){.rank = rank, .type = lock_type, .qnode = -1};
+        return granted ? MPI_SUCCESS : lock_shared_waiting(w, l);
+    }
+    int unqueued = lm_mcs_write_try_once(l);
+    *h = (lm_win_held){.rank = rank, .type = lock_type, .unqueued = (uint8_t)unqueued, .qnode = -1};
+    return unqueued ? MPI_SUCCESS : lock_exclusive(w, h);
 }
 
 static __attribute__((noinline)) int lock_looking_up(int lock_type, int rank, int assert, MPI_Win win)
@@ -395,9 +417,12 @@ static __attribute__((noinline)) int unlock_releasing(lm_win *w, lm_win_held *h,
         if (h->type == MPI_LOCK_SHARED) {
             lm_mcs_read_unlock(&w->mcs, l);
         } else {
-            if (h->unqueued) lm_mcs_write_unlock_direct(&w->mcs, l);
-            else lm_mcs_write_unlock(&w->mcs, l, lm_win_qnode_id(w->comm->rank, h->qnode));
-            w->qnodes_used &= ~(1u << h->qnode);
+            if (h->unqueued) {
+                lm_mcs_write_unlock_direct(&w->mcs, l);
+            } else {
+                lm_mcs_write_unlock(&w->mcs, l, lm_win_qnode_id(w->comm->rank, h->qnode));
+                w->qnodes_used &= ~(1u << h->qnode);
+            }
         }
     }
     *h = w->held[--w->nheld];
@@ -417,6 +442,13 @@ static __attribute__((noinline)) int unlock_handing_over(lm_win *w, lm_mcs_rwloc
     return MPI_SUCCESS;
 }
 
+/* Takes h off the held list (the last entry moves into its place). */
+static inline void drop_held(lm_win *w, lm_win_held *h)
+{
+    lm_win_held *last = &w->held[--w->nheld];
+    if (h != last) *h = *last;
+}
+
 static inline int unlock_on(lm_win *w, int rank, MPI_Win win)
 {
     lm_win_held *h = w && (unsigned)rank < (unsigned)w->comm->size ? held_lock(w, rank) : NULL;
@@ -426,12 +458,13 @@ static inline int unlock_on(lm_win *w, int rank, MPI_Win win)
     /* the uncontended cases in line: one atomic */
     lm_mcs_rwlock *l = &lm_win_ctl_of(w, rank)->lock;
     if (h->type != MPI_LOCK_SHARED) {
-        w->qnodes_used &= ~(1u << h->qnode);
-        *h = w->held[--w->nheld];
-        return lm_mcs_write_release_once(l) ? MPI_SUCCESS : unlock_writer_leaving(w, l);
+        int released = lm_mcs_write_release_once(l);
+        drop_held(w, h);
+        return released ? MPI_SUCCESS : unlock_writer_leaving(w, l);
     }
-    *h = w->held[--w->nheld];
-    return lm_mcs_read_leave(l) ? unlock_handing_over(w, l) : MPI_SUCCESS;
+    int last_with_writer = lm_mcs_read_leave(l);
+    drop_held(w, h);
+    return last_with_writer ? unlock_handing_over(w, l) : MPI_SUCCESS;
 }
 
 static __attribute__((noinline)) int unlock_looking_up(int rank, MPI_Win win)

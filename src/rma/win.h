@@ -21,12 +21,12 @@ struct lm_group;
 
 /* A passive-target lock this process holds (MPI_Win_lock). */
 typedef struct lm_win_held {
-    int rank;
-    int type;         /* MPI_LOCK_SHARED or MPI_LOCK_EXCLUSIVE */
+    int32_t rank;
+    uint8_t type;     /* MPI_LOCK_SHARED or MPI_LOCK_EXCLUSIVE */
     uint8_t nocheck;  /* MPI_MODE_NOCHECK: no lock was taken */
     uint8_t unqueued; /* exclusive, taken free without queueing (lm_mcs_write_trylock) */
-    int16_t qnode;    /* exclusive: the queue node it may use (index 0..LM_WIN_QNODES-1) */
-} lm_win_held;
+    int8_t qnode;     /* exclusive and queued: its queue node (0..LM_WIN_QNODES-1), else -1 */
+} lm_win_held;        /* 8 bytes: one store records a lock */
 
 typedef struct lm_win {
     lm_object obj;
@@ -57,7 +57,7 @@ typedef struct lm_win {
     int lockall_nocheck;
     lm_win_held *held; /* MPI_Win_lock held, few */
     int nheld, capheld;
-    unsigned qnodes_used;                      /* bit k: queue node k serves an exclusive lock */
+    unsigned qnodes_used;                      /* bit k: queue node k serves a queued exclusive lock */
     lm_mcs_space mcs;                          /* the lock's queue nodes and wait step (rma_sync.c) */
     struct lm_group *start_group, *post_group; /* MPI_Win_start / MPI_Win_post, NULL when none */
     uint64_t completes_expected;               /* MPI_Win_wait: completes counted so far */
