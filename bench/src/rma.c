@@ -132,7 +132,7 @@ static void run_ops(const struct bench_opts *o, int rank)
             int epoch = op < LOCK_SHARED; /* data operations run in one lock_all epoch */
             size_t sz = bw ? BW_SIZE : (op < PUT_BW ? 8 : 0);
             long iters = bw ? bench_iters(WINDOW * BW_SIZE, 256.0 * (1 << 20), 5, 2000, o->quick)
-                            : bench_iters(8, 256.0 * (1 << 20), 20, 20000, o->quick);
+                            : bench_iters(8, 256.0 * (1 << 20), 20, 2000000, o->quick);
             long warm = iters / 10;
             warm = warm < 10 ? 10 : (warm > 200 ? 200 : warm);
 
