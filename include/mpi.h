@@ -301,8 +301,11 @@ typedef enum MPI_T_source_order {
 #define MPI_ERRCODES_IGNORE   ((int *)0)
 #define MPI_ARGV_NULL         ((char **)0)
 #define MPI_ARGVS_NULL        ((char ***)0)
-#define MPI_UNWEIGHTED        ((int *)2)
-#define MPI_WEIGHTS_EMPTY     ((int *)3)
+/* Addresses of objects of the library rather than small constants: a
+ * compiler that sees (int *)2 passed for an array warns of a read out of
+ * bounds at every valid call. */
+extern LEANMPI_API int *const MPI_UNWEIGHTED;
+extern LEANMPI_API int *const MPI_WEIGHTS_EMPTY;
 
 /* Fortran status layout as seen from C (MPI_Status_c2f / f2c). */
 #define MPI_F_STATUS_SIZE 5

@@ -14,6 +14,11 @@
 /* collective-context tag of the edge exchange; the basic collectives use 1-6 */
 #define TAG_EDGES 40
 
+/* The weight sentinels of mpi.h: objects of their own, compared by address. */
+static int unweighted_sentinel, weights_empty_sentinel;
+int *const MPI_UNWEIGHTED = &unweighted_sentinel;
+int *const MPI_WEIGHTS_EMPTY = &weights_empty_sentinel;
+
 static int check_ranks(MPI_Comm comm, int size, long long n, const int r[], const char *what, const char *fname)
 {
     int rc = lm_topo_check_array(comm, r, n, what, fname);

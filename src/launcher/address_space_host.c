@@ -146,6 +146,11 @@ static char **rank_env(const task *t)
     return env;
 }
 
+static int in_relro(const lm_copy_reloc *c)
+{
+    return image.relro_size && c->at < image.relro_at + image.relro_size && c->at + c->size > image.relro_at;
+}
+
 /* Carry out the program's copy relocations in one namespace: each
  * datum's first value, from the library after the program that defines it. */
 static void copy_data(task *t, struct link_map *prog)
@@ -164,7 +169,17 @@ static void copy_data(task *t, struct link_map *prog)
             dlclose(h);
         }
         if (!from) report_error("rank %d: no library defines %s (a copy relocation of the program)", t->rank, c->name);
-        memcpy(to, from, c->size);
+        if (in_relro(c)) {
+            /* the loader made it read-only already: open its pages for the copy */
+            uintptr_t page = (uintptr_t)sysconf(_SC_PAGESIZE);
+            uintptr_t lo = (uintptr_t)to & ~(page - 1), hi = ((uintptr_t)to + c->size + page - 1) & ~(page - 1);
+            if (mprotect((void *)lo, hi - lo, PROT_READ | PROT_WRITE) != 0)
+                report_error("rank %d: cannot write %s of the program: %s", t->rank, c->name, strerror(errno));
+            memcpy(to, from, c->size);
+            mprotect((void *)lo, hi - lo, PROT_READ);
+        } else {
+            memcpy(to, from, c->size);
+        }
     }
 }
 

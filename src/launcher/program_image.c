@@ -94,6 +94,10 @@ static int check(lm_program_image *im, char *why, size_t cap)
             ndyn = ph[i].p_filesz / sizeof *dyn;
         }
         interp |= ph[i].p_type == PT_INTERP;
+        if (ph[i].p_type == PT_GNU_RELRO) {
+            im->relro_at = ph[i].p_vaddr;
+            im->relro_size = ph[i].p_memsz;
+        }
     }
     if (!dyn || !interp) return refuse(why, cap, "it is linked statically (a dynamically linked program is needed)");
     if (eh->e_type != ET_DYN)

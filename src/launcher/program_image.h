@@ -21,6 +21,10 @@ typedef struct lm_program_image {
     Elf64_Addr main_at; /* main's symbol value, from the load address */
     int ncopies;
     lm_copy_reloc copies[LM_IMAGE_MAX_COPIES];
+    /* PT_GNU_RELRO, from the load address (size 0: none): read-only once
+     * loaded, where copies of const data (int *const MPI_UNWEIGHTED) land */
+    Elf64_Addr relro_at;
+    size_t relro_size;
 } lm_program_image;
 
 /* 0, or -1 with why (naming the program): not a 64-bit ELF program,
