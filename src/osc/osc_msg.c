@@ -259,8 +259,7 @@ static int reap_ops(lm_osc_channel *ch)
             p = &op->next;
             continue;
         }
-        *p = op->next;
-        if (ch->ops_tail == &op->next) ch->ops_tail = p;
+        unlink_op(ch, p, op);
         int err = op->sreq->error ? op->sreq->error : op->rreq->error;
         if (!err) err = ((reply_hdr *)op->reply)->err;
         if (!err && op->out_len) memcpy(op->dst, op->reply + sizeof(reply_hdr), op->out_len);
@@ -271,8 +270,6 @@ static int reap_ops(lm_osc_channel *ch)
         if (op->done) op->done(op->arg, err);
         if (err && !ch->head.err) ch->head.err = err;
         lm_free(LM_MEM_RMA, op);
-        ch->head.pending--;
-        busy(-1);
         n++;
     }
     return n;
