@@ -133,7 +133,8 @@ int lm_coop_copy_progress(void)
             lm_request *r = c->r;
             c->r = NULL;
             r->bytes = (MPI_Count)c->job->len;
-            if (c->t0) lm_copy_record_overlapped(LM_COPY_SINGLE, c->job->len, c->t0);
+            /* only where no exchange is going on (engine.c) */
+            if (c->t0) lm_copy_record_overlapped(LM_COPY_SINGLE, LM_COPY_ONE_WAY, c->job->len, c->t0);
             lm_pt2pt_send_fin(c->src_world, c->sreq);
             lm_request_complete(r);
             events++;

@@ -667,7 +667,9 @@ static void start_rendezvous_receive(lm_request *r, int src_world, int src_rank,
         if (lm_transport_rget_async(src_world, r->buf, addr, rkey, n, network_read_done, r) == LM_OK) return;
     }
     if (!packed && lm_transport_rget(src_world, r->buf, addr, n) == LM_OK) {
-        if (t0) lm_copy_record(LM_COPY_SINGLE, n, lm_copy_clock_ns() - t0);
+        if (t0)
+            lm_copy_record(LM_COPY_SINGLE, rndv_outstanding ? LM_COPY_EXCHANGE : LM_COPY_ONE_WAY, n,
+                           lm_copy_clock_ns() - t0);
         r->bytes = (MPI_Count)n;
         send_control(src_world, LM_PKT_FIN, sreq, 0);
         lm_request_complete(r);
