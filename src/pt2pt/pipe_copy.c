@@ -147,10 +147,6 @@ static int single_copy_slow(void)
     return P.unbounded;
 }
 
-/* Where ranks have cores of their own and either way can move the
- * message, the way measured cheaper so far (copy_choice.h; first guess and
- * LARGE_COPY_ADAPT=0: pipes up to PIPE_MAX, the probe's word above);
- * *timed: the choice was made that way, so its cost is recorded. */
 /* An exchange takes one way on both sides. Each receiver measures only
  * what its own receives cost, not what its choice costs the peer: a
  * receiver taking single copies loads its own core with them while the
@@ -180,6 +176,10 @@ static void publish_exchange_way(size_t n, lm_copy_way way)
     if (now != was) atomic_store_explicit(&mine->exchange_ways, now, memory_order_relaxed);
 }
 
+/* Where ranks have cores of their own and either way can move the
+ * message, the way measured cheaper so far (copy_choice.h; first guess and
+ * LARGE_COPY_ADAPT=0: pipes up to PIPE_MAX, the probe's word above);
+ * *timed: the choice was made that way, so its cost is recorded. */
 static int wants_pipe(size_t n, int single_copy_possible, int src_world, int exchanging, int *timed)
 {
     switch (P.mode) {

@@ -216,6 +216,13 @@ static lm_win_held *held_lock(lm_win *w, int rank)
     return NULL;
 }
 
+/* Takes h off the held list (the last entry moves into its place). */
+static inline void drop_held(lm_win *w, lm_win_held *h)
+{
+    lm_win_held *last = &w->held[--w->nheld];
+    if (h != last) *h = *last;
+}
+
 int lm_rma_holds_exclusive(const lm_win *w, int rank)
 {
     for (int i = 0; i < w->nheld; i++)
@@ -311,7 +318,7 @@ static __attribute__((noinline)) int lock_exclusive(lm_win *w, lm_win_held *h)
     if (h->unqueued) return MPI_SUCCESS;
     /* a queue node of its own while it holds the lock; one is free, as
      * lock_on admits fewer exclusive locks than there are nodes */
-    h->qnode = (int8_t)__builtin_ctz(~w->qnodes_used);
+    h->qnode = (int8_t)__builtin_ctz(~w->qnodes_used & ((1u << LM_WIN_READER_QNODE) - 1));
     w->qnodes_used |= 1u << h->qnode;
     lm_mcs_write_lock(&w->mcs, l, lm_win_qnode_id(w->comm->rank, h->qnode));
     return MPI_SUCCESS;
@@ -331,7 +338,7 @@ static __attribute__((noinline)) int lock_remote(lm_win *w, lm_win_held *h, MPI_
     int rank = h->rank;
     int rc = sync_until_granted(w, rank, h->type == MPI_LOCK_SHARED ? SYNC_TRY_SHARED : SYNC_TRY_EXCLUSIVE, 0);
     if (!rc) return MPI_SUCCESS;
-    *h = w->held[--w->nheld];
+    drop_held(w, h);
     return lm_err_win(win, rc, "MPI_Win_lock", "cannot reach rank %d for its lock", rank);
 }
 
@@ -425,7 +432,7 @@ static __attribute__((noinline)) int unlock_releasing(lm_win *w, lm_win_held *h,
             }
         }
     }
-    *h = w->held[--w->nheld];
+    drop_held(w, h);
     if (rc) return lm_err_win(win, rc, "MPI_Win_unlock", "an operation of the epoch failed at rank %d", rank);
     return MPI_SUCCESS;
 }
@@ -440,13 +447,6 @@ static __attribute__((noinline)) int unlock_handing_over(lm_win *w, lm_mcs_rwloc
 {
     lm_mcs_read_handover(&w->mcs, l);
     return MPI_SUCCESS;
-}
-
-/* Takes h off the held list (the last entry moves into its place). */
-static inline void drop_held(lm_win *w, lm_win_held *h)
-{
-    lm_win_held *last = &w->held[--w->nheld];
-    if (h != last) *h = *last;
 }
 
 static inline int unlock_on(lm_win *w, int rank, MPI_Win win)
