@@ -10,13 +10,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#define CHECK(c)                                                         \
-    do {                                                                 \
-        if (!(c)) {                                                      \
-            fprintf(stderr, "FAIL %s:%d: %s\n", __FILE__, __LINE__, #c); \
-            exit(1);                                                     \
-        }                                                                \
-    } while (0)
+#include "unit_check.h"
 
 static lm_kvs *fresh(unsigned nslots, size_t *len)
 {
