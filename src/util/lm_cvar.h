@@ -50,7 +50,8 @@ enum lm_cvar_audience { LM_CVAR_USER, LM_CVAR_TUNER };
     X(LARGE_COPY_ADAPT, 1, 0, 1, PT2PT, TUNER, 0,                                                     \
       "LARGE_COPY=0, ranks with cores of their own: rendezvous messages go the way (pipes or "        \
       "single copy) that has cost least so far, timed by the receiver, the other way every 64th "     \
-      "message (0: PIPE_COPY_RATIO's probe alone decides)")                                           \
+      "message; in an exchange the lower rank of the pair chooses for both "                          \
+      "(0: PIPE_COPY_RATIO's probe alone decides)")                                                   \
     X(SHARED_COPY_MAX, 1L << 20, 0, 1L << 40, PT2PT, TUNER, 0,                                        \
       "between ranks of one address space (mpirun --address-space=shared), messages up to this size " \
       "are one memcpy (halves by both sides where both are there), larger ones go through pipes")     \
