@@ -53,6 +53,7 @@
 /* Larger payloads go into a ring only between turns of a request-response
  * pair (shm.c, lm_shm_send). */
 #define LM_SHM_FB_STREAM_MAX 4096u
+#define LM_SHM_FB_REWIND_NEAR 1024u /* shm.c: a pair that takes turns rewinds within this much of a lap */
 
 /* One-sided arena per rank; LEANMPI_SHM_ARENA_SIZE (bytes) overrides it,
  * read by the formatter (the launcher), which records it in the header. */

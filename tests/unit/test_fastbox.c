@@ -144,14 +144,16 @@ static uint32_t lcg(uint32_t *x) { return *x = *x * 1664525u + 1013904223u; }
 /* Many laps of records of random sizes, put and taken in random bursts, in
  * a ring whose bytes start as garbage except the first word of each line
  * (what the protocol keeps 0 in free lines): every record comes back whole
- * and in order, so no stale byte is ever taken for a header. */
-static void ring_laps(lm_fastbox_slot *s)
+ * and in order, so no stale byte is ever taken for a header. With `rewind`
+ * the sender goes back to the ring's start, half of the times it finds
+ * everything handled, as shm.c does every time. */
+static void ring_laps(lm_fastbox_slot *s, int rewind)
 {
     static unsigned char buf[LM_SHM_FB_PAYLOAD_MAX];
     memset(s->ring, 0xa5, sizeof s->ring);
     for (uint32_t off = 0; off < LM_SHM_FB_RING_BYTES; off += LM_FB_ALIGN) memset(s->ring + off, 0, 4);
     atomic_store(&s->freed, 0);
-    uint32_t head = 0, seen = 0, tail = 0, x = 12345, put = 0, got = 0, full = 0;
+    uint32_t head = 0, seen = 0, tail = 0, last = 0, x = 12345, put = 0, got = 0, full = 0, rewinds = 0;
     hdr h = {AM_DATA, {0}, 0};
     while (got < 200000) {
         for (uint32_t k = lcg(&x) % 40; k > 0; k--) {
@@ -159,10 +161,17 @@ static void ring_laps(lm_fastbox_slot *s)
             size_t len = y % 4 ? y % 100 : y % (LM_SHM_FB_PAYLOAD_MAX + 1);
             for (size_t i = 0; i < len; i++) buf[i] = (unsigned char)(put + i);
             h.seq = put;
+            uint32_t before = head;
+            if (rewind && (y & 16) && lm_fastbox_drained(s, head, last, seen)) {
+                CHECK(got == put); /* drained means handled, nothing less */
+                lm_fastbox_rewind(&head, &seen);
+                rewinds += head != before;
+            }
             if (lm_fastbox_put(s, &head, &seen, put, &h, sizeof h, buf, len / 2, buf + len / 2, len - len / 2)) {
                 full++;
                 break;
             }
+            last = head - lm_fastbox_record_bytes(sizeof h, len);
             put++;
         }
         for (uint32_t k = lcg(&x) % 40; k > 0; k--) {
@@ -180,6 +189,47 @@ static void ring_laps(lm_fastbox_slot *s)
         lm_fastbox_give_back(s, tail);
     }
     CHECK(full > 0 && head / LM_SHM_FB_RING_BYTES > 100); /* it filled up, and went round many times */
+    CHECK(!rewind || rewinds > 1000);
+}
+
+/* A rewind by hand: records left at the ring's end and the tail's line
+ * clear, the next record goes to the start, and the receiver follows it
+ * there; a record written at the start after one due at the tail (a ring
+ * gone round) is not taken for a rewind. */
+static void rewound(lm_fastbox_slot *s)
+{
+    memset(s->ring, 0, sizeof s->ring);
+    atomic_store(&s->freed, 0);
+    hdr h = {AM_DATA, {0}, 0};
+    uint32_t head = 0, seen = 0, tail = 0, last = 0;
+    lm_fastbox_record *e;
+    for (int i = 0; i < 5; i++) { /* 5 lines into the ring, all handled */
+        CHECK(lm_fastbox_put(s, &head, &seen, 0, &h, sizeof h, "x", 1, NULL, 0) == 0);
+        last = head - LM_FB_ALIGN;
+        CHECK((e = lm_fastbox_peek(s, &tail)) != NULL);
+        lm_fastbox_consume(&tail, e);
+    }
+    CHECK(lm_fastbox_drained(s, head, last, seen) && tail == 5 * LM_FB_ALIGN);
+    lm_fastbox_rewind(&head, &seen);
+    CHECK(head == LM_SHM_FB_RING_BYTES && seen == 5 * LM_FB_ALIGN);
+    h.seq = 99;
+    CHECK(lm_fastbox_put(s, &head, &seen, 0, &h, sizeof h, "y", 1, NULL, 0) == 0);
+    CHECK((e = lm_fastbox_peek(s, &tail)) != NULL && ((hdr *)e->data)->seq == 99);
+    CHECK(tail == LM_SHM_FB_RING_BYTES && (unsigned char *)e == s->ring);
+    lm_fastbox_consume(&tail, e);
+    CHECK(lm_fastbox_peek(s, &tail) == NULL);
+    /* not a rewind: the tail's record is there, the start's came after it */
+    memset(s->ring, 0, sizeof s->ring);
+    head = seen = tail = LM_SHM_FB_RING_BYTES - LM_FB_ALIGN;
+    for (uint32_t i = 0; i < 2; i++) {
+        h.seq = i;
+        CHECK(lm_fastbox_put(s, &head, &seen, 0, &h, sizeof h, "z", 1, NULL, 0) == 0);
+    }
+    for (uint32_t i = 0; i < 2; i++) {
+        CHECK((e = lm_fastbox_peek(s, &tail)) != NULL && ((hdr *)e->data)->seq == i);
+        lm_fastbox_consume(&tail, e);
+    }
+    CHECK(tail == head && lm_fastbox_peek(s, &tail) == NULL);
 }
 
 static void ring(void)
@@ -234,7 +284,9 @@ static void ring(void)
     }
     CHECK(wraps > 0 && tail == head && head - start > 8 * rec);
     CHECK(lm_fastbox_drained(s, head, head, head)); /* `freed` caught up */
-    ring_laps(lm_fastbox_slot_at(a, 0, 1));
+    ring_laps(lm_fastbox_slot_at(a, 0, 1), 0);
+    ring_laps(lm_fastbox_slot_at(a, 0, 1), 1);
+    rewound(lm_fastbox_slot_at(a, 0, 1));
 }
 
 int main(void)
