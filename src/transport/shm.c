@@ -242,6 +242,9 @@ int lm_shm_send(lm_shm_peer *p, const void *hdr, size_t hdr_len, const void *p0,
     p->rx_seen = heard;
     if (p->fb && lm_fastbox_fits(hdr_len, len)) {
 #if defined(__x86_64__)
+        /* the ring's first line is about to be read (drained?) and then
+         * written: ask for it writable at once, one transfer instead of a
+         * shared copy and then an upgrade (8-byte ping-pong 2-4% faster) */
         if (turn) __asm__ volatile("prefetchw %0" ::"m"(*(const char *)p->fb->ring));
 #endif
         int drained = (turn || len > LM_SHM_FB_STREAM_MAX) &&
