@@ -251,8 +251,7 @@ int lm_shm_send(lm_shm_peer *p, const void *hdr, size_t hdr_len, const void *p0,
                       lm_fastbox_drained(p->fb, p->fb_head, p->fb_last, p->fb_freed_seen);
         if ((len <= LM_SHM_FB_STREAM_MAX || (p->last_in_ring && drained))) {
             if (turn && drained) lm_fastbox_rewind(&p->fb_head, &p->fb_freed_seen);
-            if (lm_fastbox_put(p->fb, &p->fb_head, &p->fb_freed_seen, p->q_sent, hdr, hdr_len, p0, l0, p1, l1) ==
-                0) {
+            if (lm_fastbox_put(p->fb, &p->fb_head, &p->fb_freed_seen, p->q_sent, hdr, hdr_len, p0, l0, p1, l1) == 0) {
                 p->fb_last = p->fb_head - lm_fastbox_record_bytes(hdr_len, len);
                 p->last_in_ring = 1;
                 p->fb_sent++;
