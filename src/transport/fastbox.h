@@ -101,7 +101,8 @@ static inline lm_fastbox_record *lm_fastbox_at(lm_fastbox_slot *s, uint32_t pos)
 static inline void lm_fastbox_rewind(uint32_t *head, uint32_t *freed_seen)
 {
     uint32_t pos = *head & (LM_SHM_FB_RING_BYTES - 1);
-    if (pos == 0) return;
+    /* only near the lap's start, where the receiver looks for it */
+    if (pos == 0 || pos > LM_SHM_FB_REWIND_NEAR) return;
     *freed_seen = *head; /* all of it handled and cleared */
     *head += LM_SHM_FB_RING_BYTES - pos;
 }
@@ -146,7 +147,9 @@ static inline int lm_fastbox_put(lm_fastbox_slot *s, uint32_t *head, uint32_t *f
  * Nothing at the tail but a record at the ring's start: records are
  * published in order, so had that record been put after the one due at the
  * tail (a ring gone round), the tail's would be visible by now; it is not,
- * so the sender found everything handled and rewound (lm_fastbox_rewind). */
+ * so the sender found everything handled and rewound (lm_fastbox_rewind).
+ * A rewind leaves from within LM_SHM_FB_REWIND_NEAR of the lap's start, so
+ * a tail farther in never looks back there. */
 static inline lm_fastbox_record *lm_fastbox_peek(lm_fastbox_slot *s, uint32_t *tail)
 {
     lm_fastbox_record *e = lm_fastbox_at(s, *tail);
@@ -154,7 +157,8 @@ static inline lm_fastbox_record *lm_fastbox_peek(lm_fastbox_slot *s, uint32_t *t
     if (len == 0) {
         uint32_t pos = *tail & (LM_SHM_FB_RING_BYTES - 1);
         lm_fastbox_record *start = (lm_fastbox_record *)s->ring;
-        if (pos == 0 || atomic_load_explicit(&start->len, memory_order_acquire) == 0) return NULL;
+        if (pos == 0 || pos > LM_SHM_FB_REWIND_NEAR || atomic_load_explicit(&start->len, memory_order_acquire) == 0)
+            return NULL;
         len = atomic_load_explicit(&e->len, memory_order_acquire);
         if (len == 0) {
             *tail += LM_SHM_FB_RING_BYTES - pos;

@@ -53,7 +53,9 @@
 /* Larger payloads go into a ring only between turns of a request-response
  * pair (shm.c, lm_shm_send). */
 #define LM_SHM_FB_STREAM_MAX 4096u
-#define LM_SHM_FB_REWIND_NEAR 1024u /* shm.c: a pair that takes turns rewinds within this much of a lap */
+/* A sender goes back to its ring's start only from within this many bytes
+ * of a lap's start (fastbox.h, lm_fastbox_rewind; shm.c says when). */
+#define LM_SHM_FB_REWIND_NEAR 1024u
 
 /* One-sided arena per rank; LEANMPI_SHM_ARENA_SIZE (bytes) overrides it,
  * read by the formatter (the launcher), which records it in the header. */
