@@ -17,6 +17,10 @@
  * 32 KiB holds hundreds of them in flight, and messages up to
  * LM_SHM_FB_PAYLOAD_MAX still fit.
  *
+ * A sender that finds the ring drained may go back to its start from near a
+ * lap's start (lm_fastbox_rewind), so that a pair taking turns reuses one
+ * line; the receiver follows (lm_fastbox_peek).
+ *
  * A slot is claimed by a sender with one CAS on its owner word and kept until
  * the job ends (slots are few and bounded; a sender that finds none uses
  * cells only).
