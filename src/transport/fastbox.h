@@ -185,7 +185,9 @@ static inline void lm_fastbox_consume(uint32_t *tail, lm_fastbox_record *e)
     uint32_t len = atomic_load_explicit(&e->len, memory_order_relaxed);
     for (uint32_t off = LM_FB_ALIGN; off < len; off += LM_FB_ALIGN)
         atomic_store_explicit((_Atomic uint32_t *)((unsigned char *)e + off), 0, memory_order_relaxed);
-    atomic_store_explicit(&e->len, 0, memory_order_relaxed);
+    /* release: a sender that sees the 0 (lm_fastbox_drained) may write here
+     * again, after every read of the record above */
+    atomic_store_explicit(&e->len, 0, memory_order_release);
     *tail += len;
 }
 
