@@ -93,6 +93,14 @@ static inline lm_fastbox_record *lm_fastbox_at(lm_fastbox_slot *s, uint32_t pos)
     return (lm_fastbox_record *)(s->ring + (pos & (LM_SHM_FB_RING_BYTES - 1)));
 }
 
+/* Both sides: a rewind may leave from `at` (ring bytes, all laps): within
+ * LM_SHM_FB_REWIND_NEAR of a lap's start, not at it. */
+static inline int lm_fastbox_near_start(uint32_t at)
+{
+    uint32_t pos = at & (LM_SHM_FB_RING_BYTES - 1);
+    return pos > 0 && pos <= LM_SHM_FB_REWIND_NEAR;
+}
+
 /* Sender: the receiver has handled every record put so far
  * (lm_fastbox_drained), so the next one may go to the ring's start instead
  * of *head: the rest of this lap is skipped without a mark, and the
@@ -104,11 +112,10 @@ static inline lm_fastbox_record *lm_fastbox_at(lm_fastbox_slot *s, uint32_t pos)
  * ring against 31-46 ns on one reused line, the bare line's floor 30). */
 static inline void lm_fastbox_rewind(uint32_t *head, uint32_t *freed_seen)
 {
-    uint32_t pos = *head & (LM_SHM_FB_RING_BYTES - 1);
-    /* only near the lap's start, where the receiver looks for it */
-    if (pos == 0 || pos > LM_SHM_FB_REWIND_NEAR) return;
+    /* only from near the lap's start, where the receiver looks for it */
+    if (!lm_fastbox_near_start(*head)) return;
     *freed_seen = *head; /* all of it handled and cleared */
-    *head += LM_SHM_FB_RING_BYTES - pos;
+    *head += LM_SHM_FB_RING_BYTES - (*head & (LM_SHM_FB_RING_BYTES - 1));
 }
 
 /* Sender: put one message at *head (ring bytes written, all laps), which
@@ -159,13 +166,11 @@ static inline lm_fastbox_record *lm_fastbox_peek(lm_fastbox_slot *s, uint32_t *t
     lm_fastbox_record *e = lm_fastbox_at(s, *tail);
     uint32_t len = atomic_load_explicit(&e->len, memory_order_acquire);
     if (len == 0) {
-        uint32_t pos = *tail & (LM_SHM_FB_RING_BYTES - 1);
         lm_fastbox_record *start = (lm_fastbox_record *)s->ring;
-        if (pos == 0 || pos > LM_SHM_FB_REWIND_NEAR || atomic_load_explicit(&start->len, memory_order_acquire) == 0)
-            return NULL;
+        if (!lm_fastbox_near_start(*tail) || atomic_load_explicit(&start->len, memory_order_acquire) == 0) return NULL;
         len = atomic_load_explicit(&e->len, memory_order_acquire);
         if (len == 0) {
-            *tail += LM_SHM_FB_RING_BYTES - pos;
+            *tail += LM_SHM_FB_RING_BYTES - (*tail & (LM_SHM_FB_RING_BYTES - 1));
             return start;
         }
     }

@@ -240,14 +240,13 @@ int lm_shm_send(lm_shm_peer *p, const void *hdr, size_t hdr_len, const void *p0,
      * ping-pong of 64-256 B messages (records of 2-5 lines) took 1.1-1.4x
      * as long rewinding as walking, asking for all the lines writable
      * ahead or not, where 1-32 B took 0.82-0.88x. */
-    int turn = 0;
-    if (lm_fastbox_fits(hdr_len, len) && lm_fastbox_record_bytes(hdr_len, len) == LM_FB_ALIGN) {
-        uint32_t heard = p->rx ? p->rx->fb_handled : 0;
-        uint32_t pos = p->fb_head & (LM_SHM_FB_RING_BYTES - 1);
-        turn = heard != p->rx_seen && pos > 0 && pos <= LM_SHM_FB_REWIND_NEAR;
-        p->rx_seen = heard;
-    }
     if (p->fb && lm_fastbox_fits(hdr_len, len)) {
+        int turn = 0;
+        if (lm_fastbox_record_bytes(hdr_len, len) == LM_FB_ALIGN) {
+            uint32_t heard = p->rx ? p->rx->fb_handled : 0;
+            turn = heard != p->rx_seen && lm_fastbox_near_start(p->fb_head);
+            p->rx_seen = heard;
+        }
 #if defined(__x86_64__)
         /* the ring's first line is about to be read (drained?) and then
          * written: ask for it writable at once, one transfer instead of a

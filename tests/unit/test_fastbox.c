@@ -146,7 +146,7 @@ static uint32_t lcg(uint32_t *x) { return *x = *x * 1664525u + 1013904223u; }
  * (what the protocol keeps 0 in free lines): every record comes back whole
  * and in order, so no stale byte is ever taken for a header. With `rewind`
  * the sender goes back to the ring's start, half of the times it finds
- * everything handled, as shm.c does every time. */
+ * everything handled (shm.c: every time a pair takes turns). */
 static void ring_laps(lm_fastbox_slot *s, int rewind)
 {
     static unsigned char buf[LM_SHM_FB_PAYLOAD_MAX];
