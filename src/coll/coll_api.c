@@ -8,6 +8,7 @@
  * packed stream (reductions: as a copy in the type's own element layout,
  * which is what the ops work on). */
 #include "coll/coll_alg.h"
+#include "coll/coll_a2av.h"
 #include "boot/boot.h"
 #include "coll/coll_basic.h"
 #include "coll/coll_args.h"
@@ -545,6 +546,14 @@ static int run(call *k)
         b.a.space = b.a.shm && lm_coll_shm_same_space(c);
         b.a.ppn = node_blocks(c);
     }
+    /* a hierarchical alltoallv/w learns its members' counts first; only a
+     * blocking call may wait for them before its schedule exists */
+    lm_coll_a2av_plan plan = {0};
+    if (rc == MPI_SUCCESS && k->mode == RUN_BLOCKING && lm_coll_a2av_wanted(&b.a)) {
+        rc = lm_coll_a2av_plan_make(c, &b.a, &plan);
+        if (rc == MPI_SUCCESS) b.a.a2av = &plan.a2av;
+        else rc = lm_err_comm(k->comm, rc, k->fname, "the exchange of counts failed");
+    }
     if (rc == MPI_SUCCESS) {
         /* the table's choice, also where the schedule comes from the cache
          * (the same spec chose it then) */
@@ -557,6 +566,7 @@ static int run(call *k)
         }
     }
     lm_free(LM_MEM_COLL, b.arrays);
+    lm_coll_a2av_plan_free(&plan);
     if (rc != MPI_SUCCESS) {
         if (k->mode == RUN_BLOCKING) lm_coll_exec_fini(b.x);
         else lm_coll_exec_free(b.x);

@@ -40,7 +40,7 @@ void lm_sched_alltoall_replace(lm_sched *s, const lm_coll_spec *a)
 
 /* Where the send blocks are: in place, a copy of the receive buffer taken
  * before anything arrives (the send layout is then the receive layout). */
-static int source(lm_sched *s, const lm_coll_spec *a, size_t *base)
+int lm_sched_alltoall_source(lm_sched *s, const lm_coll_spec *a, size_t *base)
 {
     *base = 0;
     if (!a->in_place) return LM_SLOT_SEND;
@@ -76,7 +76,7 @@ void lm_sched_alltoall_pairwise(lm_sched *s, const lm_coll_spec *a)
         return;
     }
     size_t base;
-    int src = source(s, a, &base);
+    int src = lm_sched_alltoall_source(s, a, &base);
     for (int k = 1; k < a->size; k++) {
         exchange(s, a, src, base, k);
         if (k == 1) own_block(s, a, src, base);
@@ -95,7 +95,7 @@ void lm_sched_alltoall_linear(lm_sched *s, const lm_coll_spec *a)
         return;
     }
     size_t base;
-    int src = source(s, a, &base);
+    int src = lm_sched_alltoall_source(s, a, &base);
     for (int k = 1; k < a->size; k++) {
         exchange(s, a, src, base, k);
         if (k == (a->size - 1 < LINEAR_WINDOW ? a->size - 1 : LINEAR_WINDOW))

@@ -8,20 +8,6 @@
 #include "coll/sched_util.h"
 #include "util/lm_mem.h"
 
-typedef struct hier {
-    int node, nodes, leader, members;
-} hier;
-
-static hier hier_of(const lm_coll_spec *a, int rank)
-{
-    hier h;
-    h.node = rank / a->ppn;
-    h.nodes = (a->size + a->ppn - 1) / a->ppn;
-    h.leader = h.node * a->ppn;
-    h.members = a->size - h.leader < a->ppn ? a->size - h.leader : a->ppn;
-    return h;
-}
-
 /* A member's whole part where its leader does the work: its input to the
  * leader, then what the leader sends back, each in a round of its own
  * (the input may be the receive buffer). */

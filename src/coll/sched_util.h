@@ -16,6 +16,22 @@ static inline size_t sblk_off(const lm_coll_spec *a, int j)
     return a->sdispls ? a->sdispls[j] : (size_t)j * a->bytes;
 }
 
+/* Node blocks of a communicator across hosts (spec.ppn > 0): rank's node,
+ * how many nodes, the node's first rank (its leader) and its ranks. */
+typedef struct hier {
+    int node, nodes, leader, members;
+} hier;
+
+static inline hier hier_of(const lm_coll_spec *a, int rank)
+{
+    hier h;
+    h.node = rank / a->ppn;
+    h.nodes = (a->size + a->ppn - 1) / a->ppn;
+    h.leader = h.node * a->ppn;
+    h.members = a->size - h.leader < a->ppn ? a->size - h.leader : a->ppn;
+    return h;
+}
+
 /* Where a reduction's input is: the receive buffer when in place. */
 static inline int input_slot(const lm_coll_spec *a) { return a->in_place ? LM_SLOT_RECV : LM_SLOT_SEND; }
 
