@@ -203,13 +203,15 @@ static int abort_status(int errorcode)
 static void spawn_died(int job, int r, const lm_exit_wire *x)
 {
     spawned_job *sj = J.spawned[job - 1];
-    char why[300];
+    char why[400], where[280] = "";
     int status = x->wait_status;
+    /* across hosts the reason names the host, as a failed start does */
+    if (sj->host >= 0) snprintf(where, sizeof where, " on host %s", J.desc.host_names[spawned_host_of(sj, r)]);
     if (WIFSIGNALED(status))
-        snprintf(why, sizeof why, "process %d of the spawned job was killed by signal %d (%s) before MPI_Init", r,
-                 WTERMSIG(status), lm_signal_abbrev(WTERMSIG(status)));
+        snprintf(why, sizeof why, "process %d of the spawned job%s was killed by signal %d (%s) before MPI_Init", r,
+                 where, WTERMSIG(status), lm_signal_abbrev(WTERMSIG(status)));
     else
-        snprintf(why, sizeof why, "process %d of the spawned job exited with status %d before MPI_Init", r,
+        snprintf(why, sizeof why, "process %d of the spawned job%s exited with status %d before MPI_Init", r, where,
                  WIFEXITED(status) ? WEXITSTATUS(status) : -1);
     sj->failed = 1; /* from now on its exits are no failure */
     if (!sj->why) sj->why = strdup(why);

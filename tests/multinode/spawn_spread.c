@@ -10,9 +10,10 @@
  *   ceil(4 / h), none of them 4 when h > 1);
  * - info host = one name: all children on that host;
  * - info host = "a,b": spread over those two, one each;
- * - a host named twice, a host not in the job, and a program that does
- *   not exist (every host refuses it): MPI_ERR_SPAWN, every error code set,
- *   and the parent goes on to spawn again. */
+ * - a host named twice, a host not in the job, a program that does not
+ *   exist (every host refuses it), and a child on one of two hosts that
+ *   ends before MPI_Init while the other waits in it: MPI_ERR_SPAWN, every
+ *   error code set, and the parent goes on to spawn again. */
 #include "mpitest.h"
 #include <stdlib.h>
 #include <string.h>
@@ -68,14 +69,14 @@ static void spawn(const char *prog, int n, const char *host, int *sizes)
     if (info != MPI_INFO_NULL) MPI_Info_free(&info);
 }
 
-static void spawn_refused(const char *prog, int n, const char *host, const char *what)
+static void spawn_refused(const char *prog, int n, const char *host, const char *arg, const char *what)
 {
     MPI_Info info = MPI_INFO_NULL;
     if (host) {
         CHECK_MPI(MPI_Info_create(&info));
         CHECK_MPI(MPI_Info_set(info, "host", host));
     }
-    char *args[] = {"child", NULL};
+    char *args[] = {(char *)arg, NULL};
     MPI_Comm ic = MPI_COMM_NULL;
     int codes[4] = {-1, -1, -1, -1};
     int rc = MPI_Comm_spawn(prog, args, n, info, 0, MPI_COMM_WORLD, &ic, codes);
@@ -89,6 +90,10 @@ static void spawn_refused(const char *prog, int n, const char *host, const char 
 
 int main(int argc, char **argv)
 {
+    /* spawned with "die-on-second-host" over two hosts, one child each:
+     * the child on the second host (rank 1 of its job) ends first */
+    const char *me = getenv("LEANMPI_RANK");
+    if (argc > 1 && !strcmp(argv[1], "die-on-second-host") && me && atoi(me) == 1) return 3;
     MPI_Init(&argc, &argv);
     MPI_Comm parent;
     MPI_Comm_get_parent(&parent);
@@ -122,9 +127,13 @@ int main(int argc, char **argv)
     mt_pass("spawn over two named hosts");
 
     snprintf(two, sizeof two, "%s,%s", argv[1], argv[1]);
-    spawn_refused(argv[0], 2, two, "a host named twice: MPI_ERR_SPAWN");
-    spawn_refused(argv[0], 2, "no-such-host", "a host not in the job: MPI_ERR_SPAWN");
-    spawn_refused("/nonexistent/program", 4, NULL, "a missing program on every host: MPI_ERR_SPAWN");
+    spawn_refused(argv[0], 2, two, "child", "a host named twice: MPI_ERR_SPAWN");
+    spawn_refused(argv[0], 2, "no-such-host", "child", "a host not in the job: MPI_ERR_SPAWN");
+    spawn_refused("/nonexistent/program", 4, NULL, "child", "a missing program on every host: MPI_ERR_SPAWN");
+    /* one child per host, the one on the second host ending before
+     * MPI_Init while the first waits in it: that one is ended too */
+    snprintf(two, sizeof two, "%s,%s", argv[1], argv[2]);
+    spawn_refused(argv[0], 2, two, "die-on-second-host", "a spawn failing on one of its hosts: MPI_ERR_SPAWN");
 
     spawn(argv[0], 3, NULL, sizes);
     mt_pass("the job spawns again after the refusals");
