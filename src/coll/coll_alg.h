@@ -47,17 +47,12 @@ enum lm_coll_kind {
     LM_COLL_KIND_COUNT
 };
 
-/* Alltoallv and alltoallw across nodes (sched_hier_v.c): what a node's
- * first rank learnt from its members before the schedule is generated,
- * and which pairs of nodes exchange through the leaders. */
-enum { LM_A2AV_OUT = 1, LM_A2AV_IN = 2 };
+/* Alltoallv and alltoallw across nodes (sched_hier_v.c): the counts a
+ * node's first rank gathered from its members before the schedule is
+ * generated: member m's send counts (bytes) at rows[2*m*n], its receive
+ * counts at rows[(2*m+1)*n]; NULL on the other ranks. */
 typedef struct lm_coll_a2av {
-    /* the leader's only: member m's send counts (bytes) at rows[2*m*n],
-     * its receive counts at rows[(2*m+1)*n] */
     const size_t *rows;
-    /* per node: LM_A2AV_OUT when this node's blocks for it go through the
-     * leaders, LM_A2AV_IN when its blocks for this node do */
-    const unsigned char *via;
 } lm_coll_a2av;
 
 typedef struct lm_coll_spec {
@@ -181,16 +176,13 @@ void lm_sched_allgather_hier(lm_sched *s, const lm_coll_spec *a);
 void lm_sched_scan_hier(lm_sched *s, const lm_coll_spec *a);
 void lm_sched_reduce_scatter_hier(lm_sched *s, const lm_coll_spec *a);
 void lm_sched_alltoall_hier(lm_sched *s, const lm_coll_spec *a);
-/* Alltoallv/w across nodes (spec.a2av): small pairs of nodes through the
- * leaders. Its counts exchange runs first, as two schedules of its own
- * (slots: SEND this rank's row of send then receive counts, 2n size_t, and
- * at the leader RECV its members' rows in order; then SEND at the leader,
- * RECV at members: the verdict, one byte per node); lm_a2av_decide is the
- * leader's verdict from the rows. The "whole" form is the three in a row
- * for a spec whose every rank has this rank's counts (decomposition). */
+/* Alltoallv/w across nodes (spec.a2av): small blocks between two nodes in
+ * one pack each way through the leaders. Its counts exchange runs first,
+ * as a schedule of its own (slots: SEND this rank's row of send then
+ * receive counts, 2n size_t; at the leader RECV its members' rows in
+ * order). The "whole" form is both in a row for a spec whose every rank
+ * has this rank's counts (decomposition). */
 void lm_sched_a2av_counts(lm_sched *s, const lm_coll_spec *a);
-void lm_sched_a2av_verdict(lm_sched *s, const lm_coll_spec *a);
-void lm_a2av_decide(const lm_coll_spec *a, const size_t *rows, unsigned char *via);
 void lm_sched_alltoallv_hier(lm_sched *s, const lm_coll_spec *a);
 void lm_sched_alltoallv_hier_whole(lm_sched *s, const lm_coll_spec *a);
 void lm_sched_allgatherv_hier(lm_sched *s, const lm_coll_spec *a);

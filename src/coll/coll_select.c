@@ -101,13 +101,13 @@ const lm_coll_alg lm_coll_algs[] = {
     ALG(ALLTOALLV, "pairwise", alltoall_pairwise, 0, "n-1 steps, one peer each"),
     ALG(ALLTOALLV, "linear", alltoall_linear, 0, "all peers at once, 32 at most in flight"),
     HIER(ALLTOALLV, alltoallv_hier, 0,
-         "several nodes, blocking: counts to the node's first rank; small pairs of nodes one pack each way among "
-         "those, the rest rank to rank"),
+         "several nodes, blocking: counts to the node's first rank; small blocks one pack per pair of nodes "
+         "among those, large ones rank to rank"),
     ALG(ALLTOALLW, "pairwise", alltoall_pairwise, 0, "n-1 steps, one peer each"),
     ALG(ALLTOALLW, "linear", alltoall_linear, 0, "all peers at once, 32 at most in flight"),
     HIER(ALLTOALLW, alltoallv_hier, 0,
-         "several nodes, blocking: counts to the node's first rank; small pairs of nodes one pack each way among "
-         "those, the rest rank to rank"),
+         "several nodes, blocking: counts to the node's first rank; small blocks one pack per pair of nodes "
+         "among those, large ones rank to rank"),
     ALG(REDUCE_SCATTER, "ring", reduce_scatter_ring, 1, "n-1 steps around a ring"),
     ALG(REDUCE_SCATTER, "reduce_scatterv", reduce_scatter_reduce_scatterv, 0, "binomial reduce to 0, then scatter"),
     HIER(REDUCE_SCATTER, reduce_scatter_hier, 1,
@@ -233,12 +233,11 @@ static const struct row {
     {LM_COLL_ALLTOALL, 64, 4096, "hier"},
     {LM_COLL_ALLTOALL, 32767, 256, "hier"},
     /* blocking calls only (the counts go to the leaders first); only
-     * pairs of nodes with small blocks go through the leaders
-     * (sched_hier_v.c), so any sizes; a leader holds 16 n bytes of counts
-     * per member, hence the rank limit. 4 virtual hosts x 4 ranks, equal
-     * blocks, 2 runs: 8 B 242-276 us against 1,195-1,246 (linear), 1 KiB
-     * 351-383 against 1,102-1,166; 16 KiB (every pair rank to rank) pays
-     * the counts exchange: 2,279-2,368 against 1,991-2,061 */
+     * small blocks go through the leaders (sched_hier_v.c), so any sizes;
+     * a leader holds 16 n bytes of counts per member, hence the rank
+     * limit. 4 virtual hosts x 4 ranks, equal blocks, 2 runs: 8 B 217-245
+     * us against 936-1,058 (linear), 1 KiB 343-366 against 960-1,012,
+     * 16 KiB (every block rank to rank) 1,899-1,963 against 1,788-2,003 */
     {LM_COLL_ALLTOALLV, 256, 0, "hier"},
     {LM_COLL_ALLTOALLW, 256, 0, "hier"},
     {LM_COLL_BARRIER, 0, 0, "dissemination"},

@@ -1,12 +1,12 @@
 /* Alltoallv and alltoallw whose blocks differ a lot from pair to pair:
  * most small or empty, a few large, and the counts from i to j unrelated
  * to those from j to i. Across hosts (the "hier" schedule of
- * src/coll/sched_hier_v.c) a pair of hosts then goes through the hosts'
- * first ranks in one direction and rank to rank in the other, or one way
- * for some pairs and the other for the rest; every block is checked
- * value by value, the gaps between blocks against a guard. In place
- * (symmetric counts), through MPI_Alltoallw with byte displacements, on a
- * communicator of every other rank, and nonblocking for comparison.
+ * src/coll/sched_hier_v.c) small blocks between two hosts then go through
+ * the hosts' first ranks and large ones rank to rank, both within one
+ * pair of hosts and one direction; every block is checked value by value,
+ * the gaps between blocks against a guard. In place (symmetric counts),
+ * through MPI_Alltoallw with byte displacements, on a communicator of
+ * every other rank, and nonblocking for comparison.
  *
  * argv[1] "hier": the job is in node blocks across hosts, so the blocking
  * calls on MPI_COMM_WORLD must have run "hier" and the nonblocking ones
