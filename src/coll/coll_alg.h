@@ -177,11 +177,12 @@ void lm_sched_scan_hier(lm_sched *s, const lm_coll_spec *a);
 void lm_sched_reduce_scatter_hier(lm_sched *s, const lm_coll_spec *a);
 void lm_sched_alltoall_hier(lm_sched *s, const lm_coll_spec *a);
 /* Alltoallv/w across nodes (spec.a2av): small blocks between two nodes in
- * one pack each way through the leaders. Its counts exchange runs first,
- * as a schedule of its own (slots: SEND this rank's row of send then
- * receive counts, 2n size_t; at the leader RECV its members' rows in
- * order). The "whole" form is both in a row for a spec whose every rank
- * has this rank's counts (decomposition). */
+ * one pack each way through the leaders. Its schedule comes in two parts
+ * (coll_a2av.c): the counts exchange (slot AUX: this rank's row of send
+ * then receive counts, 2n size_t, and at the leader after it its members'
+ * rows in order), then the data, which at a leader needs spec.a2av. The
+ * "whole" form is both in a row for a spec whose every rank has this
+ * rank's counts (decomposition). */
 void lm_sched_a2av_counts(lm_sched *s, const lm_coll_spec *a);
 void lm_sched_alltoallv_hier(lm_sched *s, const lm_coll_spec *a);
 void lm_sched_alltoallv_hier_whole(lm_sched *s, const lm_coll_spec *a);

@@ -546,15 +546,14 @@ static int run(call *k)
         b.a.space = b.a.shm && lm_coll_shm_same_space(c);
         b.a.ppn = node_blocks(c);
     }
-    /* a hierarchical alltoallv/w learns its members' counts first; only a
-     * blocking call may wait for them before its schedule exists */
-    lm_coll_a2av_plan plan = {0};
-    if (rc == MPI_SUCCESS && k->mode == RUN_BLOCKING && lm_coll_a2av_wanted(&b.a)) {
-        rc = lm_coll_a2av_plan_make(c, &b.a, &plan);
-        if (rc == MPI_SUCCESS) b.a.a2av = &plan.a2av;
-        else rc = lm_err_comm(k->comm, rc, k->fname, "the exchange of counts failed");
-    }
-    if (rc == MPI_SUCCESS) {
+    /* a hierarchical alltoallv/w: a leader's schedule is finished once its
+     * members' counts are in */
+    const lm_coll_alg *hier_v = rc == MPI_SUCCESS ? lm_coll_a2av_selected(&b.a) : NULL;
+    if (hier_v) {
+        c->coll_alg = (int)(hier_v - lm_coll_algs) + 1;
+        rc = lm_coll_a2av_generate(b.x, &b.a);
+        if (rc != MPI_SUCCESS) rc = fail(k, rc, "out of memory");
+    } else if (rc == MPI_SUCCESS) {
         /* the table's choice, also where the schedule comes from the cache
          * (the same spec chose it then) */
         const lm_coll_alg *g = lm_coll_select(&b.a);
@@ -566,7 +565,6 @@ static int run(call *k)
         }
     }
     lm_free(LM_MEM_COLL, b.arrays);
-    lm_coll_a2av_plan_free(&plan);
     if (rc != MPI_SUCCESS) {
         if (k->mode == RUN_BLOCKING) lm_coll_exec_fini(b.x);
         else lm_coll_exec_free(b.x);

@@ -101,12 +101,12 @@ const lm_coll_alg lm_coll_algs[] = {
     ALG(ALLTOALLV, "pairwise", alltoall_pairwise, 0, "n-1 steps, one peer each"),
     ALG(ALLTOALLV, "linear", alltoall_linear, 0, "all peers at once, 32 at most in flight"),
     HIER(ALLTOALLV, alltoallv_hier, 0,
-         "several nodes, blocking: counts to the node's first rank; small blocks one pack per pair of nodes "
+         "several nodes: counts to the node's first rank; small blocks one pack per pair of nodes "
          "among those, large ones rank to rank"),
     ALG(ALLTOALLW, "pairwise", alltoall_pairwise, 0, "n-1 steps, one peer each"),
     ALG(ALLTOALLW, "linear", alltoall_linear, 0, "all peers at once, 32 at most in flight"),
     HIER(ALLTOALLW, alltoallv_hier, 0,
-         "several nodes, blocking: counts to the node's first rank; small blocks one pack per pair of nodes "
+         "several nodes: counts to the node's first rank; small blocks one pack per pair of nodes "
          "among those, large ones rank to rank"),
     ALG(REDUCE_SCATTER, "ring", reduce_scatter_ring, 1, "n-1 steps around a ring"),
     ALG(REDUCE_SCATTER, "reduce_scatterv", reduce_scatter_reduce_scatterv, 0, "binomial reduce to 0, then scatter"),
@@ -163,7 +163,7 @@ const lm_coll_alg *lm_coll_alg_find(int kind, const char *name)
  *
  * On a communicator across hosts whose ranks come in node blocks (spec.ppn),
  * barrier, bcast, reduce, allreduce, gather, scatter, allgather(v), scan, exscan,
- * reduce_scatter(_block), alltoall of small blocks and blocking alltoallv/w go hierarchical (reduce, allreduce and
+ * reduce_scatter(_block), alltoall of small blocks and alltoallv/w go hierarchical (reduce, allreduce and
  * reduce_scatter with commutative ops): the network carries one
  * message per node and step instead of one per rank (rows "hier", skipped
  * elsewhere). */
@@ -232,12 +232,14 @@ static const struct row {
      * against 1,163-1,275, 16 KiB no better */
     {LM_COLL_ALLTOALL, 64, 4096, "hier"},
     {LM_COLL_ALLTOALL, 32767, 256, "hier"},
-    /* blocking calls only (the counts go to the leaders first); only
-     * small blocks go through the leaders (sched_hier_v.c), so any sizes;
-     * a leader holds 16 n bytes of counts per member, hence the rank
-     * limit. 4 virtual hosts x 4 ranks, equal blocks, 2 runs: 8 B 217-245
-     * us against 936-1,058 (linear), 1 KiB 343-366 against 960-1,012,
-     * 16 KiB (every block rank to rank) 1,899-1,963 against 1,788-2,003 */
+    /* only small blocks go through the leaders (sched_hier_v.c), so any
+     * sizes; a leader holds 16 n bytes of counts per member, hence the
+     * rank limit. 4 virtual hosts x 4 ranks, equal blocks, 2 runs each:
+     * blocking 8 B 217-245 us against 936-1,058 (linear), 1 KiB 343-366
+     * against 960-1,012, 16 KiB (every block rank to rank) 1,899-1,963
+     * against 1,788-2,003; later, the machine slower, nonblocking 8 B
+     * 219-291 against 1,390-1,563, 1 KiB 349-432 against 1,406-1,561,
+     * 16 KiB 2,454-2,694 against 2,534-2,554 */
     {LM_COLL_ALLTOALLV, 256, 0, "hier"},
     {LM_COLL_ALLTOALLW, 256, 0, "hier"},
     {LM_COLL_BARRIER, 0, 0, "dissemination"},

@@ -38,7 +38,9 @@ enum lm_step_kind {
      * which must not change, nor the call end, before then. */
     LM_STEP_WAIT_READ
 };
-enum lm_slot { LM_SLOT_SEND, LM_SLOT_RECV, LM_SLOT_SCRATCH, LM_SLOT_COUNT };
+/* AUX: memory the caller of the executor provides besides the user's
+ * buffers (the counts rows of a hierarchical alltoallv, coll_a2av.c). */
+enum lm_slot { LM_SLOT_SEND, LM_SLOT_RECV, LM_SLOT_SCRATCH, LM_SLOT_AUX, LM_SLOT_COUNT };
 
 typedef struct lm_step {
     uint8_t kind;     /* enum lm_step_kind */

@@ -48,6 +48,7 @@ void lm_coll_exec_fini(lm_coll_exec *x)
         lm_op_release(x->op);
     }
     if (x->stages) lm_free(LM_MEM_COLL, x->stages);
+    lm_free(LM_MEM_COLL, x->owned);
     if (x->reqs != x->inline_reqs) lm_free(LM_MEM_COLL, x->reqs);
     free_scratch(x);
     if (x->sched.steps != x->sched.inline_steps || x->sched.round_end != x->sched.inline_rounds)
@@ -337,6 +338,34 @@ static int issue(lm_coll_exec *x)
     return 1;
 }
 
+/* The first part's rounds are done and nothing is in flight: append the
+ * rest, with room for its requests and scratch (the first part's scratch
+ * contents kept). */
+static int extend_schedule(lm_coll_exec *x)
+{
+    lm_sched *s = &x->sched;
+    size_t had = s->scratch_bytes;
+    void (*extend)(lm_coll_exec *) = x->extend;
+    x->extend = NULL;
+    extend(x);
+    if (s->failed) return MPI_ERR_NO_MEM;
+    if (s->widest > x->reqs_cap) {
+        lm_request **n = lm_malloc(LM_MEM_COLL, s->widest * sizeof *n);
+        if (!n) return MPI_ERR_NO_MEM;
+        if (x->reqs != x->inline_reqs) lm_free(LM_MEM_COLL, x->reqs);
+        x->reqs = n;
+        x->reqs_cap = s->widest;
+    }
+    if (s->scratch_bytes > had && !(x->scratch == x->inline_scratch && s->scratch_bytes <= sizeof x->inline_scratch)) {
+        char *n = lm_malloc(LM_MEM_COLL, s->scratch_bytes);
+        if (!n) return MPI_ERR_NO_MEM;
+        if (x->scratch) memcpy(n, x->scratch, had);
+        free_scratch(x);
+        x->scratch = n;
+    }
+    return MPI_SUCCESS;
+}
+
 /* Move x forward as far as it goes without waiting; 1 when finished. */
 static int advance(lm_coll_exec *x)
 {
@@ -354,6 +383,7 @@ static int advance(lm_coll_exec *x)
             if (x->error == MPI_SUCCESS) x->error = x->round_error;
             x->round_error = MPI_SUCCESS;
         }
+        if (x->error == MPI_SUCCESS && x->round == s->nrounds && x->extend) x->error = extend_schedule(x);
         if (x->error != MPI_SUCCESS || x->round == s->nrounds) {
             finish(x);
             return 1;

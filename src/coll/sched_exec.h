@@ -65,6 +65,12 @@ struct lm_coll_exec {
     /* blocking runs: requests in lm_coll_exec_run's frame, one per step of
      * the current round, so that a message costs no request object */
     lm_request *frame_reqs;
+    /* A schedule generated in two parts: called once, when the rounds of
+     * the first part are done, to append the rest from what they brought
+     * (a hierarchical alltoallv's leader, coll_a2av.c); later starts of a
+     * persistent collective run both parts as they are. */
+    void (*extend)(lm_coll_exec *x);
+    void *owned; /* lm_free'd with the executor: what AUX or extend reads */
     /* last before the inline areas: init clears everything above it */
     lm_sched sched;
     lm_request *inline_reqs[LM_COLL_EXEC_INLINE_REQS];

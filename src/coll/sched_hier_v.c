@@ -11,10 +11,10 @@
  * receive count at the other end, so both sides agree on every block's
  * way without asking each other. A leader must also know its members'
  * counts to size the packs: before the data each member sends the leader
- * its row of counts (lm_sched_a2av_counts), a schedule of its own that
- * blocking calls run to completion before generating the data's; only the
- * leader waits for it. Nonblocking and persistent forms cannot, and stay
- * flat (coll_api.c). */
+ * its row of counts (lm_sched_a2av_counts) in the first round of the
+ * call's schedule, and the leader's part of the data is generated when
+ * that round is done (coll_a2av.c, the executor's extend); a member's part
+ * needs only its own counts and is generated at once. */
 #include "coll/sched_util.h"
 #include "util/lm_mem.h"
 #include <string.h>
@@ -28,10 +28,10 @@ void lm_sched_a2av_counts(lm_sched *s, const lm_coll_spec *a)
     hier h = hier_of(a, a->rank);
     size_t row = 2 * (size_t)a->size * sizeof(size_t);
     if (a->rank != h.leader) {
-        lm_sched_send(s, h.leader, LM_SLOT_SEND, 0, row);
+        lm_sched_send(s, h.leader, LM_SLOT_AUX, 0, row);
     } else {
-        lm_sched_copy(s, LM_SLOT_SEND, 0, LM_SLOT_RECV, 0, row);
-        for (int m = 1; m < h.members; m++) lm_sched_recv(s, h.leader + m, LM_SLOT_RECV, (size_t)m * row, row);
+        lm_sched_copy(s, LM_SLOT_AUX, 0, LM_SLOT_AUX, row, row);
+        for (int m = 1; m < h.members; m++) lm_sched_recv(s, h.leader + m, LM_SLOT_AUX, (size_t)(m + 1) * row, row);
     }
     lm_sched_round(s);
 }
@@ -196,7 +196,7 @@ static void data(lm_sched *s, const lm_coll_spec *a, const size_t *rows)
     else member(s, a, &h, src, base);
 }
 
-void lm_sched_alltoallv_hier(lm_sched *s, const lm_coll_spec *a) { data(s, a, a->a2av->rows); }
+void lm_sched_alltoallv_hier(lm_sched *s, const lm_coll_spec *a) { data(s, a, a->a2av ? a->a2av->rows : NULL); }
 
 void lm_sched_alltoallv_hier_whole(lm_sched *s, const lm_coll_spec *a)
 {

@@ -6,12 +6,11 @@
  * pair of hosts and one direction; every block is checked value by value,
  * the gaps between blocks against a guard. In place (symmetric counts),
  * through MPI_Alltoallw with byte displacements, on a communicator of
- * every other rank, and nonblocking for comparison.
+ * every other rank, nonblocking and persistent (started twice).
  *
  * argv[1] "hier": the job is in node blocks across hosts, so the blocking
- * calls on MPI_COMM_WORLD must have run "hier" and the nonblocking ones
- * something else (coll_algorithm pvar); without it the algorithm is not
- * checked. */
+ * calls on MPI_COMM_WORLD must have run "hier", whatever their form
+ * (coll_algorithm pvar); without it the algorithm is not checked. */
 #include "mpitest.h"
 #include <string.h>
 
@@ -55,9 +54,11 @@ static const char *ran(MPI_Comm c)
     return name;
 }
 
-/* One alltoallv (w: as alltoallw; in_place: counts made symmetric;
- * nonblocking: MPI_Ialltoallv) on c in round k, checked. */
-static void one(MPI_Comm c, int k, int w, int in_place, int nonblocking)
+enum { BLOCKING, NONBLOCKING, PERSISTENT };
+
+/* One alltoallv (w: as alltoallw; in_place: counts made symmetric; form:
+ * as it says) on c in round k, checked. */
+static void one(MPI_Comm c, int k, int w, int in_place, int form)
 {
     int me, n;
     MPI_Comm_rank(c, &me);
@@ -95,17 +96,24 @@ static void one(MPI_Comm c, int k, int w, int in_place, int nonblocking)
         CHECK_MPI(MPI_Alltoallw(sb, sc, sdb, ty, r, rc, rdb, ty, c));
         free(sdb);
         free(rdb);
-    } else if (nonblocking) {
+    } else if (form == NONBLOCKING) {
         MPI_Request q;
         CHECK_MPI(MPI_Ialltoallv(sb, sc, sd, MPI_INT, r, rc, rd, MPI_INT, c, &q));
         CHECK_MPI(MPI_Wait(&q, MPI_STATUS_IGNORE));
+    } else if (form == PERSISTENT) {
+        MPI_Request q;
+        CHECK_MPI(MPI_Alltoallv_init(sb, sc, sd, MPI_INT, r, rc, rd, MPI_INT, c, MPI_INFO_NULL, &q));
+        for (int twice = 0; twice < 2; twice++) {
+            CHECK_MPI(MPI_Start(&q));
+            CHECK_MPI(MPI_Wait(&q, MPI_STATUS_IGNORE));
+        }
+        CHECK_MPI(MPI_Request_free(&q));
     } else {
         CHECK_MPI(MPI_Alltoallv(sb, sc, sd, MPI_INT, r, rc, rd, MPI_INT, c));
     }
     if (want_hier && c == MPI_COMM_WORLD) {
         const char *alg = ran(c), *expect = w ? "alltoallw:hier" : "alltoallv:hier";
-        if (nonblocking) CHECK(strcmp(alg, expect) != 0, "a nonblocking alltoallv ran %s", alg);
-        else CHECK(strcmp(alg, expect) == 0, "round %d ran %s, expected %s", k, alg, expect);
+        CHECK(strcmp(alg, expect) == 0, "round %d (form %d) ran %s, expected %s", k, form, alg, expect);
     }
     for (int j = 0; j < n; j++) {
         for (int i = 0; i < rc[j]; i++)
@@ -137,11 +145,12 @@ int main(int argc, char **argv)
     MPI_Comm half;
     CHECK_MPI(MPI_Comm_split(MPI_COMM_WORLD, rank % 2, rank, &half));
     for (int k = 0; k < ROUNDS; k++) {
-        one(MPI_COMM_WORLD, k, 0, 0, 0);
-        one(MPI_COMM_WORLD, k, 0, 1, 0);
-        one(MPI_COMM_WORLD, k, 1, 0, 0);
-        one(MPI_COMM_WORLD, k, 0, 0, 1);
-        one(half, k, 0, k % 2, 0);
+        one(MPI_COMM_WORLD, k, 0, 0, BLOCKING);
+        one(MPI_COMM_WORLD, k, 0, 1, BLOCKING);
+        one(MPI_COMM_WORLD, k, 1, 0, BLOCKING);
+        one(MPI_COMM_WORLD, k, 0, k % 2, NONBLOCKING);
+        one(MPI_COMM_WORLD, k, 0, 0, PERSISTENT);
+        one(half, k, 0, k % 2 && k % 3 != PERSISTENT, k % 3);
     }
     CHECK_MPI(MPI_Comm_free(&half));
     char msg[160];
