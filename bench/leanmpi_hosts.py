@@ -14,7 +14,8 @@ ssh. Measured:
 
   pingpong  8-byte latency, 2 hosts x 1 rank (half the round trip)
   bandwidth 1 MiB, window of 64, 2 hosts x 1 rank
-  allreduce 8 B and 1 MiB, 4 hosts x 2 ranks (slowest rank's average)
+  allreduce 8 B and 1 MiB, 4 hosts x 2 ranks (slowest rank's average);
+            in the same group alltoallv of 8 B and 1 KiB blocks, 4 hosts x 2
   startup   wall time of `mpirun ... ./init` (MPI_Init + MPI_Finalize),
             4 hosts x 16 ranks
   memory    VmRSS of each rank right after MPI_Init, 2 and 4 hosts x 16
@@ -197,6 +198,9 @@ def measure(m, wrapper, quick, only=GROUPS):
     r, _ = run_bench(m, "coll", 4, 2, q + ["-c", "allreduce"], wrapper)
     out["allreduce8_us"] = value(r.stdout, r"^coll=allreduce size=8 .*lat_us=([\d.]+)")
     out["allreduce1m_us"] = value(r.stdout, r"^coll=allreduce size=1048576 .*lat_us=([\d.]+)")
+    r, _ = run_bench(m, "coll", 4, 2, q + ["-c", "alltoallv", "-s", "8,1024"], wrapper)
+    out["alltoallv8_us"] = value(r.stdout, r"^coll=alltoallv size=8 .*lat_us=([\d.]+)")
+    out["alltoallv1k_us"] = value(r.stdout, r"^coll=alltoallv size=1024 .*lat_us=([\d.]+)")
     if "startup" not in only:
         return out
     r, wall = run_bench(m, "init", 4, 16, [], wrapper)
@@ -223,12 +227,14 @@ LEAN_NOTE = ("LeanMPI opens its network endpoint at a rank's first message to an
              "4.0 MiB after init to 4.2 MiB after the ring and 4.3 MiB after the alltoall; with "
              "libfabric's net provider (LEANMPI_OFI_PROVIDER=net) to 5.1 and 6.1 MiB, with tcp;ofi_rxm "
              "to 22 and 40 MiB.")
-LOWER_BETTER = {"rma_put8_us", "rma_get8_us", "rma_acc8_us", "rss_init_2x16_sim1m_kb", "lat8_us", "allreduce8_us", "allreduce1m_us", "startup_4x16_s", "rss_init_2x16_kb",
+LOWER_BETTER = {"rma_put8_us", "rma_get8_us", "rma_acc8_us", "rss_init_2x16_sim1m_kb", "lat8_us", "allreduce8_us", "allreduce1m_us", "alltoallv8_us", "alltoallv1k_us", "startup_4x16_s", "rss_init_2x16_kb",
                 "rss_init_4x16_kb"}
 METRICS = [("lat8_us", "8-byte latency, 2 hosts (us)"),
            ("bw1m_mbs", "1 MiB bandwidth, 2 hosts (MB/s)"),
            ("allreduce8_us", "allreduce 8 B, 4 hosts x 2 (us)"),
            ("allreduce1m_us", "allreduce 1 MiB, 4 hosts x 2 (us)"),
+           ("alltoallv8_us", "alltoallv 8 B blocks, 4 hosts x 2 (us)"),
+           ("alltoallv1k_us", "alltoallv 1 KiB blocks, 4 hosts x 2 (us)"),
            ("startup_4x16_s", "startup, 4 hosts x 16 (s)"),
            ("rss_init_2x16_kb", "RSS after init, 2 hosts x 16 (KiB)"),
            ("rss_init_4x16_kb", "RSS after init, 4 hosts x 16 (KiB)"),

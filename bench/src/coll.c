@@ -1,6 +1,7 @@
 /* Collective latency: the time of one call, back to back, on all ranks of
  * MPI_COMM_WORLD.  Measures MPI_Barrier, MPI_Bcast, MPI_Reduce,
- * MPI_Allreduce, MPI_Allgather and MPI_Alltoall at 8 B and 1 MiB.
+ * MPI_Allreduce, MPI_Allgather and MPI_Alltoall at 8 B and 1 MiB, and on
+ * request MPI_Alltoallv (equal blocks laid out as alltoall's).
  *
  * The size is the message of one call for bcast and the reductions (a vector
  * of MPI_DOUBLE summed with MPI_SUM; root 0), and each rank's block for
@@ -12,16 +13,19 @@
  *   "coll=allreduce size=8 iters=<n> lat_us=<microseconds>"
  *
  * Options (besides the common ones; -m is ignored):
- *   -c LIST   comma-separated collectives to run (default: all)
+ *   -c LIST   comma-separated collectives to run (default: all but
+ *             alltoallv, which the multi-host harness asks for)
  *   -s LIST   comma-separated sizes in bytes (default: 8,1048576)
  */
 #include "bench_common.h"
 
-enum { BARRIER, BCAST, REDUCE, ALLREDUCE, ALLGATHER, ALLTOALL, NCOLL };
-static const char *const names[NCOLL] = {"barrier", "bcast", "reduce", "allreduce", "allgather", "alltoall"};
+enum { BARRIER, BCAST, REDUCE, ALLREDUCE, ALLGATHER, ALLTOALL, ALLTOALLV, NCOLL };
+static const char *const names[NCOLL] = {"barrier",   "bcast",    "reduce",   "allreduce",
+                                         "allgather", "alltoall", "alltoallv"};
 
 struct bufs {
     char *send, *recv;
+    int *counts, *displs; /* alltoallv: every block sz bytes, block i at i * sz */
 };
 
 static void call(int coll, struct bufs *b, size_t sz)
@@ -34,6 +38,10 @@ static void call(int coll, struct bufs *b, size_t sz)
     case ALLREDUCE: MPI_Allreduce(b->send, b->recv, count, MPI_DOUBLE, MPI_SUM, MPI_COMM_WORLD); break;
     case ALLGATHER: MPI_Allgather(b->send, (int)sz, MPI_CHAR, b->recv, (int)sz, MPI_CHAR, MPI_COMM_WORLD); break;
     case ALLTOALL: MPI_Alltoall(b->send, (int)sz, MPI_CHAR, b->recv, (int)sz, MPI_CHAR, MPI_COMM_WORLD); break;
+    case ALLTOALLV:
+        MPI_Alltoallv(b->send, b->counts, b->displs, MPI_CHAR, b->recv, b->counts, b->displs, MPI_CHAR,
+                      MPI_COMM_WORLD);
+        break;
     }
 }
 
@@ -87,16 +95,21 @@ int main(int argc, char **argv)
     size_t maxsz = 0;
     for (int k = 0; k < nsizes; k++)
         if (sizes[k] > maxsz) maxsz = sizes[k];
-    struct bufs b = {bench_alloc(maxsz * (size_t)nranks), bench_alloc(maxsz * (size_t)nranks)};
+    struct bufs b = {bench_alloc(maxsz * (size_t)nranks), bench_alloc(maxsz * (size_t)nranks),
+                     (int *)bench_alloc(sizeof(int) * (size_t)nranks), (int *)bench_alloc(sizeof(int) * (size_t)nranks)};
     /* Doubles that stay finite however often they are summed. */
     for (size_t i = 0; i < maxsz * (size_t)nranks / sizeof(double); i++)
         ((double *)b.send)[i] = 1.0 / (double)(1 + (i % 7));
     if (rank == 0) printf("# bench=coll ranks=%d\n", nranks);
 
     for (int c = 0; c < NCOLL; c++) {
-        if (colls && !listed(colls, names[c])) continue;
+        if (colls ? !listed(colls, names[c]) : c == ALLTOALLV) continue;
         for (int k = 0; k < (c == BARRIER ? 1 : nsizes); k++) {
             size_t sz = c == BARRIER ? 0 : sizes[k];
+            for (int i = 0; i < nranks; i++) {
+                b.counts[i] = (int)sz;
+                b.displs[i] = (int)(sz * (size_t)i);
+            }
             size_t moved = c == BARRIER ? 8 : sz * (size_t)nranks;
             long iters = bench_iters(moved, 512.0 * (1 << 20), 20, 50000, o.quick);
             long warm = iters / 10;
@@ -127,6 +140,8 @@ int main(int argc, char **argv)
     }
     free(b.send);
     free(b.recv);
+    free(b.counts);
+    free(b.displs);
     MPI_Finalize();
     return 0;
 }
