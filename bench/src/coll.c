@@ -39,8 +39,7 @@ static void call(int coll, struct bufs *b, size_t sz)
     case ALLGATHER: MPI_Allgather(b->send, (int)sz, MPI_CHAR, b->recv, (int)sz, MPI_CHAR, MPI_COMM_WORLD); break;
     case ALLTOALL: MPI_Alltoall(b->send, (int)sz, MPI_CHAR, b->recv, (int)sz, MPI_CHAR, MPI_COMM_WORLD); break;
     case ALLTOALLV:
-        MPI_Alltoallv(b->send, b->counts, b->displs, MPI_CHAR, b->recv, b->counts, b->displs, MPI_CHAR,
-                      MPI_COMM_WORLD);
+        MPI_Alltoallv(b->send, b->counts, b->displs, MPI_CHAR, b->recv, b->counts, b->displs, MPI_CHAR, MPI_COMM_WORLD);
         break;
     }
 }
@@ -96,7 +95,8 @@ int main(int argc, char **argv)
     for (int k = 0; k < nsizes; k++)
         if (sizes[k] > maxsz) maxsz = sizes[k];
     struct bufs b = {bench_alloc(maxsz * (size_t)nranks), bench_alloc(maxsz * (size_t)nranks),
-                     (int *)bench_alloc(sizeof(int) * (size_t)nranks), (int *)bench_alloc(sizeof(int) * (size_t)nranks)};
+                     (int *)bench_alloc(sizeof(int) * (size_t)nranks),
+                     (int *)bench_alloc(sizeof(int) * (size_t)nranks)};
     /* Doubles that stay finite however often they are summed. */
     for (size_t i = 0; i < maxsz * (size_t)nranks / sizeof(double); i++)
         ((double *)b.send)[i] = 1.0 / (double)(1 + (i % 7));
