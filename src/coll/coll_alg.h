@@ -47,13 +47,14 @@ enum lm_coll_kind {
     LM_COLL_KIND_COUNT
 };
 
-/* Alltoallv and alltoallw across nodes (sched_hier_v.c): the counts a
- * node's first rank gathered from its members before the schedule is
- * generated: member m's send counts (bytes) at rows[2*m*n], its receive
- * counts at rows[(2*m+1)*n]; NULL on the other ranks. */
-typedef struct lm_coll_a2av {
+/* The v forms across nodes (sched_hier_v.c): the counts a node's first
+ * rank learnt from its members in the first round of the call, one row
+ * per member in rank order (lm_sched_v_row words: alltoallv/w the send
+ * counts then the receive counts, gatherv and scatterv the member's own
+ * block), bytes. */
+typedef struct lm_coll_node_counts {
     const size_t *rows;
-} lm_coll_a2av;
+} lm_coll_node_counts;
 
 typedef struct lm_coll_spec {
     int kind; /* enum lm_coll_kind */
@@ -68,10 +69,10 @@ typedef struct lm_coll_spec {
     int space;       /* ... and every member shares one address space: posts may carry addresses */
     int ppn;         /* > 0: the communicator spans several nodes, ppn consecutive ranks on each
                         (the last node possibly fewer), so hierarchical algorithms apply */
-    /* alltoallv/w "hier": the counts its leader gathered (runtime), or a
-     * placeholder with rows and via NULL, where every rank's counts are
-     * this rank's (decomposition) and while selecting */
-    const lm_coll_a2av *a2av;
+    /* algorithms with counts_first: at a leader that waited for them, its
+     * members' counts; elsewhere NULL or a placeholder (rows NULL) that
+     * tells the selection they can be had */
+    const lm_coll_node_counts *node_counts;
 } lm_coll_spec;
 
 typedef void (*lm_coll_gen)(lm_sched *s, const lm_coll_spec *a);
@@ -85,6 +86,10 @@ typedef struct lm_coll_alg {
     int hier;             /* needs spec.ppn: ranks of several nodes, in node blocks */
     const char *summary;
     int direct; /* needs spec.space */
+    /* needs spec.node_counts: a node's first rank learns its members'
+     * counts in the call's first round and its schedule is finished then
+     * (coll_counts_first.c) */
+    int counts_first;
 } lm_coll_alg;
 
 /* Name of a collective as in LEANMPI_<NAME>_ALGORITHM (upper case) and in
@@ -176,16 +181,23 @@ void lm_sched_allgather_hier(lm_sched *s, const lm_coll_spec *a);
 void lm_sched_scan_hier(lm_sched *s, const lm_coll_spec *a);
 void lm_sched_reduce_scatter_hier(lm_sched *s, const lm_coll_spec *a);
 void lm_sched_alltoall_hier(lm_sched *s, const lm_coll_spec *a);
-/* Alltoallv/w across nodes (spec.a2av): small blocks between two nodes in
- * one pack each way through the leaders. Its schedule comes in two parts
- * (coll_a2av.c): the counts exchange (slot AUX: this rank's row of send
- * then receive counts, 2n size_t, and at the leader after it its members'
- * rows in order), then the data, which at a leader needs spec.a2av. The
- * "whole" form is both in a row for a spec whose every rank has this
- * rank's counts (decomposition). */
-void lm_sched_a2av_counts(lm_sched *s, const lm_coll_spec *a);
+/* The v forms across nodes (sched_hier_v.c, algorithms with
+ * counts_first): small blocks between two nodes in one pack through the
+ * nodes' first ranks, large ones rank to rank. The schedule comes in two
+ * parts (coll_counts_first.c): the counts (slot AUX: this rank's row of
+ * lm_sched_v_row words, filled by lm_sched_v_fill_row, and at a leader
+ * after it its members' rows in order), then the data, which at a leader
+ * that takes part in the counts (lm_sched_v_leader_waits) needs
+ * spec.node_counts. lm_sched_v_whole is both in a row for a spec whose
+ * every rank has this rank's counts (decomposition). */
+size_t lm_sched_v_row(const lm_coll_spec *a);
+void lm_sched_v_fill_row(const lm_coll_spec *a, size_t *row);
+int lm_sched_v_leader_waits(const lm_coll_spec *a);
+void lm_sched_v_counts(lm_sched *s, const lm_coll_spec *a);
 void lm_sched_alltoallv_hier(lm_sched *s, const lm_coll_spec *a);
-void lm_sched_alltoallv_hier_whole(lm_sched *s, const lm_coll_spec *a);
+void lm_sched_gatherv_hier(lm_sched *s, const lm_coll_spec *a);
+void lm_sched_scatterv_hier(lm_sched *s, const lm_coll_spec *a);
+void lm_sched_v_whole(lm_sched *s, const lm_coll_spec *a, lm_coll_gen data);
 void lm_sched_allgatherv_hier(lm_sched *s, const lm_coll_spec *a);
 
 #endif

@@ -8,7 +8,7 @@
  * packed stream (reductions: as a copy in the type's own element layout,
  * which is what the ops work on). */
 #include "coll/coll_alg.h"
-#include "coll/coll_a2av.h"
+#include "coll/coll_counts_first.h"
 #include "boot/boot.h"
 #include "coll/coll_basic.h"
 #include "coll/coll_args.h"
@@ -546,12 +546,12 @@ static int run(call *k)
         b.a.space = b.a.shm && lm_coll_shm_same_space(c);
         b.a.ppn = node_blocks(c);
     }
-    /* a hierarchical alltoallv/w: a leader's schedule is finished once its
+    /* a v form across nodes: a leader's schedule is finished once its
      * members' counts are in */
-    const lm_coll_alg *hier_v = rc == MPI_SUCCESS ? lm_coll_a2av_selected(&b.a) : NULL;
+    const lm_coll_alg *hier_v = rc == MPI_SUCCESS ? lm_coll_counts_first_selected(&b.a) : NULL;
     if (hier_v) {
         c->coll_alg = (int)(hier_v - lm_coll_algs) + 1;
-        rc = lm_coll_a2av_generate(b.x, &b.a);
+        rc = lm_coll_counts_first_generate(b.x, hier_v, &b.a);
         if (rc != MPI_SUCCESS) rc = fail(k, rc, "out of memory");
     } else if (rc == MPI_SUCCESS) {
         /* the table's choice, also where the schedule comes from the cache

@@ -13,7 +13,7 @@ static int generate(const lm_coll_alg *g, lm_coll_spec *a, int r, lm_sched *s, c
     lm_sched_init(s);
     a->rank = r;
     /* the hierarchical alltoallv/w with its counts exchange in front */
-    if (g->gen == lm_sched_alltoallv_hier) lm_sched_alltoallv_hier_whole(s, a);
+    if (g->counts_first) lm_sched_v_whole(s, a, g->gen);
     else g->gen(s, a);
     if (!s->failed) return 0;
     snprintf(err, errlen, "out of memory");
@@ -59,9 +59,9 @@ int lm_coll_decompose(const lm_coll_query *q, lm_coll_message_fn fn, void *arg, 
         a.counts = a.scounts = blocks;
         a.displs = a.sdispls = blocks + q->np;
     }
-    /* a blocking alltoallv/w learns its counts first (coll_a2av.h) */
-    static const lm_coll_a2av every_rank_alike;
-    a.a2av = &every_rank_alike;
+    /* the v forms across nodes learn counts first (coll_counts_first.h) */
+    static const lm_coll_node_counts every_rank_alike;
+    a.node_counts = &every_rank_alike;
     const lm_coll_alg *g = q->algorithm ? lm_coll_alg_find(kind, q->algorithm) : lm_coll_select(&a);
     if (!g) {
         snprintf(err, errlen, "'%s' is not an algorithm of %s (leanmpi-info --algorithms lists them)", q->algorithm,

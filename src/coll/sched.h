@@ -39,7 +39,7 @@ enum lm_step_kind {
     LM_STEP_WAIT_READ
 };
 /* AUX: memory the caller of the executor provides besides the user's
- * buffers (the counts rows of a hierarchical alltoallv, coll_a2av.c). */
+ * buffers (the counts rows of the v forms across nodes, coll_counts_first.c). */
 enum lm_slot { LM_SLOT_SEND, LM_SLOT_RECV, LM_SLOT_SCRATCH, LM_SLOT_AUX, LM_SLOT_COUNT };
 
 typedef struct lm_step {

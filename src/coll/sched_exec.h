@@ -67,7 +67,7 @@ struct lm_coll_exec {
     lm_request *frame_reqs;
     /* A schedule generated in two parts: called once, when the rounds of
      * the first part are done, to append the rest from what they brought
-     * (a hierarchical alltoallv's leader, coll_a2av.c); later starts of a
+     * (a node leader of the v forms across nodes, coll_counts_first.c); later starts of a
      * persistent collective run both parts as they are. */
     void (*extend)(lm_coll_exec *x);
     void *owned; /* lm_free'd with the executor: what AUX or extend reads */

@@ -1,20 +1,22 @@
-/* Alltoallv and alltoallw across nodes (spec.ppn > 0, spec.a2av). A flat
- * alltoallv sends one message per pair of ranks over the network; here
- * the small blocks between two nodes travel in one pack each way, carried
- * by the nodes' first ranks (their leaders), and large blocks go rank to
- * rank as in the flat schedules (a leader that packed them would copy
- * every byte twice more and hold them all). Ranks of one node exchange
- * directly.
+/* The v forms across nodes (spec.ppn > 0): alltoallv, alltoallw, gatherv
+ * and scatterv. Flat, they send one message per pair of ranks over the
+ * network; here the small blocks between two nodes travel in one pack,
+ * carried by the nodes' first ranks (their leaders), and large blocks go
+ * rank to rank as in the flat schedules (a leader that packed them would
+ * copy every byte twice more and hold them all). Ranks of one node
+ * exchange directly.
  *
  * Whether a block is small is its own size (up to via_block_limit), which
- * its sender and its receiver both know: a block's send count is its
- * receive count at the other end, so both sides agree on every block's
+ * its sender and its receiver both know (a block's send count is its
+ * receive count at the other end), so both sides agree on every block's
  * way without asking each other. A leader must also know its members'
- * counts to size the packs: before the data each member sends the leader
- * its row of counts (lm_sched_a2av_counts) in the first round of the
- * call's schedule, and the leader's part of the data is generated when
- * that round is done (coll_a2av.c, the executor's extend); a member's part
- * needs only its own counts and is generated at once. */
+ * counts to size the packs: each member sends its leader its row of
+ * counts (lm_sched_v_counts) in the first round of the call's schedule,
+ * and the leader's part of the data is generated when that round is done
+ * (coll_counts_first.c, the executor's extend); a member's part needs only
+ * its own counts and is generated at once. Gatherv and scatterv need the
+ * counts only on the nodes other than the root's: the root knows every
+ * count, and its own node exchanges with it directly. */
 #include "coll/sched_util.h"
 #include "util/lm_mem.h"
 #include <string.h>
@@ -23,17 +25,43 @@
  * alltoall's "hier" rows (coll_select.c), where it was measured. */
 static size_t via_block_limit(const lm_coll_spec *a) { return a->size <= 64 ? 4096 : 256; }
 
-void lm_sched_a2av_counts(lm_sched *s, const lm_coll_spec *a)
+static int rooted(const lm_coll_spec *a) { return a->kind == LM_COLL_GATHERV || a->kind == LM_COLL_SCATTERV; }
+
+size_t lm_sched_v_row(const lm_coll_spec *a) { return rooted(a) ? 1 : 2 * (size_t)a->size; }
+
+void lm_sched_v_fill_row(const lm_coll_spec *a, size_t *row)
 {
+    if (rooted(a)) {
+        row[0] = a->bytes;
+        return;
+    }
+    for (int j = 0; j < a->size; j++) {
+        row[j] = sblk_bytes(a, j);
+        row[a->size + j] = blk_bytes(a, j);
+    }
+}
+
+/* Does rank's node send its counts to its leader? (Not the root's node of
+ * a gatherv or scatterv.) */
+static int counts_from(const lm_coll_spec *a, int rank) { return !rooted(a) || rank / a->ppn != a->root / a->ppn; }
+
+int lm_sched_v_leader_waits(const lm_coll_spec *a)
+{
+    return a->rank == hier_of(a, a->rank).leader && counts_from(a, a->rank);
+}
+
+/* The round is left open: the data's first steps join it. */
+void lm_sched_v_counts(lm_sched *s, const lm_coll_spec *a)
+{
+    if (!counts_from(a, a->rank)) return;
     hier h = hier_of(a, a->rank);
-    size_t row = 2 * (size_t)a->size * sizeof(size_t);
+    size_t row = lm_sched_v_row(a) * sizeof(size_t);
     if (a->rank != h.leader) {
         lm_sched_send(s, h.leader, LM_SLOT_AUX, 0, row);
     } else {
         lm_sched_copy(s, LM_SLOT_AUX, 0, LM_SLOT_AUX, row, row);
         for (int m = 1; m < h.members; m++) lm_sched_recv(s, h.leader + m, LM_SLOT_AUX, (size_t)(m + 1) * row, row);
     }
-    lm_sched_round(s);
 }
 
 #define SENDS(rows, n, m) ((rows) + 2 * (size_t)(m) * (size_t)(n))
@@ -196,26 +224,197 @@ static void data(lm_sched *s, const lm_coll_spec *a, const size_t *rows)
     else member(s, a, &h, src, base);
 }
 
-void lm_sched_alltoallv_hier(lm_sched *s, const lm_coll_spec *a) { data(s, a, a->a2av ? a->a2av->rows : NULL); }
+/* A waiting leader (lm_sched_v_leader_waits) generates in two parts:
+ * without spec.node_counts what needs no member's counts, with them the
+ * rest. Alltoallv's leader has nothing to do before the rows. */
+void lm_sched_alltoallv_hier(lm_sched *s, const lm_coll_spec *a)
+{
+    if (lm_sched_v_leader_waits(a) && !a->node_counts) return;
+    data(s, a, a->node_counts ? a->node_counts->rows : NULL);
+}
 
-void lm_sched_alltoallv_hier_whole(lm_sched *s, const lm_coll_spec *a)
+static int small(const lm_coll_spec *a, size_t bytes) { return bytes && bytes <= via_block_limit(a); }
+
+/* The root of a gatherv: blocks from its own node directly; from each
+ * other node its large blocks directly and then the pack of its small
+ * ones from the node's leader (in the order that leader sends them),
+ * unpacked in a second round. */
+static void gatherv_root(lm_sched *s, const lm_coll_spec *a)
+{
+    int me = a->rank;
+    hier r = hier_of(a, me);
+    size_t *pk = lm_malloc(LM_MEM_COLL, sizeof *pk * (size_t)r.nodes);
+    if (!pk) {
+        s->failed = 1;
+        return;
+    }
+    if (!a->in_place && blk_bytes(a, me))
+        lm_sched_copy(s, LM_SLOT_SEND, 0, LM_SLOT_RECV, blk_off(a, me), blk_bytes(a, me));
+    for (int y = 0; y < r.nodes; y++) {
+        hier Y = hier_of(a, y * a->ppn);
+        size_t P = 0;
+        for (int q = Y.leader; q < Y.leader + Y.members; q++) {
+            size_t b = blk_bytes(a, q);
+            if (q == me || !b) continue;
+            if (y != r.node && small(a, b)) P += b;
+            else lm_sched_recv(s, q, LM_SLOT_RECV, blk_off(a, q), b);
+        }
+        pk[y] = P ? lm_sched_scratch(s, P) : 0;
+        if (P) lm_sched_recv(s, Y.leader, LM_SLOT_SCRATCH, pk[y], P);
+    }
+    lm_sched_round(s);
+    for (int y = 0; y < r.nodes; y++) {
+        if (y == r.node) continue;
+        hier Y = hier_of(a, y * a->ppn);
+        size_t at = pk[y];
+        for (int q = Y.leader; q < Y.leader + Y.members; q++)
+            if (small(a, blk_bytes(a, q))) {
+                lm_sched_copy(s, LM_SLOT_SCRATCH, at, LM_SLOT_RECV, blk_off(a, q), blk_bytes(a, q));
+                at += blk_bytes(a, q);
+            }
+    }
+    lm_sched_round(s);
+    lm_free(LM_MEM_COLL, pk);
+}
+
+void lm_sched_gatherv_hier(lm_sched *s, const lm_coll_spec *a)
+{
+    int me = a->rank, root = a->root;
+    hier h = hier_of(a, me);
+    if (me == root) {
+        gatherv_root(s, a);
+        return;
+    }
+    size_t b = a->bytes;
+    if (!lm_sched_v_leader_waits(a)) {
+        /* the root's node, or a member: small blocks to the leader */
+        if (b) lm_sched_send(s, counts_from(a, me) && small(a, b) ? h.leader : root, LM_SLOT_SEND, 0, b);
+        lm_sched_round(s);
+        return;
+    }
+    /* a leader of another node: its own large block before its members'
+     * counts are in, then the pack of the node's small blocks */
+    if (!a->node_counts) {
+        if (b && !small(a, b)) lm_sched_send(s, root, LM_SLOT_SEND, 0, b);
+        lm_sched_round(s);
+        return;
+    }
+    const size_t *rows = a->node_counts->rows;
+    size_t P = 0;
+    for (int m = 0; m < h.members; m++) P += small(a, rows[m]) ? rows[m] : 0;
+    if (!P) return;
+    size_t pk = lm_sched_scratch(s, P), at = 0;
+    for (int m = 0; m < h.members; m++) {
+        if (!small(a, rows[m])) continue;
+        if (m) lm_sched_recv(s, h.leader + m, LM_SLOT_SCRATCH, pk + at, rows[m]);
+        else lm_sched_copy(s, LM_SLOT_SEND, 0, LM_SLOT_SCRATCH, pk + at, rows[m]);
+        at += rows[m];
+    }
+    lm_sched_round(s);
+    lm_sched_send(s, root, LM_SLOT_SCRATCH, pk, P);
+    lm_sched_round(s);
+}
+
+/* gatherv's mirror: the root packs each other node's small blocks and
+ * sends the pack to that node's leader after the node's large blocks
+ * (the leader takes its own large one before its members' counts are in). */
+static void scatterv_root(lm_sched *s, const lm_coll_spec *a)
+{
+    int me = a->rank;
+    hier r = hier_of(a, me);
+    size_t *pk = lm_malloc(LM_MEM_COLL, sizeof *pk * 2 * (size_t)r.nodes), *len = pk + r.nodes;
+    if (!pk) {
+        s->failed = 1;
+        return;
+    }
+    if (!a->in_place && blk_bytes(a, me))
+        lm_sched_copy(s, LM_SLOT_SEND, blk_off(a, me), LM_SLOT_RECV, 0, blk_bytes(a, me));
+    for (int y = 0; y < r.nodes; y++) {
+        hier Y = hier_of(a, y * a->ppn);
+        len[y] = 0;
+        for (int q = Y.leader; q < Y.leader + Y.members && y != r.node; q++)
+            len[y] += small(a, blk_bytes(a, q)) ? blk_bytes(a, q) : 0;
+        pk[y] = len[y] ? lm_sched_scratch(s, len[y]) : 0;
+        size_t at = pk[y];
+        for (int q = Y.leader; q < Y.leader + Y.members && len[y]; q++)
+            if (small(a, blk_bytes(a, q))) {
+                lm_sched_copy(s, LM_SLOT_SEND, blk_off(a, q), LM_SLOT_SCRATCH, at, blk_bytes(a, q));
+                at += blk_bytes(a, q);
+            }
+    }
+    lm_sched_round(s);
+    for (int y = 0; y < r.nodes; y++) {
+        hier Y = hier_of(a, y * a->ppn);
+        for (int q = Y.leader; q < Y.leader + Y.members; q++) {
+            size_t b = blk_bytes(a, q);
+            if (q != me && b && (y == r.node || !small(a, b))) lm_sched_send(s, q, LM_SLOT_SEND, blk_off(a, q), b);
+        }
+        if (len[y]) lm_sched_send(s, Y.leader, LM_SLOT_SCRATCH, pk[y], len[y]);
+    }
+    lm_sched_round(s);
+    lm_free(LM_MEM_COLL, pk);
+}
+
+void lm_sched_scatterv_hier(lm_sched *s, const lm_coll_spec *a)
+{
+    int me = a->rank, root = a->root;
+    hier h = hier_of(a, me);
+    if (me == root) {
+        scatterv_root(s, a);
+        return;
+    }
+    size_t b = a->bytes;
+    if (!lm_sched_v_leader_waits(a)) {
+        if (b) lm_sched_recv(s, counts_from(a, me) && small(a, b) ? h.leader : root, LM_SLOT_RECV, 0, b);
+        lm_sched_round(s);
+        return;
+    }
+    /* a leader of another node: its own large block before its members'
+     * counts are in, then the pack (the root sends them in that order),
+     * then the members' small blocks */
+    if (!a->node_counts) {
+        if (b && !small(a, b)) lm_sched_recv(s, root, LM_SLOT_RECV, 0, b);
+        lm_sched_round(s);
+        return;
+    }
+    const size_t *rows = a->node_counts->rows;
+    size_t P = 0;
+    for (int m = 0; m < h.members; m++) P += small(a, rows[m]) ? rows[m] : 0;
+    size_t pk = P ? lm_sched_scratch(s, P) : 0, at = 0;
+    if (P) lm_sched_recv(s, root, LM_SLOT_SCRATCH, pk, P);
+    lm_sched_round(s);
+    for (int m = 0; m < h.members; m++) {
+        if (!small(a, rows[m])) continue;
+        if (m) lm_sched_send(s, h.leader + m, LM_SLOT_SCRATCH, pk + at, rows[m]);
+        else lm_sched_copy(s, LM_SLOT_SCRATCH, pk + at, LM_SLOT_RECV, 0, rows[m]);
+        at += rows[m];
+    }
+    lm_sched_round(s);
+}
+
+void lm_sched_v_whole(lm_sched *s, const lm_coll_spec *a, lm_coll_gen gen)
 {
     hier h = hier_of(a, a->rank);
-    int n = a->size;
-    size_t row = 2 * (size_t)n, *rows = NULL;
-    if (a->rank == h.leader) {
+    size_t row = lm_sched_v_row(a), *rows = NULL;
+    lm_coll_node_counts nc = {NULL};
+    lm_coll_spec b = *a;
+    if (lm_sched_v_leader_waits(a)) {
         rows = lm_malloc(LM_MEM_COLL, (size_t)h.members * row * sizeof *rows);
         if (!rows) {
             s->failed = 1;
             return;
         }
-        for (int m = 0; m < h.members; m++)
-            for (int j = 0; j < n; j++) {
-                SENDS(rows, n, m)[j] = sblk_bytes(a, j);
-                RECVS(rows, n, m)[j] = blk_bytes(a, j);
-            }
+        /* every member's counts are this rank's (in the uniform
+         * decomposition a rooted member's block is the root's block) */
+        for (int m = 0; m < h.members; m++) lm_sched_v_fill_row(a, rows + (size_t)m * row);
+        nc.rows = rows;
+        b.node_counts = &nc;
     }
-    lm_sched_a2av_counts(s, a);
-    data(s, a, rows);
+    lm_coll_spec first = *a;
+    first.node_counts = NULL;
+    lm_sched_v_counts(s, a);
+    gen(s, &first);
+    lm_sched_round(s);
+    if (rows) gen(s, &b);
     lm_free(LM_MEM_COLL, rows);
 }

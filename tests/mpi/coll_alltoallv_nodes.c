@@ -1,4 +1,5 @@
-/* Alltoallv and alltoallw whose blocks differ a lot from pair to pair:
+/* Alltoallv, alltoallw, gatherv and scatterv whose blocks differ a lot
+ * from pair to pair:
  * most small or empty, a few large, and the counts from i to j unrelated
  * to those from j to i. Across hosts (the "hier" schedule of
  * src/coll/sched_hier_v.c) small blocks between two hosts then go through
@@ -6,7 +7,8 @@
  * pair of hosts and one direction; every block is checked value by value,
  * the gaps between blocks against a guard. In place (symmetric counts),
  * through MPI_Alltoallw with byte displacements, on a communicator of
- * every other rank, nonblocking and persistent (started twice).
+ * every other rank, nonblocking and persistent (started twice); gatherv
+ * and scatterv with roots on the first, the last and a middle rank.
  *
  * argv[1] "hier": the job is in node blocks across hosts, so the blocking
  * calls on MPI_COMM_WORLD must have run "hier", whatever their form
@@ -133,6 +135,62 @@ static void one(MPI_Comm c, int k, int w, int in_place, int form)
     free(ty);
 }
 
+/* One gatherv (gather) or scatterv on c with root `root` in round k, its
+ * blocks sized as count_of(rank, root, k) says, laid out in reverse rank
+ * order with a gap after each at the root; checked. */
+static void rooted(MPI_Comm c, int k, int root, int gather, int form)
+{
+    int me, n;
+    MPI_Comm_rank(c, &me);
+    MPI_Comm_size(c, &n);
+    int *cnt = malloc(sizeof(int) * (size_t)n), *dsp = malloc(sizeof(int) * (size_t)n);
+    CHECK(cnt && dsp, "out of memory");
+    long at = 0;
+    for (int j = n - 1; j >= 0; j--) {
+        cnt[j] = count_of(j, root, k);
+        dsp[j] = (int)at;
+        at += cnt[j] + 1;
+    }
+    int *all = malloc(sizeof(int) * (size_t)(at + 1)), *mine = malloc(sizeof(int) * (size_t)(cnt[me] + 1));
+    CHECK(all && mine, "out of memory");
+    for (long i = 0; i < at; i++) all[i] = GUARD;
+    for (int i = 0; i < cnt[me]; i++) mine[i] = gather ? val(me, root, k, i) : GUARD;
+    if (!gather && me == root)
+        for (int j = 0; j < n; j++)
+            for (int i = 0; i < cnt[j]; i++) all[dsp[j] + i] = val(root, j, k, i);
+    MPI_Request q = MPI_REQUEST_NULL;
+    if (gather && form == NONBLOCKING)
+        CHECK_MPI(MPI_Igatherv(mine, cnt[me], MPI_INT, all, cnt, dsp, MPI_INT, root, c, &q));
+    else if (gather) CHECK_MPI(MPI_Gatherv(mine, cnt[me], MPI_INT, all, cnt, dsp, MPI_INT, root, c));
+    else if (form == NONBLOCKING) CHECK_MPI(MPI_Iscatterv(all, cnt, dsp, MPI_INT, mine, cnt[me], MPI_INT, root, c, &q));
+    else CHECK_MPI(MPI_Scatterv(all, cnt, dsp, MPI_INT, mine, cnt[me], MPI_INT, root, c));
+    CHECK_MPI(MPI_Wait(&q, MPI_STATUS_IGNORE));
+    if (want_hier && c == MPI_COMM_WORLD) {
+        const char *alg = ran(c), *expect = gather ? "gatherv:hier" : "scatterv:hier";
+        CHECK(strcmp(alg, expect) == 0, "round %d ran %s, expected %s", k, alg, expect);
+    }
+    if (gather && me == root) {
+        for (int j = 0; j < n; j++) {
+            for (int i = 0; i < cnt[j]; i++)
+                if (all[dsp[j] + i] != val(j, root, k, i)) {
+                    CHECK(0, "gatherv round %d: block of %d, int %d of %d: %d", k, j, i, cnt[j], all[dsp[j] + i]);
+                    break;
+                }
+            CHECK(all[dsp[j] + cnt[j]] == GUARD, "gatherv round %d: the gap after %d's block was written", k, j);
+        }
+    } else if (!gather) {
+        for (int i = 0; i < cnt[me]; i++)
+            if (mine[i] != val(root, me, k, i)) {
+                CHECK(0, "scatterv round %d: int %d of %d: %d", k, i, cnt[me], mine[i]);
+                break;
+            }
+    }
+    free(all);
+    free(mine);
+    free(cnt);
+    free(dsp);
+}
+
 int main(int argc, char **argv)
 {
     MPI_Init(&argc, &argv);
@@ -151,6 +209,11 @@ int main(int argc, char **argv)
         one(MPI_COMM_WORLD, k, 0, k % 2, NONBLOCKING);
         one(MPI_COMM_WORLD, k, 0, 0, PERSISTENT);
         one(half, k, 0, k % 2 && k % 3 != PERSISTENT, k % 3);
+        /* roots on the first host, the last, and inside one */
+        for (int gather = 0; gather < 2; gather++) {
+            rooted(MPI_COMM_WORLD, k, k % 3 == 0 ? 0 : k % 3 == 1 ? size - 1 : size / 2, gather, k % 2);
+            rooted(half, k, 0, gather, BLOCKING);
+        }
     }
     CHECK_MPI(MPI_Comm_free(&half));
     char msg[160];
