@@ -70,8 +70,7 @@ typedef struct lm_coll_spec {
     int ppn;         /* > 0: the communicator spans several nodes, ppn consecutive ranks on each
                         (the last node possibly fewer), so hierarchical algorithms apply */
     /* algorithms with counts_first: at a leader that waited for them, its
-     * members' counts; elsewhere NULL or a placeholder (rows NULL) that
-     * tells the selection they can be had */
+     * members' counts; NULL elsewhere */
     const lm_coll_node_counts *node_counts;
 } lm_coll_spec;
 
@@ -86,9 +85,9 @@ typedef struct lm_coll_alg {
     int hier;             /* needs spec.ppn: ranks of several nodes, in node blocks */
     const char *summary;
     int direct; /* needs spec.space */
-    /* needs spec.node_counts: a node's first rank learns its members'
-     * counts in the call's first round and its schedule is finished then
-     * (coll_counts_first.c) */
+    /* a node's first rank learns its members' counts in the call's first
+     * round and its schedule is finished then: generated through
+     * coll_counts_first.h or lm_sched_v_whole, never by gen alone */
     int counts_first;
 } lm_coll_alg;
 

@@ -546,19 +546,17 @@ static int run(call *k)
         b.a.space = b.a.shm && lm_coll_shm_same_space(c);
         b.a.ppn = node_blocks(c);
     }
-    /* a v form across nodes: a leader's schedule is finished once its
-     * members' counts are in */
-    const lm_coll_alg *hier_v = rc == MPI_SUCCESS ? lm_coll_counts_first_selected(&b.a) : NULL;
-    if (hier_v) {
-        c->coll_alg = (int)(hier_v - lm_coll_algs) + 1;
-        rc = lm_coll_counts_first_generate(b.x, hier_v, &b.a);
-        if (rc != MPI_SUCCESS) rc = fail(k, rc, "out of memory");
-    } else if (rc == MPI_SUCCESS) {
+    if (rc == MPI_SUCCESS) {
         /* the table's choice, also where the schedule comes from the cache
-         * (the same spec chose it then) */
+         * (the same spec chose it then; v forms are never cached) */
         const lm_coll_alg *g = lm_coll_select(&b.a);
         c->coll_alg = (int)(g - lm_coll_algs) + 1;
-        if (!lm_sched_cache_get(&b.a, &b.x->sched)) {
+        if (g->counts_first) {
+            /* a v form across nodes: a leader's schedule is finished once
+             * its members' counts are in */
+            rc = lm_coll_counts_first_generate(b.x, g, &b.a);
+            if (rc != MPI_SUCCESS) rc = fail(k, rc, "out of memory");
+        } else if (!lm_sched_cache_get(&b.a, &b.x->sched)) {
             size_t staged = b.x->sched.scratch_bytes;
             g->gen(&b.x->sched, &b.a);
             lm_sched_cache_put(&b.a, staged, &b.x->sched);

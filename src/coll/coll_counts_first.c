@@ -11,16 +11,6 @@
 #include "util/lm_mem.h"
 #include <string.h>
 
-const lm_coll_alg *lm_coll_counts_first_selected(const lm_coll_spec *a)
-{
-    if (a->ppn <= 0) return NULL;
-    static const lm_coll_node_counts placeholder;
-    lm_coll_spec probe = *a;
-    probe.node_counts = &placeholder;
-    const lm_coll_alg *g = lm_coll_select(&probe);
-    return g->counts_first ? g : NULL;
-}
-
 /* What a waiting leader's second part is generated from: the algorithm,
  * the call's spec with its arrays copied (the call's are gone by then),
  * and the rows. */

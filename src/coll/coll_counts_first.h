@@ -6,10 +6,6 @@
 #include "coll/coll_alg.h"
 #include "coll/sched_exec.h"
 
-/* The algorithm when the selection takes one with counts_first for this
- * call, else NULL. The same answer on every rank (it depends on the
- * communicator, the kind and LEANMPI_<COLL>_ALGORITHM only). */
-const lm_coll_alg *lm_coll_counts_first_selected(const lm_coll_spec *a);
 /* Generate g's schedule for the call on x (what the executor needs later
  * is owned by x); returns an MPI error class. */
 int lm_coll_counts_first_generate(lm_coll_exec *x, const lm_coll_alg *g, const lm_coll_spec *a);

@@ -344,7 +344,7 @@ static void read_overrides(void)
 static int usable(const lm_coll_alg *g, const lm_coll_spec *a)
 {
     return g && (!g->commutative_only || a->commutative) && (!g->shm || (a->shm && lm_sched_shm_fits(a))) &&
-           (!g->hier || a->ppn > 0) && (!g->direct || a->space) && (!g->counts_first || a->node_counts);
+           (!g->hier || a->ppn > 0) && (!g->direct || a->space);
 }
 
 #define NROWS (sizeof table / sizeof table[0])

@@ -59,9 +59,6 @@ int lm_coll_decompose(const lm_coll_query *q, lm_coll_message_fn fn, void *arg, 
         a.counts = a.scounts = blocks;
         a.displs = a.sdispls = blocks + q->np;
     }
-    /* the v forms across nodes learn counts first (coll_counts_first.h) */
-    static const lm_coll_node_counts every_rank_alike;
-    a.node_counts = &every_rank_alike;
     const lm_coll_alg *g = q->algorithm ? lm_coll_alg_find(kind, q->algorithm) : lm_coll_select(&a);
     if (!g) {
         snprintf(err, errlen, "'%s' is not an algorithm of %s (leanmpi-info --algorithms lists them)", q->algorithm,

@@ -235,6 +235,27 @@ void lm_sched_alltoallv_hier(lm_sched *s, const lm_coll_spec *a)
 
 static int small(const lm_coll_spec *a, size_t bytes) { return bytes && bytes <= via_block_limit(a); }
 
+/* Bytes of the small blocks among counts[0..k). */
+static size_t small_sum(const lm_coll_spec *a, const size_t *counts, int k)
+{
+    size_t t = 0;
+    for (int i = 0; i < k; i++) t += small(a, counts[i]) ? counts[i] : 0;
+    return t;
+}
+
+/* A root's copies between node Y's small blocks in its buffer (slot
+ * user, at their displacements) and their pack at pk, in rank order. */
+static void small_blocks(lm_sched *s, const lm_coll_spec *a, const hier *Y, int user, size_t pk, int into_pack)
+{
+    for (int q = Y->leader; q < Y->leader + Y->members; q++) {
+        size_t b = blk_bytes(a, q);
+        if (!small(a, b)) continue;
+        if (into_pack) lm_sched_copy(s, user, blk_off(a, q), LM_SLOT_SCRATCH, pk, b);
+        else lm_sched_copy(s, LM_SLOT_SCRATCH, pk, user, blk_off(a, q), b);
+        pk += b;
+    }
+}
+
 /* The root of a gatherv: blocks from its own node directly; from each
  * other node its large blocks directly and then the pack of its small
  * ones from the node's leader (in the order that leader sends them),
@@ -264,14 +285,8 @@ static void gatherv_root(lm_sched *s, const lm_coll_spec *a)
     }
     lm_sched_round(s);
     for (int y = 0; y < r.nodes; y++) {
-        if (y == r.node) continue;
         hier Y = hier_of(a, y * a->ppn);
-        size_t at = pk[y];
-        for (int q = Y.leader; q < Y.leader + Y.members; q++)
-            if (small(a, blk_bytes(a, q))) {
-                lm_sched_copy(s, LM_SLOT_SCRATCH, at, LM_SLOT_RECV, blk_off(a, q), blk_bytes(a, q));
-                at += blk_bytes(a, q);
-            }
+        if (y != r.node) small_blocks(s, a, &Y, LM_SLOT_RECV, pk[y], 0);
     }
     lm_sched_round(s);
     lm_free(LM_MEM_COLL, pk);
@@ -300,8 +315,7 @@ void lm_sched_gatherv_hier(lm_sched *s, const lm_coll_spec *a)
         return;
     }
     const size_t *rows = a->node_counts->rows;
-    size_t P = 0;
-    for (int m = 0; m < h.members; m++) P += small(a, rows[m]) ? rows[m] : 0;
+    size_t P = small_sum(a, rows, h.members);
     if (!P) return;
     size_t pk = lm_sched_scratch(s, P), at = 0;
     for (int m = 0; m < h.members; m++) {
@@ -331,16 +345,9 @@ static void scatterv_root(lm_sched *s, const lm_coll_spec *a)
         lm_sched_copy(s, LM_SLOT_SEND, blk_off(a, me), LM_SLOT_RECV, 0, blk_bytes(a, me));
     for (int y = 0; y < r.nodes; y++) {
         hier Y = hier_of(a, y * a->ppn);
-        len[y] = 0;
-        for (int q = Y.leader; q < Y.leader + Y.members && y != r.node; q++)
-            len[y] += small(a, blk_bytes(a, q)) ? blk_bytes(a, q) : 0;
+        len[y] = y != r.node ? small_sum(a, a->counts + Y.leader, Y.members) : 0;
         pk[y] = len[y] ? lm_sched_scratch(s, len[y]) : 0;
-        size_t at = pk[y];
-        for (int q = Y.leader; q < Y.leader + Y.members && len[y]; q++)
-            if (small(a, blk_bytes(a, q))) {
-                lm_sched_copy(s, LM_SLOT_SEND, blk_off(a, q), LM_SLOT_SCRATCH, at, blk_bytes(a, q));
-                at += blk_bytes(a, q);
-            }
+        if (len[y]) small_blocks(s, a, &Y, LM_SLOT_SEND, pk[y], 1);
     }
     lm_sched_round(s);
     for (int y = 0; y < r.nodes; y++) {
@@ -378,8 +385,7 @@ void lm_sched_scatterv_hier(lm_sched *s, const lm_coll_spec *a)
         return;
     }
     const size_t *rows = a->node_counts->rows;
-    size_t P = 0;
-    for (int m = 0; m < h.members; m++) P += small(a, rows[m]) ? rows[m] : 0;
+    size_t P = small_sum(a, rows, h.members);
     size_t pk = P ? lm_sched_scratch(s, P) : 0, at = 0;
     if (P) lm_sched_recv(s, root, LM_SLOT_SCRATCH, pk, P);
     lm_sched_round(s);
